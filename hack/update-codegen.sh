@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Regenerates deepcopy, defaulters, conversions, OpenAPI definitions, the clientset, listers, informers and
+# apply configurations from the types under pkg/apis. Run it after changing an API type and commit the result.
+set -o errexit -o nounset -o pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "${ROOT}"
+MODULE="$(go list -m)"
+CODEGEN_PKG="$(go list -m -f '{{.Dir}}' k8s.io/code-generator)"
+# kube_codegen.sh installs the generators into GOBIN; keep them inside the tree so a clean clone works.
+export GOBIN="${ROOT}/_output/codegen-bin"
+mkdir -p "${GOBIN}"
+
+# shellcheck source=/dev/null
+source "${CODEGEN_PKG}/kube_codegen.sh"
+
+REPORT_FLAGS=(--report-filename "${ROOT}/api/api-rules/violation_exceptions.list")
+if [[ "${VERIFY_ONLY:-}" != "true" ]]; then
+	REPORT_FLAGS+=(--update-report)
+fi
+
+kube::codegen::gen_helpers \
+	--boilerplate "${ROOT}/hack/boilerplate.go.txt" \
+	"${ROOT}/pkg/apis"
+
+kube::codegen::gen_openapi \
+	--output-dir "${ROOT}/pkg/generated/openapi" \
+	--output-pkg "${MODULE}/pkg/generated/openapi" \
+	--extra-pkgs k8s.io/api/core/v1 \
+	--extra-pkgs k8s.io/apimachinery/pkg/api/resource \
+	--extra-pkgs k8s.io/apimachinery/pkg/util/intstr \
+	"${REPORT_FLAGS[@]}" \
+	--boilerplate "${ROOT}/hack/boilerplate.go.txt" \
+	"${ROOT}/pkg/apis"
+
+kube::codegen::gen_client \
+	--with-watch \
+	--with-applyconfig \
+	--output-dir "${ROOT}/pkg/generated" \
+	--output-pkg "${MODULE}/pkg/generated" \
+	--boilerplate "${ROOT}/hack/boilerplate.go.txt" \
+	"${ROOT}/pkg/apis"

@@ -1,0 +1,279 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// AIMTemplateScope says which kind of template a cache refers to.
+type AIMTemplateScope string
+
+const (
+	AIMTemplateScopeNamespace AIMTemplateScope = "Namespace"
+	AIMTemplateScopeCluster   AIMTemplateScope = "Cluster"
+	// AIMTemplateScopeUnknown looks for a namespaced template first, then a cluster template.
+	AIMTemplateScopeUnknown AIMTemplateScope = "Unknown"
+)
+
+// AIMTemplateCacheMode says who owns the artifacts of a cache.
+type AIMTemplateCacheMode string
+
+const (
+	// AIMTemplateCacheModeShared artifacts are shared by every cache of the namespace with the same sources.
+	AIMTemplateCacheModeShared AIMTemplateCacheMode = "Shared"
+	// AIMTemplateCacheModeDedicated artifacts belong to this cache and are deleted with it.
+	AIMTemplateCacheModeDedicated AIMTemplateCacheMode = "Dedicated"
+)
+
+// AIMTemplateCacheSpec is the desired state of a template cache.
+type AIMTemplateCacheSpec struct {
+	// templateName is the template whose model sources are cached.
+	TemplateName string `json:"templateName"`
+	// templateScope says whether templateName is an AIMServiceTemplate (Namespace) or an
+	// AIMClusterServiceTemplate (Cluster). When empty the controller resolves and sets it.
+	// +optional
+	TemplateScope AIMTemplateScope `json:"templateScope,omitempty"`
+	// env is passed to the download jobs; a source's own env wins on name clashes.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +patchStrategy=merge
+	// +patchMergeKey=name
+	Env []corev1.EnvVar `json:"env,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
+	// imagePullSecrets for the downloader image.
+	// +optional
+	// +listType=atomic
+	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
+	// storageClassName of the cache volumes; empty uses the runtime config, then the cluster default.
+	// +optional
+	StorageClassName string `json:"storageClassName,omitempty"`
+	// downloadImage overrides the downloader image.
+	// +optional
+	DownloadImage string `json:"downloadImage,omitempty"`
+	// modelSources is accepted for compatibility; the template's resolved sources are cached.
+	// +optional
+	// +listType=atomic
+	ModelSources []AIMModelSource `json:"modelSources,omitempty"`
+	// runtimeConfigName is the runtime config to take defaults from.
+	// +optional
+	RuntimeConfigName string `json:"runtimeConfigName,omitempty"`
+	// mode is Shared (default) or Dedicated.
+	// +optional
+	Mode AIMTemplateCacheMode `json:"mode,omitempty"`
+}
+
+// AIMTemplateCacheArtifactStatus is the state of one artifact of a cache.
+type AIMTemplateCacheArtifactStatus struct {
+	// uid of the AIMArtifact.
+	// +optional
+	UID types.UID `json:"uid,omitempty"`
+	// name of the AIMArtifact.
+	// +optional
+	Name string `json:"name,omitempty"`
+	// model is the modelId the artifact holds.
+	// +optional
+	Model string `json:"model,omitempty"`
+	// status of the artifact.
+	// +optional
+	Status AIMStatus `json:"status,omitempty"`
+	// persistentVolumeClaim holding the artifact.
+	// +optional
+	PersistentVolumeClaim string `json:"persistentVolumeClaim,omitempty"`
+	// mountPoint of the artifact in inference pods.
+	// +optional
+	MountPoint string `json:"mountPoint,omitempty"`
+}
+
+// AIMTemplateCacheStatus is the observed state of a template cache.
+type AIMTemplateCacheStatus struct {
+	// observedGeneration is the spec generation the status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// status is Pending, Progressing, Ready, Degraded, Failed or NotAvailable.
+	// +optional
+	Status AIMStatus `json:"status,omitempty"`
+	// conditions: RuntimeConfigReady, ServiceTemplateReady, ArtifactsReady, ConfigValid, AuthValid,
+	// DependenciesReachable, Ready.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +patchStrategy=merge
+	// +patchMergeKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+	// resolvedTemplateKind is AIMServiceTemplate or AIMClusterServiceTemplate.
+	// +optional
+	ResolvedTemplateKind string `json:"resolvedTemplateKind,omitempty"`
+	// resolvedRuntimeConfig is the runtime config the cache's defaults came from.
+	// +optional
+	ResolvedRuntimeConfig *AIMResolvedReference `json:"resolvedRuntimeConfig,omitempty"`
+	// artifacts of the cache, by artifact name.
+	// +optional
+	Artifacts map[string]AIMTemplateCacheArtifactStatus `json:"artifacts,omitempty"`
+}
+
+// +genclient
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// AIMTemplateCache pre-downloads every model source of a template into its namespace.
+type AIMTemplateCache struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec of the cache.
+	Spec AIMTemplateCacheSpec `json:"spec"`
+	// status is written by the controller.
+	// +optional
+	Status AIMTemplateCacheStatus `json:"status,omitempty"`
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// AIMTemplateCacheList is a list of AIMTemplateCaches.
+type AIMTemplateCacheList struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty"`
+	// items are the caches.
+	Items []AIMTemplateCache `json:"items"`
+}
+
+// AIMArtifactSpec is the desired state of an artifact.
+type AIMArtifactSpec struct {
+	// sourceUri is where the weights come from: hf://org/name or s3://bucket/path. Immutable.
+	SourceURI string `json:"sourceUri"`
+	// modelId identifies the model as org/name.
+	// +optional
+	ModelID string `json:"modelId,omitempty"`
+	// storageClassName of the volume; empty uses the runtime config, then the cluster default.
+	// +optional
+	StorageClassName string `json:"storageClassName,omitempty"`
+	// size of the weights; when absent a check-size job measures it.
+	// +optional
+	Size *resource.Quantity `json:"size,omitempty"`
+	// env of the download and check-size jobs, for example credentials.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +patchStrategy=merge
+	// +patchMergeKey=name
+	Env []corev1.EnvVar `json:"env,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
+	// modelDownloadImage overrides the downloader image.
+	// +optional
+	ModelDownloadImage string `json:"modelDownloadImage,omitempty"`
+	// imagePullSecrets for the downloader image.
+	// +optional
+	// +listType=atomic
+	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
+	// runtimeConfigName is the runtime config to take defaults from.
+	// +optional
+	RuntimeConfigName string `json:"runtimeConfigName,omitempty"`
+}
+
+// AIMDownloadProgress reports how much of an artifact is downloaded.
+type AIMDownloadProgress struct {
+	// totalBytes to download.
+	// +optional
+	TotalBytes int64 `json:"totalBytes,omitempty"`
+	// downloadedBytes so far.
+	// +optional
+	DownloadedBytes int64 `json:"downloadedBytes,omitempty"`
+	// percentage downloaded, 0 to 100.
+	// +optional
+	Percentage int32 `json:"percentage,omitempty"`
+	// displayPercentage is a display string such as "45 %".
+	// +optional
+	DisplayPercentage string `json:"displayPercentage,omitempty"`
+}
+
+// AIMDownloadState is written by the downloader.
+type AIMDownloadState struct {
+	// protocol in use, for example XET or HTTP.
+	// +optional
+	Protocol string `json:"protocol,omitempty"`
+	// attempt is the current attempt.
+	// +optional
+	Attempt int32 `json:"attempt,omitempty"`
+	// totalAttempts is the number of attempts allowed.
+	// +optional
+	TotalAttempts int32 `json:"totalAttempts,omitempty"`
+	// protocolSequence is the order in which protocols are tried.
+	// +optional
+	ProtocolSequence string `json:"protocolSequence,omitempty"`
+	// message from the downloader.
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
+// AIMArtifactStatus is the observed state of an artifact.
+type AIMArtifactStatus struct {
+	// observedGeneration is the spec generation the status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// status is Pending, Progressing, Ready, Degraded, Failed or NotAvailable.
+	// +optional
+	Status AIMStatus `json:"status,omitempty"`
+	// conditions of the artifact.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +patchStrategy=merge
+	// +patchMergeKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+	// progress of the download.
+	// +optional
+	Progress *AIMDownloadProgress `json:"progress,omitempty"`
+	// download state written by the downloader.
+	// +optional
+	Download *AIMDownloadState `json:"download,omitempty"`
+	// displaySize is the model size for display, for example 15.3 GiB.
+	// +optional
+	DisplaySize string `json:"displaySize,omitempty"`
+	// lastUsed is when a service last mounted the artifact.
+	// +optional
+	LastUsed *metav1.Time `json:"lastUsed,omitempty"`
+	// persistentVolumeClaim holding the weights.
+	// +optional
+	PersistentVolumeClaim string `json:"persistentVolumeClaim,omitempty"`
+	// mode is Shared or Dedicated.
+	// +optional
+	Mode AIMTemplateCacheMode `json:"mode,omitempty"`
+	// discoveredSizeBytes is the size measured by the check-size job.
+	// +optional
+	DiscoveredSizeBytes *int64 `json:"discoveredSizeBytes,omitempty"`
+	// allocatedSize is the size of the volume.
+	// +optional
+	AllocatedSize *resource.Quantity `json:"allocatedSize,omitempty"`
+	// headroomPercent is the extra space allocated over the model size.
+	// +optional
+	HeadroomPercent *int32 `json:"headroomPercent,omitempty"`
+}
+
+// +genclient
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// AIMArtifact is one downloaded model (hf:// or s3://) on a volume.
+type AIMArtifact struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec of the artifact.
+	Spec AIMArtifactSpec `json:"spec"`
+	// status is written by the controller and the downloader.
+	// +optional
+	Status AIMArtifactStatus `json:"status,omitempty"`
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// AIMArtifactList is a list of AIMArtifacts.
+type AIMArtifactList struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty"`
+	// items are the artifacts.
+	Items []AIMArtifact `json:"items"`
+}

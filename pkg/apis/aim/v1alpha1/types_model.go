@@ -1,0 +1,306 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// AIMModelSpec is the desired state of a model, namespaced or cluster.
+type AIMModelSpec struct {
+	// image is the AIM container image that serves the model, for example amdenterpriseai/aim-qwen-qwen3-32b:0.8.5.
+	Image string `json:"image"`
+	// discovery controls reading the image's labels and creating templates from them.
+	// +optional
+	Discovery *AIMModelDiscoveryConfig `json:"discovery,omitempty"`
+	// defaultServiceTemplate is the template automatic selection prefers for services of this model.
+	// +optional
+	DefaultServiceTemplate string `json:"defaultServiceTemplate,omitempty"`
+	// custom holds defaults for custom templates.
+	// +optional
+	Custom *AIMModelCustomConfig `json:"custom,omitempty"`
+	// customTemplates each create a template of the model (at most 16).
+	// +optional
+	// +listType=atomic
+	CustomTemplates []AIMCustomTemplate `json:"customTemplates,omitempty"`
+	// modelSources makes this a custom model serving these weights (at most one). Its hardware must then come
+	// from custom.hardware or from every custom template.
+	// +optional
+	// +listType=atomic
+	ModelSources []AIMModelSource `json:"modelSources,omitempty"`
+	// runtimeConfigName is the runtime config to take defaults from. Empty or "default" resolves the configs
+	// named default, which may be absent; any other name must exist.
+	// +optional
+	RuntimeConfigName string `json:"runtimeConfigName,omitempty"`
+	// imagePullSecrets for reading the image from its registry; copied to the model's templates.
+	// +optional
+	// +listType=atomic
+	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
+	// env is copied into the model's custom templates.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +patchStrategy=merge
+	// +patchMergeKey=name
+	Env []corev1.EnvVar `json:"env,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
+	// serviceAccountName is copied into the model's templates and runs discovery.
+	// +optional
+	ServiceAccountName string `json:"serviceAccountName,omitempty"`
+	// resources are default container resources for the model's workloads.
+	// +optional
+	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
+	// imageMetadata supplied by the user (for air-gapped clusters); when set the registry is not contacted.
+	// +optional
+	ImageMetadata *ImageMetadata `json:"imageMetadata,omitempty"`
+}
+
+// AIMModelDiscoveryConfig controls what the controller derives from a model image.
+type AIMModelDiscoveryConfig struct {
+	// extractMetadata reads the image's labels from its registry. Defaults to true.
+	// +optional
+	ExtractMetadata *bool `json:"extractMetadata,omitempty"`
+	// createServiceTemplates creates one template per recommended deployment. Defaults to true.
+	// +optional
+	CreateServiceTemplates *bool `json:"createServiceTemplates,omitempty"`
+}
+
+// AIMModelCustomConfig holds defaults for the custom templates of a model.
+type AIMModelCustomConfig struct {
+	// hardware of custom templates that do not set their own.
+	// +optional
+	Hardware *AIMHardwareRequirements `json:"hardware,omitempty"`
+	// type of custom templates that do not set their own. Defaults to unoptimized.
+	// +optional
+	Type *AIMProfileType `json:"type,omitempty"`
+}
+
+// AIMCustomTemplate describes a template the model creates.
+type AIMCustomTemplate struct {
+	// name is an alias used in the template's name (at most 63 characters).
+	// +optional
+	Name string `json:"name,omitempty"`
+	// type of the profile. Defaults to unoptimized.
+	// +optional
+	Type *AIMProfileType `json:"type,omitempty"`
+	// env of the template (at most 64 entries).
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +patchStrategy=merge
+	// +patchMergeKey=name
+	Env []corev1.EnvVar `json:"env,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
+	// hardware of the template; defaults to the model's custom.hardware.
+	// +optional
+	Hardware *AIMHardwareRequirements `json:"hardware,omitempty"`
+	// profile selects metric and precision.
+	// +optional
+	Profile *AIMCustomTemplateProfile `json:"profile,omitempty"`
+}
+
+// AIMCustomTemplateProfile selects metric and precision of a custom template.
+type AIMCustomTemplateProfile struct {
+	// metric is latency or throughput.
+	// +optional
+	Metric *AIMMetric `json:"metric,omitempty"`
+	// precision of the template.
+	// +optional
+	Precision *AIMPrecision `json:"precision,omitempty"`
+}
+
+// ImageMetadata is what the controller knows about a model image, from its labels or from the user.
+type ImageMetadata struct {
+	// model metadata from the com.amd.aim.* labels.
+	// +optional
+	Model *ModelMetadata `json:"model,omitempty"`
+	// oci metadata from the org.opencontainers.image.* labels.
+	// +optional
+	OCI *OCIMetadata `json:"oci,omitempty"`
+	// originalLabels are the image labels as read.
+	// +optional
+	OriginalLabels map[string]string `json:"originalLabels,omitempty"`
+}
+
+// ModelMetadata describes the model an AIM image serves.
+type ModelMetadata struct {
+	// canonicalName of the model, for example Qwen/Qwen3-32B.
+	// +optional
+	CanonicalName string `json:"canonicalName,omitempty"`
+	// source of the model weights.
+	// +optional
+	Source string `json:"source,omitempty"`
+	// tags of the model.
+	// +optional
+	// +listType=atomic
+	Tags []string `json:"tags,omitempty"`
+	// versions of the model.
+	// +optional
+	// +listType=atomic
+	Versions []string `json:"versions,omitempty"`
+	// variants of the model.
+	// +optional
+	// +listType=atomic
+	Variants []string `json:"variants,omitempty"`
+	// hfTokenRequired is true when downloading the weights needs a Hugging Face token.
+	// +optional
+	HFTokenRequired bool `json:"hfTokenRequired,omitempty"`
+	// title of the model.
+	// +optional
+	Title string `json:"title,omitempty"`
+	// descriptionFull is the long description.
+	// +optional
+	DescriptionFull string `json:"descriptionFull,omitempty"`
+	// releaseNotes of the image.
+	// +optional
+	ReleaseNotes string `json:"releaseNotes,omitempty"`
+	// recommendedDeployments are the GPU configurations the image is tuned for; each yields a template.
+	// +optional
+	// +listType=atomic
+	RecommendedDeployments []RecommendedDeployment `json:"recommendedDeployments,omitempty"`
+}
+
+// RecommendedDeployment is a GPU configuration an AIM image is tuned for.
+type RecommendedDeployment struct {
+	// gpuModel, for example MI300X.
+	// +optional
+	GPUModel string `json:"gpuModel,omitempty"`
+	// gpuCount per replica.
+	// +optional
+	GPUCount int32 `json:"gpuCount,omitempty"`
+	// precision of the profile.
+	// +optional
+	Precision string `json:"precision,omitempty"`
+	// metric of the profile.
+	// +optional
+	Metric string `json:"metric,omitempty"`
+	// profileId of the profile inside the image.
+	// +optional
+	ProfileID string `json:"profileId,omitempty"`
+	// description of the deployment.
+	// +optional
+	Description string `json:"description,omitempty"`
+}
+
+// OCIMetadata holds the standard org.opencontainers.image.* labels.
+type OCIMetadata struct {
+	// title of the image.
+	// +optional
+	Title string `json:"title,omitempty"`
+	// description of the image.
+	// +optional
+	Description string `json:"description,omitempty"`
+	// licenses of the image contents (SPDX).
+	// +optional
+	Licenses string `json:"licenses,omitempty"`
+	// vendor of the image.
+	// +optional
+	Vendor string `json:"vendor,omitempty"`
+	// authors of the image.
+	// +optional
+	Authors string `json:"authors,omitempty"`
+	// source is the URL of the image's source code.
+	// +optional
+	Source string `json:"source,omitempty"`
+	// documentation URL.
+	// +optional
+	Documentation string `json:"documentation,omitempty"`
+	// created is when the image was built (RFC 3339).
+	// +optional
+	Created string `json:"created,omitempty"`
+	// revision of the source the image was built from.
+	// +optional
+	Revision string `json:"revision,omitempty"`
+	// version of the packaged software.
+	// +optional
+	Version string `json:"version,omitempty"`
+}
+
+// AIMModelSourceType says where a model's weights come from.
+type AIMModelSourceType string
+
+const (
+	// AIMModelSourceTypeImage: the weights are described by the image.
+	AIMModelSourceTypeImage AIMModelSourceType = "Image"
+	// AIMModelSourceTypeCustom: the weights are listed in spec.modelSources.
+	AIMModelSourceTypeCustom AIMModelSourceType = "Custom"
+)
+
+// AIMModelStatus is the observed state of a model, namespaced or cluster.
+type AIMModelStatus struct {
+	// observedGeneration is the spec generation the status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// status is Pending, Progressing, Ready, Degraded, Failed or NotAvailable.
+	// +optional
+	Status AIMStatus `json:"status,omitempty"`
+	// conditions: RuntimeConfigReady, ImageMetadataReady, ServiceTemplatesReady, ConfigValid, AuthValid,
+	// DependenciesReachable, Ready.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +patchStrategy=merge
+	// +patchMergeKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+	// resolvedRuntimeConfig is the runtime config the model's defaults came from.
+	// +optional
+	ResolvedRuntimeConfig *AIMResolvedReference `json:"resolvedRuntimeConfig,omitempty"`
+	// imageMetadata read from the image or copied from the spec.
+	// +optional
+	ImageMetadata *ImageMetadata `json:"imageMetadata,omitempty"`
+	// sourceType is Image or Custom.
+	// +optional
+	SourceType AIMModelSourceType `json:"sourceType,omitempty"`
+}
+
+// +genclient
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// AIMModel is a catalog entry in a namespace: a model name mapped to the AIM image that serves it.
+type AIMModel struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec of the model.
+	Spec AIMModelSpec `json:"spec"`
+	// status is written by the controller.
+	// +optional
+	Status AIMModelStatus `json:"status,omitempty"`
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// AIMModelList is a list of AIMModels.
+type AIMModelList struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty"`
+	// items are the models.
+	Items []AIMModel `json:"items"`
+}
+
+// +genclient
+// +genclient:nonNamespaced
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// AIMClusterModel is a cluster-wide catalog entry.
+type AIMClusterModel struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec of the model.
+	Spec AIMModelSpec `json:"spec"`
+	// status is written by the controller.
+	// +optional
+	Status AIMModelStatus `json:"status,omitempty"`
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// AIMClusterModelList is a list of AIMClusterModels.
+type AIMClusterModelList struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty"`
+	// items are the models.
+	Items []AIMClusterModel `json:"items"`
+}

@@ -1,0 +1,164 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// AIMRuntimeConfigSpec holds defaults for AIM objects. A namespaced config of a name overrides the cluster
+// config of the same name field by field: a field that is set in the namespaced config wins even when it is
+// false, zero or empty; env lists merge by name. Fields are pointers so that "set" can be told from "unset",
+// and no defaults are stored, so that an unset field never overrides the cluster config.
+type AIMRuntimeConfigSpec struct {
+	// storage settings for model caches.
+	// +optional
+	Storage *AIMStorageConfig `json:"storage,omitempty"`
+	// routing settings for services.
+	// +optional
+	Routing *AIMRuntimeRoutingConfig `json:"routing,omitempty"`
+	// env is added to inference containers and download jobs.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +patchStrategy=merge
+	// +patchMergeKey=name
+	Env []corev1.EnvVar `json:"env,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
+	// labelPropagation copies labels of AIM objects to the objects created for them.
+	// +optional
+	LabelPropagation *AIMLabelPropagationConfig `json:"labelPropagation,omitempty"`
+	// scheduling adds tolerations, node selectors and a priority class to discovery and inference pods.
+	// +optional
+	Scheduling *AIMSchedulingConfig `json:"scheduling,omitempty"`
+	// discovery configures discovery jobs.
+	// +optional
+	Discovery *AIMDiscoveryConfig `json:"discovery,omitempty"`
+	// model is a legacy block; autoDiscovery is accepted and ignored.
+	// +optional
+	Model *AIMRuntimeModelConfig `json:"model,omitempty"`
+	// defaultStorageClassName is deprecated; use storage.defaultStorageClassName.
+	// +optional
+	DefaultStorageClassName string `json:"defaultStorageClassName,omitempty"`
+	// pvcHeadroomPercent is deprecated; use storage.pvcHeadroomPercent.
+	// +optional
+	PVCHeadroomPercent *int32 `json:"pvcHeadroomPercent,omitempty"`
+}
+
+// AIMLabelPropagationConfig selects labels to copy from AIM objects to their children.
+type AIMLabelPropagationConfig struct {
+	// enabled turns propagation on. Labels with the aim.eai.amd.com/ prefix are always propagated.
+	// +optional
+	Enabled *bool `json:"enabled,omitempty"`
+	// match lists shell globs on label keys, for example team/* or cost-center.
+	// +optional
+	// +listType=atomic
+	Match []string `json:"match,omitempty"`
+}
+
+// AIMSchedulingConfig places discovery and inference pods.
+type AIMSchedulingConfig struct {
+	// tolerations added to the pods, for example for tainted GPU nodes.
+	// +optional
+	// +listType=atomic
+	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+	// nodeSelector added to the pods.
+	// +optional
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+	// priorityClassName of the pods.
+	// +optional
+	PriorityClassName *string `json:"priorityClassName,omitempty"`
+}
+
+// AIMDiscoveryConfig configures discovery jobs.
+type AIMDiscoveryConfig struct {
+	// serviceAccountName runs discovery jobs under this service account.
+	// +optional
+	ServiceAccountName *string `json:"serviceAccountName,omitempty"`
+	// maxConcurrentJobs bounds the discovery jobs running at once (at least 1). When no config sets it, 10.
+	// +optional
+	MaxConcurrentJobs *int32 `json:"maxConcurrentJobs,omitempty"`
+}
+
+// AIMRuntimeModelConfig is a legacy block kept so that older manifests apply.
+type AIMRuntimeModelConfig struct {
+	// autoDiscovery is accepted for compatibility and has no effect.
+	// +optional
+	AutoDiscovery *bool `json:"autoDiscovery,omitempty"`
+}
+
+// AIMRuntimeConfigStatus is the observed state of a runtime config.
+type AIMRuntimeConfigStatus struct {
+	// observedGeneration is the spec generation the status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// status is Pending until the controller has checked the config, then Ready when it is valid and
+	// Failed when it is not.
+	// +optional
+	Status AIMStatus `json:"status,omitempty"`
+	// conditions: Valid.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +patchStrategy=merge
+	// +patchMergeKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+	// consumers is the number of AIM objects that resolve their defaults from this config.
+	// +optional
+	Consumers int32 `json:"consumers,omitempty"`
+}
+
+// +genclient
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// AIMRuntimeConfig holds namespace defaults: storage, routing, env, label propagation and scheduling.
+type AIMRuntimeConfig struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec of the config.
+	// +optional
+	Spec AIMRuntimeConfigSpec `json:"spec,omitempty"`
+	// status is written by the controller.
+	// +optional
+	Status AIMRuntimeConfigStatus `json:"status,omitempty"`
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// AIMRuntimeConfigList is a list of AIMRuntimeConfigs.
+type AIMRuntimeConfigList struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty"`
+	// items are the configs.
+	Items []AIMRuntimeConfig `json:"items"`
+}
+
+// +genclient
+// +genclient:nonNamespaced
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// AIMClusterRuntimeConfig holds cluster defaults, overridden field by field by an AIMRuntimeConfig of the same name.
+type AIMClusterRuntimeConfig struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec of the config.
+	// +optional
+	Spec AIMRuntimeConfigSpec `json:"spec,omitempty"`
+	// status is written by the controller.
+	// +optional
+	Status AIMRuntimeConfigStatus `json:"status,omitempty"`
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// AIMClusterRuntimeConfigList is a list of AIMClusterRuntimeConfigs.
+type AIMClusterRuntimeConfigList struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty"`
+	// items are the configs.
+	Items []AIMClusterRuntimeConfig `json:"items"`
+}

@@ -1,0 +1,256 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// AIMStatus is the overall state of an AIM object, derived by the controller from its components.
+type AIMStatus string
+
+const (
+	// AIMStatusPending: waiting for something the user references (a model, a template, a GPU node pool).
+	AIMStatusPending AIMStatus = "Pending"
+	// AIMStatusStarting: an AIMService whose workloads are being created.
+	AIMStatusStarting AIMStatus = "Starting"
+	// AIMStatusProgressing: the controller is creating or waiting for objects it owns.
+	AIMStatusProgressing AIMStatus = "Progressing"
+	// AIMStatusReady: every component is ready.
+	AIMStatusReady AIMStatus = "Ready"
+	// AIMStatusRunning: an AIMService whose inference endpoint serves.
+	AIMStatusRunning AIMStatus = "Running"
+	// AIMStatusDegraded: infrastructure errors have lasted longer than the grace period.
+	AIMStatusDegraded AIMStatus = "Degraded"
+	// AIMStatusFailed: an error the user must fix (invalid spec, missing reference, auth).
+	AIMStatusFailed AIMStatus = "Failed"
+	// AIMStatusNotAvailable: the required GPU is not present in the cluster.
+	AIMStatusNotAvailable AIMStatus = "NotAvailable"
+)
+
+// AIMResolutionScope says where a referenced object was found.
+type AIMResolutionScope string
+
+const (
+	AIMResolutionScopeNamespace AIMResolutionScope = "Namespace"
+	AIMResolutionScopeCluster   AIMResolutionScope = "Cluster"
+	AIMResolutionScopeMerged    AIMResolutionScope = "Merged"
+	AIMResolutionScopeUnknown   AIMResolutionScope = "Unknown"
+)
+
+// AIMResolvedReference records which object the controller resolved a reference to.
+type AIMResolvedReference struct {
+	// name of the resolved object.
+	Name string `json:"name"`
+	// namespace of the resolved object; empty for cluster-scoped objects.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+	// scope is where the object was found: Namespace, Cluster, Merged (a namespace object merged over a
+	// cluster object) or Unknown.
+	// +optional
+	Scope AIMResolutionScope `json:"scope,omitempty"`
+	// kind of the resolved object, for example AIMClusterServiceTemplate.
+	// +optional
+	Kind string `json:"kind,omitempty"`
+	// uid of the resolved object at the time of resolution.
+	// +optional
+	UID types.UID `json:"uid,omitempty"`
+}
+
+// AIMMetric is the optimisation goal of a runtime profile.
+type AIMMetric string
+
+const (
+	AIMMetricLatency    AIMMetric = "latency"
+	AIMMetricThroughput AIMMetric = "throughput"
+)
+
+// AIMPrecision is the numeric precision a profile runs the model in.
+type AIMPrecision string
+
+const (
+	AIMPrecisionAuto AIMPrecision = "auto"
+	AIMPrecisionFP4  AIMPrecision = "fp4"
+	AIMPrecisionFP8  AIMPrecision = "fp8"
+	AIMPrecisionFP16 AIMPrecision = "fp16"
+	AIMPrecisionFP32 AIMPrecision = "fp32"
+	AIMPrecisionBF16 AIMPrecision = "bf16"
+	AIMPrecisionInt4 AIMPrecision = "int4"
+	AIMPrecisionInt8 AIMPrecision = "int8"
+)
+
+// AIMProfileType says how well a runtime profile is tuned.
+type AIMProfileType string
+
+const (
+	AIMProfileTypeOptimized   AIMProfileType = "optimized"
+	AIMProfileTypePreview     AIMProfileType = "preview"
+	AIMProfileTypeUnoptimized AIMProfileType = "unoptimized"
+)
+
+// DefaultGPUResourceName is the extended resource AMD's device plugin advertises.
+const DefaultGPUResourceName = "amd.com/gpu"
+
+// AIMRuntimeParameters select a runtime profile: what to optimise for, in which precision, on which hardware.
+type AIMRuntimeParameters struct {
+	// metric is the optimisation goal: latency or throughput. Immutable once set.
+	// +optional
+	Metric *AIMMetric `json:"metric,omitempty"`
+	// precision is the numeric precision: auto, fp4, fp8, fp16, fp32, bf16, int4 or int8. Immutable once set.
+	// +optional
+	Precision *AIMPrecision `json:"precision,omitempty"`
+	// hardware is the GPU and/or CPU the profile needs. Immutable once set.
+	// +optional
+	Hardware *AIMHardwareRequirements `json:"hardware,omitempty"`
+}
+
+// AIMHardwareRequirements describe the compute a workload needs. At least one of gpu and cpu is required.
+type AIMHardwareRequirements struct {
+	// gpu requirements; omit for CPU-only workloads.
+	// +optional
+	GPU *AIMGpuRequirements `json:"gpu,omitempty"`
+	// cpu requirements; required when gpu is omitted.
+	// +optional
+	CPU *AIMCpuRequirements `json:"cpu,omitempty"`
+}
+
+// AIMGpuRequirements describe the GPUs a workload needs.
+type AIMGpuRequirements struct {
+	// requests is the number of GPUs per replica (requests equal limits). 0 places the workload on GPU nodes
+	// without consuming GPUs.
+	// +optional
+	Requests int32 `json:"requests,omitempty"`
+	// model is the GPU model, for example MI300X or MI355X (at most 64 characters). Mutually exclusive with minVram.
+	// +optional
+	Model string `json:"model,omitempty"`
+	// minVram is the minimum memory per GPU, for example 192Gi. Mutually exclusive with model.
+	// +optional
+	MinVRAM *resource.Quantity `json:"minVram,omitempty"`
+	// resourceName is the extended resource that counts GPUs on nodes. Defaults to amd.com/gpu.
+	// +optional
+	ResourceName string `json:"resourceName,omitempty"`
+}
+
+// AIMCpuRequirements describe a CPU-only workload.
+type AIMCpuRequirements struct {
+	// requests is the CPU requested per replica.
+	Requests resource.Quantity `json:"requests"`
+	// limits is the CPU limit per replica; at least requests when set.
+	// +optional
+	Limits *resource.Quantity `json:"limits,omitempty"`
+}
+
+// AIMModelSource is one set of model weights to download.
+type AIMModelSource struct {
+	// modelId identifies the model as org/name, for example meta-llama/Llama-3.1-8B. It names the cache
+	// mount path /workspace/cache/<modelId>.
+	ModelID string `json:"modelId"`
+	// sourceUri is where the weights come from: hf://org/name or s3://bucket/path.
+	SourceURI string `json:"sourceUri"`
+	// size of the weights; when absent a check-size job measures it.
+	// +optional
+	Size *resource.Quantity `json:"size,omitempty"`
+	// env holds per-source settings such as credentials; it overrides cache-level env of the same name.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +patchStrategy=merge
+	// +patchMergeKey=name
+	Env []corev1.EnvVar `json:"env,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
+}
+
+// AIMProfile is the runtime profile discovery selected for a template.
+type AIMProfile struct {
+	// engine_args are the inference engine arguments of the profile, as a JSON object.
+	// +optional
+	EngineArgs *runtime.RawExtension `json:"engine_args,omitempty"`
+	// env_vars are environment variables the profile sets on the inference container.
+	// +optional
+	EnvVars map[string]string `json:"env_vars,omitempty"`
+	// metadata describes the profile.
+	// +optional
+	Metadata AIMProfileMetadata `json:"metadata,omitempty"`
+	// originalDiscoveryOutput is the discovery output the profile was taken from.
+	// +optional
+	OriginalDiscoveryOutput *runtime.RawExtension `json:"originalDiscoveryOutput,omitempty"`
+}
+
+// AIMProfileMetadata describes a runtime profile.
+type AIMProfileMetadata struct {
+	// engine is the inference engine, for example vllm.
+	// +optional
+	Engine string `json:"engine,omitempty"`
+	// gpu is the GPU model the profile is tuned for.
+	// +optional
+	GPU string `json:"gpu,omitempty"`
+	// gpuCount is the number of GPUs per replica.
+	// +optional
+	GPUCount int32 `json:"gpuCount,omitempty"`
+	// metric is the optimisation goal of the profile.
+	// +optional
+	Metric AIMMetric `json:"metric,omitempty"`
+	// precision of the profile.
+	// +optional
+	Precision AIMPrecision `json:"precision,omitempty"`
+	// type says how well the profile is tuned: optimized, preview or unoptimized.
+	// +optional
+	Type AIMProfileType `json:"type,omitempty"`
+}
+
+// AIMStorageConfig controls the volumes that hold downloaded models.
+type AIMStorageConfig struct {
+	// defaultStorageClassName is the storage class of model cache volumes; empty uses the cluster default.
+	// +optional
+	DefaultStorageClassName *string `json:"defaultStorageClassName,omitempty"`
+	// pvcHeadroomPercent is extra space, in percent of the model size, added to cache volumes. Defaults to 10.
+	// +optional
+	PVCHeadroomPercent *int32 `json:"pvcHeadroomPercent,omitempty"`
+	// accessModes of model cache volumes. When no runtime config sets it, ReadWriteMany is used.
+	// +optional
+	// +listType=atomic
+	AccessModes []corev1.PersistentVolumeAccessMode `json:"accessModes,omitempty"`
+}
+
+// AIMGatewayParentReference names the Gateway API parent (usually a Gateway) an HTTPRoute attaches to.
+// It has the shape of gateway.networking.k8s.io ParentReference.
+type AIMGatewayParentReference struct {
+	// group of the parent. Defaults to gateway.networking.k8s.io when unset.
+	// +optional
+	Group *string `json:"group,omitempty"`
+	// kind of the parent. Defaults to Gateway when unset.
+	// +optional
+	Kind *string `json:"kind,omitempty"`
+	// namespace of the parent; defaults to the namespace of the route.
+	// +optional
+	Namespace *string `json:"namespace,omitempty"`
+	// name of the parent.
+	Name string `json:"name"`
+	// sectionName is the listener of the parent to attach to.
+	// +optional
+	SectionName *string `json:"sectionName,omitempty"`
+	// port of the parent listener to attach to.
+	// +optional
+	Port *int32 `json:"port,omitempty"`
+}
+
+// AIMRuntimeRoutingConfig controls the HTTPRoute that exposes an inference endpoint through a Gateway.
+type AIMRuntimeRoutingConfig struct {
+	// enabled turns routing on or off.
+	// +optional
+	Enabled *bool `json:"enabled,omitempty"`
+	// gatewayRef is the Gateway the HTTPRoute attaches to; required when routing is enabled.
+	// +optional
+	GatewayRef *AIMGatewayParentReference `json:"gatewayRef,omitempty"`
+	// pathTemplate renders the route path from the service with JSONPath expressions, for example
+	// /{.metadata.namespace}/{.metadata.name}.
+	// +optional
+	PathTemplate *string `json:"pathTemplate,omitempty"`
+	// requestTimeout is the HTTPRoute rule timeout, for example 60s.
+	// +optional
+	RequestTimeout *metav1.Duration `json:"requestTimeout,omitempty"`
+	// annotations are copied onto the HTTPRoute.
+	// +optional
+	Annotations map[string]string `json:"annotations,omitempty"`
+}

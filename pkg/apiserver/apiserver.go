@@ -1,0 +1,88 @@
+// Package apiserver assembles the aim-apiserver: the generic API server with the aim.eai.amd.com group
+// installed on etcd storage. It follows the Config -> Complete -> New chain of k8s.io/apiserver.
+package apiserver
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apiserver/pkg/registry/rest"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+
+	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
+	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/registry/aim/aimartifact"
+	"github.com/aim-apiserver/aim-apiserver/pkg/registry/aim/aimclustermodel"
+	"github.com/aim-apiserver/aim-apiserver/pkg/registry/aim/aimclustermodelsource"
+	"github.com/aim-apiserver/aim-apiserver/pkg/registry/aim/aimclusterruntimeconfig"
+	"github.com/aim-apiserver/aim-apiserver/pkg/registry/aim/aimclusterservicetemplate"
+	"github.com/aim-apiserver/aim-apiserver/pkg/registry/aim/aimmodel"
+	"github.com/aim-apiserver/aim-apiserver/pkg/registry/aim/aimruntimeconfig"
+	"github.com/aim-apiserver/aim-apiserver/pkg/registry/aim/aimservice"
+	"github.com/aim-apiserver/aim-apiserver/pkg/registry/aim/aimservicetemplate"
+	"github.com/aim-apiserver/aim-apiserver/pkg/registry/aim/aimtemplatecache"
+	"github.com/aim-apiserver/aim-apiserver/pkg/registry/aim/resource"
+)
+
+// Resources are the ten kinds the server installs.
+func Resources() []resource.Installer {
+	return []resource.Installer{
+		aimservice.Definition(),
+		aimservicetemplate.Definition(),
+		aimclusterservicetemplate.Definition(),
+		aimmodel.Definition(),
+		aimclustermodel.Definition(),
+		aimruntimeconfig.Definition(),
+		aimclusterruntimeconfig.Definition(),
+		aimtemplatecache.Definition(),
+		aimartifact.Definition(),
+		aimclustermodelsource.Definition(),
+	}
+}
+
+// Config is the server configuration.
+type Config struct {
+	GenericConfig *genericapiserver.RecommendedConfig
+}
+
+type completedConfig struct {
+	GenericConfig genericapiserver.CompletedConfig
+}
+
+// CompletedConfig can only be built by Complete, so New never sees an incomplete config.
+type CompletedConfig struct {
+	*completedConfig
+}
+
+// AIMServer is the running server.
+type AIMServer struct {
+	GenericAPIServer *genericapiserver.GenericAPIServer
+}
+
+// Complete fills in the fields the generic server derives.
+func (c *Config) Complete() CompletedConfig {
+	return CompletedConfig{&completedConfig{GenericConfig: c.GenericConfig.Complete()}}
+}
+
+// New builds the server and installs the AIM API group.
+func (c completedConfig) New() (*AIMServer, error) {
+	generic, err := c.GenericConfig.New("aim-apiserver", genericapiserver.NewEmptyDelegate())
+	if err != nil {
+		return nil, fmt.Errorf("creating generic API server: %w", err)
+	}
+	apiGroupInfo := genericapiserver.NewDefaultAPIGroupInfo(aim.GroupName, Scheme, metav1.ParameterCodec, Codecs)
+	storage := map[string]rest.Storage{}
+	for _, r := range Resources() {
+		main, status, err := r.NewStorage(Scheme, c.GenericConfig.RESTOptionsGetter)
+		if err != nil {
+			return nil, err
+		}
+		storage[r.ResourceName()] = main
+		storage[r.ResourceName()+"/status"] = status
+	}
+	apiGroupInfo.VersionedResourcesStorageMap[v1alpha1.SchemeGroupVersion.Version] = storage
+	if err := generic.InstallAPIGroup(&apiGroupInfo); err != nil {
+		return nil, fmt.Errorf("installing API group %s: %w", aim.GroupName, err)
+	}
+	return &AIMServer{GenericAPIServer: generic}, nil
+}

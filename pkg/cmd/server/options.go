@@ -1,0 +1,211 @@
+// Package server holds the options of aim-apiserver, their validation, and the command that runs it in local
+// or cluster mode.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"path/filepath"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	genericoptions "k8s.io/apiserver/pkg/server/options"
+	"k8s.io/apiserver/pkg/util/compatibility"
+	cliflag "k8s.io/component-base/cli/flag"
+	netutils "k8s.io/utils/net"
+
+	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
+	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/apiserver"
+	"github.com/aim-apiserver/aim-apiserver/pkg/embeddedetcd"
+	generatedopenapi "github.com/aim-apiserver/aim-apiserver/pkg/generated/openapi"
+)
+
+// EtcdPathPrefix is where AIM objects live in etcd.
+const EtcdPathPrefix = "/registry/" + aim.GroupName
+
+// Options are every flag of aim-apiserver.
+type Options struct {
+	RecommendedOptions *genericoptions.RecommendedOptions
+	Local              *LocalOptions
+
+	StdOut io.Writer
+}
+
+// LocalOptions configure local mode: one process with embedded etcd, loopback only, client-certificate auth.
+type LocalOptions struct {
+	Enabled bool
+	// DataDir holds etcd data, certificates and the kubeconfig.
+	DataDir string
+	// UnsafeNoFsync makes the embedded etcd skip fsync; for tests only.
+	UnsafeNoFsync bool
+}
+
+// NewOptions returns the defaults: cluster mode, v1alpha1 as storage version.
+func NewOptions(out io.Writer) *Options {
+	o := &Options{
+		RecommendedOptions: genericoptions.NewRecommendedOptions(EtcdPathPrefix,
+			apiserver.Codecs.LegacyCodec(v1alpha1.SchemeGroupVersion)),
+		Local:  &LocalOptions{},
+		StdOut: out,
+	}
+	o.RecommendedOptions.Etcd.StorageConfig.EncodeVersioner = runtime.NewMultiGroupVersioner(
+		v1alpha1.SchemeGroupVersion, schema.GroupKind{Group: aim.GroupName})
+	return o
+}
+
+// Flags returns the flags grouped for --help.
+func (o *Options) Flags() cliflag.NamedFlagSets {
+	var fss cliflag.NamedFlagSets
+	fs := fss.FlagSet("local mode")
+	fs.BoolVar(&o.Local.Enabled, "local", o.Local.Enabled,
+		"Run on this machine without a cluster: embedded etcd under --data-dir, serving on 127.0.0.1 only, "+
+			"with a generated client certificate written to <data-dir>/kubeconfig.")
+	fs.StringVar(&o.Local.DataDir, "data-dir", o.Local.DataDir,
+		"Directory for local mode's etcd data, certificates and kubeconfig. Restarting with the same directory keeps every object.")
+	fs.BoolVar(&o.Local.UnsafeNoFsync, "local-etcd-unsafe-no-fsync", o.Local.UnsafeNoFsync,
+		"Skip fsync in the embedded etcd. Faster, loses data on a crash: for throwaway test data only.")
+
+	r := o.RecommendedOptions
+	r.Etcd.AddFlags(fss.FlagSet("etcd"))
+	r.SecureServing.AddFlags(fss.FlagSet("secure serving"))
+	r.Authentication.AddFlags(fss.FlagSet("authentication"))
+	r.Authorization.AddFlags(fss.FlagSet("authorization"))
+	r.Audit.AddFlags(fss.FlagSet("auditing"))
+	r.Features.AddFlags(fss.FlagSet("features"))
+	r.CoreAPI.AddFlags(fss.FlagSet("kubernetes api"))
+	r.Admission.AddFlags(fss.FlagSet("admission"))
+	r.EgressSelector.AddFlags(fss.FlagSet("egress selector"))
+	r.Traces.AddFlags(fss.FlagSet("traces"))
+	return fss
+}
+
+// Complete adjusts the options for the chosen mode. Local mode needs no cluster: no delegated authentication
+// or authorization, no admission plugins that watch a cluster, no priority-and-fairness, no garbage collector.
+func (o *Options) Complete() error {
+	if !o.Local.Enabled {
+		return nil
+	}
+	r := o.RecommendedOptions
+	r.SecureServing.BindAddress = netutils.ParseIPSloppy("127.0.0.1")
+	if o.Local.DataDir != "" {
+		r.SecureServing.ServerCert.CertDirectory = filepath.Join(o.Local.DataDir, "certs")
+	}
+	// Authentication is built from the local client CA in Config, without anonymous access.
+	r.Authentication = nil
+	r.Authorization.RemoteKubeConfigFileOptional = true
+	r.CoreAPI = nil
+	r.Admission = nil
+	r.Features.EnablePriorityAndFairness = false
+	// Without kube-controller-manager nobody would remove the garbage collector's finalizers.
+	r.Etcd.EnableGarbageCollection = false
+	return nil
+}
+
+// Validate checks the options after Complete.
+func (o *Options) Validate() error {
+	var errs []error
+	if o.Local.Enabled {
+		if o.Local.DataDir == "" {
+			errs = append(errs, errors.New("--data-dir is required with --local"))
+		}
+		if ip := o.RecommendedOptions.SecureServing.BindAddress; !ip.IsLoopback() {
+			errs = append(errs, fmt.Errorf("local mode serves on loopback only, not %s", ip))
+		}
+		if o.RecommendedOptions.Authorization.RemoteKubeConfigFile != "" {
+			errs = append(errs, errors.New("--authorization-kubeconfig is a cluster-mode flag; local mode authorizes its own client certificate"))
+		}
+	} else {
+		if len(o.RecommendedOptions.Etcd.StorageConfig.Transport.ServerList) == 0 {
+			errs = append(errs, errors.New("--etcd-servers is required in cluster mode (or run with --local)"))
+		}
+		if o.Local.UnsafeNoFsync {
+			errs = append(errs, errors.New("--local-etcd-unsafe-no-fsync needs --local"))
+		}
+	}
+	if o.Local.Enabled && len(o.RecommendedOptions.Etcd.StorageConfig.Transport.ServerList) > 0 {
+		errs = append(errs, errors.New("--etcd-servers and --local are exclusive: local mode embeds its own etcd"))
+	}
+	r := o.RecommendedOptions
+	etcd := *r.Etcd
+	if o.Local.Enabled {
+		// The embedded etcd's address is only known once it runs; validate the rest of the etcd options.
+		etcd.StorageConfig.Transport.ServerList = []string{"http://127.0.0.1"}
+	}
+	errs = append(errs, etcd.Validate()...)
+	errs = append(errs, r.SecureServing.Validate()...)
+	errs = append(errs, r.Authentication.Validate()...)
+	errs = append(errs, r.Authorization.Validate()...)
+	errs = append(errs, r.Audit.Validate()...)
+	errs = append(errs, r.Features.Validate()...)
+	errs = append(errs, r.CoreAPI.Validate()...)
+	errs = append(errs, r.Admission.Validate()...)
+	return errors.Join(errs...)
+}
+
+// runningConfig is a server configuration plus what local mode started to support it.
+type runningConfig struct {
+	config    *apiserver.Config
+	etcd      *embeddedetcd.Server
+	localAuth *localAuth
+}
+
+// close stops what Config started; call it after the server has stopped.
+func (c *runningConfig) close() {
+	if c.etcd != nil {
+		c.etcd.Close()
+	}
+}
+
+// config builds the server configuration. In local mode it first starts the embedded etcd, because the
+// storage factory reads the etcd address when options are applied.
+func (o *Options) config(ctx context.Context) (_ *runningConfig, err error) {
+	rc := &runningConfig{}
+	defer func() {
+		if err != nil {
+			rc.close()
+		}
+	}()
+	r := o.RecommendedOptions
+	if o.Local.Enabled {
+		rc.etcd, err = embeddedetcd.Start(ctx, embeddedetcd.Options{
+			Dir: filepath.Join(o.Local.DataDir, "etcd"), UnsafeNoFsync: o.Local.UnsafeNoFsync,
+		})
+		if err != nil {
+			return nil, err
+		}
+		r.Etcd.StorageConfig.Transport.ServerList = []string{rc.etcd.ClientURL()}
+	}
+
+	if err := r.SecureServing.MaybeDefaultWithSelfSignedCerts("localhost", nil,
+		[]net.IP{netutils.ParseIPSloppy("127.0.0.1")}); err != nil {
+		return nil, fmt.Errorf("creating self-signed serving certificate: %w", err)
+	}
+
+	serverConfig := genericapiserver.NewRecommendedConfig(apiserver.Codecs)
+	namer := openapinamer.NewDefinitionNamer(apiserver.Scheme)
+	serverConfig.OpenAPIConfig = genericapiserver.DefaultOpenAPIConfig(generatedopenapi.GetOpenAPIDefinitions, namer)
+	serverConfig.OpenAPIConfig.Info.Title = "aim-apiserver"
+	serverConfig.OpenAPIConfig.Info.Version = v1alpha1.SchemeGroupVersion.Version
+	serverConfig.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(generatedopenapi.GetOpenAPIDefinitions, namer)
+	serverConfig.OpenAPIV3Config.Info.Title = "aim-apiserver"
+	serverConfig.OpenAPIV3Config.Info.Version = v1alpha1.SchemeGroupVersion.Version
+	serverConfig.EffectiveVersion = compatibility.DefaultBuildEffectiveVersion()
+
+	if err := r.ApplyTo(serverConfig); err != nil {
+		return nil, fmt.Errorf("applying options: %w", err)
+	}
+	if o.Local.Enabled {
+		rc.localAuth, err = applyLocalAuthentication(o.Local.DataDir, serverConfig)
+		if err != nil {
+			return nil, err
+		}
+	}
+	rc.config = &apiserver.Config{GenericConfig: serverConfig}
+	return rc, nil
+}

@@ -1,0 +1,79 @@
+// Package aimservice holds the registry policy of AIMService: validation, warnings, field selectors and columns.
+package aimservice
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
+	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/validation"
+	"github.com/aim-apiserver/aim-apiserver/pkg/registry/aim/resource"
+)
+
+// Definition is the registry policy of AIMService.
+func Definition() resource.Definition[*aim.AIMService] {
+	return resource.Definition[*aim.AIMService]{
+		Kind:             "AIMService",
+		Resource:         "aimservices",
+		Singular:         "aimservice",
+		NamespaceScoped:  true,
+		ShortNames:       []string{"aimsvc"},
+		New:              func() *aim.AIMService { return &aim.AIMService{} },
+		NewList:          func() runtime.Object { return &aim.AIMServiceList{} },
+		Validate:         validation.ValidateAIMService,
+		ValidateUpdate:   validation.ValidateAIMServiceUpdate,
+		ValidateStatus:   validation.ValidateAIMServiceStatus,
+		Warnings:         warnings,
+		SelectableFields: func(o *aim.AIMService) fields.Set { return fields.Set{aim.FieldStatus: string(o.Status.Status)} },
+		Columns:          columns,
+	}
+}
+
+func warnings(obj, _ *aim.AIMService) []string {
+	var w []string
+	if c := obj.Spec.Caching; c != nil && (c.Mode == aim.AIMCachingModeAuto || c.Mode == aim.AIMCachingModeAlways) {
+		w = append(w, fmt.Sprintf("spec.caching.mode: %s is a legacy value that means Shared; use Shared", c.Mode))
+	}
+	if obj.Spec.CacheModel != nil {
+		w = append(w, "spec.cacheModel: deprecated and ignored; use spec.caching.mode")
+	}
+	if obj.Spec.AutoScaling != nil && obj.Spec.MinReplicas == nil && obj.Spec.MaxReplicas == nil {
+		w = append(w, "spec.autoScaling: has no effect unless minReplicas or maxReplicas is set")
+	}
+	return w
+}
+
+func service(obj runtime.Object) *aim.AIMService { return obj.(*aim.AIMService) }
+
+var columns = []resource.Column{
+	resource.StringColumn("Status", "Overall state of the service.", false, func(o runtime.Object) string {
+		return string(service(o).Status.Status)
+	}),
+	resource.StringColumn("Model", "The model the service runs.", false, func(o runtime.Object) string {
+		return refName(service(o).Status.ResolvedModel)
+	}),
+	resource.StringColumn("Template", "The template the service runs.", false, func(o runtime.Object) string {
+		return refName(service(o).Status.ResolvedTemplate)
+	}),
+	resource.StringColumn("Replicas", "Replicas: N, or current/desired (min-max) when autoscaling.", false, func(o runtime.Object) string {
+		if r := service(o).Status.Runtime; r != nil {
+			return r.Replicas
+		}
+		return ""
+	}),
+	resource.StringColumn("Endpoint", "Internal URL of the inference endpoint.", true, func(o runtime.Object) string {
+		if e := service(o).Status.Endpoint; e != nil {
+			return e.Internal
+		}
+		return ""
+	}),
+}
+
+func refName(ref *aim.AIMResolvedReference) string {
+	if ref == nil {
+		return ""
+	}
+	return ref.Name
+}
