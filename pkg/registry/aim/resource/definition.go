@@ -59,8 +59,8 @@ type Definition[T Object] struct {
 // categories puts every AIM kind in `kubectl get aim` and `kubectl get all`.
 var categories = []string{"aim", "all"}
 
-// check catches a Definition that would fail at request time instead of at start.
-func (d *Definition[T]) check() error {
+// Check catches a Definition that would fail at request time instead of at start.
+func (d Definition[T]) Check() error {
 	switch {
 	case d.Kind == "" || d.Resource == "" || d.Singular == "":
 		return fmt.Errorf("definition needs Kind, Resource and Singular")
@@ -89,7 +89,7 @@ func (d *Definition[T]) check() error {
 	return nil
 }
 
-// The strategies below reach Spec and Status by reflection: every AIM kind names them so (check enforces it),
+// The strategies below reach Spec and Status by reflection: every AIM kind names them so (Check enforces it),
 // and one generic implementation keeps the ten kinds from drifting apart.
 
 func specOf(obj runtime.Object) any {

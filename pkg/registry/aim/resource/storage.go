@@ -69,7 +69,7 @@ func (r *StatusREST) ConvertToTable(ctx context.Context, obj runtime.Object, tab
 
 // NewStorage builds the main and status storage of a kind.
 func NewStorage[T Object](scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, def Definition[T]) (*REST, *StatusREST, error) {
-	if err := def.check(); err != nil {
+	if err := def.Check(); err != nil {
 		return nil, nil, fmt.Errorf("invalid registry definition: %w", err)
 	}
 	strategy := NewStrategy(scheme, &def)
@@ -104,6 +104,10 @@ func NewStorage[T Object](scheme *runtime.Scheme, optsGetter generic.RESTOptions
 type Installer interface {
 	// ResourceName is the plural resource name, the key of the storage map.
 	ResourceName() string
+	// KindName is the kind the resource serves.
+	KindName() string
+	// Check reports a definition that would fail at request time.
+	Check() error
 	// NewStorage builds the main and status storage.
 	NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (*REST, *StatusREST, error)
 }
@@ -111,6 +115,7 @@ type Installer interface {
 var _ Installer = Definition[Object]{}
 
 func (d Definition[T]) ResourceName() string { return d.Resource }
+func (d Definition[T]) KindName() string     { return d.Kind }
 
 func (d Definition[T]) NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (*REST, *StatusREST, error) {
 	return NewStorage(scheme, optsGetter, d)

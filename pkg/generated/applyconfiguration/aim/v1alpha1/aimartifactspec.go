@@ -19,21 +19,21 @@ limitations under the License.
 package v1alpha1
 
 import (
-	v1 "k8s.io/api/core/v1"
 	resource "k8s.io/apimachinery/pkg/api/resource"
+	v1 "k8s.io/client-go/applyconfigurations/core/v1"
 )
 
 // AIMArtifactSpecApplyConfiguration represents a declarative configuration of the AIMArtifactSpec type for use
 // with apply.
 type AIMArtifactSpecApplyConfiguration struct {
-	SourceURI          *string                   `json:"sourceUri,omitempty"`
-	ModelID            *string                   `json:"modelId,omitempty"`
-	StorageClassName   *string                   `json:"storageClassName,omitempty"`
-	Size               *resource.Quantity        `json:"size,omitempty"`
-	Env                []v1.EnvVar               `json:"env,omitempty"`
-	ModelDownloadImage *string                   `json:"modelDownloadImage,omitempty"`
-	ImagePullSecrets   []v1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
-	RuntimeConfigName  *string                   `json:"runtimeConfigName,omitempty"`
+	SourceURI          *string                                     `json:"sourceUri,omitempty"`
+	ModelID            *string                                     `json:"modelId,omitempty"`
+	StorageClassName   *string                                     `json:"storageClassName,omitempty"`
+	Size               *resource.Quantity                          `json:"size,omitempty"`
+	Env                []v1.EnvVarApplyConfiguration               `json:"env,omitempty"`
+	ModelDownloadImage *string                                     `json:"modelDownloadImage,omitempty"`
+	ImagePullSecrets   []v1.LocalObjectReferenceApplyConfiguration `json:"imagePullSecrets,omitempty"`
+	RuntimeConfigName  *string                                     `json:"runtimeConfigName,omitempty"`
 }
 
 // AIMArtifactSpecApplyConfiguration constructs a declarative configuration of the AIMArtifactSpec type for use with
@@ -77,9 +77,12 @@ func (b *AIMArtifactSpecApplyConfiguration) WithSize(value resource.Quantity) *A
 // WithEnv adds the given value to the Env field in the declarative configuration
 // and returns the receiver, so that objects can be build by chaining "With" function invocations.
 // If called multiple times, values provided by each call will be appended to the Env field.
-func (b *AIMArtifactSpecApplyConfiguration) WithEnv(values ...v1.EnvVar) *AIMArtifactSpecApplyConfiguration {
+func (b *AIMArtifactSpecApplyConfiguration) WithEnv(values ...*v1.EnvVarApplyConfiguration) *AIMArtifactSpecApplyConfiguration {
 	for i := range values {
-		b.Env = append(b.Env, values[i])
+		if values[i] == nil {
+			panic("nil value passed to WithEnv")
+		}
+		b.Env = append(b.Env, *values[i])
 	}
 	return b
 }
@@ -95,9 +98,12 @@ func (b *AIMArtifactSpecApplyConfiguration) WithModelDownloadImage(value string)
 // WithImagePullSecrets adds the given value to the ImagePullSecrets field in the declarative configuration
 // and returns the receiver, so that objects can be build by chaining "With" function invocations.
 // If called multiple times, values provided by each call will be appended to the ImagePullSecrets field.
-func (b *AIMArtifactSpecApplyConfiguration) WithImagePullSecrets(values ...v1.LocalObjectReference) *AIMArtifactSpecApplyConfiguration {
+func (b *AIMArtifactSpecApplyConfiguration) WithImagePullSecrets(values ...*v1.LocalObjectReferenceApplyConfiguration) *AIMArtifactSpecApplyConfiguration {
 	for i := range values {
-		b.ImagePullSecrets = append(b.ImagePullSecrets, values[i])
+		if values[i] == nil {
+			panic("nil value passed to WithImagePullSecrets")
+		}
+		b.ImagePullSecrets = append(b.ImagePullSecrets, *values[i])
 	}
 	return b
 }

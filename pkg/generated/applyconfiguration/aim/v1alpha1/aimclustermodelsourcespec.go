@@ -19,19 +19,19 @@ limitations under the License.
 package v1alpha1
 
 import (
-	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	v1 "k8s.io/client-go/applyconfigurations/core/v1"
 )
 
 // AIMClusterModelSourceSpecApplyConfiguration represents a declarative configuration of the AIMClusterModelSourceSpec type for use
 // with apply.
 type AIMClusterModelSourceSpecApplyConfiguration struct {
-	Registry         *string                                  `json:"registry,omitempty"`
-	ImagePullSecrets []v1.LocalObjectReference                `json:"imagePullSecrets,omitempty"`
-	Filters          []AIMModelSourceFilterApplyConfiguration `json:"filters,omitempty"`
-	SyncInterval     *metav1.Duration                         `json:"syncInterval,omitempty"`
-	Versions         []string                                 `json:"versions,omitempty"`
-	MaxModels        *int32                                   `json:"maxModels,omitempty"`
+	Registry         *string                                     `json:"registry,omitempty"`
+	ImagePullSecrets []v1.LocalObjectReferenceApplyConfiguration `json:"imagePullSecrets,omitempty"`
+	Filters          []AIMModelSourceFilterApplyConfiguration    `json:"filters,omitempty"`
+	SyncInterval     *metav1.Duration                            `json:"syncInterval,omitempty"`
+	Versions         []string                                    `json:"versions,omitempty"`
+	MaxModels        *int32                                      `json:"maxModels,omitempty"`
 }
 
 // AIMClusterModelSourceSpecApplyConfiguration constructs a declarative configuration of the AIMClusterModelSourceSpec type for use with
@@ -51,9 +51,12 @@ func (b *AIMClusterModelSourceSpecApplyConfiguration) WithRegistry(value string)
 // WithImagePullSecrets adds the given value to the ImagePullSecrets field in the declarative configuration
 // and returns the receiver, so that objects can be build by chaining "With" function invocations.
 // If called multiple times, values provided by each call will be appended to the ImagePullSecrets field.
-func (b *AIMClusterModelSourceSpecApplyConfiguration) WithImagePullSecrets(values ...v1.LocalObjectReference) *AIMClusterModelSourceSpecApplyConfiguration {
+func (b *AIMClusterModelSourceSpecApplyConfiguration) WithImagePullSecrets(values ...*v1.LocalObjectReferenceApplyConfiguration) *AIMClusterModelSourceSpecApplyConfiguration {
 	for i := range values {
-		b.ImagePullSecrets = append(b.ImagePullSecrets, values[i])
+		if values[i] == nil {
+			panic("nil value passed to WithImagePullSecrets")
+		}
+		b.ImagePullSecrets = append(b.ImagePullSecrets, *values[i])
 	}
 	return b
 }

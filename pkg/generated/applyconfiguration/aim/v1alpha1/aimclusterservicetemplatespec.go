@@ -20,7 +20,7 @@ package v1alpha1
 
 import (
 	aimv1alpha1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
-	v1 "k8s.io/api/core/v1"
+	v1 "k8s.io/client-go/applyconfigurations/core/v1"
 )
 
 // AIMClusterServiceTemplateSpecApplyConfiguration represents a declarative configuration of the AIMClusterServiceTemplateSpec type for use
@@ -78,9 +78,12 @@ func (b *AIMClusterServiceTemplateSpecApplyConfiguration) WithRuntimeConfigName(
 // WithImagePullSecrets adds the given value to the ImagePullSecrets field in the declarative configuration
 // and returns the receiver, so that objects can be build by chaining "With" function invocations.
 // If called multiple times, values provided by each call will be appended to the ImagePullSecrets field.
-func (b *AIMClusterServiceTemplateSpecApplyConfiguration) WithImagePullSecrets(values ...v1.LocalObjectReference) *AIMClusterServiceTemplateSpecApplyConfiguration {
+func (b *AIMClusterServiceTemplateSpecApplyConfiguration) WithImagePullSecrets(values ...*v1.LocalObjectReferenceApplyConfiguration) *AIMClusterServiceTemplateSpecApplyConfiguration {
 	for i := range values {
-		b.AIMServiceTemplateSpecCommonApplyConfiguration.ImagePullSecrets = append(b.AIMServiceTemplateSpecCommonApplyConfiguration.ImagePullSecrets, values[i])
+		if values[i] == nil {
+			panic("nil value passed to WithImagePullSecrets")
+		}
+		b.AIMServiceTemplateSpecCommonApplyConfiguration.ImagePullSecrets = append(b.AIMServiceTemplateSpecCommonApplyConfiguration.ImagePullSecrets, *values[i])
 	}
 	return b
 }
@@ -96,8 +99,8 @@ func (b *AIMClusterServiceTemplateSpecApplyConfiguration) WithServiceAccountName
 // WithResources sets the Resources field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Resources field is set to the value of the last call.
-func (b *AIMClusterServiceTemplateSpecApplyConfiguration) WithResources(value v1.ResourceRequirements) *AIMClusterServiceTemplateSpecApplyConfiguration {
-	b.AIMServiceTemplateSpecCommonApplyConfiguration.Resources = &value
+func (b *AIMClusterServiceTemplateSpecApplyConfiguration) WithResources(value *v1.ResourceRequirementsApplyConfiguration) *AIMClusterServiceTemplateSpecApplyConfiguration {
+	b.AIMServiceTemplateSpecCommonApplyConfiguration.Resources = value
 	return b
 }
 
@@ -133,9 +136,12 @@ func (b *AIMClusterServiceTemplateSpecApplyConfiguration) WithType(value aimv1al
 // WithEnv adds the given value to the Env field in the declarative configuration
 // and returns the receiver, so that objects can be build by chaining "With" function invocations.
 // If called multiple times, values provided by each call will be appended to the Env field.
-func (b *AIMClusterServiceTemplateSpecApplyConfiguration) WithEnv(values ...v1.EnvVar) *AIMClusterServiceTemplateSpecApplyConfiguration {
+func (b *AIMClusterServiceTemplateSpecApplyConfiguration) WithEnv(values ...*v1.EnvVarApplyConfiguration) *AIMClusterServiceTemplateSpecApplyConfiguration {
 	for i := range values {
-		b.AIMServiceTemplateSpecCommonApplyConfiguration.Env = append(b.AIMServiceTemplateSpecCommonApplyConfiguration.Env, values[i])
+		if values[i] == nil {
+			panic("nil value passed to WithEnv")
+		}
+		b.AIMServiceTemplateSpecCommonApplyConfiguration.Env = append(b.AIMServiceTemplateSpecCommonApplyConfiguration.Env, *values[i])
 	}
 	return b
 }

@@ -20,7 +20,7 @@ package v1alpha1
 
 import (
 	aimv1alpha1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
-	v1 "k8s.io/api/core/v1"
+	v1 "k8s.io/client-go/applyconfigurations/core/v1"
 )
 
 // AIMCustomTemplateApplyConfiguration represents a declarative configuration of the AIMCustomTemplate type for use
@@ -28,7 +28,7 @@ import (
 type AIMCustomTemplateApplyConfiguration struct {
 	Name     *string                                     `json:"name,omitempty"`
 	Type     *aimv1alpha1.AIMProfileType                 `json:"type,omitempty"`
-	Env      []v1.EnvVar                                 `json:"env,omitempty"`
+	Env      []v1.EnvVarApplyConfiguration               `json:"env,omitempty"`
 	Hardware *AIMHardwareRequirementsApplyConfiguration  `json:"hardware,omitempty"`
 	Profile  *AIMCustomTemplateProfileApplyConfiguration `json:"profile,omitempty"`
 }
@@ -58,9 +58,12 @@ func (b *AIMCustomTemplateApplyConfiguration) WithType(value aimv1alpha1.AIMProf
 // WithEnv adds the given value to the Env field in the declarative configuration
 // and returns the receiver, so that objects can be build by chaining "With" function invocations.
 // If called multiple times, values provided by each call will be appended to the Env field.
-func (b *AIMCustomTemplateApplyConfiguration) WithEnv(values ...v1.EnvVar) *AIMCustomTemplateApplyConfiguration {
+func (b *AIMCustomTemplateApplyConfiguration) WithEnv(values ...*v1.EnvVarApplyConfiguration) *AIMCustomTemplateApplyConfiguration {
 	for i := range values {
-		b.Env = append(b.Env, values[i])
+		if values[i] == nil {
+			panic("nil value passed to WithEnv")
+		}
+		b.Env = append(b.Env, *values[i])
 	}
 	return b
 }

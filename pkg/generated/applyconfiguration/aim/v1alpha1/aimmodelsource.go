@@ -19,17 +19,17 @@ limitations under the License.
 package v1alpha1
 
 import (
-	v1 "k8s.io/api/core/v1"
 	resource "k8s.io/apimachinery/pkg/api/resource"
+	v1 "k8s.io/client-go/applyconfigurations/core/v1"
 )
 
 // AIMModelSourceApplyConfiguration represents a declarative configuration of the AIMModelSource type for use
 // with apply.
 type AIMModelSourceApplyConfiguration struct {
-	ModelID   *string            `json:"modelId,omitempty"`
-	SourceURI *string            `json:"sourceUri,omitempty"`
-	Size      *resource.Quantity `json:"size,omitempty"`
-	Env       []v1.EnvVar        `json:"env,omitempty"`
+	ModelID   *string                       `json:"modelId,omitempty"`
+	SourceURI *string                       `json:"sourceUri,omitempty"`
+	Size      *resource.Quantity            `json:"size,omitempty"`
+	Env       []v1.EnvVarApplyConfiguration `json:"env,omitempty"`
 }
 
 // AIMModelSourceApplyConfiguration constructs a declarative configuration of the AIMModelSource type for use with
@@ -65,9 +65,12 @@ func (b *AIMModelSourceApplyConfiguration) WithSize(value resource.Quantity) *AI
 // WithEnv adds the given value to the Env field in the declarative configuration
 // and returns the receiver, so that objects can be build by chaining "With" function invocations.
 // If called multiple times, values provided by each call will be appended to the Env field.
-func (b *AIMModelSourceApplyConfiguration) WithEnv(values ...v1.EnvVar) *AIMModelSourceApplyConfiguration {
+func (b *AIMModelSourceApplyConfiguration) WithEnv(values ...*v1.EnvVarApplyConfiguration) *AIMModelSourceApplyConfiguration {
 	for i := range values {
-		b.Env = append(b.Env, values[i])
+		if values[i] == nil {
+			panic("nil value passed to WithEnv")
+		}
+		b.Env = append(b.Env, *values[i])
 	}
 	return b
 }

@@ -19,24 +19,24 @@ limitations under the License.
 package v1alpha1
 
 import (
-	v1 "k8s.io/api/core/v1"
+	v1 "k8s.io/client-go/applyconfigurations/core/v1"
 )
 
 // AIMModelSpecApplyConfiguration represents a declarative configuration of the AIMModelSpec type for use
 // with apply.
 type AIMModelSpecApplyConfiguration struct {
-	Image                  *string                                    `json:"image,omitempty"`
-	Discovery              *AIMModelDiscoveryConfigApplyConfiguration `json:"discovery,omitempty"`
-	DefaultServiceTemplate *string                                    `json:"defaultServiceTemplate,omitempty"`
-	Custom                 *AIMModelCustomConfigApplyConfiguration    `json:"custom,omitempty"`
-	CustomTemplates        []AIMCustomTemplateApplyConfiguration      `json:"customTemplates,omitempty"`
-	ModelSources           []AIMModelSourceApplyConfiguration         `json:"modelSources,omitempty"`
-	RuntimeConfigName      *string                                    `json:"runtimeConfigName,omitempty"`
-	ImagePullSecrets       []v1.LocalObjectReference                  `json:"imagePullSecrets,omitempty"`
-	Env                    []v1.EnvVar                                `json:"env,omitempty"`
-	ServiceAccountName     *string                                    `json:"serviceAccountName,omitempty"`
-	Resources              *v1.ResourceRequirements                   `json:"resources,omitempty"`
-	ImageMetadata          *ImageMetadataApplyConfiguration           `json:"imageMetadata,omitempty"`
+	Image                  *string                                     `json:"image,omitempty"`
+	Discovery              *AIMModelDiscoveryConfigApplyConfiguration  `json:"discovery,omitempty"`
+	DefaultServiceTemplate *string                                     `json:"defaultServiceTemplate,omitempty"`
+	Custom                 *AIMModelCustomConfigApplyConfiguration     `json:"custom,omitempty"`
+	CustomTemplates        []AIMCustomTemplateApplyConfiguration       `json:"customTemplates,omitempty"`
+	ModelSources           []AIMModelSourceApplyConfiguration          `json:"modelSources,omitempty"`
+	RuntimeConfigName      *string                                     `json:"runtimeConfigName,omitempty"`
+	ImagePullSecrets       []v1.LocalObjectReferenceApplyConfiguration `json:"imagePullSecrets,omitempty"`
+	Env                    []v1.EnvVarApplyConfiguration               `json:"env,omitempty"`
+	ServiceAccountName     *string                                     `json:"serviceAccountName,omitempty"`
+	Resources              *v1.ResourceRequirementsApplyConfiguration  `json:"resources,omitempty"`
+	ImageMetadata          *ImageMetadataApplyConfiguration            `json:"imageMetadata,omitempty"`
 }
 
 // AIMModelSpecApplyConfiguration constructs a declarative configuration of the AIMModelSpec type for use with
@@ -114,9 +114,12 @@ func (b *AIMModelSpecApplyConfiguration) WithRuntimeConfigName(value string) *AI
 // WithImagePullSecrets adds the given value to the ImagePullSecrets field in the declarative configuration
 // and returns the receiver, so that objects can be build by chaining "With" function invocations.
 // If called multiple times, values provided by each call will be appended to the ImagePullSecrets field.
-func (b *AIMModelSpecApplyConfiguration) WithImagePullSecrets(values ...v1.LocalObjectReference) *AIMModelSpecApplyConfiguration {
+func (b *AIMModelSpecApplyConfiguration) WithImagePullSecrets(values ...*v1.LocalObjectReferenceApplyConfiguration) *AIMModelSpecApplyConfiguration {
 	for i := range values {
-		b.ImagePullSecrets = append(b.ImagePullSecrets, values[i])
+		if values[i] == nil {
+			panic("nil value passed to WithImagePullSecrets")
+		}
+		b.ImagePullSecrets = append(b.ImagePullSecrets, *values[i])
 	}
 	return b
 }
@@ -124,9 +127,12 @@ func (b *AIMModelSpecApplyConfiguration) WithImagePullSecrets(values ...v1.Local
 // WithEnv adds the given value to the Env field in the declarative configuration
 // and returns the receiver, so that objects can be build by chaining "With" function invocations.
 // If called multiple times, values provided by each call will be appended to the Env field.
-func (b *AIMModelSpecApplyConfiguration) WithEnv(values ...v1.EnvVar) *AIMModelSpecApplyConfiguration {
+func (b *AIMModelSpecApplyConfiguration) WithEnv(values ...*v1.EnvVarApplyConfiguration) *AIMModelSpecApplyConfiguration {
 	for i := range values {
-		b.Env = append(b.Env, values[i])
+		if values[i] == nil {
+			panic("nil value passed to WithEnv")
+		}
+		b.Env = append(b.Env, *values[i])
 	}
 	return b
 }
@@ -142,8 +148,8 @@ func (b *AIMModelSpecApplyConfiguration) WithServiceAccountName(value string) *A
 // WithResources sets the Resources field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Resources field is set to the value of the last call.
-func (b *AIMModelSpecApplyConfiguration) WithResources(value v1.ResourceRequirements) *AIMModelSpecApplyConfiguration {
-	b.Resources = &value
+func (b *AIMModelSpecApplyConfiguration) WithResources(value *v1.ResourceRequirementsApplyConfiguration) *AIMModelSpecApplyConfiguration {
+	b.Resources = value
 	return b
 }
 

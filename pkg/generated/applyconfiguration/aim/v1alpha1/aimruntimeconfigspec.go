@@ -19,7 +19,7 @@ limitations under the License.
 package v1alpha1
 
 import (
-	v1 "k8s.io/api/core/v1"
+	v1 "k8s.io/client-go/applyconfigurations/core/v1"
 )
 
 // AIMRuntimeConfigSpecApplyConfiguration represents a declarative configuration of the AIMRuntimeConfigSpec type for use
@@ -27,7 +27,7 @@ import (
 type AIMRuntimeConfigSpecApplyConfiguration struct {
 	Storage                 *AIMStorageConfigApplyConfiguration          `json:"storage,omitempty"`
 	Routing                 *AIMRuntimeRoutingConfigApplyConfiguration   `json:"routing,omitempty"`
-	Env                     []v1.EnvVar                                  `json:"env,omitempty"`
+	Env                     []v1.EnvVarApplyConfiguration                `json:"env,omitempty"`
 	LabelPropagation        *AIMLabelPropagationConfigApplyConfiguration `json:"labelPropagation,omitempty"`
 	Scheduling              *AIMSchedulingConfigApplyConfiguration       `json:"scheduling,omitempty"`
 	Discovery               *AIMDiscoveryConfigApplyConfiguration        `json:"discovery,omitempty"`
@@ -61,9 +61,12 @@ func (b *AIMRuntimeConfigSpecApplyConfiguration) WithRouting(value *AIMRuntimeRo
 // WithEnv adds the given value to the Env field in the declarative configuration
 // and returns the receiver, so that objects can be build by chaining "With" function invocations.
 // If called multiple times, values provided by each call will be appended to the Env field.
-func (b *AIMRuntimeConfigSpecApplyConfiguration) WithEnv(values ...v1.EnvVar) *AIMRuntimeConfigSpecApplyConfiguration {
+func (b *AIMRuntimeConfigSpecApplyConfiguration) WithEnv(values ...*v1.EnvVarApplyConfiguration) *AIMRuntimeConfigSpecApplyConfiguration {
 	for i := range values {
-		b.Env = append(b.Env, values[i])
+		if values[i] == nil {
+			panic("nil value passed to WithEnv")
+		}
+		b.Env = append(b.Env, *values[i])
 	}
 	return b
 }

@@ -19,15 +19,15 @@ limitations under the License.
 package v1alpha1
 
 import (
-	v1 "k8s.io/api/core/v1"
+	v1 "k8s.io/client-go/applyconfigurations/core/v1"
 )
 
 // AIMSchedulingConfigApplyConfiguration represents a declarative configuration of the AIMSchedulingConfig type for use
 // with apply.
 type AIMSchedulingConfigApplyConfiguration struct {
-	Tolerations       []v1.Toleration   `json:"tolerations,omitempty"`
-	NodeSelector      map[string]string `json:"nodeSelector,omitempty"`
-	PriorityClassName *string           `json:"priorityClassName,omitempty"`
+	Tolerations       []v1.TolerationApplyConfiguration `json:"tolerations,omitempty"`
+	NodeSelector      map[string]string                 `json:"nodeSelector,omitempty"`
+	PriorityClassName *string                           `json:"priorityClassName,omitempty"`
 }
 
 // AIMSchedulingConfigApplyConfiguration constructs a declarative configuration of the AIMSchedulingConfig type for use with
@@ -39,9 +39,12 @@ func AIMSchedulingConfig() *AIMSchedulingConfigApplyConfiguration {
 // WithTolerations adds the given value to the Tolerations field in the declarative configuration
 // and returns the receiver, so that objects can be build by chaining "With" function invocations.
 // If called multiple times, values provided by each call will be appended to the Tolerations field.
-func (b *AIMSchedulingConfigApplyConfiguration) WithTolerations(values ...v1.Toleration) *AIMSchedulingConfigApplyConfiguration {
+func (b *AIMSchedulingConfigApplyConfiguration) WithTolerations(values ...*v1.TolerationApplyConfiguration) *AIMSchedulingConfigApplyConfiguration {
 	for i := range values {
-		b.Tolerations = append(b.Tolerations, values[i])
+		if values[i] == nil {
+			panic("nil value passed to WithTolerations")
+		}
+		b.Tolerations = append(b.Tolerations, *values[i])
 	}
 	return b
 }

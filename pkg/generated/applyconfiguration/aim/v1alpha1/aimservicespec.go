@@ -19,7 +19,7 @@ limitations under the License.
 package v1alpha1
 
 import (
-	v1 "k8s.io/api/core/v1"
+	v1 "k8s.io/client-go/applyconfigurations/core/v1"
 )
 
 // AIMServiceSpecApplyConfiguration represents a declarative configuration of the AIMServiceSpec type for use
@@ -36,10 +36,10 @@ type AIMServiceSpecApplyConfiguration struct {
 	RuntimeConfigName  *string                                       `json:"runtimeConfigName,omitempty"`
 	Storage            *AIMStorageConfigApplyConfiguration           `json:"storage,omitempty"`
 	Routing            *AIMRuntimeRoutingConfigApplyConfiguration    `json:"routing,omitempty"`
-	Env                []v1.EnvVar                                   `json:"env,omitempty"`
-	Resources          *v1.ResourceRequirements                      `json:"resources,omitempty"`
+	Env                []v1.EnvVarApplyConfiguration                 `json:"env,omitempty"`
+	Resources          *v1.ResourceRequirementsApplyConfiguration    `json:"resources,omitempty"`
 	Overrides          *AIMRuntimeParametersApplyConfiguration       `json:"overrides,omitempty"`
-	ImagePullSecrets   []v1.LocalObjectReference                     `json:"imagePullSecrets,omitempty"`
+	ImagePullSecrets   []v1.LocalObjectReferenceApplyConfiguration   `json:"imagePullSecrets,omitempty"`
 	ServiceAccountName *string                                       `json:"serviceAccountName,omitempty"`
 }
 
@@ -140,9 +140,12 @@ func (b *AIMServiceSpecApplyConfiguration) WithRouting(value *AIMRuntimeRoutingC
 // WithEnv adds the given value to the Env field in the declarative configuration
 // and returns the receiver, so that objects can be build by chaining "With" function invocations.
 // If called multiple times, values provided by each call will be appended to the Env field.
-func (b *AIMServiceSpecApplyConfiguration) WithEnv(values ...v1.EnvVar) *AIMServiceSpecApplyConfiguration {
+func (b *AIMServiceSpecApplyConfiguration) WithEnv(values ...*v1.EnvVarApplyConfiguration) *AIMServiceSpecApplyConfiguration {
 	for i := range values {
-		b.Env = append(b.Env, values[i])
+		if values[i] == nil {
+			panic("nil value passed to WithEnv")
+		}
+		b.Env = append(b.Env, *values[i])
 	}
 	return b
 }
@@ -150,8 +153,8 @@ func (b *AIMServiceSpecApplyConfiguration) WithEnv(values ...v1.EnvVar) *AIMServ
 // WithResources sets the Resources field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Resources field is set to the value of the last call.
-func (b *AIMServiceSpecApplyConfiguration) WithResources(value v1.ResourceRequirements) *AIMServiceSpecApplyConfiguration {
-	b.Resources = &value
+func (b *AIMServiceSpecApplyConfiguration) WithResources(value *v1.ResourceRequirementsApplyConfiguration) *AIMServiceSpecApplyConfiguration {
+	b.Resources = value
 	return b
 }
 
@@ -166,9 +169,12 @@ func (b *AIMServiceSpecApplyConfiguration) WithOverrides(value *AIMRuntimeParame
 // WithImagePullSecrets adds the given value to the ImagePullSecrets field in the declarative configuration
 // and returns the receiver, so that objects can be build by chaining "With" function invocations.
 // If called multiple times, values provided by each call will be appended to the ImagePullSecrets field.
-func (b *AIMServiceSpecApplyConfiguration) WithImagePullSecrets(values ...v1.LocalObjectReference) *AIMServiceSpecApplyConfiguration {
+func (b *AIMServiceSpecApplyConfiguration) WithImagePullSecrets(values ...*v1.LocalObjectReferenceApplyConfiguration) *AIMServiceSpecApplyConfiguration {
 	for i := range values {
-		b.ImagePullSecrets = append(b.ImagePullSecrets, values[i])
+		if values[i] == nil {
+			panic("nil value passed to WithImagePullSecrets")
+		}
+		b.ImagePullSecrets = append(b.ImagePullSecrets, *values[i])
 	}
 	return b
 }

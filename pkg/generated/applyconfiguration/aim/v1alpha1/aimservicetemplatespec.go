@@ -20,7 +20,7 @@ package v1alpha1
 
 import (
 	aimv1alpha1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
-	v1 "k8s.io/api/core/v1"
+	v1 "k8s.io/client-go/applyconfigurations/core/v1"
 )
 
 // AIMServiceTemplateSpecApplyConfiguration represents a declarative configuration of the AIMServiceTemplateSpec type for use
@@ -79,9 +79,12 @@ func (b *AIMServiceTemplateSpecApplyConfiguration) WithRuntimeConfigName(value s
 // WithImagePullSecrets adds the given value to the ImagePullSecrets field in the declarative configuration
 // and returns the receiver, so that objects can be build by chaining "With" function invocations.
 // If called multiple times, values provided by each call will be appended to the ImagePullSecrets field.
-func (b *AIMServiceTemplateSpecApplyConfiguration) WithImagePullSecrets(values ...v1.LocalObjectReference) *AIMServiceTemplateSpecApplyConfiguration {
+func (b *AIMServiceTemplateSpecApplyConfiguration) WithImagePullSecrets(values ...*v1.LocalObjectReferenceApplyConfiguration) *AIMServiceTemplateSpecApplyConfiguration {
 	for i := range values {
-		b.AIMServiceTemplateSpecCommonApplyConfiguration.ImagePullSecrets = append(b.AIMServiceTemplateSpecCommonApplyConfiguration.ImagePullSecrets, values[i])
+		if values[i] == nil {
+			panic("nil value passed to WithImagePullSecrets")
+		}
+		b.AIMServiceTemplateSpecCommonApplyConfiguration.ImagePullSecrets = append(b.AIMServiceTemplateSpecCommonApplyConfiguration.ImagePullSecrets, *values[i])
 	}
 	return b
 }
@@ -97,8 +100,8 @@ func (b *AIMServiceTemplateSpecApplyConfiguration) WithServiceAccountName(value 
 // WithResources sets the Resources field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Resources field is set to the value of the last call.
-func (b *AIMServiceTemplateSpecApplyConfiguration) WithResources(value v1.ResourceRequirements) *AIMServiceTemplateSpecApplyConfiguration {
-	b.AIMServiceTemplateSpecCommonApplyConfiguration.Resources = &value
+func (b *AIMServiceTemplateSpecApplyConfiguration) WithResources(value *v1.ResourceRequirementsApplyConfiguration) *AIMServiceTemplateSpecApplyConfiguration {
+	b.AIMServiceTemplateSpecCommonApplyConfiguration.Resources = value
 	return b
 }
 
@@ -134,9 +137,12 @@ func (b *AIMServiceTemplateSpecApplyConfiguration) WithType(value aimv1alpha1.AI
 // WithEnv adds the given value to the Env field in the declarative configuration
 // and returns the receiver, so that objects can be build by chaining "With" function invocations.
 // If called multiple times, values provided by each call will be appended to the Env field.
-func (b *AIMServiceTemplateSpecApplyConfiguration) WithEnv(values ...v1.EnvVar) *AIMServiceTemplateSpecApplyConfiguration {
+func (b *AIMServiceTemplateSpecApplyConfiguration) WithEnv(values ...*v1.EnvVarApplyConfiguration) *AIMServiceTemplateSpecApplyConfiguration {
 	for i := range values {
-		b.AIMServiceTemplateSpecCommonApplyConfiguration.Env = append(b.AIMServiceTemplateSpecCommonApplyConfiguration.Env, values[i])
+		if values[i] == nil {
+			panic("nil value passed to WithEnv")
+		}
+		b.AIMServiceTemplateSpecCommonApplyConfiguration.Env = append(b.AIMServiceTemplateSpecCommonApplyConfiguration.Env, *values[i])
 	}
 	return b
 }

@@ -20,7 +20,7 @@ package v1alpha1
 
 import (
 	aimv1alpha1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
-	v1 "k8s.io/api/core/v1"
+	v1 "k8s.io/client-go/applyconfigurations/core/v1"
 )
 
 // AIMServiceTemplateSpecCommonApplyConfiguration represents a declarative configuration of the AIMServiceTemplateSpecCommon type for use
@@ -28,14 +28,14 @@ import (
 type AIMServiceTemplateSpecCommonApplyConfiguration struct {
 	ModelName                              *string `json:"modelName,omitempty"`
 	AIMRuntimeParametersApplyConfiguration `json:",inline"`
-	RuntimeConfigName                      *string                            `json:"runtimeConfigName,omitempty"`
-	ImagePullSecrets                       []v1.LocalObjectReference          `json:"imagePullSecrets,omitempty"`
-	ServiceAccountName                     *string                            `json:"serviceAccountName,omitempty"`
-	Resources                              *v1.ResourceRequirements           `json:"resources,omitempty"`
-	ModelSources                           []AIMModelSourceApplyConfiguration `json:"modelSources,omitempty"`
-	ProfileID                              *string                            `json:"profileId,omitempty"`
-	Type                                   *aimv1alpha1.AIMProfileType        `json:"type,omitempty"`
-	Env                                    []v1.EnvVar                        `json:"env,omitempty"`
+	RuntimeConfigName                      *string                                     `json:"runtimeConfigName,omitempty"`
+	ImagePullSecrets                       []v1.LocalObjectReferenceApplyConfiguration `json:"imagePullSecrets,omitempty"`
+	ServiceAccountName                     *string                                     `json:"serviceAccountName,omitempty"`
+	Resources                              *v1.ResourceRequirementsApplyConfiguration  `json:"resources,omitempty"`
+	ModelSources                           []AIMModelSourceApplyConfiguration          `json:"modelSources,omitempty"`
+	ProfileID                              *string                                     `json:"profileId,omitempty"`
+	Type                                   *aimv1alpha1.AIMProfileType                 `json:"type,omitempty"`
+	Env                                    []v1.EnvVarApplyConfiguration               `json:"env,omitempty"`
 }
 
 // AIMServiceTemplateSpecCommonApplyConfiguration constructs a declarative configuration of the AIMServiceTemplateSpecCommon type for use with
@@ -87,9 +87,12 @@ func (b *AIMServiceTemplateSpecCommonApplyConfiguration) WithRuntimeConfigName(v
 // WithImagePullSecrets adds the given value to the ImagePullSecrets field in the declarative configuration
 // and returns the receiver, so that objects can be build by chaining "With" function invocations.
 // If called multiple times, values provided by each call will be appended to the ImagePullSecrets field.
-func (b *AIMServiceTemplateSpecCommonApplyConfiguration) WithImagePullSecrets(values ...v1.LocalObjectReference) *AIMServiceTemplateSpecCommonApplyConfiguration {
+func (b *AIMServiceTemplateSpecCommonApplyConfiguration) WithImagePullSecrets(values ...*v1.LocalObjectReferenceApplyConfiguration) *AIMServiceTemplateSpecCommonApplyConfiguration {
 	for i := range values {
-		b.ImagePullSecrets = append(b.ImagePullSecrets, values[i])
+		if values[i] == nil {
+			panic("nil value passed to WithImagePullSecrets")
+		}
+		b.ImagePullSecrets = append(b.ImagePullSecrets, *values[i])
 	}
 	return b
 }
@@ -105,8 +108,8 @@ func (b *AIMServiceTemplateSpecCommonApplyConfiguration) WithServiceAccountName(
 // WithResources sets the Resources field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Resources field is set to the value of the last call.
-func (b *AIMServiceTemplateSpecCommonApplyConfiguration) WithResources(value v1.ResourceRequirements) *AIMServiceTemplateSpecCommonApplyConfiguration {
-	b.Resources = &value
+func (b *AIMServiceTemplateSpecCommonApplyConfiguration) WithResources(value *v1.ResourceRequirementsApplyConfiguration) *AIMServiceTemplateSpecCommonApplyConfiguration {
+	b.Resources = value
 	return b
 }
 
@@ -142,9 +145,12 @@ func (b *AIMServiceTemplateSpecCommonApplyConfiguration) WithType(value aimv1alp
 // WithEnv adds the given value to the Env field in the declarative configuration
 // and returns the receiver, so that objects can be build by chaining "With" function invocations.
 // If called multiple times, values provided by each call will be appended to the Env field.
-func (b *AIMServiceTemplateSpecCommonApplyConfiguration) WithEnv(values ...v1.EnvVar) *AIMServiceTemplateSpecCommonApplyConfiguration {
+func (b *AIMServiceTemplateSpecCommonApplyConfiguration) WithEnv(values ...*v1.EnvVarApplyConfiguration) *AIMServiceTemplateSpecCommonApplyConfiguration {
 	for i := range values {
-		b.Env = append(b.Env, values[i])
+		if values[i] == nil {
+			panic("nil value passed to WithEnv")
+		}
+		b.Env = append(b.Env, *values[i])
 	}
 	return b
 }

@@ -20,7 +20,7 @@ package v1alpha1
 
 import (
 	aimv1alpha1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
-	corev1 "k8s.io/api/core/v1"
+	corev1 "k8s.io/client-go/applyconfigurations/core/v1"
 	v1 "k8s.io/client-go/applyconfigurations/meta/v1"
 )
 
@@ -33,7 +33,7 @@ type AIMServiceTemplateStatusApplyConfiguration struct {
 	ResolvedModel         *AIMResolvedReferenceApplyConfiguration    `json:"resolvedModel,omitempty"`
 	ResolvedRuntimeConfig *AIMResolvedReferenceApplyConfiguration    `json:"resolvedRuntimeConfig,omitempty"`
 	ResolvedHardware      *AIMHardwareRequirementsApplyConfiguration `json:"resolvedHardware,omitempty"`
-	ResolvedNodeAffinity  *corev1.NodeAffinity                       `json:"resolvedNodeAffinity,omitempty"`
+	ResolvedNodeAffinity  *corev1.NodeAffinityApplyConfiguration     `json:"resolvedNodeAffinity,omitempty"`
 	HardwareSummary       *string                                    `json:"hardwareSummary,omitempty"`
 	ModelSources          []AIMModelSourceApplyConfiguration         `json:"modelSources,omitempty"`
 	Profile               *AIMProfileApplyConfiguration              `json:"profile,omitempty"`
@@ -103,8 +103,8 @@ func (b *AIMServiceTemplateStatusApplyConfiguration) WithResolvedHardware(value 
 // WithResolvedNodeAffinity sets the ResolvedNodeAffinity field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the ResolvedNodeAffinity field is set to the value of the last call.
-func (b *AIMServiceTemplateStatusApplyConfiguration) WithResolvedNodeAffinity(value corev1.NodeAffinity) *AIMServiceTemplateStatusApplyConfiguration {
-	b.ResolvedNodeAffinity = &value
+func (b *AIMServiceTemplateStatusApplyConfiguration) WithResolvedNodeAffinity(value *corev1.NodeAffinityApplyConfiguration) *AIMServiceTemplateStatusApplyConfiguration {
+	b.ResolvedNodeAffinity = value
 	return b
 }
 

@@ -20,21 +20,21 @@ package v1alpha1
 
 import (
 	aimv1alpha1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
-	v1 "k8s.io/api/core/v1"
+	v1 "k8s.io/client-go/applyconfigurations/core/v1"
 )
 
 // AIMTemplateCacheSpecApplyConfiguration represents a declarative configuration of the AIMTemplateCacheSpec type for use
 // with apply.
 type AIMTemplateCacheSpecApplyConfiguration struct {
-	TemplateName      *string                            `json:"templateName,omitempty"`
-	TemplateScope     *aimv1alpha1.AIMTemplateScope      `json:"templateScope,omitempty"`
-	Env               []v1.EnvVar                        `json:"env,omitempty"`
-	ImagePullSecrets  []v1.LocalObjectReference          `json:"imagePullSecrets,omitempty"`
-	StorageClassName  *string                            `json:"storageClassName,omitempty"`
-	DownloadImage     *string                            `json:"downloadImage,omitempty"`
-	ModelSources      []AIMModelSourceApplyConfiguration `json:"modelSources,omitempty"`
-	RuntimeConfigName *string                            `json:"runtimeConfigName,omitempty"`
-	Mode              *aimv1alpha1.AIMTemplateCacheMode  `json:"mode,omitempty"`
+	TemplateName      *string                                     `json:"templateName,omitempty"`
+	TemplateScope     *aimv1alpha1.AIMTemplateScope               `json:"templateScope,omitempty"`
+	Env               []v1.EnvVarApplyConfiguration               `json:"env,omitempty"`
+	ImagePullSecrets  []v1.LocalObjectReferenceApplyConfiguration `json:"imagePullSecrets,omitempty"`
+	StorageClassName  *string                                     `json:"storageClassName,omitempty"`
+	DownloadImage     *string                                     `json:"downloadImage,omitempty"`
+	ModelSources      []AIMModelSourceApplyConfiguration          `json:"modelSources,omitempty"`
+	RuntimeConfigName *string                                     `json:"runtimeConfigName,omitempty"`
+	Mode              *aimv1alpha1.AIMTemplateCacheMode           `json:"mode,omitempty"`
 }
 
 // AIMTemplateCacheSpecApplyConfiguration constructs a declarative configuration of the AIMTemplateCacheSpec type for use with
@@ -62,9 +62,12 @@ func (b *AIMTemplateCacheSpecApplyConfiguration) WithTemplateScope(value aimv1al
 // WithEnv adds the given value to the Env field in the declarative configuration
 // and returns the receiver, so that objects can be build by chaining "With" function invocations.
 // If called multiple times, values provided by each call will be appended to the Env field.
-func (b *AIMTemplateCacheSpecApplyConfiguration) WithEnv(values ...v1.EnvVar) *AIMTemplateCacheSpecApplyConfiguration {
+func (b *AIMTemplateCacheSpecApplyConfiguration) WithEnv(values ...*v1.EnvVarApplyConfiguration) *AIMTemplateCacheSpecApplyConfiguration {
 	for i := range values {
-		b.Env = append(b.Env, values[i])
+		if values[i] == nil {
+			panic("nil value passed to WithEnv")
+		}
+		b.Env = append(b.Env, *values[i])
 	}
 	return b
 }
@@ -72,9 +75,12 @@ func (b *AIMTemplateCacheSpecApplyConfiguration) WithEnv(values ...v1.EnvVar) *A
 // WithImagePullSecrets adds the given value to the ImagePullSecrets field in the declarative configuration
 // and returns the receiver, so that objects can be build by chaining "With" function invocations.
 // If called multiple times, values provided by each call will be appended to the ImagePullSecrets field.
-func (b *AIMTemplateCacheSpecApplyConfiguration) WithImagePullSecrets(values ...v1.LocalObjectReference) *AIMTemplateCacheSpecApplyConfiguration {
+func (b *AIMTemplateCacheSpecApplyConfiguration) WithImagePullSecrets(values ...*v1.LocalObjectReferenceApplyConfiguration) *AIMTemplateCacheSpecApplyConfiguration {
 	for i := range values {
-		b.ImagePullSecrets = append(b.ImagePullSecrets, values[i])
+		if values[i] == nil {
+			panic("nil value passed to WithImagePullSecrets")
+		}
+		b.ImagePullSecrets = append(b.ImagePullSecrets, *values[i])
 	}
 	return b
 }

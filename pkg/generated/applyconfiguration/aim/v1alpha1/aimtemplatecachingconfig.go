@@ -19,14 +19,14 @@ limitations under the License.
 package v1alpha1
 
 import (
-	v1 "k8s.io/api/core/v1"
+	v1 "k8s.io/client-go/applyconfigurations/core/v1"
 )
 
 // AIMTemplateCachingConfigApplyConfiguration represents a declarative configuration of the AIMTemplateCachingConfig type for use
 // with apply.
 type AIMTemplateCachingConfigApplyConfiguration struct {
-	Enabled *bool       `json:"enabled,omitempty"`
-	Env     []v1.EnvVar `json:"env,omitempty"`
+	Enabled *bool                         `json:"enabled,omitempty"`
+	Env     []v1.EnvVarApplyConfiguration `json:"env,omitempty"`
 }
 
 // AIMTemplateCachingConfigApplyConfiguration constructs a declarative configuration of the AIMTemplateCachingConfig type for use with
@@ -46,9 +46,12 @@ func (b *AIMTemplateCachingConfigApplyConfiguration) WithEnabled(value bool) *AI
 // WithEnv adds the given value to the Env field in the declarative configuration
 // and returns the receiver, so that objects can be build by chaining "With" function invocations.
 // If called multiple times, values provided by each call will be appended to the Env field.
-func (b *AIMTemplateCachingConfigApplyConfiguration) WithEnv(values ...v1.EnvVar) *AIMTemplateCachingConfigApplyConfiguration {
+func (b *AIMTemplateCachingConfigApplyConfiguration) WithEnv(values ...*v1.EnvVarApplyConfiguration) *AIMTemplateCachingConfigApplyConfiguration {
 	for i := range values {
-		b.Env = append(b.Env, values[i])
+		if values[i] == nil {
+			panic("nil value passed to WithEnv")
+		}
+		b.Env = append(b.Env, *values[i])
 	}
 	return b
 }
