@@ -562,3 +562,59 @@ func TestAnonymousRequestsRefused(t *testing.T) {
 		t.Errorf("anonymous list: code %d, want 401: %v", code, err)
 	}
 }
+
+// TestWatchWithCustomFieldSelectors watches on spec.modelName and status.status: objects entering the
+// selection arrive as ADDED, objects leaving it as DELETED, others not at all.
+func TestWatchWithCustomFieldSelectors(t *testing.T) {
+	c, ns := ctx(t), namespace(t)
+	tpls := shared.Client.AimV1alpha1().AIMServiceTemplates(ns)
+	byModel, err := tpls.Watch(c, metav1.ListOptions{FieldSelector: "spec.modelName=wanted"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer byModel.Stop()
+	byStatus, err := tpls.Watch(c, metav1.ListOptions{FieldSelector: "status.status=Ready"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer byStatus.Stop()
+
+	mk := func(name, model string) *aimv1.AIMServiceTemplate {
+		tpl, err := tpls.Create(c, &aimv1.AIMServiceTemplate{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: aimv1.AIMServiceTemplateSpec{AIMServiceTemplateSpecCommon: aimv1.AIMServiceTemplateSpecCommon{ModelName: model}}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tpl
+	}
+	mk("other", "unwanted")
+	tpl := mk("picked", "wanted")
+	tpl.Status.Status = aimv1.AIMStatusReady
+	if tpl, err = tpls.UpdateStatus(c, tpl, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tpl.Status.Status = aimv1.AIMStatusFailed
+	if _, err = tpls.UpdateStatus(c, tpl, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	next := func(w watch.Interface) (watch.EventType, string) {
+		t.Helper()
+		select {
+		case ev := <-w.ResultChan():
+			return ev.Type, ev.Object.(*aimv1.AIMServiceTemplate).Name
+		case <-time.After(30 * time.Second):
+			t.Fatal("no watch event")
+		}
+		return "", ""
+	}
+	if typ, name := next(byModel); typ != watch.Added || name != "picked" {
+		t.Errorf("spec.modelName watch: %s %s, want ADDED picked", typ, name)
+	}
+	if typ, name := next(byStatus); typ != watch.Added || name != "picked" {
+		t.Errorf("status.status watch: %s %s, want ADDED picked", typ, name)
+	}
+	if typ, name := next(byStatus); typ != watch.Deleted || name != "picked" {
+		t.Errorf("status.status watch after leaving Ready: %s %s, want DELETED picked", typ, name)
+	}
+}
