@@ -9,9 +9,12 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 )
 
 const (
@@ -38,6 +41,7 @@ type Options struct {
 type Server struct {
 	etcd      *embed.Etcd
 	clientURL string
+	closing   *atomic.Bool
 }
 
 // Start starts etcd on loopback ports chosen by the kernel and waits until it serves.
@@ -67,11 +71,12 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	cfg.MaxRequestBytes = maxRequestBytes
 	cfg.WatchProgressNotifyInterval = watchProgressNotifyInterval
 	cfg.UnsafeNoFsync = o.UnsafeNoFsync
-	cfg.LogLevel = o.LogLevel
-	if cfg.LogLevel == "" {
-		// etcd logs every request at warn level when the server is idle-fast; errors are what matter here.
-		cfg.LogLevel = "error"
+	closing := &atomic.Bool{}
+	logger, err := newLogger(o.LogLevel, closing)
+	if err != nil {
+		return nil, err
 	}
+	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(logger)
 
 	e, err := embed.StartEtcd(cfg)
 	if err != nil {
@@ -96,7 +101,47 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		e.Close()
 		return nil, errors.New("embedded etcd has no client listener")
 	}
-	return &Server{etcd: e, clientURL: "http://" + e.Clients[0].Addr().String()}, nil
+	return &Server{etcd: e, clientURL: "http://" + e.Clients[0].Addr().String(), closing: closing}, nil
+}
+
+// closingMessage is what etcd logs, as an error, for each listener it closes on shutdown.
+const closingMessage = "setting up serving from embedded etcd failed."
+
+// newLogger logs at level (default error: etcd logs routine request statistics as warnings) and drops the
+// listener-closed errors etcd reports while we are shutting it down.
+func newLogger(level string, closing *atomic.Bool) (*zap.Logger, error) {
+	if level == "" {
+		level = "error"
+	}
+	lvl, err := zapcore.ParseLevel(level)
+	if err != nil {
+		return nil, fmt.Errorf("embedded etcd log level: %w", err)
+	}
+	cfg := zap.NewProductionConfig()
+	cfg.Level = zap.NewAtomicLevelAt(lvl)
+	cfg.Sampling = nil
+	cfg.OutputPaths, cfg.ErrorOutputPaths = []string{"stderr"}, []string{"stderr"}
+	logger, err := cfg.Build(zap.WrapCore(func(c zapcore.Core) zapcore.Core { return shutdownFilter{c, closing} }))
+	if err != nil {
+		return nil, fmt.Errorf("building embedded etcd logger: %w", err)
+	}
+	return logger, nil
+}
+
+type shutdownFilter struct {
+	zapcore.Core
+	closing *atomic.Bool
+}
+
+func (f shutdownFilter) Check(e zapcore.Entry, ce *zapcore.CheckedEntry) *zapcore.CheckedEntry {
+	if f.closing.Load() && e.Message == closingMessage {
+		return ce
+	}
+	return f.Core.Check(e, ce)
+}
+
+func (f shutdownFilter) With(fields []zapcore.Field) zapcore.Core {
+	return shutdownFilter{f.Core.With(fields), f.closing}
 }
 
 // freeLoopbackPorts asks the kernel for n free ports. Another process could take one before etcd binds it;
@@ -124,4 +169,7 @@ func freeLoopbackPorts(n int) ([]int, error) {
 func (s *Server) ClientURL() string { return s.clientURL }
 
 // Close stops etcd. Call it after the API server has drained, or in-flight requests and watches fail noisily.
-func (s *Server) Close() { s.etcd.Close() }
+func (s *Server) Close() {
+	s.closing.Store(true)
+	s.etcd.Close()
+}
