@@ -10,7 +10,7 @@ FUZZTIME  ?= 10s
 LONG_FUZZTIME ?= 5m
 GO        ?= go
 
-.PHONY: all build run test verify unit fuzz fuzz-short update-codegen verify-codegen clean
+.PHONY: all build run test verify unit fuzz fuzz-short update-codegen verify-codegen clean tools image e2e local-up local-down
 
 all: build
 
@@ -21,8 +21,9 @@ build:
 run: build
 	$(BIN)/aim-apiserver --local --data-dir $(RUN_DIR) --secure-port $(PORT)
 
-## test: static checks, generated-code verification, unit + in-process integration tests, a short fuzz run.
-test: verify unit fuzz-short
+## test: static checks, generated-code verification, unit + in-process integration tests, a short fuzz run,
+## the image build, and the end-to-end suite on a real control plane.
+test: verify unit fuzz-short image e2e
 
 verify: verify-codegen
 	@bad=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go' 2>/dev/null || find . -name '*.go' -not -path './_output/*')); \
@@ -42,6 +43,29 @@ fuzz-short:
 ## fuzz: the same targets for longer (LONG_FUZZTIME).
 fuzz:
 	@for t in $(FUZZ_TARGETS); do $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(LONG_FUZZTIME) $(FUZZ_PKG); done
+
+## tools: kube-apiserver, kube-controller-manager, kubectl and etcd at the pinned release, into $(BIN).
+tools:
+	hack/tools/build-tools.sh
+
+VERSION ?= dev
+IMAGE_TARBALL := $(OUT)/aim-apiserver-image.tar
+
+## image: the container image as a tarball ($(IMAGE_TARBALL)), built without a container engine, then inspected.
+image:
+	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) build -trimpath -ldflags "-s -w" -o $(BIN)/linux-amd64/aim-apiserver ./cmd/apiserver
+	$(GO) run ./hack/image --binary $(BIN)/linux-amd64/aim-apiserver --out $(IMAGE_TARBALL) --version $(VERSION)
+	IMAGE_TARBALL=$(CURDIR)/$(IMAGE_TARBALL) $(GO) test -count=1 -run '^TestImageTarball$$' ./hack/image
+
+## e2e: local control plane up, end-to-end suite with the pinned kubectl, down again (KEEP_UP=1 keeps it).
+e2e: tools
+	hack/e2e.sh
+
+local-up:
+	hack/local-up.sh
+
+local-down:
+	hack/local-down.sh
 
 update-codegen:
 	hack/update-codegen.sh

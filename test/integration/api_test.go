@@ -618,3 +618,51 @@ func TestWatchWithCustomFieldSelectors(t *testing.T) {
 		t.Errorf("status.status watch after leaving Ready: %s %s, want DELETED picked", typ, name)
 	}
 }
+
+// TestProtobufIsNotOffered: kube-controller-manager asks for protobuf first and JSON second; it must get JSON,
+// and a client that accepts only protobuf gets 406, never a 500.
+func TestProtobufIsNotOffered(t *testing.T) {
+	ns := namespace(t)
+	if _, err := shared.Client.AimV1alpha1().AIMModels(ns).Create(ctx(t), &aimv1.AIMModel{
+		ObjectMeta: metav1.ObjectMeta{Name: "m"}, Spec: aimv1.AIMModelSpec{Image: "repo/img:1"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	client := shared.RawClient(t)
+	url := strings.TrimSuffix(shared.Config.Host, "/") + "/apis/aim.eai.amd.com/v1alpha1/namespaces/" + ns + "/aimmodels"
+	for _, tc := range []struct {
+		accept   string
+		wantCode int
+		wantType string
+	}{
+		{"application/vnd.kubernetes.protobuf, application/json", http.StatusOK, "application/json"},
+		// Metadata-only lists are meta/v1 types, which do have a protobuf encoding.
+		{"application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json", http.StatusOK, "application/vnd.kubernetes.protobuf"},
+		{"application/vnd.kubernetes.protobuf", http.StatusNotAcceptable, "application/json"},
+	} {
+		req, _ := http.NewRequest(http.MethodGet, url, nil)
+		req.Header.Set("Accept", tc.accept)
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.wantCode {
+			t.Errorf("Accept %s: code %d, want %d: %s", tc.accept, resp.StatusCode, tc.wantCode, body)
+		}
+		if !strings.HasPrefix(resp.Header.Get("Content-Type"), tc.wantType) {
+			t.Errorf("Accept %s: content type %s", tc.accept, resp.Header.Get("Content-Type"))
+		}
+	}
+	// DELETE collection with protobuf preferred, as the namespace controller sends it.
+	req, _ := http.NewRequest(http.MethodDelete, url, nil)
+	req.Header.Set("Accept", "application/vnd.kubernetes.protobuf, application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("deletecollection preferring protobuf: code %d", resp.StatusCode)
+	}
+}

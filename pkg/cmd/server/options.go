@@ -188,6 +188,7 @@ func (o *Options) config(ctx context.Context) (_ *runningConfig, err error) {
 	}
 
 	serverConfig := genericapiserver.NewRecommendedConfig(apiserver.Codecs)
+	serverConfig.Serializer = apiserver.NegotiatedSerializer()
 	namer := openapinamer.NewDefinitionNamer(apiserver.Scheme)
 	serverConfig.OpenAPIConfig = genericapiserver.DefaultOpenAPIConfig(generatedopenapi.GetOpenAPIDefinitions, namer)
 	serverConfig.OpenAPIConfig.Info.Title = "aim-apiserver"

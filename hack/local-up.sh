@@ -1,0 +1,249 @@
+#!/usr/bin/env bash
+# Starts a real control plane on this machine, without Docker: etcd, kube-apiserver and kube-controller-manager
+# built from the pinned Kubernetes release, the KServe and Gateway API CRDs, and aim-apiserver in cluster mode
+# registered through the APIService of artifacts/deploy (patched for loopback). Ends when the APIService is
+# Available. Idempotent: a running, healthy stack is left alone.
+#
+#   hack/local-up.sh            # then: export KUBECONFIG=_output/local/kubeconfig
+#   hack/local-down.sh [--purge]
+#
+# Ports (override with the environment): ETCD_PORT, KUBE_APISERVER_PORT, KCM_PORT, AIM_PORT.
+set -o errexit -o nounset -o pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "${ROOT}"
+source hack/tools/versions.env
+
+OUT="${ROOT}/_output/local"
+BIN="${ROOT}/_output/bin"
+PKI="${OUT}/pki"
+LOGS="${OUT}/logs"
+PIDS="${OUT}/pids"
+KUBECONFIG_ADMIN="${OUT}/kubeconfig"
+ETCD_PORT="${ETCD_PORT:-23790}"
+ETCD_PEER_PORT="${ETCD_PEER_PORT:-23800}"
+KUBE_APISERVER_PORT="${KUBE_APISERVER_PORT:-16443}"
+KCM_PORT="${KCM_PORT:-20257}"
+AIM_PORT="${AIM_PORT:-18443}"
+KUBECTL=("${BIN}/kubectl" --kubeconfig "${KUBECONFIG_ADMIN}")
+
+log() { printf '[local-up %s] %s\n' "$(date +%T)" "$*"; }
+fail() {
+	printf '[local-up] ERROR: %s\n' "$*" >&2
+	exit 1
+}
+
+running() { [[ -f "${PIDS}/$1.pid" ]] && kill -0 "$(cat "${PIDS}/$1.pid")" 2>/dev/null; }
+
+# wait_for DESCRIPTION TIMEOUT_SECONDS LOGFILE COMMAND...: retries COMMAND; on timeout shows the log tail.
+wait_for() {
+	local what="$1" timeout="$2" logfile="$3"
+	shift 3
+	local deadline=$((SECONDS + timeout))
+	until "$@" >/dev/null 2>&1; do
+		if ((SECONDS >= deadline)); then
+			[[ -n "${logfile}" && -f "${logfile}" ]] && tail -n 30 "${logfile}" >&2
+			fail "${what} not ready after ${timeout}s${logfile:+ (log: ${logfile})}"
+		fi
+		sleep 0.3
+	done
+}
+
+start() {
+	local name="$1"
+	shift
+	"$@" >"${LOGS}/${name}.log" 2>&1 &
+	echo $! >"${PIDS}/${name}.pid"
+	log "started ${name} (pid $!, log ${LOGS}/${name}.log)"
+}
+
+port_free() {
+	! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+if running etcd && running kube-apiserver && running kube-controller-manager && running aim-apiserver &&
+	"${KUBECTL[@]}" get apiservice v1alpha1.aim.eai.amd.com \
+		-o jsonpath='{.status.conditions[?(@.type=="Available")].status}' 2>/dev/null | grep -qx True; then
+	log "already up: export KUBECONFIG=${KUBECONFIG_ADMIN}"
+	exit 0
+fi
+if [[ -d "${PIDS}" ]] && ls "${PIDS}"/*.pid >/dev/null 2>&1; then
+	log "a previous stack is partly running; stopping it first (data is kept)"
+	hack/local-down.sh
+fi
+
+for p in "${ETCD_PORT}" "${ETCD_PEER_PORT}" "${KUBE_APISERVER_PORT}" "${KCM_PORT}" "${AIM_PORT}"; do
+	port_free "${p}" || fail "port ${p} on 127.0.0.1 is in use; stop what uses it or set the *_PORT variables"
+done
+command -v openssl >/dev/null || fail "openssl is required (apt-get install openssl)"
+mkdir -p "${PKI}" "${LOGS}" "${PIDS}" "${BIN}"
+
+log "building control-plane tools (cached after the first build) ..."
+hack/tools/build-tools.sh
+log "building aim-apiserver ..."
+go build -o "${BIN}/aim-apiserver" ./cmd/apiserver
+
+# ---- PKI ------------------------------------------------------------------------------------------------------
+ca() { # NAME CN
+	[[ -s "${PKI}/$1.crt" ]] && return
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 3650 -subj "/CN=$2" \
+		-keyout "${PKI}/$1.key" -out "${PKI}/$1.crt" 2>/dev/null
+}
+cert() { # NAME CA SUBJECT [SANS] [USAGE]
+	[[ -s "${PKI}/$1.crt" ]] && return
+	local ext=(-addext "extendedKeyUsage=${5:-clientAuth}")
+	[[ -n "${4:-}" ]] && ext+=(-addext "subjectAltName=$4")
+	openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj "$3" "${ext[@]}" \
+		-keyout "${PKI}/$1.key" -out "${PKI}/$1.csr" 2>/dev/null
+	openssl x509 -req -in "${PKI}/$1.csr" -CA "${PKI}/$2.crt" -CAkey "${PKI}/$2.key" -CAcreateserial -days 365 \
+		-copy_extensions copyall -out "${PKI}/$1.crt" 2>/dev/null
+	rm -f "${PKI}/$1.csr"
+}
+log "generating PKI in ${PKI} (kept across runs) ..."
+ca ca kubernetes-ca
+ca front-proxy-ca front-proxy-ca
+cert kube-apiserver ca "/CN=kube-apiserver" \
+	"IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc" serverAuth
+cert admin ca "/O=system:masters/CN=admin"
+cert kube-controller-manager ca "/CN=system:kube-controller-manager"
+cert front-proxy-client front-proxy-ca "/CN=front-proxy-client"
+[[ -s "${PKI}/sa.key" ]] || {
+	openssl genrsa -out "${PKI}/sa.key" 2048 2>/dev/null
+	openssl rsa -in "${PKI}/sa.key" -pubout -out "${PKI}/sa.pub" 2>/dev/null
+}
+# aim-apiserver's serving certificate is the one the deploy base turns into the APIService caBundle.
+AIM_CERT_EXTRA_SANS="DNS:localhost,IP:127.0.0.1" hack/gen-serving-cert.sh
+
+kubeconfig() { # FILE USER CERT
+	local file="$1"
+	"${BIN}/kubectl" config --kubeconfig "${file}" set-cluster local --server "https://127.0.0.1:${KUBE_APISERVER_PORT}" \
+		--certificate-authority "${PKI}/ca.crt" --embed-certs >/dev/null
+	"${BIN}/kubectl" config --kubeconfig "${file}" set-credentials "$2" --client-certificate "${PKI}/$3.crt" \
+		--client-key "${PKI}/$3.key" --embed-certs >/dev/null
+	"${BIN}/kubectl" config --kubeconfig "${file}" set-context local --cluster local --user "$2" >/dev/null
+	"${BIN}/kubectl" config --kubeconfig "${file}" use-context local >/dev/null
+}
+kubeconfig "${KUBECONFIG_ADMIN}" admin admin
+kubeconfig "${OUT}/kube-controller-manager.kubeconfig" kube-controller-manager kube-controller-manager
+
+# ---- etcd, kube-apiserver, kube-controller-manager -----------------------------------------------------------
+start etcd "${BIN}/etcd" --name local --data-dir "${OUT}/etcd" \
+	--listen-client-urls "http://127.0.0.1:${ETCD_PORT}" --advertise-client-urls "http://127.0.0.1:${ETCD_PORT}" \
+	--listen-peer-urls "http://127.0.0.1:${ETCD_PEER_PORT}" --initial-advertise-peer-urls "http://127.0.0.1:${ETCD_PEER_PORT}" \
+	--initial-cluster "local=http://127.0.0.1:${ETCD_PEER_PORT}" --unsafe-no-fsync --log-level warn
+wait_for etcd 30 "${LOGS}/etcd.log" curl -fsS "http://127.0.0.1:${ETCD_PORT}/health"
+
+start kube-apiserver "${BIN}/kube-apiserver" \
+	--etcd-servers "http://127.0.0.1:${ETCD_PORT}" \
+	--bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "${KUBE_APISERVER_PORT}" \
+	--endpoint-reconciler-type none \
+	--tls-cert-file "${PKI}/kube-apiserver.crt" --tls-private-key-file "${PKI}/kube-apiserver.key" \
+	--client-ca-file "${PKI}/ca.crt" \
+	--authorization-mode RBAC \
+	--service-account-issuer https://kubernetes.default.svc \
+	--service-account-key-file "${PKI}/sa.pub" --service-account-signing-key-file "${PKI}/sa.key" \
+	--service-cluster-ip-range 10.96.0.0/16 \
+	--requestheader-client-ca-file "${PKI}/front-proxy-ca.crt" --requestheader-allowed-names front-proxy-client \
+	--requestheader-username-headers X-Remote-User --requestheader-group-headers X-Remote-Group \
+	--requestheader-extra-headers-prefix X-Remote-Extra- \
+	--proxy-client-cert-file "${PKI}/front-proxy-client.crt" --proxy-client-key-file "${PKI}/front-proxy-client.key" \
+	--enable-aggregator-routing=true
+wait_for kube-apiserver 90 "${LOGS}/kube-apiserver.log" "${KUBECTL[@]}" get --raw /readyz
+
+start kube-controller-manager "${BIN}/kube-controller-manager" \
+	--kubeconfig "${OUT}/kube-controller-manager.kubeconfig" \
+	--authentication-kubeconfig "${OUT}/kube-controller-manager.kubeconfig" \
+	--authorization-kubeconfig "${OUT}/kube-controller-manager.kubeconfig" \
+	--bind-address 127.0.0.1 --secure-port "${KCM_PORT}" --cert-dir "${OUT}/kcm-certs" --leader-elect=false \
+	--use-service-account-credentials=true --service-account-private-key-file "${PKI}/sa.key" \
+	--root-ca-file "${PKI}/ca.crt" --kube-api-qps 200 --kube-api-burst 400 \
+	--controllers job-controller,garbage-collector-controller,namespace-controller,serviceaccount-controller,serviceaccount-token-controller,root-ca-certificate-publisher-controller,clusterrole-aggregation-controller
+wait_for kube-controller-manager 60 "${LOGS}/kube-controller-manager.log" "${KUBECTL[@]}" get serviceaccount default -n default
+
+# ---- CRDs of the workloads the controller manages ------------------------------------------------------------
+crd_dir() { GOFLAGS=-mod=mod go mod download -json "$1@$2" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'; }
+KSERVE_DIR="$(crd_dir github.com/kserve/kserve "${KSERVE_VERSION}")"
+GATEWAY_DIR="$(crd_dir sigs.k8s.io/gateway-api "${GATEWAY_API_VERSION}")"
+[[ -d "${KSERVE_DIR}" && -d "${GATEWAY_DIR}" ]] || fail "could not download the KServe or Gateway API module for their CRDs"
+log "installing KServe ${KSERVE_VERSION} and Gateway API ${GATEWAY_API_VERSION} CRDs ..."
+# Server-side: the InferenceService CRD is too large for client-side apply's annotation.
+"${KUBECTL[@]}" apply --server-side --force-conflicts --field-manager local-up \
+	-f "${KSERVE_DIR}/config/crd/full/serving.kserve.io_inferenceservices.yaml" \
+	-f "${KSERVE_DIR}/config/crd/full/serving.kserve.io_servingruntimes.yaml" \
+	-f "${KSERVE_DIR}/config/crd/full/serving.kserve.io_clusterservingruntimes.yaml" \
+	-f "${GATEWAY_DIR}/config/crd/standard/" >"${LOGS}/crds.log"
+"${KUBECTL[@]}" wait --for condition=Established --timeout 60s \
+	crd/inferenceservices.serving.kserve.io crd/httproutes.gateway.networking.k8s.io >/dev/null
+
+# ---- artifacts/deploy, patched for loopback ------------------------------------------------------------------
+# No kubelet runs pods here: aim-apiserver runs as a process, so the overlay drops the Deployment and the etcd
+# StatefulSet and points the Service at 127.0.0.1 through an FQDN EndpointSlice (IP endpoints reject loopback).
+OVERLAY="${OUT}/deploy-overlay"
+mkdir -p "${OVERLAY}"
+cat >"${OVERLAY}/kustomization.yaml" <<EOF
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources:
+  - $(realpath --relative-to "${OVERLAY}" "${ROOT}/artifacts/deploy")
+  - endpointslice.yaml
+patches:
+  - target: {kind: Deployment, name: aim-apiserver}
+    patch: '{"\$patch": "delete", "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "aim-apiserver"}}'
+  - target: {kind: PodDisruptionBudget, name: aim-apiserver}
+    patch: '{"\$patch": "delete", "apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "aim-apiserver"}}'
+  - target: {kind: StatefulSet, name: aim-etcd}
+    patch: '{"\$patch": "delete", "apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "aim-etcd"}}'
+  - target: {kind: Service, name: aim-etcd}
+    patch: '{"\$patch": "delete", "apiVersion": "v1", "kind": "Service", "metadata": {"name": "aim-etcd"}}'
+  - target: {kind: Service, name: aim-etcd-client}
+    patch: '{"\$patch": "delete", "apiVersion": "v1", "kind": "Service", "metadata": {"name": "aim-etcd-client"}}'
+  - target: {kind: Service, name: aim-apiserver}
+    patch: '[{"op": "remove", "path": "/spec/selector"}]'
+EOF
+cat >"${OVERLAY}/endpointslice.yaml" <<EOF
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: aim-apiserver-loopback
+  namespace: aim-system
+  labels:
+    kubernetes.io/service-name: aim-apiserver
+addressType: FQDN
+endpoints:
+  - addresses: ["127.0.0.1"]
+    conditions: {ready: true}
+ports:
+  - name: https
+    port: ${AIM_PORT}
+    protocol: TCP
+EOF
+log "applying artifacts/deploy (loopback overlay) ..."
+"${KUBECTL[@]}" apply --server-side --force-conflicts --field-manager local-up -k "${OVERLAY}" >"${LOGS}/deploy.log" ||
+	fail "applying artifacts/deploy failed: $(cat "${LOGS}/deploy.log")"
+
+# aim-apiserver authenticates to kube-apiserver as its ServiceAccount, so the RBAC of artifacts/deploy is what
+# it runs with, as in a real cluster.
+wait_for "service account aim-system/aim-apiserver" 30 "" "${KUBECTL[@]}" -n aim-system get serviceaccount aim-apiserver
+TOKEN="$("${KUBECTL[@]}" -n aim-system create token aim-apiserver --duration 48h)"
+AIM_KUBECONFIG="${OUT}/aim-apiserver.kubeconfig"
+"${BIN}/kubectl" config --kubeconfig "${AIM_KUBECONFIG}" set-cluster local --server "https://127.0.0.1:${KUBE_APISERVER_PORT}" \
+	--certificate-authority "${PKI}/ca.crt" --embed-certs >/dev/null
+"${BIN}/kubectl" config --kubeconfig "${AIM_KUBECONFIG}" set-credentials aim-apiserver --token "${TOKEN}" >/dev/null
+"${BIN}/kubectl" config --kubeconfig "${AIM_KUBECONFIG}" set-context local --cluster local --user aim-apiserver >/dev/null
+"${BIN}/kubectl" config --kubeconfig "${AIM_KUBECONFIG}" use-context local >/dev/null
+
+start aim-apiserver "${BIN}/aim-apiserver" \
+	--etcd-servers "http://127.0.0.1:${ETCD_PORT}" \
+	--bind-address 127.0.0.1 --secure-port "${AIM_PORT}" \
+	--tls-cert-file "${ROOT}/artifacts/deploy/certs/tls.crt" --tls-private-key-file "${ROOT}/artifacts/deploy/certs/tls.key" \
+	--kubeconfig "${AIM_KUBECONFIG}" --authentication-kubeconfig "${AIM_KUBECONFIG}" --authorization-kubeconfig "${AIM_KUBECONFIG}"
+wait_for "APIService v1alpha1.aim.eai.amd.com Available" 90 "${LOGS}/aim-apiserver.log" \
+	"${KUBECTL[@]}" wait --for condition=Available --timeout 2s apiservice/v1alpha1.aim.eai.amd.com
+
+# kube-apiserver aggregates the OpenAPI document shortly after the APIService turns Available; kubectl explain
+# and client-side validation need it.
+wait_for "OpenAPI of aim.eai.amd.com aggregated by kube-apiserver" 60 "${LOGS}/kube-apiserver.log" \
+	"${KUBECTL[@]}" explain aimservice.spec.model
+
+log "up: etcd :${ETCD_PORT}, kube-apiserver :${KUBE_APISERVER_PORT}, aim-apiserver :${AIM_PORT}"
+log "export KUBECONFIG=${KUBECONFIG_ADMIN}; ${BIN}/kubectl api-resources --api-group=aim.eai.amd.com"

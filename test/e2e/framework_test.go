@@ -1,0 +1,179 @@
+//go:build e2e
+
+// Package e2e drives aim-apiserver through a real kube-apiserver (hack/local-up.sh) with the pinned kubectl.
+package e2e
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var (
+	root       = filepath.Join("..", "..")
+	kubectlBin = filepath.Join(root, "_output", "bin", "kubectl")
+	localDir   = filepath.Join(root, "_output", "local")
+	adminKC    = filepath.Join(localDir, "kubeconfig")
+	samplesDir = filepath.Join(root, "artifacts", "samples")
+)
+
+func TestMain(m *testing.M) {
+	for _, f := range []string{kubectlBin, adminKC} {
+		if _, err := os.Stat(f); err != nil {
+			fmt.Fprintf(os.Stderr, "e2e needs a running local control plane (hack/local-up.sh): %v\n", err)
+			os.Exit(1)
+		}
+	}
+	os.Exit(m.Run())
+}
+
+// kubectl runs the pinned kubectl as a user (a kubeconfig).
+type kubectl struct {
+	t          *testing.T
+	kubeconfig string
+}
+
+func admin(t *testing.T) kubectl { return kubectl{t: t, kubeconfig: adminKC} }
+
+func (k kubectl) run(stdin string, args ...string) (string, error) {
+	cmd := exec.Command(kubectlBin, append([]string{"--kubeconfig", k.kubeconfig}, args...)...)
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func (k kubectl) must(args ...string) string {
+	k.t.Helper()
+	out, err := k.run("", args...)
+	if err != nil {
+		k.t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+func (k kubectl) apply(manifest string, args ...string) (string, error) {
+	return k.run(manifest, append([]string{"apply", "-f", "-"}, args...)...)
+}
+
+func (k kubectl) mustApply(manifest string, args ...string) string {
+	k.t.Helper()
+	out, err := k.apply(manifest, args...)
+	if err != nil {
+		k.t.Fatalf("kubectl apply: %v\n%s\n---\n%s", err, out, manifest)
+	}
+	return out
+}
+
+// eventually retries check until it returns nil or the timeout passes.
+func eventually(t *testing.T, timeout time.Duration, what string, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		err := check()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: still failing after %s: %v", what, timeout, err)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// namespace creates a namespace for the test, unique to this run, and deletes it afterwards.
+func namespace(t *testing.T, prefix string) string {
+	t.Helper()
+	k := admin(t)
+	name := fmt.Sprintf("%s-%d", prefix, time.Now().UnixNano()%1_000_000)
+	k.must("create", "namespace", name)
+	eventually(t, 30*time.Second, "default service account in "+name, func() error {
+		_, err := k.run("", "get", "serviceaccount", "default", "-n", name)
+		return err
+	})
+	t.Cleanup(func() { _, _ = k.run("", "delete", "namespace", name, "--wait=false") })
+	return name
+}
+
+func contains(t *testing.T, what, out string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(out, w) {
+			t.Errorf("%s: output lacks %q:\n%s", what, w, out)
+		}
+	}
+}
+
+// userKubeconfig writes a kubeconfig for a user with a client certificate signed by the cluster CA.
+func userKubeconfig(t *testing.T, user string) string {
+	t.Helper()
+	caCert, caKey := loadCA(t)
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serial, _ := rand.Int(rand.Reader, big.NewInt(1<<62))
+	tmpl := &x509.Certificate{
+		SerialNumber: serial, Subject: pkix.Name{CommonName: user},
+		NotBefore: time.Now().Add(-time.Minute), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, key.Public(), caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	keyDER, _ := x509.MarshalECPrivateKey(key)
+	certFile, keyFile := filepath.Join(dir, user+".crt"), filepath.Join(dir, user+".key")
+	must(t, os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600))
+	must(t, os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600))
+
+	kc := filepath.Join(dir, "kubeconfig")
+	server := strings.TrimSpace(admin(t).must("config", "view", "--minify", "-o", "jsonpath={.clusters[0].cluster.server}"))
+	k := kubectl{t: t, kubeconfig: kc}
+	k.must("config", "set-cluster", "local", "--server", server, "--certificate-authority", filepath.Join(localDir, "pki", "ca.crt"), "--embed-certs")
+	k.must("config", "set-credentials", user, "--client-certificate", certFile, "--client-key", keyFile, "--embed-certs")
+	k.must("config", "set-context", "local", "--cluster", "local", "--user", user)
+	k.must("config", "use-context", "local")
+	return kc
+}
+
+func loadCA(t *testing.T) (*x509.Certificate, any) {
+	t.Helper()
+	certPEM, err := os.ReadFile(filepath.Join(localDir, "pki", "ca.crt"))
+	must(t, err)
+	keyPEM, err := os.ReadFile(filepath.Join(localDir, "pki", "ca.key"))
+	must(t, err)
+	cb, _ := pem.Decode(certPEM)
+	kb, _ := pem.Decode(keyPEM)
+	if cb == nil || kb == nil {
+		t.Fatal("cannot decode the local cluster CA")
+	}
+	cert, err := x509.ParseCertificate(cb.Bytes)
+	must(t, err)
+	key, err := x509.ParsePKCS8PrivateKey(kb.Bytes)
+	if err != nil {
+		key, err = x509.ParseECPrivateKey(kb.Bytes)
+	}
+	must(t, err)
+	return cert, key
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
