@@ -62,9 +62,15 @@ func TestSamplesCRUDAndColumns(t *testing.T) {
 	// kubectl wait on a jsonpath.
 	k.must("wait", "-n", ns, "aimsvc/qwen-chat", "--for=jsonpath={.status.status}=Pending", "--timeout=30s")
 
-	k.must("delete", "-n", ns, "aimsvc", "qwen-chat")
-	if out, err := k.run("", "get", "aimsvc", "qwen-chat", "-n", ns); err == nil || !strings.Contains(out, "NotFound") {
-		t.Errorf("deleted service still readable: %v %s", err, out)
+	// Update every sample (a label), read it back, then delete them all.
+	k.must("label", "-n", ns, "-f", samplesDir, "e2e=crud")
+	labelled := strings.Fields(k.must("get", "aim", "-A", "-l", "e2e=crud", "-o", "name"))
+	if len(labelled) != 12 {
+		t.Errorf("%d labelled objects, want 12: %v", len(labelled), labelled)
+	}
+	k.must("delete", "-n", ns, "-f", samplesDir)
+	if out := strings.TrimSpace(k.must("get", "aim", "-A", "-l", "e2e=crud", "-o", "name")); out != "" {
+		t.Errorf("objects left after delete: %s", out)
 	}
 }
 
