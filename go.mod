@@ -14,6 +14,7 @@ require (
 	k8s.io/client-go v0.34.12
 	k8s.io/code-generator v0.34.12
 	k8s.io/component-base v0.34.12
+	k8s.io/component-helpers v0.34.12
 	k8s.io/klog/v2 v2.130.1
 	k8s.io/kube-openapi v0.0.0-20250710124328-f3f2b991d03b
 	k8s.io/utils v0.0.0-20250604170112-4c0f3b243397

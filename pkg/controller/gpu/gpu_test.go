@@ -1,0 +1,177 @@
+package gpu
+
+import (
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+)
+
+func node(name string, gpus int64, lbls map[string]string) corev1.Node {
+	n := corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: lbls}}
+	if gpus >= 0 {
+		n.Status.Allocatable = corev1.ResourceList{"amd.com/gpu": *resource.NewQuantity(gpus, resource.DecimalSI), "cpu": resource.MustParse("64")}
+	}
+	return n
+}
+
+func TestModelFromEveryLabelForm(t *testing.T) {
+	cases := []struct {
+		name   string
+		labels map[string]string
+		want   string
+	}{
+		{"device id", map[string]string{LabelDeviceID: "74a1"}, "MI300X"},
+		{"device id with 0x and upper case", map[string]string{LabelDeviceID: "0x74A5"}, "MI325X"},
+		{"beta device id", map[string]string{LabelBetaDeviceID: "75a3"}, "MI355X"},
+		{"count-encoded device id", map[string]string{LabelDeviceID + ".75b0": "8"}, "MI350X"},
+		{"count-encoded beta device id", map[string]string{LabelBetaDeviceID + ".7408": "4"}, "MI250X"},
+		{"count-encoded zero is no GPU", map[string]string{LabelDeviceID + ".74a1": "0"}, ""},
+		{"family", map[string]string{LabelFamily: "Instinct-MI300X"}, "MI300X"},
+		{"beta family", map[string]string{LabelBetaFamily: "mi210"}, "MI210"},
+		{"family that is not a model", map[string]string{LabelFamily: "AI"}, ""},
+		{"count-encoded family", map[string]string{LabelFamily + ".MI325X": "8"}, "MI325X"},
+		{"device id wins over family", map[string]string{LabelDeviceID: "740f", LabelFamily: "MI300X"}, "MI210"},
+		{"unknown device id", map[string]string{LabelDeviceID: "7fff"}, "AMD-7FFF"},
+		{"no AMD labels", map[string]string{"kubernetes.io/os": "linux"}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got, _ := modelFromLabels(tc.labels); got != tc.want {
+				t.Errorf("model %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestNormalizeModel(t *testing.T) {
+	for in, want := range map[string]string{
+		"MI300X": "MI300X", "mi300x": "MI300X", "AMD Instinct MI325X": "MI325X", "Instinct-MI355X": "MI355X",
+		"MI300X (rev 2)": "MI300X", "amd_mi210": "MI210", "AMD-7FFF": "AMD-7FFF", "something": "SOMETHING",
+	} {
+		if got := NormalizeModel(in); got != want {
+			t.Errorf("NormalizeModel(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestFind(t *testing.T) {
+	inv := NewInventory([]corev1.Node{
+		node("mi300-full", 0, map[string]string{LabelDeviceID: "74a1"}),
+		node("mi300-free", 8, map[string]string{LabelBetaDeviceID: "74b5"}),
+		node("mi210", 4, map[string]string{LabelDeviceID + ".740f": "4", LabelVRAM: "64G"}),
+		node("unknown", 2, map[string]string{LabelDeviceID: "7fff"}),
+		node("cpu-only", -1, nil),
+	})
+	if got := inv.Models(); !slices.Equal(got, []string{"MI300X", "MI210", "AMD-7FFF"}) {
+		t.Errorf("models %v", got)
+	}
+	cases := []struct {
+		name      string
+		req       Requirement
+		available bool
+		nodes     []string
+		reason    string
+	}{
+		{"model with capacity", Requirement{Model: "MI300X", Count: 8}, true, []string{"mi300-free"}, ""},
+		{"model, no GPUs consumed", Requirement{Model: "mi300x"}, true, []string{"mi300-free", "mi300-full"}, ""},
+		{"model without capacity", Requirement{Model: "MI300X", Count: 9}, false, nil, ReasonInsufficientCapacity},
+		{"absent model", Requirement{Model: "MI355X", Count: 1}, false, nil, ReasonGPUNotAvailable},
+		{"any model", Requirement{Count: 4}, true, []string{"mi210", "mi300-free"}, ""},
+		{"unknown device id by its model name", Requirement{Model: "AMD-7FFF", Count: 1}, true, []string{"unknown"}, ""},
+		{"memory from table", Requirement{MinMemory: ptrQ("192Gi"), Count: 1}, true, []string{"mi300-free"}, ""},
+		{"memory from label", Requirement{MinMemory: ptrQ("60Gi"), Count: 4}, true, []string{"mi210", "mi300-free"}, ""},
+		{"too much memory", Requirement{MinMemory: ptrQ("1Ti")}, false, nil, ReasonVRAMNotAvailable},
+		{"other resource name", Requirement{Model: "MI300X", Count: 1, ResourceName: "amd.com/mi300x"}, false, nil, ReasonInsufficientCapacity},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := inv.Find(tc.req)
+			if m.Available != tc.available || !slices.Equal(m.Nodes, tc.nodes) || m.Reason != tc.reason {
+				t.Errorf("got available=%v nodes=%v reason=%q (%s)", m.Available, m.Nodes, m.Reason, m.Message)
+			}
+			if !m.Available && m.Message == "" {
+				t.Error("unavailable match without a message")
+			}
+		})
+	}
+}
+
+// TestAffinityAgreesWithInventory: every node the inventory counts for a model is selected by the affinity
+// built for that model, whatever label form identified it, and no node of another model is (F11).
+func TestAffinityAgreesWithInventory(t *testing.T) {
+	nodes := []corev1.Node{
+		node("id", 8, map[string]string{LabelDeviceID: "74a1"}),
+		node("beta-id", 8, map[string]string{LabelBetaDeviceID: "74bd"}),
+		node("count", 8, map[string]string{LabelDeviceID + ".74a9": "8"}),
+		node("beta-count", 8, map[string]string{LabelBetaDeviceID + ".74b5": "8"}),
+		node("family", 8, map[string]string{LabelFamily: "Instinct-MI300X"}),
+		node("count-zero", 8, map[string]string{LabelDeviceID + ".74a1": "0"}),
+		node("other", 8, map[string]string{LabelDeviceID: "75a3"}),
+		node("other-family", 8, map[string]string{LabelFamily: "MI355X"}),
+	}
+	inv := NewInventory(nodes)
+	m := inv.Find(Requirement{Model: "MI300X", Count: 1})
+	sel, err := nodeaffinity.NewNodeSelector(inv.Affinity(m.Models).RequiredDuringSchedulingIgnoredDuringExecution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nodes {
+		want := slices.Contains(m.Nodes, n.Name)
+		if got := sel.Match(&n); got != want {
+			t.Errorf("node %s (labels %v): affinity match %v, inventory candidate %v", n.Name, labels.Set(n.Labels), got, want)
+		}
+	}
+	if inv.Affinity(nil) != nil {
+		t.Error("affinity for no models should be nil")
+	}
+}
+
+func TestRank(t *testing.T) {
+	order := []string{"MI355X", "MI350X", "MI325X", "MI300X", "MI250X", "MI210", "MI100"}
+	for i := 1; i < len(order); i++ {
+		if Rank(order[i-1]) >= Rank(order[i]) && order[i] != "MI100" {
+			t.Errorf("%s should rank before %s", order[i-1], order[i])
+		}
+	}
+	if Rank("MI100") != Rank("AMD-7FFF") || Rank("MI100") <= Rank("MI210") {
+		t.Error("unranked models should rank last, equally")
+	}
+}
+
+func TestSummary(t *testing.T) {
+	for _, tc := range []struct {
+		gpu   bool
+		count int32
+		model string
+		want  string
+	}{
+		{true, 1, "MI300X", "1 x MI300X"}, {true, 2, "mi325x", "2 x MI325X"}, {true, 0, "MI300X", "MI300X"},
+		{false, 0, "", "CPU"}, {true, 4, "", "4 x GPU"},
+	} {
+		if got := Summary(tc.gpu, tc.count, tc.model); got != tc.want {
+			t.Errorf("Summary(%v, %d, %q) = %q, want %q", tc.gpu, tc.count, tc.model, got, tc.want)
+		}
+	}
+}
+
+func TestMemoryLabel(t *testing.T) {
+	for v, want := range map[string]string{"192G": "192Gi", "1T": "1Ti", "65536M": "64Gi", "64Gi": "64Gi", "1073741824": "1Gi"} {
+		q, ok := memoryFromLabels(map[string]string{LabelVRAM: v})
+		if !ok || q.Cmp(resource.MustParse(want)) != 0 {
+			t.Errorf("vram %q = %v (%v), want %s", v, q.String(), ok, want)
+		}
+	}
+	if _, ok := memoryFromLabels(map[string]string{LabelVRAM: "lots"}); ok {
+		t.Error("unparsable vram accepted")
+	}
+}
+
+func ptrQ(s string) *resource.Quantity {
+	q := resource.MustParse(s)
+	return &q
+}
