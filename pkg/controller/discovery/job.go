@@ -1,0 +1,225 @@
+package discovery
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+const (
+	// ContainerName is the discovery container; its termination message carries the result.
+	ContainerName = "discovery"
+
+	LabelName      = "app.kubernetes.io/name"
+	LabelComponent = "app.kubernetes.io/component"
+	LabelManagedBy = "app.kubernetes.io/managed-by"
+	// LabelTemplate names the template a discovery Job works for (the reference operator's key).
+	LabelTemplate = "aim.eai.amd.com/template"
+
+	NameValue      = "aim-discovery"
+	ComponentValue = "discovery"
+	ManagedByValue = "aim-apiserver"
+
+	namePrefix       = "discover-"
+	maxTemplateInJob = 45
+	nonRootID        = 65532
+	ttlAfterFinished = 300
+	// activeDeadline stops a Job stuck pulling its image from holding a slot of the concurrency limit forever.
+	activeDeadline = 1800
+)
+
+// JobSpec is everything a discovery Job depends on. Equal specs build equal Jobs with equal names.
+type JobSpec struct {
+	// TemplateName and TemplateKind identify the template; Namespace is where the Job runs.
+	TemplateName string
+	TemplateKind string
+	Namespace    string
+	// Owner is the template, so that deleting it removes the Job.
+	Owner metav1.OwnerReference
+	// ControllerLabel is the per-controller label key (aim.eai.amd.com/<controller>.name).
+	ControllerLabel string
+	// Labels are propagated from the template; they never override the Job's own labels.
+	Labels map[string]string
+
+	Image              string
+	ImagePullSecrets   []corev1.LocalObjectReference
+	ServiceAccountName string
+
+	Metric, Precision string
+	GPUModel          string
+	GPUCount          int32
+	ProfileID         string
+	Env               []corev1.EnvVar
+
+	// Placement: the GPU node pool, without consuming GPUs.
+	NodeAffinity      *corev1.NodeAffinity
+	Tolerations       []corev1.Toleration
+	NodeSelector      map[string]string
+	PriorityClassName string
+}
+
+// Hash identifies the inputs of discovery; a new hash means a new Job and a reset retry count.
+func (s JobSpec) Hash() string {
+	inputs := struct {
+		Template, Kind, Image, SA, Metric, Precision, GPUModel, ProfileID string
+		GPUCount                                                          int32
+		Env                                                               []corev1.EnvVar
+		Secrets                                                           []corev1.LocalObjectReference
+	}{s.TemplateName, s.TemplateKind, s.Image, s.ServiceAccountName, s.Metric, s.Precision, s.GPUModel, s.ProfileID,
+		s.GPUCount, s.Env, s.ImagePullSecrets}
+	data, _ := json.Marshal(inputs) // plain structs: cannot fail
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])[:16]
+}
+
+// JobName is "discover-<template>-<hash>", within the 63 characters a Job's pod labels allow.
+func (s JobSpec) JobName() string {
+	t := strings.TrimRight(truncate(s.TemplateName, maxTemplateInJob), "-.")
+	return namePrefix + t + "-" + s.Hash()[:8]
+}
+
+// Env is the discovery container's environment: quiet logs, the template's env, then the contract variables,
+// merged by name so that no name appears twice.
+func (s JobSpec) env() []corev1.EnvVar {
+	vars := []corev1.EnvVar{{Name: "AIM_LOG_LEVEL_ROOT", Value: "CRITICAL"}, {Name: "AIM_LOG_LEVEL", Value: "CRITICAL"}}
+	vars = MergeEnv(vars, s.Env)
+	var contract []corev1.EnvVar
+	add := func(name, value string) {
+		if value != "" {
+			contract = append(contract, corev1.EnvVar{Name: name, Value: value})
+		}
+	}
+	add("AIM_METRIC", s.Metric)
+	add("AIM_PRECISION", s.Precision)
+	add("AIM_GPU_MODEL", s.GPUModel)
+	if s.GPUCount > 0 {
+		add("AIM_GPU_COUNT", strconv.Itoa(int(s.GPUCount)))
+	}
+	add("AIM_PROFILE_ID", s.ProfileID)
+	return MergeEnv(vars, contract)
+}
+
+// BuildJob returns the discovery Job.
+func BuildJob(s JobSpec) *batchv1.Job {
+	labels := map[string]string{}
+	for k, v := range s.Labels {
+		labels[k] = v
+	}
+	labels[LabelName] = NameValue
+	labels[LabelComponent] = ComponentValue
+	labels[LabelManagedBy] = ManagedByValue
+	labels[LabelTemplate] = LabelValue(s.TemplateName)
+	if s.ControllerLabel != "" {
+		labels[s.ControllerLabel] = LabelValue(s.TemplateName)
+	}
+	podLabels := map[string]string{LabelTemplate: labels[LabelTemplate], LabelName: NameValue, LabelComponent: ComponentValue}
+
+	owner := s.Owner
+	owner.Controller, owner.BlockOwnerDeletion = ptr.To(true), ptr.To(true)
+
+	var affinity *corev1.Affinity
+	if s.NodeAffinity != nil {
+		affinity = &corev1.Affinity{NodeAffinity: s.NodeAffinity.DeepCopy()}
+	}
+	return &batchv1.Job{
+		TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: s.JobName(), Namespace: s.Namespace, Labels: labels,
+			Annotations:     map[string]string{"aim.eai.amd.com/discovery-spec-hash": s.Hash()},
+			OwnerReferences: []metav1.OwnerReference{owner},
+		},
+		Spec: batchv1.JobSpec{
+			// The controller retries with its own backoff and records each attempt.
+			BackoffLimit:            ptr.To[int32](0),
+			TTLSecondsAfterFinished: ptr.To[int32](ttlAfterFinished),
+			ActiveDeadlineSeconds:   ptr.To[int64](activeDeadline),
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: podLabels},
+				Spec: corev1.PodSpec{
+					RestartPolicy:      corev1.RestartPolicyNever,
+					ServiceAccountName: s.ServiceAccountName,
+					ImagePullSecrets:   append([]corev1.LocalObjectReference(nil), s.ImagePullSecrets...),
+					Affinity:           affinity,
+					Tolerations:        append([]corev1.Toleration(nil), s.Tolerations...),
+					NodeSelector:       s.NodeSelector,
+					PriorityClassName:  s.PriorityClassName,
+					SecurityContext: &corev1.PodSecurityContext{
+						RunAsNonRoot:   ptr.To(true),
+						RunAsUser:      ptr.To[int64](nonRootID),
+						RunAsGroup:     ptr.To[int64](nonRootID),
+						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+					},
+					Containers: []corev1.Container{{
+						Name:  ContainerName,
+						Image: s.Image,
+						Args:  []string{"dry-run", "--format=json"},
+						Env:   s.env(),
+						// No GPU request: discovery runs on the GPU node pool without taking GPUs.
+						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+							corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("256Mi"),
+						}},
+						// The result is read from the termination message, so no log access is needed.
+						TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
+						SecurityContext: &corev1.SecurityContext{
+							AllowPrivilegeEscalation: ptr.To(false),
+							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+						},
+					}},
+				},
+			},
+		},
+	}
+}
+
+// MergeEnv overlays env vars by name: a name in over replaces the same name in base, in place; new names are
+// appended in order.
+func MergeEnv(base, over []corev1.EnvVar) []corev1.EnvVar {
+	out := append([]corev1.EnvVar(nil), base...)
+	index := map[string]int{}
+	for i, e := range out {
+		index[e.Name] = i
+	}
+	for _, e := range over {
+		if i, ok := index[e.Name]; ok {
+			out[i] = e
+			continue
+		}
+		index[e.Name] = len(out)
+		out = append(out, e)
+	}
+	return out
+}
+
+// LabelValue makes a label value of a name: names longer than 63 characters keep a prefix and a hash.
+func LabelValue(name string) string {
+	if len(name) <= 63 {
+		return name
+	}
+	sum := sha256.Sum256([]byte(name))
+	return strings.TrimRight(name[:54], "-._") + "-" + hex.EncodeToString(sum[:])[:8]
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
+
+// TerminationOutput returns the discovery container's termination message from a finished pod.
+func TerminationOutput(pod *corev1.Pod) (string, bool) {
+	for _, cs := range pod.Status.ContainerStatuses {
+		if cs.Name == ContainerName && cs.State.Terminated != nil && cs.State.Terminated.Message != "" {
+			return cs.State.Terminated.Message, true
+		}
+	}
+	return "", false
+}
