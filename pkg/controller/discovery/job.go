@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/env"
 )
 
 const (
@@ -86,11 +88,11 @@ func (s JobSpec) JobName() string {
 	return namePrefix + t + "-" + s.Hash()[:8]
 }
 
-// Env is the discovery container's environment: quiet logs, the template's env, then the contract variables,
+// environment is the discovery container's environment: quiet logs, the template's env, then the contract variables,
 // merged by name so that no name appears twice.
-func (s JobSpec) env() []corev1.EnvVar {
+func (s JobSpec) environment() []corev1.EnvVar {
 	vars := []corev1.EnvVar{{Name: "AIM_LOG_LEVEL_ROOT", Value: "CRITICAL"}, {Name: "AIM_LOG_LEVEL", Value: "CRITICAL"}}
-	vars = MergeEnv(vars, s.Env)
+	vars = env.Merge(vars, s.Env)
 	var contract []corev1.EnvVar
 	add := func(name, value string) {
 		if value != "" {
@@ -104,7 +106,7 @@ func (s JobSpec) env() []corev1.EnvVar {
 		add("AIM_GPU_COUNT", strconv.Itoa(int(s.GPUCount)))
 	}
 	add("AIM_PROFILE_ID", s.ProfileID)
-	return MergeEnv(vars, contract)
+	return env.Merge(vars, contract)
 }
 
 // BuildJob returns the discovery Job.
@@ -161,7 +163,7 @@ func BuildJob(s JobSpec) *batchv1.Job {
 						Name:  ContainerName,
 						Image: s.Image,
 						Args:  []string{"dry-run", "--format=json"},
-						Env:   s.env(),
+						Env:   s.environment(),
 						// No GPU request: discovery runs on the GPU node pool without taking GPUs.
 						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
 							corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("256Mi"),
@@ -177,25 +179,6 @@ func BuildJob(s JobSpec) *batchv1.Job {
 			},
 		},
 	}
-}
-
-// MergeEnv overlays env vars by name: a name in over replaces the same name in base, in place; new names are
-// appended in order.
-func MergeEnv(base, over []corev1.EnvVar) []corev1.EnvVar {
-	out := append([]corev1.EnvVar(nil), base...)
-	index := map[string]int{}
-	for i, e := range out {
-		index[e.Name] = i
-	}
-	for _, e := range over {
-		if i, ok := index[e.Name]; ok {
-			out[i] = e
-			continue
-		}
-		index[e.Name] = len(out)
-		out = append(out, e)
-	}
-	return out
 }
 
 // LabelValue makes a label value of a name: names longer than 63 characters keep a prefix and a hash.

@@ -1,0 +1,214 @@
+// Package runtimeconfig resolves the runtime config an AIM object takes its defaults from: the namespaced
+// AIMRuntimeConfig of the name laid over the AIMClusterRuntimeConfig of the same name, field by field, where a
+// field that is set in the namespaced config wins even when it is false, zero or empty (F13).
+package runtimeconfig
+
+import (
+	"fmt"
+	"maps"
+
+	corev1 "k8s.io/api/core/v1"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/env"
+)
+
+// DefaultName is the config every object uses unless it names another; it may be absent.
+const DefaultName = "default"
+
+// Defaults used when no config sets a field.
+const (
+	DefaultPVCHeadroomPercent int32 = 10
+	DefaultMaxConcurrentJobs  int32 = 10
+)
+
+// DefaultAccessModes of model cache volumes (F15: configurable, ReadWriteMany unless set).
+var DefaultAccessModes = []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}
+
+// Resolved is the effective config of an object.
+type Resolved struct {
+	// Name is the config name that was looked up.
+	Name string
+	// Spec is the merged spec; empty when no config exists.
+	Spec aimv1.AIMRuntimeConfigSpec
+	// Ref says which config(s) it came from; nil when none exists.
+	Ref *aimv1.AIMResolvedReference
+}
+
+// NotFoundError is a named config that exists neither in the namespace nor in the cluster.
+type NotFoundError struct {
+	Name, Namespace string
+}
+
+func (e *NotFoundError) Error() string {
+	if e.Namespace == "" {
+		return fmt.Sprintf("AIMClusterRuntimeConfig %q not found", e.Name)
+	}
+	return fmt.Sprintf("neither AIMRuntimeConfig %q in namespace %q nor AIMClusterRuntimeConfig %q exists", e.Name, e.Namespace, e.Name)
+}
+
+// Resolve merges the configs found under an object's runtimeConfigName. ns is nil for cluster-scoped objects
+// or when the namespaced config does not exist; cluster is nil when the cluster config does not exist. A
+// missing config named "default" is fine; any other missing name is a NotFoundError, which the user must fix.
+func Resolve(name, namespace string, ns *aimv1.AIMRuntimeConfig, cluster *aimv1.AIMClusterRuntimeConfig) (Resolved, error) {
+	if name == "" {
+		name = DefaultName
+	}
+	r := Resolved{Name: name}
+	switch {
+	case ns == nil && cluster == nil:
+		if name == DefaultName {
+			return r, nil
+		}
+		return r, &NotFoundError{Name: name, Namespace: namespace}
+	case ns == nil:
+		r.Spec = normalize(cluster.Spec)
+		r.Ref = &aimv1.AIMResolvedReference{Name: name, Scope: aimv1.AIMResolutionScopeCluster, Kind: "AIMClusterRuntimeConfig", UID: cluster.UID}
+	case cluster == nil:
+		r.Spec = normalize(ns.Spec)
+		r.Ref = &aimv1.AIMResolvedReference{Name: name, Namespace: ns.Namespace, Scope: aimv1.AIMResolutionScopeNamespace, Kind: "AIMRuntimeConfig", UID: ns.UID}
+	default:
+		r.Spec = Merge(cluster.Spec, ns.Spec)
+		r.Ref = &aimv1.AIMResolvedReference{Name: name, Namespace: ns.Namespace, Scope: aimv1.AIMResolutionScopeMerged, Kind: "AIMRuntimeConfig", UID: ns.UID}
+	}
+	return r, nil
+}
+
+// Merge lays over on top of base. Pointer, slice and map fields of over win when set (non-nil), whatever
+// their value; env merges by name and node selectors and route annotations by key. Legacy top-level fields
+// are moved into storage first.
+func Merge(base, over aimv1.AIMRuntimeConfigSpec) aimv1.AIMRuntimeConfigSpec {
+	base, over = normalize(base), normalize(over)
+	out := aimv1.AIMRuntimeConfigSpec{
+		Storage:          mergeStorage(base.Storage, over.Storage),
+		Routing:          mergeRouting(base.Routing, over.Routing),
+		Env:              env.Merge(base.Env, over.Env),
+		LabelPropagation: mergeLabelPropagation(base.LabelPropagation, over.LabelPropagation),
+		Scheduling:       mergeScheduling(base.Scheduling, over.Scheduling),
+		Discovery:        mergeDiscovery(base.Discovery, over.Discovery),
+	}
+	if len(out.Env) == 0 {
+		out.Env = nil
+	}
+	return out
+}
+
+// normalize moves the deprecated top-level storage fields into storage where storage does not set them.
+func normalize(s aimv1.AIMRuntimeConfigSpec) aimv1.AIMRuntimeConfigSpec {
+	s = *s.DeepCopy()
+	if s.DefaultStorageClassName != "" || s.PVCHeadroomPercent != nil {
+		if s.Storage == nil {
+			s.Storage = &aimv1.AIMStorageConfig{}
+		}
+		if s.Storage.DefaultStorageClassName == nil && s.DefaultStorageClassName != "" {
+			s.Storage.DefaultStorageClassName = &s.DefaultStorageClassName
+		}
+		if s.Storage.PVCHeadroomPercent == nil {
+			s.Storage.PVCHeadroomPercent = s.PVCHeadroomPercent
+		}
+	}
+	s.DefaultStorageClassName, s.PVCHeadroomPercent, s.Model = "", nil, nil
+	return s
+}
+
+func pick[T any](base, over *T) *T {
+	if over != nil {
+		return over
+	}
+	return base
+}
+
+func pickSlice[T any](base, over []T) []T {
+	if over != nil {
+		return over
+	}
+	return base
+}
+
+func mergeMap(base, over map[string]string) map[string]string {
+	if base == nil && over == nil {
+		return nil
+	}
+	out := maps.Clone(base)
+	if out == nil {
+		out = map[string]string{}
+	}
+	maps.Copy(out, over)
+	return out
+}
+
+func mergeStorage(b, o *aimv1.AIMStorageConfig) *aimv1.AIMStorageConfig {
+	if b == nil || o == nil {
+		return pick(b, o)
+	}
+	return &aimv1.AIMStorageConfig{
+		DefaultStorageClassName: pick(b.DefaultStorageClassName, o.DefaultStorageClassName),
+		PVCHeadroomPercent:      pick(b.PVCHeadroomPercent, o.PVCHeadroomPercent),
+		AccessModes:             pickSlice(b.AccessModes, o.AccessModes),
+	}
+}
+
+func mergeRouting(b, o *aimv1.AIMRuntimeRoutingConfig) *aimv1.AIMRuntimeRoutingConfig {
+	if b == nil || o == nil {
+		return pick(b, o)
+	}
+	return &aimv1.AIMRuntimeRoutingConfig{
+		Enabled:        pick(b.Enabled, o.Enabled),
+		GatewayRef:     pick(b.GatewayRef, o.GatewayRef),
+		PathTemplate:   pick(b.PathTemplate, o.PathTemplate),
+		RequestTimeout: pick(b.RequestTimeout, o.RequestTimeout),
+		Annotations:    mergeMap(b.Annotations, o.Annotations),
+	}
+}
+
+func mergeLabelPropagation(b, o *aimv1.AIMLabelPropagationConfig) *aimv1.AIMLabelPropagationConfig {
+	if b == nil || o == nil {
+		return pick(b, o)
+	}
+	return &aimv1.AIMLabelPropagationConfig{Enabled: pick(b.Enabled, o.Enabled), Match: pickSlice(b.Match, o.Match)}
+}
+
+func mergeScheduling(b, o *aimv1.AIMSchedulingConfig) *aimv1.AIMSchedulingConfig {
+	if b == nil || o == nil {
+		return pick(b, o)
+	}
+	return &aimv1.AIMSchedulingConfig{
+		Tolerations:       pickSlice(b.Tolerations, o.Tolerations),
+		NodeSelector:      mergeMap(b.NodeSelector, o.NodeSelector),
+		PriorityClassName: pick(b.PriorityClassName, o.PriorityClassName),
+	}
+}
+
+func mergeDiscovery(b, o *aimv1.AIMDiscoveryConfig) *aimv1.AIMDiscoveryConfig {
+	if b == nil || o == nil {
+		return pick(b, o)
+	}
+	return &aimv1.AIMDiscoveryConfig{
+		ServiceAccountName: pick(b.ServiceAccountName, o.ServiceAccountName),
+		MaxConcurrentJobs:  pick(b.MaxConcurrentJobs, o.MaxConcurrentJobs),
+	}
+}
+
+// PVCHeadroomPercent is the effective headroom.
+func (r Resolved) PVCHeadroomPercent() int32 {
+	if s := r.Spec.Storage; s != nil && s.PVCHeadroomPercent != nil {
+		return *s.PVCHeadroomPercent
+	}
+	return DefaultPVCHeadroomPercent
+}
+
+// AccessModes are the effective access modes of cache volumes.
+func (r Resolved) AccessModes() []corev1.PersistentVolumeAccessMode {
+	if s := r.Spec.Storage; s != nil && len(s.AccessModes) > 0 {
+		return s.AccessModes
+	}
+	return DefaultAccessModes
+}
+
+// MaxConcurrentDiscoveryJobs is the effective discovery concurrency limit.
+func (r Resolved) MaxConcurrentDiscoveryJobs() int32 {
+	if d := r.Spec.Discovery; d != nil && d.MaxConcurrentJobs != nil {
+		return *d.MaxConcurrentJobs
+	}
+	return DefaultMaxConcurrentJobs
+}

@@ -1,0 +1,107 @@
+package runtimeconfig
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+)
+
+func cluster(spec aimv1.AIMRuntimeConfigSpec) *aimv1.AIMClusterRuntimeConfig {
+	return &aimv1.AIMClusterRuntimeConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", UID: "c"}, Spec: spec}
+}
+
+func namespaced(spec aimv1.AIMRuntimeConfigSpec) *aimv1.AIMRuntimeConfig {
+	return &aimv1.AIMRuntimeConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: "team", UID: "n"}, Spec: spec}
+}
+
+// TestSetMeansOverride: a namespaced field that is set wins even when false, zero or empty (F13); unset
+// fields fall through to the cluster config.
+func TestSetMeansOverride(t *testing.T) {
+	c := aimv1.AIMRuntimeConfigSpec{
+		Storage: &aimv1.AIMStorageConfig{DefaultStorageClassName: ptr.To("fast"), PVCHeadroomPercent: ptr.To[int32](20), AccessModes: []corev1.PersistentVolumeAccessMode{"ReadWriteOnce"}},
+		Routing: &aimv1.AIMRuntimeRoutingConfig{Enabled: ptr.To(true), GatewayRef: &aimv1.AIMGatewayParentReference{Name: "gw"},
+			RequestTimeout: &metav1.Duration{Duration: time.Minute}, Annotations: map[string]string{"a": "cluster", "b": "cluster"}},
+		Env:              []corev1.EnvVar{{Name: "X", Value: "cluster"}, {Name: "Y", Value: "cluster"}},
+		LabelPropagation: &aimv1.AIMLabelPropagationConfig{Enabled: ptr.To(true), Match: []string{"team"}},
+		Scheduling:       &aimv1.AIMSchedulingConfig{NodeSelector: map[string]string{"pool": "gpu", "zone": "a"}, PriorityClassName: ptr.To("high")},
+		Discovery:        &aimv1.AIMDiscoveryConfig{MaxConcurrentJobs: ptr.To[int32](5)},
+	}
+	n := aimv1.AIMRuntimeConfigSpec{
+		Storage:          &aimv1.AIMStorageConfig{PVCHeadroomPercent: ptr.To[int32](0)},
+		Routing:          &aimv1.AIMRuntimeRoutingConfig{Enabled: ptr.To(false), Annotations: map[string]string{"b": "ns"}},
+		Env:              []corev1.EnvVar{{Name: "Y", Value: "ns"}, {Name: "Z", Value: "ns"}},
+		LabelPropagation: &aimv1.AIMLabelPropagationConfig{Match: []string{}},
+		Scheduling:       &aimv1.AIMSchedulingConfig{NodeSelector: map[string]string{"zone": "b"}, PriorityClassName: ptr.To("")},
+	}
+	r, err := Resolve("", "team", namespaced(n), cluster(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := r.Spec
+	if r.Ref == nil || r.Ref.Scope != aimv1.AIMResolutionScopeMerged || r.Name != "default" {
+		t.Errorf("ref %+v", r.Ref)
+	}
+	if *s.Storage.PVCHeadroomPercent != 0 || r.PVCHeadroomPercent() != 0 {
+		t.Errorf("headroom 0 in the namespace must win: %v", *s.Storage.PVCHeadroomPercent)
+	}
+	if *s.Storage.DefaultStorageClassName != "fast" || s.Storage.AccessModes[0] != "ReadWriteOnce" {
+		t.Errorf("unset storage fields must come from the cluster: %+v", s.Storage)
+	}
+	if *s.Routing.Enabled || s.Routing.GatewayRef.Name != "gw" || s.Routing.RequestTimeout.Duration != time.Minute {
+		t.Errorf("routing %+v", s.Routing)
+	}
+	if !reflect.DeepEqual(s.Routing.Annotations, map[string]string{"a": "cluster", "b": "ns"}) {
+		t.Errorf("annotations %v", s.Routing.Annotations)
+	}
+	if !reflect.DeepEqual(s.Env, []corev1.EnvVar{{Name: "X", Value: "cluster"}, {Name: "Y", Value: "ns"}, {Name: "Z", Value: "ns"}}) {
+		t.Errorf("env %v", s.Env)
+	}
+	if !*s.LabelPropagation.Enabled || s.LabelPropagation.Match == nil || len(s.LabelPropagation.Match) != 0 {
+		t.Errorf("label propagation %+v", s.LabelPropagation)
+	}
+	if !reflect.DeepEqual(s.Scheduling.NodeSelector, map[string]string{"pool": "gpu", "zone": "b"}) || *s.Scheduling.PriorityClassName != "" {
+		t.Errorf("scheduling %+v", s.Scheduling)
+	}
+	if r.MaxConcurrentDiscoveryJobs() != 5 {
+		t.Errorf("max jobs %d", r.MaxConcurrentDiscoveryJobs())
+	}
+	// The inputs are not modified.
+	if *c.Storage.PVCHeadroomPercent != 20 || len(c.Env) != 2 {
+		t.Error("Merge modified its input")
+	}
+}
+
+func TestResolveWhichConfig(t *testing.T) {
+	if r, err := Resolve("", "team", nil, nil); err != nil || r.Ref != nil || r.PVCHeadroomPercent() != DefaultPVCHeadroomPercent ||
+		r.AccessModes()[0] != corev1.ReadWriteMany || r.MaxConcurrentDiscoveryJobs() != DefaultMaxConcurrentJobs {
+		t.Errorf("absent default config: %+v %v", r, err)
+	}
+	var nf *NotFoundError
+	if _, err := Resolve("gold", "team", nil, nil); !errors.As(err, &nf) || nf.Name != "gold" {
+		t.Errorf("absent named config: %v", err)
+	}
+	r, err := Resolve("default", "", nil, cluster(aimv1.AIMRuntimeConfigSpec{}))
+	if err != nil || r.Ref.Scope != aimv1.AIMResolutionScopeCluster || r.Ref.UID != "c" {
+		t.Errorf("cluster only: %+v %v", r.Ref, err)
+	}
+	r, err = Resolve("default", "team", namespaced(aimv1.AIMRuntimeConfigSpec{}), nil)
+	if err != nil || r.Ref.Scope != aimv1.AIMResolutionScopeNamespace || r.Ref.Namespace != "team" {
+		t.Errorf("namespace only: %+v %v", r.Ref, err)
+	}
+}
+
+func TestLegacyFieldsMoveIntoStorage(t *testing.T) {
+	c := aimv1.AIMRuntimeConfigSpec{DefaultStorageClassName: "legacy", PVCHeadroomPercent: ptr.To[int32](30)}
+	n := aimv1.AIMRuntimeConfigSpec{Storage: &aimv1.AIMStorageConfig{DefaultStorageClassName: ptr.To("new")}}
+	s := Merge(c, n)
+	if *s.Storage.DefaultStorageClassName != "new" || *s.Storage.PVCHeadroomPercent != 30 || s.DefaultStorageClassName != "" || s.PVCHeadroomPercent != nil {
+		t.Errorf("storage %+v top-level %q %v", s.Storage, s.DefaultStorageClassName, s.PVCHeadroomPercent)
+	}
+}
