@@ -1,0 +1,322 @@
+package state
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+)
+
+// Condition types every kind has.
+const (
+	ConditionReady                 = "Ready"
+	ConditionConfigValid           = "ConfigValid"
+	ConditionAuthValid             = "AuthValid"
+	ConditionDependenciesReachable = "DependenciesReachable"
+
+	componentSuffix = "Ready"
+)
+
+// InfrastructureGracePeriod is how long infrastructure errors may last before the object shows Degraded.
+const InfrastructureGracePeriod = 10 * time.Second
+
+// Dependency says whether the user references a component or the controller creates it.
+type Dependency string
+
+const (
+	DependencyUpstream   Dependency = "Upstream"
+	DependencyDownstream Dependency = "Downstream"
+)
+
+// Component is the health of one part of an object, as one reconcile observed it.
+type Component struct {
+	// Name of the component; its condition is <Name>Ready.
+	Name       string
+	Dependency Dependency
+	// State, when set, is the component's state; otherwise it is derived from Errors.
+	State aimv1.AIMStatus
+	// Reason and Message of the condition; by default taken from the first error, or "Ready".
+	Reason, Message string
+	Errors          []error
+}
+
+// Input is one reconcile's observation of an object.
+type Input struct {
+	Components []Component
+	// Previous are the object's current conditions; Status its current status.
+	Previous []metav1.Condition
+	Status   aimv1.AIMStatus
+	// Generation is the spec generation observed (F4).
+	Generation int64
+	Now        time.Time
+	// ServiceStatuses maps Progressing to Starting and Ready to Running, as AIMService reports them.
+	ServiceStatuses bool
+	// Informational conditions (for example Discovered) are set as given and never pruned.
+	Informational []metav1.Condition
+}
+
+// Transition is a condition that changed status, for an Event.
+type Transition struct {
+	Type, Reason, Message string
+	Status                metav1.ConditionStatus
+	// Warning is true when the change is bad news (the component is Failed, Degraded or NotAvailable).
+	Warning bool
+}
+
+// Output is the derived status.
+type Output struct {
+	Conditions  []metav1.Condition
+	Status      aimv1.AIMStatus
+	Transitions []Transition
+	// Retry is true when infrastructure errors should be retried with backoff; Blocked when the user must fix
+	// something first, so applying children is skipped until a watch event.
+	Retry, Blocked bool
+}
+
+// priority orders states from worst to best; the overall status is the worst component state.
+var priority = map[aimv1.AIMStatus]int{
+	aimv1.AIMStatusFailed: 0, aimv1.AIMStatusNotAvailable: 1, aimv1.AIMStatusDegraded: 2, aimv1.AIMStatusPending: 3,
+	aimv1.AIMStatusStarting: 4, aimv1.AIMStatusProgressing: 5, aimv1.AIMStatusReady: 6, aimv1.AIMStatusRunning: 7,
+}
+
+// Derive computes conditions and status. Conditions of components no longer reported are removed (F2);
+// every condition carries the observed generation (F4); infrastructure errors younger than the grace period
+// keep a component's previous condition so that a blip does not flap the status.
+func Derive(in Input) Output {
+	conds := slices.Clone(in.Previous)
+	// Prune component conditions that this reconcile does not report.
+	reported := map[string]bool{}
+	for _, c := range in.Components {
+		reported[c.Name+componentSuffix] = true
+	}
+	conds = slices.DeleteFunc(conds, func(c metav1.Condition) bool {
+		return isComponentCondition(c.Type) && !reported[c.Type]
+	})
+
+	var cats = map[Category]error{}
+	for _, c := range in.Components {
+		for _, err := range c.Errors {
+			if _, seen := cats[Categorize(err)]; !seen {
+				cats[Categorize(err)] = err
+			}
+		}
+	}
+	infraErr, infra := cats[Infrastructure]
+	inGrace := false
+	if infra {
+		since := in.Now
+		if prev := meta.FindStatusCondition(in.Previous, ConditionDependenciesReachable); prev != nil && prev.Status == metav1.ConditionFalse {
+			since = prev.LastTransitionTime.Time
+		}
+		inGrace = in.Now.Sub(since) < InfrastructureGracePeriod
+	}
+
+	out := Output{}
+	// set records a condition; a changed status is a transition (warning says whether it is bad news).
+	// Parent conditions that start out True are no news and make no transition.
+	set := func(c metav1.Condition, warning bool) {
+		c.ObservedGeneration = in.Generation
+		c.LastTransitionTime = metav1.NewTime(in.Now)
+		c.Reason = sanitizeReason(c.Reason)
+		prev := meta.FindStatusCondition(conds, c.Type)
+		quietStart := prev == nil && c.Status == metav1.ConditionTrue && isParentCondition(c.Type)
+		if (prev == nil || prev.Status != c.Status) && !quietStart {
+			out.Transitions = append(out.Transitions, Transition{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message, Warning: warning})
+		}
+		meta.SetStatusCondition(&conds, c)
+	}
+
+	// Parent conditions.
+	switch {
+	case cats[InvalidSpec] != nil:
+		set(cond(ConditionConfigValid, false, "InvalidSpec", cats[InvalidSpec].Error()), true)
+	case cats[MissingUpstream] != nil:
+		set(cond(ConditionConfigValid, false, "ReferenceNotFound", cats[MissingUpstream].Error()), true)
+	default:
+		set(cond(ConditionConfigValid, true, "ConfigurationValid", ""), false)
+	}
+	if err := cats[Auth]; err != nil {
+		set(cond(ConditionAuthValid, false, "AuthError", err.Error()), true)
+	} else {
+		set(cond(ConditionAuthValid, true, "AuthenticationValid", ""), false)
+	}
+	if infra {
+		set(cond(ConditionDependenciesReachable, false, "InfrastructureError", infraErr.Error()), !inGrace)
+	} else {
+		set(cond(ConditionDependenciesReachable, true, "Reachable", ""), false)
+	}
+
+	// Component conditions and the worst state.
+	worst, worstName, worstMsg, worstReason := aimv1.AIMStatusReady, "", "", ""
+	for _, c := range in.Components {
+		st, reason, msg := componentState(c)
+		typ := c.Name + componentSuffix
+		if inGrace && st == aimv1.AIMStatusDegraded && hasCategory(c.Errors, Infrastructure) {
+			// A short outage is not news: keep the previous condition, or show the component as waiting.
+			if prev := meta.FindStatusCondition(in.Previous, typ); prev != nil {
+				st, reason, msg = stateOfCondition(*prev, c.Dependency), prev.Reason, prev.Message
+			} else {
+				st = stateOfCondition(metav1.Condition{}, c.Dependency)
+			}
+		}
+		bad := st == aimv1.AIMStatusFailed || st == aimv1.AIMStatusDegraded || st == aimv1.AIMStatusNotAvailable
+		set(cond(typ, st == aimv1.AIMStatusReady, reason, msg), bad)
+		if st != aimv1.AIMStatusReady {
+			if st == aimv1.AIMStatusProgressing && c.Dependency == DependencyUpstream {
+				st = aimv1.AIMStatusPending // an upstream being prepared is something to wait for
+			}
+			if priority[st] < priority[worst] || worstName == "" {
+				worst, worstName, worstMsg, worstReason = st, c.Name, msg, reason
+			}
+		}
+	}
+
+	status := worst
+	if worstName == "" {
+		set(cond(ConditionReady, true, "AllComponentsReady", ""), false)
+	} else {
+		msg := fmt.Sprintf("%s is not ready", worstName)
+		if worstMsg != "" {
+			msg += ": " + worstMsg
+		}
+		set(cond(ConditionReady, false, worstReason, msg), priority[status] <= priority[aimv1.AIMStatusDegraded])
+	}
+	if in.ServiceStatuses {
+		status = serviceStatus(status)
+	}
+	for _, c := range in.Informational {
+		c.ObservedGeneration = in.Generation
+		if c.LastTransitionTime.IsZero() {
+			c.LastTransitionTime = metav1.NewTime(in.Now)
+		}
+		meta.SetStatusCondition(&conds, c)
+	}
+
+	out.Conditions = conds
+	out.Status = status
+	out.Retry = infra
+	out.Blocked = cats[Auth] != nil || cats[InvalidSpec] != nil || cats[MissingUpstream] != nil
+	return out
+}
+
+// componentState derives a component's state, reason and message.
+func componentState(c Component) (aimv1.AIMStatus, string, string) {
+	reason, msg := c.Reason, c.Message
+	if len(c.Errors) > 0 {
+		if reason == "" {
+			reason = reasonOf(c.Errors[0])
+		}
+		if msg == "" {
+			msg = c.Errors[0].Error()
+		}
+	}
+	st := c.State
+	if st == "" {
+		st = stateFromErrors(c.Errors)
+	}
+	if reason == "" {
+		if st == aimv1.AIMStatusReady {
+			reason = "Ready"
+		} else {
+			reason = string(st)
+		}
+	}
+	return st, reason, msg
+}
+
+// stateFromErrors takes the worst category present: what the user must fix first, then what is missing,
+// then outages, then what is being created.
+func stateFromErrors(errs []error) aimv1.AIMStatus {
+	switch {
+	case len(errs) == 0:
+		return aimv1.AIMStatusReady
+	case hasCategory(errs, Auth), hasCategory(errs, InvalidSpec), hasCategory(errs, ResourceExhaustion):
+		return aimv1.AIMStatusFailed
+	case hasCategory(errs, MissingUpstream):
+		return aimv1.AIMStatusPending
+	case hasCategory(errs, Infrastructure):
+		return aimv1.AIMStatusDegraded
+	default:
+		return aimv1.AIMStatusProgressing
+	}
+}
+
+func hasCategory(errs []error, c Category) bool {
+	for _, err := range errs {
+		if Categorize(err) == c {
+			return true
+		}
+	}
+	return false
+}
+
+func stateOfCondition(c metav1.Condition, d Dependency) aimv1.AIMStatus {
+	if c.Status == metav1.ConditionTrue {
+		return aimv1.AIMStatusReady
+	}
+	if d == DependencyUpstream {
+		return aimv1.AIMStatusPending
+	}
+	return aimv1.AIMStatusProgressing
+}
+
+func serviceStatus(s aimv1.AIMStatus) aimv1.AIMStatus {
+	switch s {
+	case aimv1.AIMStatusProgressing:
+		return aimv1.AIMStatusStarting
+	case aimv1.AIMStatusReady:
+		return aimv1.AIMStatusRunning
+	}
+	return s
+}
+
+func isComponentCondition(t string) bool {
+	return strings.HasSuffix(t, componentSuffix) && t != ConditionReady && len(t) > len(componentSuffix)
+}
+
+func isParentCondition(t string) bool {
+	return t == ConditionConfigValid || t == ConditionAuthValid || t == ConditionDependenciesReachable
+}
+
+// sanitizeReason makes a reason match the API's pattern (a letter, then letters, digits, '_', ',' or ':').
+func sanitizeReason(r string) string {
+	var b strings.Builder
+	for _, c := range r {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+			b.WriteRune(c)
+		case b.Len() > 0 && (c >= '0' && c <= '9' || c == '_' || c == ',' || c == ':'):
+			b.WriteRune(c)
+		}
+	}
+	out := strings.TrimRight(b.String(), ",:")
+	if out == "" {
+		return "Unknown"
+	}
+	if len(out) > 1024 {
+		out = out[:1024]
+	}
+	return out
+}
+
+func cond(typ string, ok bool, reason, msg string) metav1.Condition {
+	status := metav1.ConditionFalse
+	if ok {
+		status = metav1.ConditionTrue
+	}
+	return metav1.Condition{Type: typ, Status: status, Reason: reason, Message: truncateMessage(msg)}
+}
+
+// truncateMessage keeps messages within the API's 32768-byte limit and readable in kubectl describe.
+func truncateMessage(msg string) string {
+	const limit = 4096
+	if len(msg) <= limit {
+		return msg
+	}
+	return msg[:limit-3] + "..."
+}

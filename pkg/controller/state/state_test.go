@@ -1,0 +1,230 @@
+package state
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+)
+
+var gr = schema.GroupResource{Group: "aim.eai.amd.com", Resource: "aimmodels"}
+
+func TestCategorize(t *testing.T) {
+	cases := []struct {
+		name string
+		err  error
+		want Category
+	}{
+		{"not found", apierrors.NewNotFound(gr, "x"), MissingDownstream},
+		{"upstream not found", UpstreamError(apierrors.NewNotFound(gr, "x")), MissingUpstream},
+		{"upstream other error stays", UpstreamError(apierrors.NewForbidden(gr, "x", errors.New("no"))), Auth},
+		{"forbidden", apierrors.NewForbidden(gr, "x", errors.New("no")), Auth},
+		{"unauthorized", apierrors.NewUnauthorized("who"), Auth},
+		{"invalid", apierrors.NewInvalid(schema.GroupKind{Kind: "K"}, "x", field.ErrorList{field.Required(field.NewPath("spec"), "")}), InvalidSpec},
+		{"already exists", apierrors.NewAlreadyExists(gr, "x"), InvalidSpec},
+		{"bad request", apierrors.NewBadRequest("no"), InvalidSpec},
+		{"conflict", apierrors.NewConflict(gr, "x", errors.New("stale")), Infrastructure},
+		{"timeout", apierrors.NewServerTimeout(gr, "get", 1), Infrastructure},
+		{"throttled", apierrors.NewTooManyRequests("slow down", 1), Infrastructure},
+		{"internal", apierrors.NewInternalError(errors.New("boom")), Infrastructure},
+		{"unavailable", apierrors.NewServiceUnavailable("down"), Infrastructure},
+		{"network", &net.OpError{Op: "dial", Err: errors.New("connection refused")}, Infrastructure},
+		{"deadline", fmt.Errorf("get: %w", context.DeadlineExceeded), Infrastructure},
+		{"explicit", NewError(ResourceExhaustion, "QuotaExceeded", "quota"), ResourceExhaustion},
+		{"wrapped explicit", fmt.Errorf("ctx: %w", NewError(InvalidSpec, "Bad", "bad")), InvalidSpec},
+		{"unknown", errors.New("mystery"), Infrastructure},
+	}
+	for _, tc := range cases {
+		if got := Categorize(tc.err); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+var now = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+
+func ready(name string, d Dependency) Component { return Component{Name: name, Dependency: d} }
+
+func failing(name string, d Dependency, err error) Component {
+	return Component{Name: name, Dependency: d, Errors: []error{err}}
+}
+
+// TestDerive is the table of component states -> conditions and status.
+func TestDerive(t *testing.T) {
+	missingModel := UpstreamError(apierrors.NewNotFound(gr, "qwen"))
+	cases := []struct {
+		name        string
+		components  []Component
+		service     bool
+		wantStatus  aimv1.AIMStatus
+		wantReady   metav1.ConditionStatus
+		wantReason  string
+		wantConds   map[string]metav1.ConditionStatus
+		wantRetry   bool
+		wantBlocked bool
+	}{
+		{name: "all ready", components: []Component{ready("Model", DependencyUpstream), ready("DiscoveryJob", DependencyDownstream)},
+			wantStatus: aimv1.AIMStatusReady, wantReady: metav1.ConditionTrue, wantReason: "AllComponentsReady",
+			wantConds: map[string]metav1.ConditionStatus{"ModelReady": "True", "DiscoveryJobReady": "True", "ConfigValid": "True", "AuthValid": "True", "DependenciesReachable": "True"}},
+		{name: "all ready, service", service: true, components: []Component{ready("InferenceService", DependencyDownstream)},
+			wantStatus: aimv1.AIMStatusRunning, wantReady: "True", wantReason: "AllComponentsReady"},
+		{name: "downstream being created", components: []Component{ready("Model", DependencyUpstream), failing("DiscoveryJob", DependencyDownstream, apierrors.NewNotFound(gr, "job"))},
+			wantStatus: aimv1.AIMStatusProgressing, wantReady: "False", wantReason: "ResourceNotReady"},
+		{name: "downstream being created, service", service: true, components: []Component{{Name: "InferenceService", Dependency: DependencyDownstream, State: aimv1.AIMStatusProgressing, Reason: "CreatingRuntime"}},
+			wantStatus: aimv1.AIMStatusStarting, wantReady: "False", wantReason: "CreatingRuntime"},
+		{name: "missing upstream", components: []Component{failing("Model", DependencyUpstream, missingModel), ready("RuntimeConfig", DependencyUpstream)},
+			wantStatus: aimv1.AIMStatusPending, wantReady: "False", wantReason: "ReferenceNotFound", wantBlocked: true,
+			wantConds: map[string]metav1.ConditionStatus{"ConfigValid": "False", "ModelReady": "False"}},
+		{name: "upstream progressing counts as pending", components: []Component{{Name: "Template", Dependency: DependencyUpstream, State: aimv1.AIMStatusProgressing, Reason: "TemplateNotReady"}},
+			wantStatus: aimv1.AIMStatusPending, wantReady: "False", wantReason: "TemplateNotReady"},
+		{name: "invalid spec fails", components: []Component{failing("HTTPRoute", DependencyDownstream, NewError(InvalidSpec, "GatewayNotConfigured", "routing is enabled without a gateway"))},
+			wantStatus: aimv1.AIMStatusFailed, wantReady: "False", wantReason: "GatewayNotConfigured", wantBlocked: true,
+			wantConds: map[string]metav1.ConditionStatus{"ConfigValid": "False"}},
+		{name: "auth fails", components: []Component{failing("ImageMetadata", DependencyUpstream, apierrors.NewUnauthorized("registry"))},
+			wantStatus: aimv1.AIMStatusFailed, wantReady: "False", wantReason: "AuthError", wantBlocked: true,
+			wantConds: map[string]metav1.ConditionStatus{"AuthValid": "False"}},
+		{name: "GPU absent is NotAvailable, worse than pending", components: []Component{
+			failing("Model", DependencyUpstream, missingModel),
+			{Name: "GPU", Dependency: DependencyUpstream, State: aimv1.AIMStatusNotAvailable, Reason: "GPUNotAvailable", Message: "no node has MI355X"}},
+			wantStatus: aimv1.AIMStatusNotAvailable, wantReady: "False", wantReason: "GPUNotAvailable", wantBlocked: true},
+		{name: "failed beats not available", components: []Component{
+			{Name: "GPU", Dependency: DependencyUpstream, State: aimv1.AIMStatusNotAvailable, Reason: "GPUNotAvailable"},
+			{Name: "DiscoveryJob", Dependency: DependencyDownstream, State: aimv1.AIMStatusFailed, Reason: "DiscoveryOutputInvalid"}},
+			wantStatus: aimv1.AIMStatusFailed, wantReady: "False", wantReason: "DiscoveryOutputInvalid"},
+		{name: "new outage is not degraded yet", components: []Component{failing("InferenceService", DependencyDownstream, apierrors.NewServiceUnavailable("etcd"))},
+			wantStatus: aimv1.AIMStatusProgressing, wantReady: "False", wantRetry: true,
+			wantConds: map[string]metav1.ConditionStatus{"DependenciesReachable": "False"}},
+		{name: "no components", components: nil, wantStatus: aimv1.AIMStatusReady, wantReady: "True", wantReason: "AllComponentsReady"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out := Derive(Input{Components: tc.components, Generation: 3, Now: now, ServiceStatuses: tc.service})
+			if out.Status != tc.wantStatus {
+				t.Errorf("status %s, want %s", out.Status, tc.wantStatus)
+			}
+			r := meta.FindStatusCondition(out.Conditions, ConditionReady)
+			if r == nil || r.Status != tc.wantReady || (tc.wantReason != "" && r.Reason != tc.wantReason) {
+				t.Errorf("Ready = %+v, want %s/%s", r, tc.wantReady, tc.wantReason)
+			}
+			for typ, want := range tc.wantConds {
+				if c := meta.FindStatusCondition(out.Conditions, typ); c == nil || c.Status != want {
+					t.Errorf("%s = %+v, want %s", typ, c, want)
+				}
+			}
+			if out.Retry != tc.wantRetry || out.Blocked != tc.wantBlocked {
+				t.Errorf("retry %v blocked %v, want %v %v", out.Retry, out.Blocked, tc.wantRetry, tc.wantBlocked)
+			}
+			for _, c := range out.Conditions {
+				if c.ObservedGeneration != 3 {
+					t.Errorf("%s observedGeneration %d, want 3 (F4)", c.Type, c.ObservedGeneration)
+				}
+			}
+			// Whatever Derive writes must pass the API's own condition validation.
+			if errs := metav1validation.ValidateConditions(out.Conditions, field.NewPath("status", "conditions")); len(errs) > 0 {
+				t.Errorf("invalid conditions: %v", errs)
+			}
+		})
+	}
+}
+
+// TestPruneStaleComponents: a component no longer reported loses its condition and its vote (F2).
+func TestPruneStaleComponents(t *testing.T) {
+	first := Derive(Input{Now: now, Components: []Component{
+		ready("InferenceService", DependencyDownstream),
+		failing("HTTPRoute", DependencyDownstream, NewError(InvalidSpec, "GatewayNotConfigured", "no gateway")),
+	}, Informational: []metav1.Condition{{Type: "Discovered", Status: "True", Reason: "DiscoveryComplete"}}})
+	if first.Status != aimv1.AIMStatusFailed {
+		t.Fatalf("first status %s", first.Status)
+	}
+	second := Derive(Input{Now: now.Add(time.Minute), Previous: append(first.Conditions, metav1.Condition{Type: "Foreign", Status: "True", Reason: "X"}),
+		Components: []Component{ready("InferenceService", DependencyDownstream)}})
+	if meta.FindStatusCondition(second.Conditions, "HTTPRouteReady") != nil {
+		t.Error("stale HTTPRouteReady kept")
+	}
+	if meta.FindStatusCondition(second.Conditions, "Discovered") == nil || meta.FindStatusCondition(second.Conditions, "Foreign") == nil {
+		t.Error("conditions that are not components must be kept")
+	}
+	if second.Status != aimv1.AIMStatusReady || !meta.IsStatusConditionTrue(second.Conditions, ConditionReady) {
+		t.Errorf("status %s after the route was removed", second.Status)
+	}
+	if c := meta.FindStatusCondition(second.Conditions, ConditionConfigValid); c.Status != "True" {
+		t.Errorf("ConfigValid %+v", c)
+	}
+}
+
+// TestInfrastructureGrace: an outage keeps the previous conditions for 10 s, then shows Degraded.
+func TestInfrastructureGrace(t *testing.T) {
+	healthy := Derive(Input{Now: now, Components: []Component{ready("InferenceService", DependencyDownstream)}})
+	outage := func(at time.Time, prev []metav1.Condition) Output {
+		return Derive(Input{Now: at, Previous: prev, Status: aimv1.AIMStatusReady,
+			Components: []Component{failing("InferenceService", DependencyDownstream, apierrors.NewServiceUnavailable("apiserver"))}})
+	}
+	early := outage(now.Add(time.Second), healthy.Conditions)
+	if early.Status != aimv1.AIMStatusReady || !meta.IsStatusConditionTrue(early.Conditions, "InferenceServiceReady") || !early.Retry {
+		t.Errorf("within the grace period: status %s, conditions %v", early.Status, early.Conditions)
+	}
+	down := meta.FindStatusCondition(early.Conditions, ConditionDependenciesReachable)
+	if down.Status != "False" {
+		t.Fatalf("DependenciesReachable %+v", down)
+	}
+	late := outage(now.Add(12*time.Second), early.Conditions)
+	if late.Status != aimv1.AIMStatusDegraded || meta.IsStatusConditionTrue(late.Conditions, "InferenceServiceReady") {
+		t.Errorf("after the grace period: status %s", late.Status)
+	}
+	warned := false
+	for _, tr := range late.Transitions {
+		warned = warned || (tr.Type == "InferenceServiceReady" && tr.Warning)
+	}
+	if !warned {
+		t.Errorf("degradation must emit a warning transition: %+v", late.Transitions)
+	}
+}
+
+func TestTransitions(t *testing.T) {
+	first := Derive(Input{Now: now, Components: []Component{failing("Model", DependencyUpstream, UpstreamError(apierrors.NewNotFound(gr, "m")))}})
+	types := map[string]Transition{}
+	for _, tr := range first.Transitions {
+		types[tr.Type] = tr
+	}
+	if _, ok := types[ConditionAuthValid]; ok {
+		t.Error("a parent condition starting True is no news")
+	}
+	if tr, ok := types["ModelReady"]; !ok || tr.Status != "False" {
+		t.Errorf("ModelReady transition %+v", tr)
+	}
+	again := Derive(Input{Now: now.Add(time.Minute), Previous: first.Conditions, Components: []Component{failing("Model", DependencyUpstream, UpstreamError(apierrors.NewNotFound(gr, "m")))}})
+	if len(again.Transitions) != 0 {
+		t.Errorf("unchanged state made transitions: %+v", again.Transitions)
+	}
+	fixed := Derive(Input{Now: now.Add(2 * time.Minute), Previous: again.Conditions, Components: []Component{ready("Model", DependencyUpstream)}})
+	for _, tr := range fixed.Transitions {
+		if tr.Warning {
+			t.Errorf("recovery is not a warning: %+v", tr)
+		}
+	}
+	if c := meta.FindStatusCondition(fixed.Conditions, "ModelReady"); !c.LastTransitionTime.Time.Equal(now.Add(2 * time.Minute)) {
+		t.Errorf("lastTransitionTime %v", c.LastTransitionTime)
+	}
+	if c := meta.FindStatusCondition(again.Conditions, "ModelReady"); !c.LastTransitionTime.Time.Equal(now) {
+		t.Errorf("unchanged condition moved its lastTransitionTime: %v", c.LastTransitionTime)
+	}
+}
+
+func TestSanitizeReason(t *testing.T) {
+	for in, want := range map[string]string{"GPUNotAvailable": "GPUNotAvailable", "9lives": "lives", "a-b c": "abc", "": "Unknown", "X:": "X"} {
+		if got := sanitizeReason(in); got != want {
+			t.Errorf("sanitizeReason(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
