@@ -3,14 +3,21 @@
 package apiserver
 
 import (
+	"errors"
 	"fmt"
+	"net/http"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/apiserver/pkg/server/healthz"
+	restclient "k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/registry/aim/aimartifact"
 	"github.com/aim-apiserver/aim-apiserver/pkg/registry/aim/aimclustermodel"
 	"github.com/aim-apiserver/aim-apiserver/pkg/registry/aim/aimclustermodelsource"
@@ -43,10 +50,20 @@ func Resources() []resource.Installer {
 // Config is the server configuration.
 type Config struct {
 	GenericConfig *genericapiserver.RecommendedConfig
+	// Controller, when set, runs the embedded controller against the cluster of KubeConfig.
+	Controller *ControllerConfig
+}
+
+// ControllerConfig configures the embedded controller.
+type ControllerConfig struct {
+	Options manager.Options
+	// KubeConfig reaches the cluster whose Nodes, Jobs and Pods the controller reads and manages.
+	KubeConfig *restclient.Config
 }
 
 type completedConfig struct {
 	GenericConfig genericapiserver.CompletedConfig
+	Controller    *ControllerConfig
 }
 
 // CompletedConfig can only be built by Complete, so New never sees an incomplete config.
@@ -61,7 +78,7 @@ type AIMServer struct {
 
 // Complete fills in the fields the generic server derives.
 func (c *Config) Complete() CompletedConfig {
-	return CompletedConfig{&completedConfig{GenericConfig: c.GenericConfig.Complete()}}
+	return CompletedConfig{&completedConfig{GenericConfig: c.GenericConfig.Complete(), Controller: c.Controller}}
 }
 
 // New builds the server and installs the AIM API group.
@@ -85,5 +102,38 @@ func (c completedConfig) New() (*AIMServer, error) {
 	if err := generic.InstallAPIGroup(&apiGroupInfo); err != nil {
 		return nil, fmt.Errorf("installing API group %s: %w", aim.GroupName, err)
 	}
+	if c.Controller != nil {
+		if err := c.installController(generic); err != nil {
+			return nil, err
+		}
+	}
 	return &AIMServer{GenericAPIServer: generic}, nil
+}
+
+// installController starts the embedded controller after the server serves (it reads AIM objects through
+// the loopback client) and makes /readyz wait for its informers.
+func (c completedConfig) installController(s *genericapiserver.GenericAPIServer) error {
+	m, err := manager.New(c.GenericConfig.LoopbackClientConfig, c.Controller.KubeConfig, c.Controller.Options)
+	if err != nil {
+		return fmt.Errorf("creating the controller manager: %w", err)
+	}
+	if err := controller.Register(m); err != nil {
+		return err
+	}
+	if err := s.AddReadyzChecks(healthz.NamedCheck("aim-controller-informers", func(*http.Request) error {
+		if !m.HasSynced() {
+			return errors.New("controller informers have not synced")
+		}
+		return nil
+	})); err != nil {
+		return fmt.Errorf("adding controller readiness check: %w", err)
+	}
+	return s.AddPostStartHook("aim-controller", func(ctx genericapiserver.PostStartHookContext) error {
+		go func() {
+			if err := m.Run(ctx); err != nil {
+				klog.ErrorS(err, "Embedded controller stopped")
+			}
+		}()
+		return nil
+	})
 }

@@ -16,12 +16,14 @@ import (
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
 	"k8s.io/apiserver/pkg/util/compatibility"
+	"k8s.io/client-go/tools/clientcmd"
 	cliflag "k8s.io/component-base/cli/flag"
 	netutils "k8s.io/utils/net"
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/apiserver"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/embeddedetcd"
 	generatedopenapi "github.com/aim-apiserver/aim-apiserver/pkg/generated/openapi"
 )
@@ -33,6 +35,7 @@ const EtcdPathPrefix = "/registry/" + aim.GroupName
 type Options struct {
 	RecommendedOptions *genericoptions.RecommendedOptions
 	Local              *LocalOptions
+	Controller         *ControllerOptions
 
 	StdOut io.Writer
 }
@@ -46,13 +49,23 @@ type LocalOptions struct {
 	UnsafeNoFsync bool
 }
 
+// ControllerOptions configure the embedded controller.
+type ControllerOptions struct {
+	manager.Options
+	// Run turns the controller on; it is on by default in cluster mode.
+	Run bool
+	// WorkloadKubeconfig points local mode's controller at a cluster.
+	WorkloadKubeconfig string
+}
+
 // NewOptions returns the defaults: cluster mode, v1alpha1 as storage version.
 func NewOptions(out io.Writer) *Options {
 	o := &Options{
 		RecommendedOptions: genericoptions.NewRecommendedOptions(EtcdPathPrefix,
 			apiserver.Codecs.LegacyCodec(v1alpha1.SchemeGroupVersion)),
-		Local:  &LocalOptions{},
-		StdOut: out,
+		Local:      &LocalOptions{},
+		Controller: &ControllerOptions{Options: manager.DefaultOptions(), Run: true},
+		StdOut:     out,
 	}
 	o.RecommendedOptions.Etcd.StorageConfig.EncodeVersioner = runtime.NewMultiGroupVersioner(
 		v1alpha1.SchemeGroupVersion, schema.GroupKind{Group: aim.GroupName})
@@ -70,6 +83,23 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 		"Directory for local mode's etcd data, certificates and kubeconfig. Restarting with the same directory keeps every object.")
 	fs.BoolVar(&o.Local.UnsafeNoFsync, "local-etcd-unsafe-no-fsync", o.Local.UnsafeNoFsync,
 		"Skip fsync in the embedded etcd. Faster, loses data on a crash: for throwaway test data only.")
+
+	c := o.Controller
+	fs = fss.FlagSet("controller")
+	fs.BoolVar(&c.Run, "run-controller", c.Run,
+		"Run the embedded controller. In local mode it runs only with --workload-kubeconfig.")
+	fs.StringVar(&c.WorkloadKubeconfig, "workload-kubeconfig", c.WorkloadKubeconfig,
+		"Local mode: kubeconfig of the cluster whose Nodes, Jobs and Pods the controller reads and manages.")
+	fs.IntVar(&c.Workers, "controller-workers", c.Workers, "Workers per controller.")
+	fs.DurationVar(&c.ResyncPeriod, "controller-resync-period", c.ResyncPeriod,
+		"How often every object is re-checked; unchanged objects cause no writes.")
+	fs.StringVar(&c.SystemNamespace, "system-namespace", c.SystemNamespace,
+		"Namespace of the leader-election Lease and of discovery Jobs for cluster templates (default: $POD_NAMESPACE, else aim-system).")
+	fs.BoolVar(&c.LeaderElect, "leader-elect", c.LeaderElect,
+		"Elect a leader among replicas through a Lease; only the leader reconciles.")
+	fs.DurationVar(&c.LeaseDuration, "leader-elect-lease-duration", c.LeaseDuration, "How long a leader's Lease lasts without renewal.")
+	fs.DurationVar(&c.RenewDeadline, "leader-elect-renew-deadline", c.RenewDeadline, "How long the leader tries to renew before giving up.")
+	fs.DurationVar(&c.RetryPeriod, "leader-elect-retry-period", c.RetryPeriod, "How often candidates try to take the Lease.")
 
 	r := o.RecommendedOptions
 	r.Etcd.AddFlags(fss.FlagSet("etcd"))
@@ -130,6 +160,14 @@ func (o *Options) Validate() error {
 	}
 	if o.Local.Enabled && len(o.RecommendedOptions.Etcd.StorageConfig.Transport.ServerList) > 0 {
 		errs = append(errs, errors.New("--etcd-servers and --local are exclusive: local mode embeds its own etcd"))
+	}
+	if o.controllerEnabled() {
+		if err := o.Controller.Options.Validate(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if !o.Local.Enabled && o.Controller.WorkloadKubeconfig != "" {
+		errs = append(errs, errors.New("--workload-kubeconfig is for local mode; in cluster mode the controller uses --kubeconfig"))
 	}
 	r := o.RecommendedOptions
 	etcd := *r.Etcd
@@ -208,5 +246,23 @@ func (o *Options) config(ctx context.Context) (_ *runningConfig, err error) {
 		}
 	}
 	rc.config = &apiserver.Config{GenericConfig: serverConfig}
+	if o.controllerEnabled() {
+		kube := serverConfig.ClientConfig
+		if o.Local.Enabled {
+			kube, err = clientcmd.BuildConfigFromFlags("", o.Controller.WorkloadKubeconfig)
+			if err != nil {
+				return nil, fmt.Errorf("reading --workload-kubeconfig: %w", err)
+			}
+		}
+		if kube == nil {
+			return nil, errors.New("the controller needs a cluster: set --kubeconfig, or run in a pod")
+		}
+		rc.config.Controller = &apiserver.ControllerConfig{Options: o.Controller.Options, KubeConfig: kube}
+	}
 	return rc, nil
+}
+
+// controllerEnabled: on in cluster mode, and in local mode only when pointed at a cluster.
+func (o *Options) controllerEnabled() bool {
+	return o.Controller.Run && (!o.Local.Enabled || o.Controller.WorkloadKubeconfig != "")
 }

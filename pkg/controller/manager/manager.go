@@ -1,0 +1,298 @@
+// Package manager runs aim-apiserver's embedded controllers: shared informers on AIM objects (through the
+// loopback client) and on Kubernetes objects (through the kube client), one rate-limited work queue per
+// controller, and leader election on a Lease so that with several replicas exactly one reconciles.
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	kubeinformers "k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+
+	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/generated/clientset/versioned"
+	aiminformers "github.com/aim-apiserver/aim-apiserver/pkg/generated/informers/externalversions"
+)
+
+// LeaseName is the Lease the replicas compete for.
+const LeaseName = "aim-apiserver-controller"
+
+// Options configure the manager.
+type Options struct {
+	// Workers per controller.
+	Workers int
+	// ResyncPeriod re-delivers every object to its controller; an unchanged object causes no write.
+	ResyncPeriod time.Duration
+	// SystemNamespace holds the Lease and the discovery Jobs of cluster templates.
+	SystemNamespace string
+	// LeaderElect turns leader election on; off, this replica always reconciles.
+	LeaderElect                               bool
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// Identity of this replica in the Lease; defaults to the host name.
+	Identity string
+}
+
+// DefaultOptions are the defaults of the controller flags.
+func DefaultOptions() Options {
+	ns := os.Getenv("POD_NAMESPACE")
+	if ns == "" {
+		ns = "aim-system"
+	}
+	return Options{
+		Workers: 2, ResyncPeriod: 10 * time.Minute, SystemNamespace: ns, LeaderElect: true,
+		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
+	}
+}
+
+// Validate checks the options.
+func (o Options) Validate() error {
+	var errs []error
+	if o.Workers < 1 {
+		errs = append(errs, fmt.Errorf("--controller-workers must be at least 1, not %d", o.Workers))
+	}
+	if o.ResyncPeriod < time.Second {
+		errs = append(errs, fmt.Errorf("--controller-resync-period must be at least 1s, not %s", o.ResyncPeriod))
+	}
+	if o.SystemNamespace == "" {
+		errs = append(errs, errors.New("--system-namespace must not be empty"))
+	}
+	if o.LeaderElect && !(o.RetryPeriod < o.RenewDeadline && o.RenewDeadline < o.LeaseDuration) {
+		errs = append(errs, errors.New("leader election needs retry period < renew deadline < lease duration"))
+	}
+	return errors.Join(errs...)
+}
+
+// Reconciler brings one object, named by its queue key ("namespace/name" or "name"), to its desired state.
+// A zero requeueAfter and nil error mean done until the next event.
+type Reconciler interface {
+	Reconcile(ctx context.Context, key string) (requeueAfter time.Duration, err error)
+}
+
+// Clients and informers the controllers share.
+type Clients struct {
+	AIM           versioned.Interface
+	Kube          kubernetes.Interface
+	AIMInformers  aiminformers.SharedInformerFactory
+	KubeInformers kubeinformers.SharedInformerFactory
+	Recorder      record.EventRecorder
+	Options       Options
+}
+
+// Controller is a named reconciler with its queue.
+type Controller struct {
+	Name       string
+	Reconciler Reconciler
+	Queue      workqueue.TypedRateLimitingInterface[string]
+}
+
+// NewController returns a controller whose failures back off exponentially from 100 ms to 5 minutes.
+func NewController(name string, r Reconciler) *Controller {
+	q := workqueue.NewTypedRateLimitingQueueWithConfig(
+		workqueue.NewTypedItemExponentialFailureRateLimiter[string](100*time.Millisecond, 5*time.Minute),
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: name})
+	return &Controller{Name: name, Reconciler: r, Queue: q}
+}
+
+// Enqueue adds an object's key.
+func (c *Controller) Enqueue(obj any) {
+	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
+	if err != nil {
+		utilruntime.HandleError(fmt.Errorf("%s: computing key: %w", c.Name, err))
+		return
+	}
+	c.Queue.Add(key)
+}
+
+// Handler enqueues the object itself on every event.
+func (c *Controller) Handler() cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.Enqueue,
+		UpdateFunc: func(_, obj any) { c.Enqueue(obj) },
+		DeleteFunc: c.Enqueue,
+	}
+}
+
+// Manager owns the informers and runs the controllers.
+type Manager struct {
+	Clients
+	broadcaster record.EventBroadcaster
+	controllers []*Controller
+	synced      atomic.Bool
+}
+
+// New builds a manager: AIM objects through loopback (privileged, not rate limited), Kubernetes objects
+// through kube.
+func New(loopback, kube *rest.Config, opts Options) (*Manager, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.Identity == "" {
+		host, err := os.Hostname()
+		if err != nil {
+			return nil, fmt.Errorf("leader election identity: %w", err)
+		}
+		opts.Identity = host + "_" + fmt.Sprint(time.Now().UnixNano())
+	}
+	aimClient, err := versioned.NewForConfig(loopback)
+	if err != nil {
+		return nil, fmt.Errorf("AIM client: %w", err)
+	}
+	kubeClient, err := kubernetes.NewForConfig(kube)
+	if err != nil {
+		return nil, fmt.Errorf("kube client: %w", err)
+	}
+	// Events refer to AIM objects, so the recorder's scheme must know them.
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return nil, fmt.Errorf("event scheme: %w", err)
+	}
+	if err := v1alpha1.AddToScheme(scheme); err != nil {
+		return nil, fmt.Errorf("event scheme: %w", err)
+	}
+	broadcaster := record.NewBroadcaster()
+	m := &Manager{
+		Clients: Clients{
+			AIM: aimClient, Kube: kubeClient,
+			AIMInformers:  aiminformers.NewSharedInformerFactory(aimClient, opts.ResyncPeriod),
+			KubeInformers: kubeinformers.NewSharedInformerFactory(kubeClient, opts.ResyncPeriod),
+			Recorder:      broadcaster.NewRecorder(scheme, corev1.EventSource{Component: "aim-apiserver"}),
+			Options:       opts,
+		},
+		broadcaster: broadcaster,
+	}
+	return m, nil
+}
+
+// Add registers a controller; call before Run.
+func (m *Manager) Add(c *Controller) { m.controllers = append(m.controllers, c) }
+
+// HasSynced reports whether every informer has synced; /readyz uses it.
+func (m *Manager) HasSynced() bool { return m.synced.Load() }
+
+// Run starts the informers on every replica (so that readiness and failover are fast) and the workers on
+// the leader only. It returns when ctx is done.
+func (m *Manager) Run(ctx context.Context) error {
+	logger := klog.FromContext(ctx).WithName("controller-manager")
+	m.broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: m.Kube.CoreV1().Events("")})
+	defer m.broadcaster.Shutdown()
+
+	m.AIMInformers.Start(ctx.Done())
+	m.KubeInformers.Start(ctx.Done())
+	logger.Info("Waiting for informer caches to sync")
+	for typ, ok := range m.AIMInformers.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return fmt.Errorf("informer for %v did not sync", typ)
+		}
+	}
+	for typ, ok := range m.KubeInformers.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return fmt.Errorf("informer for %v did not sync", typ)
+		}
+	}
+	m.synced.Store(true)
+	logger.Info("Informer caches synced", "controllers", len(m.controllers))
+
+	if !m.Options.LeaderElect {
+		m.runWorkers(ctx)
+		return nil
+	}
+	lock := &resourcelock.LeaseLock{
+		LeaseMeta:  metaFor(LeaseName, m.Options.SystemNamespace),
+		Client:     m.Kube.CoordinationV1(),
+		LockConfig: resourcelock.ResourceLockConfig{Identity: m.Options.Identity, EventRecorder: m.Recorder},
+	}
+	for ctx.Err() == nil {
+		leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
+			Lock: lock, ReleaseOnCancel: true, Name: LeaseName,
+			LeaseDuration: m.Options.LeaseDuration, RenewDeadline: m.Options.RenewDeadline, RetryPeriod: m.Options.RetryPeriod,
+			Callbacks: leaderelection.LeaderCallbacks{
+				OnStartedLeading: func(ctx context.Context) {
+					logger.Info("Became leader; reconciling", "identity", m.Options.Identity)
+					m.runWorkers(ctx)
+				},
+				OnStoppedLeading: func() { logger.Info("Stopped leading", "identity", m.Options.Identity) },
+				OnNewLeader: func(id string) {
+					if id != m.Options.Identity {
+						logger.Info("Another replica leads", "leader", id)
+					}
+				},
+			},
+		})
+	}
+	return nil
+}
+
+// runWorkers processes the queues until ctx is done, then drains them.
+func (m *Manager) runWorkers(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, c := range m.controllers {
+		for range m.Options.Workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				wait.UntilWithContext(ctx, func(ctx context.Context) {
+					for m.processNext(ctx, c) {
+					}
+				}, time.Second)
+			}()
+		}
+	}
+	<-ctx.Done()
+	for _, c := range m.controllers {
+		c.Queue.ShutDown()
+	}
+	wg.Wait()
+}
+
+func (m *Manager) processNext(ctx context.Context, c *Controller) bool {
+	key, quit := c.Queue.Get()
+	if quit {
+		return false
+	}
+	defer c.Queue.Done(key)
+	after, err := c.Reconciler.Reconcile(ctx, key)
+	switch {
+	case err != nil:
+		klog.FromContext(ctx).V(2).Info("Reconcile failed; retrying with backoff", "controller", c.Name, "key", key, "err", err)
+		utilruntime.HandleError(fmt.Errorf("%s %q: %w", c.Name, key, err))
+		c.Queue.AddRateLimited(key)
+	case after > 0:
+		c.Queue.Forget(key)
+		c.Queue.AddAfter(key, after)
+	default:
+		c.Queue.Forget(key)
+	}
+	return true
+}
+
+func metaFor(name, namespace string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Name: name, Namespace: namespace}
+}
+
+// ReconcilerFunc adapts a function to Reconciler.
+type ReconcilerFunc func(ctx context.Context, key string) (time.Duration, error)
+
+// Reconcile calls f.
+func (f ReconcilerFunc) Reconcile(ctx context.Context, key string) (time.Duration, error) {
+	return f(ctx, key)
+}

@@ -1,0 +1,270 @@
+package runtimeconfig
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
+	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/install"
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/validation"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
+	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
+)
+
+// Condition types and reasons of runtime configs.
+const (
+	ConditionValid   = "Valid"
+	ConditionReady   = "Ready"
+	ReasonValid      = "ConfigurationValid"
+	ReasonInvalid    = "InvalidSpec"
+	controllerName   = "runtimeconfig"
+	clusterCtlrName  = "clusterruntimeconfig"
+	eventReasonValid = "Valid"
+)
+
+// Controller gives runtime configs a status (F7): Valid, Ready, status and the number of consumers.
+type Controller struct {
+	c         manager.Clients
+	scheme    *runtime.Scheme
+	namespace aimlisters.AIMRuntimeConfigLister
+	cluster   aimlisters.AIMClusterRuntimeConfigLister
+	consumers consumerListers
+}
+
+// Register adds the controllers of both runtime config kinds to the manager.
+func Register(m *manager.Manager) error {
+	scheme := runtime.NewScheme()
+	install.Install(scheme)
+	v := m.AIMInformers.Aim().V1alpha1()
+	ctl := &Controller{
+		c: m.Clients, scheme: scheme,
+		namespace: v.AIMRuntimeConfigs().Lister(), cluster: v.AIMClusterRuntimeConfigs().Lister(),
+		consumers: newConsumerListers(m),
+	}
+	ns := manager.NewController(controllerName, manager.ReconcilerFunc(ctl.reconcileNamespaced))
+	cl := manager.NewController(clusterCtlrName, manager.ReconcilerFunc(ctl.reconcileCluster))
+	if _, err := v.AIMRuntimeConfigs().Informer().AddEventHandler(ns.Handler()); err != nil {
+		return err
+	}
+	if _, err := v.AIMClusterRuntimeConfigs().Informer().AddEventHandler(cl.Handler()); err != nil {
+		return err
+	}
+	// A consumer that starts or stops naming a config changes that config's count.
+	handler := cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { enqueueConsumer(ns, cl, obj) },
+		UpdateFunc: func(old, obj any) { enqueueConsumer(ns, cl, old); enqueueConsumer(ns, cl, obj) },
+		DeleteFunc: func(obj any) { enqueueConsumer(ns, cl, obj) },
+	}
+	for _, inf := range []cache.SharedIndexInformer{
+		v.AIMServices().Informer(), v.AIMServiceTemplates().Informer(), v.AIMClusterServiceTemplates().Informer(),
+		v.AIMModels().Informer(), v.AIMClusterModels().Informer(), v.AIMTemplateCaches().Informer(), v.AIMArtifacts().Informer(),
+	} {
+		if _, err := inf.AddEventHandler(handler); err != nil {
+			return err
+		}
+	}
+	m.Add(ns)
+	m.Add(cl)
+	return nil
+}
+
+func enqueueConsumer(ns, cl *manager.Controller, obj any) {
+	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	namespace, name, ok := refOf(obj)
+	if !ok {
+		return
+	}
+	if namespace != "" {
+		ns.Queue.Add(namespace + "/" + name)
+	}
+	cl.Queue.Add(name)
+}
+
+func (ctl *Controller) reconcileNamespaced(ctx context.Context, key string) (time.Duration, error) {
+	namespace, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return 0, nil
+	}
+	obj, err := ctl.namespace.AIMRuntimeConfigs(namespace).Get(name)
+	if apierrors.IsNotFound(err) || err == nil && aimv1.Paused(obj.Annotations) {
+		return 0, nil
+	} else if err != nil {
+		return 0, err
+	}
+	status := ctl.desiredStatus(obj.Generation, obj.Spec, obj.Status, ctl.consumers.count(namespace, name))
+	if apiequality.Semantic.DeepEqual(status, obj.Status) {
+		return 0, nil
+	}
+	ctl.recordValidity(obj, obj.Status, status)
+	updated := obj.DeepCopy()
+	updated.Status = status
+	_, err = ctl.c.AIM.AimV1alpha1().AIMRuntimeConfigs(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: "aim-runtimeconfig-controller"})
+	return 0, ignoreGone(err)
+}
+
+func (ctl *Controller) reconcileCluster(ctx context.Context, name string) (time.Duration, error) {
+	obj, err := ctl.cluster.Get(name)
+	if apierrors.IsNotFound(err) || err == nil && aimv1.Paused(obj.Annotations) {
+		return 0, nil
+	} else if err != nil {
+		return 0, err
+	}
+	status := ctl.desiredStatus(obj.Generation, obj.Spec, obj.Status, ctl.consumers.count("", name))
+	if apiequality.Semantic.DeepEqual(status, obj.Status) {
+		return 0, nil
+	}
+	ctl.recordValidity(obj, obj.Status, status)
+	updated := obj.DeepCopy()
+	updated.Status = status
+	_, err = ctl.c.AIM.AimV1alpha1().AIMClusterRuntimeConfigs().UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: "aim-runtimeconfig-controller"})
+	return 0, ignoreGone(err)
+}
+
+// desiredStatus validates the spec again (it may predate a rule) and counts consumers. Conditions keep their
+// transition times when unchanged, so an unchanged config yields an identical status and no write.
+func (ctl *Controller) desiredStatus(generation int64, spec aimv1.AIMRuntimeConfigSpec, current aimv1.AIMRuntimeConfigStatus, consumers int32) aimv1.AIMRuntimeConfigStatus {
+	status := *current.DeepCopy()
+	status.ObservedGeneration = generation
+	status.Consumers = consumers
+	valid := metav1.Condition{Type: ConditionValid, Status: metav1.ConditionTrue, Reason: ReasonValid, ObservedGeneration: generation,
+		Message: fmt.Sprintf("used by %d AIM objects", consumers)}
+	status.Status = aimv1.AIMStatusReady
+	if errs := ctl.validate(spec); len(errs) > 0 {
+		valid.Status, valid.Reason, valid.Message = metav1.ConditionFalse, ReasonInvalid, errs.ToAggregate().Error()
+		status.Status = aimv1.AIMStatusFailed
+	}
+	ready := valid
+	ready.Type = ConditionReady
+	now := metav1.Now()
+	for _, c := range []metav1.Condition{valid, ready} {
+		c.LastTransitionTime = now
+		meta.SetStatusCondition(&status.Conditions, c)
+	}
+	return status
+}
+
+func (ctl *Controller) validate(spec aimv1.AIMRuntimeConfigSpec) field.ErrorList {
+	var internal aim.AIMRuntimeConfigSpec
+	if err := ctl.scheme.Convert(&spec, &internal, nil); err != nil {
+		return field.ErrorList{field.InternalError(field.NewPath("spec"), err)}
+	}
+	return validation.ValidateRuntimeConfigSpec(&internal, field.NewPath("spec"))
+}
+
+func (ctl *Controller) recordValidity(obj runtime.Object, old, new aimv1.AIMRuntimeConfigStatus) {
+	was := meta.FindStatusCondition(old.Conditions, ConditionValid)
+	now := meta.FindStatusCondition(new.Conditions, ConditionValid)
+	if was != nil && was.Status == now.Status {
+		return
+	}
+	if now.Status == metav1.ConditionTrue {
+		ctl.c.Recorder.Event(obj, corev1.EventTypeNormal, eventReasonValid, "runtime config is valid")
+	} else {
+		ctl.c.Recorder.Event(obj, corev1.EventTypeWarning, ReasonInvalid, now.Message)
+	}
+}
+
+// ignoreGone drops errors for objects deleted while we reconciled; conflicts are retried by the queue.
+func ignoreGone(err error) error {
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// consumerListers read every kind that names a runtime config.
+type consumerListers struct {
+	services         aimlisters.AIMServiceLister
+	templates        aimlisters.AIMServiceTemplateLister
+	clusterTemplates aimlisters.AIMClusterServiceTemplateLister
+	models           aimlisters.AIMModelLister
+	clusterModels    aimlisters.AIMClusterModelLister
+	caches           aimlisters.AIMTemplateCacheLister
+	artifacts        aimlisters.AIMArtifactLister
+}
+
+func newConsumerListers(m *manager.Manager) consumerListers {
+	v := m.AIMInformers.Aim().V1alpha1()
+	return consumerListers{
+		services: v.AIMServices().Lister(), templates: v.AIMServiceTemplates().Lister(),
+		clusterTemplates: v.AIMClusterServiceTemplates().Lister(), models: v.AIMModels().Lister(),
+		clusterModels: v.AIMClusterModels().Lister(), caches: v.AIMTemplateCaches().Lister(), artifacts: v.AIMArtifacts().Lister(),
+	}
+}
+
+// count returns how many objects resolve the config: in namespace for a namespaced config, everywhere for a
+// cluster config ("" namespace), since every object of that name merges the cluster config in.
+func (l consumerListers) count(namespace, name string) int32 {
+	all := labels.Everything()
+	if namespace != "" {
+		return countRefs(l.services.AIMServices(namespace).List(all))(name) +
+			countRefs(l.templates.AIMServiceTemplates(namespace).List(all))(name) +
+			countRefs(l.models.AIMModels(namespace).List(all))(name) +
+			countRefs(l.caches.AIMTemplateCaches(namespace).List(all))(name) +
+			countRefs(l.artifacts.AIMArtifacts(namespace).List(all))(name)
+	}
+	return countRefs(l.services.List(all))(name) + countRefs(l.templates.List(all))(name) +
+		countRefs(l.clusterTemplates.List(all))(name) + countRefs(l.models.List(all))(name) +
+		countRefs(l.clusterModels.List(all))(name) + countRefs(l.caches.List(all))(name) +
+		countRefs(l.artifacts.List(all))(name)
+}
+
+// countRefs counts the listed objects that resolve the named config; a lister error counts nothing (the
+// cache is local and only fails for a bad selector).
+func countRefs[T any](items []T, err error) func(name string) int32 {
+	return func(name string) int32 {
+		if err != nil {
+			return 0
+		}
+		var n int32
+		for _, o := range items {
+			if _, ref, ok := refOf(o); ok && ref == name {
+				n++
+			}
+		}
+		return n
+	}
+}
+
+// refOf returns the namespace and the runtime config name an AIM object resolves; cluster-scoped objects
+// have an empty namespace.
+func refOf(obj any) (namespace, name string, ok bool) {
+	switch o := obj.(type) {
+	case *aimv1.AIMService:
+		return o.Namespace, orDefault(o.Spec.RuntimeConfigName), true
+	case *aimv1.AIMServiceTemplate:
+		return o.Namespace, orDefault(o.Spec.RuntimeConfigName), true
+	case *aimv1.AIMClusterServiceTemplate:
+		return "", orDefault(o.Spec.RuntimeConfigName), true
+	case *aimv1.AIMModel:
+		return o.Namespace, orDefault(o.Spec.RuntimeConfigName), true
+	case *aimv1.AIMClusterModel:
+		return "", orDefault(o.Spec.RuntimeConfigName), true
+	case *aimv1.AIMTemplateCache:
+		return o.Namespace, orDefault(o.Spec.RuntimeConfigName), true
+	case *aimv1.AIMArtifact:
+		return o.Namespace, orDefault(o.Spec.RuntimeConfigName), true
+	}
+	return "", "", false
+}
+
+func orDefault(name string) string {
+	if name == "" {
+		return DefaultName
+	}
+	return name
+}
