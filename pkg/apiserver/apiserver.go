@@ -56,7 +56,7 @@ type Config struct {
 
 // ControllerConfig configures the embedded controller.
 type ControllerConfig struct {
-	Options manager.Options
+	Options controller.Options
 	// KubeConfig reaches the cluster whose Nodes, Jobs and Pods the controller reads and manages.
 	KubeConfig *restclient.Config
 }
@@ -113,11 +113,11 @@ func (c completedConfig) New() (*AIMServer, error) {
 // installController starts the embedded controller after the server serves (it reads AIM objects through
 // the loopback client) and makes /readyz wait for its informers.
 func (c completedConfig) installController(s *genericapiserver.GenericAPIServer) error {
-	m, err := manager.New(c.GenericConfig.LoopbackClientConfig, c.Controller.KubeConfig, c.Controller.Options)
+	m, err := manager.New(c.GenericConfig.LoopbackClientConfig, c.Controller.KubeConfig, c.Controller.Options.Manager)
 	if err != nil {
 		return fmt.Errorf("creating the controller manager: %w", err)
 	}
-	if err := controller.Register(m); err != nil {
+	if err := controller.Register(m, c.Controller.Options); err != nil {
 		return err
 	}
 	if err := s.AddReadyzChecks(healthz.NamedCheck("aim-controller-informers", func(*http.Request) error {

@@ -5,18 +5,42 @@ package controller
 import (
 	"fmt"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/discovery"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/template"
 )
 
+// Options configure the controllers.
+type Options struct {
+	Manager manager.Options
+	// DiscoveryBackoff spaces discovery retries after failures.
+	DiscoveryBackoff discovery.Backoff
+}
+
+// DefaultOptions are the defaults of the controller flags.
+func DefaultOptions() Options {
+	return Options{Manager: manager.DefaultOptions(), DiscoveryBackoff: discovery.DefaultBackoff}
+}
+
+// Validate checks the options.
+func (o Options) Validate() error {
+	if err := o.Manager.Validate(); err != nil {
+		return err
+	}
+	if o.DiscoveryBackoff.Base <= 0 || o.DiscoveryBackoff.Max < o.DiscoveryBackoff.Base {
+		return fmt.Errorf("discovery backoff needs 0 < base <= max, not %s and %s", o.DiscoveryBackoff.Base, o.DiscoveryBackoff.Max)
+	}
+	return nil
+}
+
 // Register adds every controller to the manager.
-func Register(m *manager.Manager) error {
-	for name, register := range map[string]func(*manager.Manager) error{
-		"runtime configs": runtimeconfig.Register,
-	} {
-		if err := register(m); err != nil {
-			return fmt.Errorf("registering the %s controller: %w", name, err)
-		}
+func Register(m *manager.Manager, o Options) error {
+	if err := runtimeconfig.Register(m); err != nil {
+		return fmt.Errorf("registering the runtime config controllers: %w", err)
+	}
+	if err := template.Register(m, o.DiscoveryBackoff); err != nil {
+		return fmt.Errorf("registering the service template controllers: %w", err)
 	}
 	return nil
 }

@@ -23,7 +23,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/apiserver"
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller"
 	"github.com/aim-apiserver/aim-apiserver/pkg/embeddedetcd"
 	generatedopenapi "github.com/aim-apiserver/aim-apiserver/pkg/generated/openapi"
 )
@@ -51,7 +51,7 @@ type LocalOptions struct {
 
 // ControllerOptions configure the embedded controller.
 type ControllerOptions struct {
-	manager.Options
+	controller.Options
 	// Run turns the controller on; it is on by default in cluster mode.
 	Run bool
 	// WorkloadKubeconfig points local mode's controller at a cluster.
@@ -64,7 +64,7 @@ func NewOptions(out io.Writer) *Options {
 		RecommendedOptions: genericoptions.NewRecommendedOptions(EtcdPathPrefix,
 			apiserver.Codecs.LegacyCodec(v1alpha1.SchemeGroupVersion)),
 		Local:      &LocalOptions{},
-		Controller: &ControllerOptions{Options: manager.DefaultOptions(), Run: true},
+		Controller: &ControllerOptions{Options: controller.DefaultOptions(), Run: true},
 		StdOut:     out,
 	}
 	o.RecommendedOptions.Etcd.StorageConfig.EncodeVersioner = runtime.NewMultiGroupVersioner(
@@ -90,16 +90,20 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 		"Run the embedded controller. In local mode it runs only with --workload-kubeconfig.")
 	fs.StringVar(&c.WorkloadKubeconfig, "workload-kubeconfig", c.WorkloadKubeconfig,
 		"Local mode: kubeconfig of the cluster whose Nodes, Jobs and Pods the controller reads and manages.")
-	fs.IntVar(&c.Workers, "controller-workers", c.Workers, "Workers per controller.")
-	fs.DurationVar(&c.ResyncPeriod, "controller-resync-period", c.ResyncPeriod,
+	mo := &c.Manager
+	fs.IntVar(&mo.Workers, "controller-workers", mo.Workers, "Workers per controller.")
+	fs.DurationVar(&mo.ResyncPeriod, "controller-resync-period", mo.ResyncPeriod,
 		"How often every object is re-checked; unchanged objects cause no writes.")
-	fs.StringVar(&c.SystemNamespace, "system-namespace", c.SystemNamespace,
+	fs.StringVar(&mo.SystemNamespace, "system-namespace", mo.SystemNamespace,
 		"Namespace of the leader-election Lease and of discovery Jobs for cluster templates (default: $POD_NAMESPACE, else aim-system).")
-	fs.BoolVar(&c.LeaderElect, "leader-elect", c.LeaderElect,
+	fs.BoolVar(&mo.LeaderElect, "leader-elect", mo.LeaderElect,
 		"Elect a leader among replicas through a Lease; only the leader reconciles.")
-	fs.DurationVar(&c.LeaseDuration, "leader-elect-lease-duration", c.LeaseDuration, "How long a leader's Lease lasts without renewal.")
-	fs.DurationVar(&c.RenewDeadline, "leader-elect-renew-deadline", c.RenewDeadline, "How long the leader tries to renew before giving up.")
-	fs.DurationVar(&c.RetryPeriod, "leader-elect-retry-period", c.RetryPeriod, "How often candidates try to take the Lease.")
+	fs.DurationVar(&mo.LeaseDuration, "leader-elect-lease-duration", mo.LeaseDuration, "How long a leader's Lease lasts without renewal.")
+	fs.DurationVar(&mo.RenewDeadline, "leader-elect-renew-deadline", mo.RenewDeadline, "How long the leader tries to renew before giving up.")
+	fs.DurationVar(&mo.RetryPeriod, "leader-elect-retry-period", mo.RetryPeriod, "How often candidates try to take the Lease.")
+	fs.DurationVar(&c.DiscoveryBackoff.Base, "discovery-backoff-base", c.DiscoveryBackoff.Base,
+		"Wait after the first failed discovery attempt; it doubles with each further failure.")
+	fs.DurationVar(&c.DiscoveryBackoff.Max, "discovery-backoff-max", c.DiscoveryBackoff.Max, "Longest wait between discovery attempts.")
 
 	r := o.RecommendedOptions
 	r.Etcd.AddFlags(fss.FlagSet("etcd"))

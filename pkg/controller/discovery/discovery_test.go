@@ -185,8 +185,19 @@ func TestBuildJob(t *testing.T) {
 	if BuildJob(changed).Name == job.Name || changed.Hash() == s.Hash() {
 		t.Error("changed inputs, same name")
 	}
+	recreated := jobSpec()
+	recreated.Owner.UID = "u2"
+	if BuildJob(recreated).Name == job.Name {
+		t.Error("a re-created template must not reuse its predecessor's Job name")
+	}
+	retry := jobSpec()
+	retry.Attempt = 2
+	if r := BuildJob(retry); r.Name == job.Name || retry.Hash() != s.Hash() || AttemptOf(r.Name) != 2 || AttemptOf(job.Name) != 1 {
+		t.Errorf("retry: name %s (first %s), attempt %d", r.Name, job.Name, AttemptOf(r.Name))
+	}
 	long := jobSpec()
 	long.TemplateName = strings.Repeat("a", 200)
+	long.Attempt = 9999
 	if j := BuildJob(long); len(j.Name) > 63 || len(j.Labels[LabelTemplate]) > 63 {
 		t.Errorf("long template: name %d chars, label %d chars", len(j.Name), len(j.Labels[LabelTemplate]))
 	}

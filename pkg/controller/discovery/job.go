@@ -29,9 +29,13 @@ const (
 	NameValue      = "aim-discovery"
 	ComponentValue = "discovery"
 	ManagedByValue = "aim-apiserver"
+	// AnnotationSpecHash records the inputs a discovery Job ran with.
+	AnnotationSpecHash = "aim.eai.amd.com/discovery-spec-hash"
 
-	namePrefix       = "discover-"
-	maxTemplateInJob = 45
+	namePrefix = "discover-"
+	// "discover-" + 40 + "-" + 8 hex + "-" + attempt (up to 4 digits) fits the 63 characters of a pod label.
+	maxTemplateInJob = 40
+	maxAttempt       = 9999
 	nonRootID        = 65532
 	ttlAfterFinished = 300
 	// activeDeadline stops a Job stuck pulling its image from holding a slot of the concurrency limit forever.
@@ -55,6 +59,9 @@ type JobSpec struct {
 	ImagePullSecrets   []corev1.LocalObjectReference
 	ServiceAccountName string
 
+	// Attempt numbers the Jobs of one spec, from 1; a retry after a failure gets a new Job.
+	Attempt int32
+
 	Metric, Precision string
 	GPUModel          string
 	GPUCount          int32
@@ -70,22 +77,34 @@ type JobSpec struct {
 
 // Hash identifies the inputs of discovery; a new hash means a new Job and a reset retry count.
 func (s JobSpec) Hash() string {
+	// The owner's UID is an input so that a template re-created under the same name never adopts the Jobs of
+	// its predecessor.
 	inputs := struct {
-		Template, Kind, Image, SA, Metric, Precision, GPUModel, ProfileID string
-		GPUCount                                                          int32
-		Env                                                               []corev1.EnvVar
-		Secrets                                                           []corev1.LocalObjectReference
-	}{s.TemplateName, s.TemplateKind, s.Image, s.ServiceAccountName, s.Metric, s.Precision, s.GPUModel, s.ProfileID,
-		s.GPUCount, s.Env, s.ImagePullSecrets}
+		Template, Kind, UID, Image, SA, Metric, Precision, GPUModel, ProfileID string
+		GPUCount                                                               int32
+		Env                                                                    []corev1.EnvVar
+		Secrets                                                                []corev1.LocalObjectReference
+	}{s.TemplateName, s.TemplateKind, string(s.Owner.UID), s.Image, s.ServiceAccountName, s.Metric, s.Precision,
+		s.GPUModel, s.ProfileID, s.GPUCount, s.Env, s.ImagePullSecrets}
 	data, _ := json.Marshal(inputs) // plain structs: cannot fail
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])[:16]
 }
 
-// JobName is "discover-<template>-<hash>", within the 63 characters a Job's pod labels allow.
+// JobName is "discover-<template>-<hash>-<attempt>", within the 63 characters a Job's pod labels allow.
 func (s JobSpec) JobName() string {
 	t := strings.TrimRight(truncate(s.TemplateName, maxTemplateInJob), "-.")
-	return namePrefix + t + "-" + s.Hash()[:8]
+	return namePrefix + t + "-" + s.Hash()[:8] + "-" + strconv.Itoa(int(min(max(s.Attempt, 1), maxAttempt)))
+}
+
+// AttemptOf returns the attempt number of a discovery Job name, or 0.
+func AttemptOf(jobName string) int32 {
+	i := strings.LastIndexByte(jobName, '-')
+	n, err := strconv.Atoi(jobName[i+1:])
+	if i < 0 || err != nil {
+		return 0
+	}
+	return int32(n)
 }
 
 // environment is the discovery container's environment: quiet logs, the template's env, then the contract variables,
@@ -135,7 +154,7 @@ func BuildJob(s JobSpec) *batchv1.Job {
 		TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name: s.JobName(), Namespace: s.Namespace, Labels: labels,
-			Annotations:     map[string]string{"aim.eai.amd.com/discovery-spec-hash": s.Hash()},
+			Annotations:     map[string]string{AnnotationSpecHash: s.Hash()},
 			OwnerReferences: []metav1.OwnerReference{owner},
 		},
 		Spec: batchv1.JobSpec{

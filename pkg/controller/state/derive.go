@@ -60,7 +60,7 @@ type Input struct {
 	Informational []metav1.Condition
 }
 
-// Transition is a condition that changed status, for an Event.
+// Transition is a condition that changed status or reason, for an Event.
 type Transition struct {
 	Type, Reason, Message string
 	Status                metav1.ConditionStatus
@@ -125,7 +125,8 @@ func Derive(in Input) Output {
 		c.Reason = sanitizeReason(c.Reason)
 		prev := meta.FindStatusCondition(conds, c.Type)
 		quietStart := prev == nil && c.Status == metav1.ConditionTrue && isParentCondition(c.Type)
-		if (prev == nil || prev.Status != c.Status) && !quietStart {
+		// A new reason under the same status is a transition too: Progressing -> Failed keeps False.
+		if (prev == nil || prev.Status != c.Status || prev.Reason != c.Reason) && !quietStart {
 			out.Transitions = append(out.Transitions, Transition{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message, Warning: warning})
 		}
 		meta.SetStatusCondition(&conds, c)

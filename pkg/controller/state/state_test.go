@@ -207,6 +207,15 @@ func TestTransitions(t *testing.T) {
 	if len(again.Transitions) != 0 {
 		t.Errorf("unchanged state made transitions: %+v", again.Transitions)
 	}
+	failed := Derive(Input{Now: now.Add(90 * time.Second), Previous: again.Conditions, Components: []Component{
+		{Name: "Model", Dependency: DependencyUpstream, State: aimv1.AIMStatusFailed, Reason: "ModelFailed", Message: "bad image"}}})
+	var sawFailure bool
+	for _, tr := range failed.Transitions {
+		sawFailure = sawFailure || (tr.Type == "ModelReady" && tr.Reason == "ModelFailed" && tr.Warning)
+	}
+	if !sawFailure {
+		t.Errorf("False -> False with a new, bad reason must be a warning transition: %+v", failed.Transitions)
+	}
 	fixed := Derive(Input{Now: now.Add(2 * time.Minute), Previous: again.Conditions, Components: []Component{ready("Model", DependencyUpstream)}})
 	for _, tr := range fixed.Transitions {
 		if tr.Warning {

@@ -1,0 +1,426 @@
+package template
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	batchlisters "k8s.io/client-go/listers/batch/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/discovery"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gpu"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
+)
+
+// FieldManager owns what the template controller applies.
+const FieldManager = "aim-service-template-controller"
+
+const (
+	kindNamespaced = "AIMServiceTemplate"
+	kindCluster    = "AIMClusterServiceTemplate"
+)
+
+// Controller reconciles both template kinds.
+type Controller struct {
+	c       manager.Clients
+	backoff discovery.Backoff
+
+	templates        aimlisters.AIMServiceTemplateLister
+	clusterTemplates aimlisters.AIMClusterServiceTemplateLister
+	models           aimlisters.AIMModelLister
+	clusterModels    aimlisters.AIMClusterModelLister
+	configs          aimlisters.AIMRuntimeConfigLister
+	clusterConfigs   aimlisters.AIMClusterRuntimeConfigLister
+	nodes            corelisters.NodeLister
+	jobs             batchlisters.JobLister
+	pods             corelisters.PodLister
+
+	// slots serializes counting and creating discovery Jobs, so the concurrency limit holds exactly.
+	slots sync.Mutex
+	ns    *manager.Controller
+	cl    *manager.Controller
+}
+
+// Register adds the template controllers to the manager.
+func Register(m *manager.Manager, backoff discovery.Backoff) error {
+	v := m.AIMInformers.Aim().V1alpha1()
+	k := m.KubeInformers
+	ctl := &Controller{
+		c: m.Clients, backoff: backoff,
+		templates: v.AIMServiceTemplates().Lister(), clusterTemplates: v.AIMClusterServiceTemplates().Lister(),
+		models: v.AIMModels().Lister(), clusterModels: v.AIMClusterModels().Lister(),
+		configs: v.AIMRuntimeConfigs().Lister(), clusterConfigs: v.AIMClusterRuntimeConfigs().Lister(),
+		nodes: k.Core().V1().Nodes().Lister(), jobs: k.Batch().V1().Jobs().Lister(), pods: k.Core().V1().Pods().Lister(),
+	}
+	ctl.ns = manager.NewController("servicetemplate", manager.ReconcilerFunc(ctl.reconcileNamespaced))
+	ctl.cl = manager.NewController("clusterservicetemplate", manager.ReconcilerFunc(ctl.reconcileCluster))
+
+	handlers := []struct {
+		inf cache.SharedIndexInformer
+		h   cache.ResourceEventHandler
+	}{
+		{v.AIMServiceTemplates().Informer(), ctl.ns.Handler()},
+		{v.AIMClusterServiceTemplates().Informer(), ctl.cl.Handler()},
+		// Inputs of many templates: re-check them all. Lists come from the local cache and are cheap.
+		{v.AIMModels().Informer(), ctl.enqueueAllHandler()},
+		{v.AIMClusterModels().Informer(), ctl.enqueueAllHandler()},
+		{v.AIMRuntimeConfigs().Informer(), ctl.enqueueAllHandler()},
+		{v.AIMClusterRuntimeConfigs().Informer(), ctl.enqueueAllHandler()},
+		{k.Core().V1().Nodes().Informer(), ctl.nodeHandler()},
+		{k.Batch().V1().Jobs().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isDiscovery, Handler: ctl.ownerHandler()}},
+		{k.Core().V1().Pods().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isDiscovery, Handler: ctl.podHandler()}},
+	}
+	for _, h := range handlers {
+		if _, err := h.inf.AddEventHandler(h.h); err != nil {
+			return err
+		}
+	}
+	m.Add(ctl.ns)
+	m.Add(ctl.cl)
+	return nil
+}
+
+func (ctl *Controller) reconcileNamespaced(ctx context.Context, key string) (time.Duration, error) {
+	namespace, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return 0, nil
+	}
+	t, err := ctl.templates.AIMServiceTemplates(namespace).Get(name)
+	if apierrors.IsNotFound(err) || err == nil && aimv1.Paused(t.Annotations) {
+		return 0, nil
+	} else if err != nil {
+		return 0, err
+	}
+	o := ctl.observe(kindNamespaced, &t.ObjectMeta, t.Spec.AIMServiceTemplateSpecCommon, t.Status, namespace)
+	return ctl.reconcile(ctx, t, o, func(status aimv1.AIMServiceTemplateStatus) error {
+		updated := t.DeepCopy()
+		updated.Status = status
+		_, err := ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: FieldManager})
+		return err
+	})
+}
+
+func (ctl *Controller) reconcileCluster(ctx context.Context, name string) (time.Duration, error) {
+	t, err := ctl.clusterTemplates.Get(name)
+	if apierrors.IsNotFound(err) || err == nil && aimv1.Paused(t.Annotations) {
+		return 0, nil
+	} else if err != nil {
+		return 0, err
+	}
+	o := ctl.observe(kindCluster, &t.ObjectMeta, t.Spec.AIMServiceTemplateSpecCommon, t.Status, ctl.c.Options.SystemNamespace)
+	return ctl.reconcile(ctx, t, o, func(status aimv1.AIMServiceTemplateStatus) error {
+		updated := t.DeepCopy()
+		updated.Status = status
+		_, err := ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: FieldManager})
+		return err
+	})
+}
+
+// observe gathers a template's inputs from the informer caches.
+func (ctl *Controller) observe(kind string, meta *metav1.ObjectMeta, spec aimv1.AIMServiceTemplateSpecCommon,
+	status aimv1.AIMServiceTemplateStatus, jobNamespace string) Observation {
+	o := Observation{
+		Kind: kind, Name: meta.Name, Namespace: meta.Namespace, UID: meta.UID, Generation: meta.Generation, Labels: meta.Labels,
+		Spec: spec, Status: status, JobNamespace: jobNamespace, Backoff: ctl.backoff, Now: time.Now(),
+	}
+	o.Model, o.ModelErr = ctl.resolveModel(meta.Namespace, spec.ModelName)
+
+	var nsConfig *aimv1.AIMRuntimeConfig
+	rcName := spec.RuntimeConfigName
+	if rcName == "" {
+		rcName = runtimeconfig.DefaultName
+	}
+	if meta.Namespace != "" {
+		nsConfig, _ = ctl.configs.AIMRuntimeConfigs(meta.Namespace).Get(rcName)
+	}
+	clusterConfig, _ := ctl.clusterConfigs.Get(rcName)
+	o.RuntimeConfig, o.RuntimeConfigErr = runtimeconfig.Resolve(rcName, meta.Namespace, nsConfig, clusterConfig)
+
+	if nodes, err := ctl.nodes.List(labels.Everything()); err == nil {
+		list := make([]corev1.Node, len(nodes))
+		for i, n := range nodes {
+			list[i] = *n
+		}
+		o.Inventory = gpu.NewInventory(list)
+	}
+
+	jobs, _ := ctl.jobs.Jobs(jobNamespace).List(labels.SelectorFromSet(labels.Set{discovery.LabelName: discovery.NameValue}))
+	for _, j := range jobs {
+		if !isFinished(j) {
+			o.ActiveDiscoveryJobs++
+		}
+	}
+	if o.Model != nil {
+		js := jobSpec(o, 1)
+		js.Attempt = 1
+		if status.Discovery != nil && status.Discovery.SpecHash == js.Hash() {
+			js.Attempt = status.Discovery.Attempts + 1
+		}
+		if j, err := ctl.jobs.Jobs(jobNamespace).Get(js.JobName()); err == nil && ownedBy(j, meta.UID) {
+			o.Job = j
+			if done, failed := jobOutcome(j); done && failed == "" {
+				o.JobOutput, o.JobOutputErr = ctl.output(j)
+			}
+		}
+	}
+	return o
+}
+
+// resolveModel finds a namespaced template's AIMModel, else the AIMClusterModel of that name (F12); a cluster
+// template's AIMClusterModel.
+func (ctl *Controller) resolveModel(namespace, name string) (*Model, error) {
+	if namespace != "" {
+		if m, err := ctl.models.AIMModels(namespace).Get(name); err == nil {
+			return &Model{Ref: aimv1.AIMResolvedReference{Name: m.Name, Namespace: m.Namespace, Scope: aimv1.AIMResolutionScopeNamespace, Kind: "AIMModel", UID: m.UID},
+				Image: m.Spec.Image, ImagePullSecrets: m.Spec.ImagePullSecrets, ServiceAccountName: m.Spec.ServiceAccountName}, nil
+		} else if !apierrors.IsNotFound(err) {
+			return nil, err
+		}
+	}
+	m, err := ctl.clusterModels.Get(name)
+	if apierrors.IsNotFound(err) {
+		where := "no AIMClusterModel"
+		if namespace != "" {
+			where = fmt.Sprintf("no AIMModel in namespace %s and no AIMClusterModel", namespace)
+		}
+		return nil, state.NewError(state.MissingUpstream, "ModelNotFound", "%s is named %q", where, name)
+	} else if err != nil {
+		return nil, err
+	}
+	return &Model{Ref: aimv1.AIMResolvedReference{Name: m.Name, Scope: aimv1.AIMResolutionScopeCluster, Kind: "AIMClusterModel", UID: m.UID},
+		Image: m.Spec.Image, ImagePullSecrets: m.Spec.ImagePullSecrets, ServiceAccountName: m.Spec.ServiceAccountName}, nil
+}
+
+// output reads a finished discovery pod's result: the termination message, else the container log.
+func (ctl *Controller) output(job *batchv1.Job) (string, error) {
+	pods, err := ctl.pods.Pods(job.Namespace).List(labels.SelectorFromSet(labels.Set{batchv1.JobNameLabel: job.Name}))
+	if err != nil {
+		return "", err
+	}
+	var succeeded *corev1.Pod
+	for _, p := range pods {
+		if p.Status.Phase == corev1.PodSucceeded {
+			succeeded = p
+		}
+	}
+	if succeeded == nil {
+		return "", state.NewError(state.MissingDownstream, "DiscoveryPodNotFound", "no succeeded pod of Job %s", job.Name)
+	}
+	if out, ok := discovery.TerminationOutput(succeeded); ok {
+		return out, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	stream, err := ctl.c.Kube.CoreV1().Pods(job.Namespace).GetLogs(succeeded.Name, &corev1.PodLogOptions{
+		Container: discovery.ContainerName, LimitBytes: ptr.To[int64](discovery.MaxOutputBytes + 1)}).Stream(ctx)
+	if err != nil {
+		return "", fmt.Errorf("reading the log of discovery pod %s: %w", succeeded.Name, err)
+	}
+	defer stream.Close()
+	data, err := io.ReadAll(io.LimitReader(stream, discovery.MaxOutputBytes+1))
+	return string(data), err
+}
+
+// reconcile plans, applies the Job, derives the status and writes it when it changed.
+func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, o Observation, write func(aimv1.AIMServiceTemplateStatus) error) (time.Duration, error) {
+	plan := PlanTemplate(o)
+	var applyErr error
+	if plan.Job != nil {
+		applyErr = ctl.createJob(ctx, plan.Job, o.RuntimeConfig.MaxConcurrentDiscoveryJobs())
+		if applyErr == nil {
+			ctl.c.Recorder.Eventf(obj, corev1.EventTypeNormal, ReasonJobCreated, "Created discovery Job %s/%s", plan.Job.Namespace, plan.Job.Name)
+		} else {
+			plan.Components = append(plan.Components, state.Component{Name: "DiscoveryJob", Dependency: state.DependencyDownstream, Errors: []error{applyErr}})
+		}
+	}
+	out := state.Derive(state.Input{
+		Components: dedupe(plan.Components), Previous: o.Status.Conditions, Status: o.Status.Status,
+		Generation: o.Generation, Now: o.Now, Informational: plan.Informational,
+	})
+	status := plan.Status
+	status.Conditions, status.Status = out.Conditions, out.Status
+	for _, tr := range out.Transitions {
+		typ := corev1.EventTypeNormal
+		if tr.Warning {
+			typ = corev1.EventTypeWarning
+		}
+		ctl.c.Recorder.Event(obj, typ, tr.Reason, fmt.Sprintf("%s is %s: %s", tr.Type, tr.Status, tr.Message))
+	}
+	if !apiequality.Semantic.DeepEqual(status, o.Status) {
+		if err := write(status); err != nil && !apierrors.IsNotFound(err) {
+			return 0, err
+		}
+	}
+	if applyErr != nil {
+		return 0, applyErr
+	}
+	return plan.RequeueAfter, nil
+}
+
+// createJob applies a discovery Job if a slot is free; the check and the create hold one lock.
+func (ctl *Controller) createJob(ctx context.Context, job *batchv1.Job, limit int32) error {
+	ctl.slots.Lock()
+	defer ctl.slots.Unlock()
+	all, err := ctl.jobs.List(labels.SelectorFromSet(labels.Set{discovery.LabelName: discovery.NameValue}))
+	if err != nil {
+		return err
+	}
+	active := 0
+	for _, j := range all {
+		if !isFinished(j) {
+			active++
+		}
+	}
+	if active >= int(limit) {
+		return state.NewError(state.ResourceExhaustion, ReasonWaitingForSlot, "%d discovery Jobs are running, the limit is %d", active, limit)
+	}
+	data, err := json.Marshal(job)
+	if err != nil {
+		return err
+	}
+	_, err = ctl.c.Kube.BatchV1().Jobs(job.Namespace).Patch(ctx, job.Name, types.ApplyPatchType, data,
+		metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)})
+	if err != nil {
+		return fmt.Errorf("applying discovery Job %s/%s: %w", job.Namespace, job.Name, err)
+	}
+	return nil
+}
+
+func (ctl *Controller) enqueueAllHandler() cache.ResourceEventHandler {
+	all := func(any) { ctl.enqueueAll(func(*aimv1.AIMHardwareRequirements) bool { return true }) }
+	return cache.ResourceEventHandlerFuncs{AddFunc: all, UpdateFunc: func(_, o any) { all(o) }, DeleteFunc: all}
+}
+
+// nodeHandler re-checks templates that need a GPU when nodes come, go or change their GPU labels or capacity.
+func (ctl *Controller) nodeHandler() cache.ResourceEventHandler {
+	gpuTemplates := func(any) {
+		ctl.enqueueAll(func(hw *aimv1.AIMHardwareRequirements) bool { _, ok := requirement(hw); return ok })
+	}
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: gpuTemplates, DeleteFunc: gpuTemplates,
+		UpdateFunc: func(old, obj any) {
+			o, n := old.(*corev1.Node), obj.(*corev1.Node)
+			if !apiequality.Semantic.DeepEqual(o.Labels, n.Labels) || !apiequality.Semantic.DeepEqual(o.Status.Allocatable, n.Status.Allocatable) {
+				gpuTemplates(obj)
+			}
+		},
+	}
+}
+
+func (ctl *Controller) enqueueAll(match func(*aimv1.AIMHardwareRequirements) bool) {
+	if ts, err := ctl.templates.List(labels.Everything()); err == nil {
+		for _, t := range ts {
+			if match(t.Spec.Hardware) {
+				ctl.ns.Queue.Add(t.Namespace + "/" + t.Name)
+			}
+		}
+	}
+	if ts, err := ctl.clusterTemplates.List(labels.Everything()); err == nil {
+		for _, t := range ts {
+			if match(t.Spec.Hardware) {
+				ctl.cl.Queue.Add(t.Name)
+			}
+		}
+	}
+}
+
+// ownerHandler enqueues the template that owns a discovery Job.
+func (ctl *Controller) ownerHandler() cache.ResourceEventHandler {
+	enqueue := func(obj any) {
+		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = tomb.Obj
+		}
+		m, ok := obj.(metav1.Object)
+		if !ok {
+			return
+		}
+		ctl.enqueueOwner(m.GetNamespace(), m.GetOwnerReferences())
+	}
+	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
+}
+
+// podHandler maps a discovery pod to its Job's owner.
+func (ctl *Controller) podHandler() cache.ResourceEventHandler {
+	enqueue := func(obj any) {
+		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = tomb.Obj
+		}
+		pod, ok := obj.(*corev1.Pod)
+		if !ok {
+			return
+		}
+		if job, err := ctl.jobs.Jobs(pod.Namespace).Get(pod.Labels[batchv1.JobNameLabel]); err == nil {
+			ctl.enqueueOwner(job.Namespace, job.OwnerReferences)
+		}
+	}
+	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
+}
+
+func (ctl *Controller) enqueueOwner(namespace string, refs []metav1.OwnerReference) {
+	for _, ref := range refs {
+		if ref.APIVersion != aimv1.SchemeGroupVersion.String() {
+			continue
+		}
+		switch ref.Kind {
+		case kindNamespaced:
+			ctl.ns.Queue.Add(namespace + "/" + ref.Name)
+		case kindCluster:
+			ctl.cl.Queue.Add(ref.Name)
+		}
+	}
+}
+
+func isDiscovery(obj any) bool {
+	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	m, ok := obj.(metav1.Object)
+	return ok && m.GetLabels()[discovery.LabelName] == discovery.NameValue
+}
+
+func isFinished(j *batchv1.Job) bool {
+	done, _ := jobOutcome(j)
+	return done
+}
+
+func ownedBy(obj metav1.Object, uid types.UID) bool {
+	for _, r := range obj.GetOwnerReferences() {
+		if r.UID == uid {
+			return true
+		}
+	}
+	return false
+}
+
+// dedupe keeps the last report of each component (an apply error replaces the planned state).
+func dedupe(cs []state.Component) []state.Component {
+	seen := map[string]int{}
+	var out []state.Component
+	for _, c := range cs {
+		if i, ok := seen[c.Name]; ok {
+			out[i] = c
+			continue
+		}
+		seen[c.Name] = len(out)
+		out = append(out, c)
+	}
+	return out
+}

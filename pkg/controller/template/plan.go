@@ -1,0 +1,433 @@
+// Package template reconciles AIMServiceTemplates and AIMClusterServiceTemplates: it resolves the model and
+// the runtime config, checks the required AMD GPU is in the cluster, runs discovery, and fills the status
+// with the profile, the model sources, the hardware and the node affinity that places workloads.
+package template
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/discovery"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gpu"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+)
+
+// Condition and reason names of templates.
+const (
+	ConditionDiscovered = "Discovered"
+
+	ReasonDiscoveryComplete      = "DiscoveryComplete"
+	ReasonInlineModelSources     = "InlineModelSources"
+	ReasonAwaitingDiscovery      = "AwaitingDiscovery"
+	ReasonDiscoveryOutputInvalid = "DiscoveryOutputInvalid"
+	ReasonJobFailed              = "JobFailed"
+	ReasonJobRunning             = "JobRunning"
+	ReasonJobCreated             = "JobCreated"
+	ReasonWaitingForSlot         = "WaitingForDiscoverySlot"
+
+	retryingIn = "; retrying in "
+
+	// slotRetry is how often a template waiting for a discovery slot looks again.
+	slotRetry = 10 * time.Second
+)
+
+// Model is the model a template resolved.
+type Model struct {
+	Ref                aimv1.AIMResolvedReference
+	Image              string
+	ImagePullSecrets   []corev1.LocalObjectReference
+	ServiceAccountName string
+}
+
+// Observation is what one reconcile of a template saw.
+type Observation struct {
+	Kind       string // AIMServiceTemplate or AIMClusterServiceTemplate
+	Name       string
+	Namespace  string // empty for cluster templates
+	UID        types.UID
+	Generation int64
+	Labels     map[string]string
+	Spec       aimv1.AIMServiceTemplateSpecCommon
+	Status     aimv1.AIMServiceTemplateStatus
+
+	Model    *Model
+	ModelErr error
+
+	RuntimeConfig    runtimeconfig.Resolved
+	RuntimeConfigErr error
+
+	Inventory gpu.Inventory
+
+	// JobNamespace is where discovery Jobs of this template run.
+	JobNamespace string
+	// Job is the discovery Job of the current attempt, if it exists; JobOutput what its pod printed.
+	Job          *batchv1.Job
+	JobOutput    string
+	JobOutputErr error
+	// ActiveDiscoveryJobs counts unfinished discovery Jobs in the cluster.
+	ActiveDiscoveryJobs int
+
+	Backoff discovery.Backoff
+	Now     time.Time
+}
+
+// Plan is what the reconcile should do and report.
+type Plan struct {
+	Components []state.Component
+	// Job, when set, is created.
+	Job *batchv1.Job
+	// Status carries every field but status and conditions, which the state engine derives.
+	Status        aimv1.AIMServiceTemplateStatus
+	Informational []metav1.Condition
+	RequeueAfter  time.Duration
+}
+
+// PlanTemplate decides a template's next step. It is pure.
+func PlanTemplate(o Observation) Plan {
+	p := Plan{Status: *o.Status.DeepCopy()}
+	st := &p.Status
+	st.ObservedGeneration = o.Generation
+
+	if o.RuntimeConfigErr != nil {
+		p.Components = append(p.Components, state.Component{Name: "RuntimeConfig", Dependency: state.DependencyUpstream,
+			Errors: []error{state.UpstreamError(o.RuntimeConfigErr)}, Reason: "ConfigNotFound"})
+	} else {
+		reason := "ConfigFound"
+		if o.RuntimeConfig.Ref == nil {
+			reason = "DefaultConfigNotFound"
+		}
+		p.Components = append(p.Components, state.Component{Name: "RuntimeConfig", Dependency: state.DependencyUpstream, Reason: reason})
+		st.ResolvedRuntimeConfig = o.RuntimeConfig.Ref
+	}
+
+	if o.Model == nil {
+		err := o.ModelErr
+		if err == nil {
+			err = state.NewError(state.MissingUpstream, "ModelNotFound", "model %q not found", o.Spec.ModelName)
+		}
+		p.Components = append(p.Components, state.Component{Name: "Model", Dependency: state.DependencyUpstream, Errors: []error{err}})
+	} else {
+		ref := o.Model.Ref
+		st.ResolvedModel = &ref
+		p.Components = append(p.Components, state.Component{Name: "Model", Dependency: state.DependencyUpstream, Reason: "ModelFound"})
+	}
+
+	req, needGPU := requirement(o.Spec.Hardware)
+	gpuOK := true
+	if needGPU {
+		m := o.Inventory.Find(req)
+		gpuOK = m.Available
+		if m.Available {
+			p.Components = append(p.Components, state.Component{Name: "GPU", Dependency: state.DependencyUpstream, Reason: "GPUAvailable",
+				Message: fmt.Sprintf("%s on %d node(s)", strings.Join(m.Models, ", "), len(m.Nodes))})
+		} else {
+			p.Components = append(p.Components, state.Component{Name: "GPU", Dependency: state.DependencyUpstream,
+				State: aimv1.AIMStatusNotAvailable, Reason: m.Reason, Message: m.Message})
+		}
+	}
+	blocked := o.Model == nil || o.RuntimeConfigErr != nil || !gpuOK
+
+	switch {
+	case len(o.Spec.ModelSources) > 0:
+		st.ModelSources = append([]aimv1.AIMModelSource(nil), o.Spec.ModelSources...)
+		st.Profile = profileFromSpec(o.Spec)
+		st.Discovery, st.DiscoveryJob = nil, nil
+		p.Informational = append(p.Informational, cond(ConditionDiscovered, true, ReasonInlineModelSources, "the template lists its model sources"))
+	case blocked:
+		p.Informational = append(p.Informational, cond(ConditionDiscovered, discovered(o), ReasonAwaitingDiscovery,
+			"discovery waits for the model, the runtime config and the GPU"))
+		if discovered(o) {
+			p.Informational[0].Reason = ReasonDiscoveryComplete
+		}
+	default:
+		planDiscovery(o, &p)
+	}
+
+	hw := resolvedHardware(o.Spec.Hardware, st.Profile)
+	st.ResolvedHardware = hw
+	st.HardwareSummary, st.ResolvedNodeAffinity = "", nil
+	if hw != nil {
+		hasGPU := hw.GPU != nil
+		var count int32
+		var model string
+		if hasGPU {
+			count, model = hw.GPU.Requests, hw.GPU.Model
+			if r, ok := requirement(hw); ok {
+				if m := o.Inventory.Find(gpu.Requirement{Model: r.Model, MinMemory: r.MinMemory, ResourceName: r.ResourceName}); m.Available {
+					st.ResolvedNodeAffinity = o.Inventory.Affinity(m.Models)
+				}
+			}
+		}
+		st.HardwareSummary = gpu.Summary(hasGPU, count, model)
+	}
+	return p
+}
+
+// discovered reports whether the status holds a result for the current inputs.
+func discovered(o Observation) bool {
+	return len(o.Status.ModelSources) > 0 && o.Status.Discovery != nil && o.Model != nil &&
+		o.Status.Discovery.SpecHash == jobSpec(o, 1).Hash()
+}
+
+// planDiscovery runs discovery: keep a result for the same inputs (F5), read a finished Job, retry a failed
+// one after the backoff, or start one when a slot is free.
+func planDiscovery(o Observation, p *Plan) {
+	st := &p.Status
+	js := jobSpec(o, 1)
+	hash := js.Hash()
+	if discovered(o) {
+		p.Informational = append(p.Informational, cond(ConditionDiscovered, true, ReasonDiscoveryComplete, "discovery found the profile"))
+		return
+	}
+	if st.Discovery == nil || st.Discovery.SpecHash != hash {
+		// New inputs: earlier results and failures do not apply.
+		st.Discovery = &aimv1.AIMDiscoveryState{SpecHash: hash}
+		st.ModelSources, st.Profile = nil, nil
+	}
+	js.Attempt = st.Discovery.Attempts + 1
+	name := js.JobName()
+	component := func(s aimv1.AIMStatus, reason, msg string) {
+		p.Components = append(p.Components, state.Component{Name: "DiscoveryJob", Dependency: state.DependencyDownstream,
+			State: s, Reason: reason, Message: msg})
+	}
+	awaiting := func(msg string) {
+		p.Informational = append(p.Informational, cond(ConditionDiscovered, false, ReasonAwaitingDiscovery, msg))
+	}
+
+	if o.Job != nil && o.Job.Name == name {
+		st.DiscoveryJob = &aimv1.AIMJobReference{Name: name, Namespace: o.JobNamespace}
+		switch finished, failedMsg := jobOutcome(o.Job); {
+		case !finished:
+			component(aimv1.AIMStatusProgressing, ReasonJobRunning, "discovery Job "+name+" is running")
+			awaiting("discovery is running")
+		case failedMsg != "":
+			fail(o, p, ReasonJobFailed, "discovery Job "+name+" failed: "+failedMsg)
+		default:
+			out, err := o.JobOutput, o.JobOutputErr
+			var res *discovery.Result
+			if err == nil {
+				res, err = discovery.Parse([]byte(out))
+			}
+			if err != nil {
+				fail(o, p, ReasonDiscoveryOutputInvalid, err.Error())
+				return
+			}
+			st.ModelSources, st.Profile = res.ModelSources, &res.Profile
+			component(aimv1.AIMStatusReady, "DiscoveryComplete", "")
+			p.Informational = append(p.Informational, cond(ConditionDiscovered, true, ReasonDiscoveryComplete, "discovery found the profile"))
+		}
+		return
+	}
+
+	if wait := o.Backoff.Wait(st.Discovery, hash, o.Now); wait > 0 {
+		// Keep telling what went wrong (the output excerpt) while waiting.
+		reason := nonEmpty(st.Discovery.LastFailureReason, ReasonJobFailed)
+		msg := fmt.Sprintf("attempt %d failed", st.Discovery.Attempts)
+		if prev := meta.FindStatusCondition(o.Status.Conditions, "DiscoveryJobReady"); prev != nil && prev.Reason == reason {
+			msg, _, _ = strings.Cut(prev.Message, retryingIn)
+		}
+		component(aimv1.AIMStatusFailed, reason, fmt.Sprintf("%s%s%s", msg, retryingIn, wait.Round(time.Second)))
+		awaiting(fmt.Sprintf("waiting %s before attempt %d", wait.Round(time.Second), js.Attempt))
+		p.RequeueAfter = wait
+		return
+	}
+	if limit := int(o.RuntimeConfig.MaxConcurrentDiscoveryJobs()); o.ActiveDiscoveryJobs >= limit {
+		component(aimv1.AIMStatusProgressing, ReasonWaitingForSlot,
+			fmt.Sprintf("%d discovery Jobs are running, the limit is %d", o.ActiveDiscoveryJobs, limit))
+		awaiting("waiting for a discovery slot")
+		p.RequeueAfter = slotRetry
+		return
+	}
+	p.Job = discovery.BuildJob(js)
+	st.DiscoveryJob = &aimv1.AIMJobReference{Name: name, Namespace: o.JobNamespace}
+	component(aimv1.AIMStatusProgressing, ReasonJobCreated, "created discovery Job "+name)
+	awaiting("discovery is starting")
+}
+
+// fail records a failed attempt once per Job and reports it; the retry waits for the backoff (F8).
+func fail(o Observation, p *Plan, reason, msg string) {
+	d := p.Status.Discovery
+	attempt := discovery.AttemptOf(o.Job.Name)
+	if attempt > d.Attempts {
+		d.Attempts = attempt
+		d.LastAttemptTime = &metav1.Time{Time: o.Now}
+		d.LastFailureReason = reason
+	}
+	wait := o.Backoff.Wait(d, d.SpecHash, o.Now)
+	p.Components = append(p.Components, state.Component{Name: "DiscoveryJob", Dependency: state.DependencyDownstream,
+		State: aimv1.AIMStatusFailed, Reason: reason, Message: fmt.Sprintf("%s%s%s", msg, retryingIn, wait.Round(time.Second))})
+	p.Informational = append(p.Informational, cond(ConditionDiscovered, false, ReasonAwaitingDiscovery, "the last discovery attempt failed"))
+	p.RequeueAfter = max(wait, time.Second)
+}
+
+// jobOutcome reports whether a Job finished and, when it failed, why.
+func jobOutcome(job *batchv1.Job) (finished bool, failed string) {
+	for _, c := range job.Status.Conditions {
+		if c.Status != corev1.ConditionTrue {
+			continue
+		}
+		switch c.Type {
+		case batchv1.JobComplete:
+			return true, ""
+		case batchv1.JobFailed:
+			return true, nonEmpty(strings.TrimSpace(c.Reason+": "+c.Message), "failed")
+		}
+	}
+	return false, ""
+}
+
+// jobSpec is the discovery Job of the template for an attempt.
+func jobSpec(o Observation, attempt int32) discovery.JobSpec {
+	js := discovery.JobSpec{
+		TemplateName: o.Name, TemplateKind: o.Kind, Namespace: o.JobNamespace, Attempt: attempt,
+		Owner:           metav1.OwnerReference{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: o.Kind, Name: o.Name, UID: o.UID},
+		ControllerLabel: "aim.eai.amd.com/" + controllerLabelName(o.Kind) + ".name",
+		Labels:          propagatedLabels(o.Labels, o.RuntimeConfig),
+		ProfileID:       o.Spec.ProfileID, Env: o.Spec.Env,
+	}
+	if o.Model != nil {
+		js.Image = o.Model.Image
+		js.ImagePullSecrets = nonEmptySecrets(o.Spec.ImagePullSecrets, o.Model.ImagePullSecrets)
+		js.ServiceAccountName = nonEmpty(o.Spec.ServiceAccountName, o.Model.ServiceAccountName)
+	}
+	if d := o.RuntimeConfig.Spec.Discovery; d != nil && d.ServiceAccountName != nil {
+		js.ServiceAccountName = *d.ServiceAccountName
+	}
+	if o.Spec.Metric != nil {
+		js.Metric = string(*o.Spec.Metric)
+	}
+	if o.Spec.Precision != nil {
+		js.Precision = string(*o.Spec.Precision)
+	}
+	if hw := o.Spec.Hardware; hw != nil && hw.GPU != nil {
+		js.GPUModel, js.GPUCount = hw.GPU.Model, hw.GPU.Requests
+	}
+	if r, ok := requirement(o.Spec.Hardware); ok {
+		// Discovery runs on the GPU node pool without consuming GPUs.
+		if m := o.Inventory.Find(gpu.Requirement{Model: r.Model, MinMemory: r.MinMemory, ResourceName: r.ResourceName}); m.Available {
+			js.NodeAffinity = o.Inventory.Affinity(m.Models)
+		}
+	}
+	if s := o.RuntimeConfig.Spec.Scheduling; s != nil {
+		js.Tolerations, js.NodeSelector = s.Tolerations, s.NodeSelector
+		if s.PriorityClassName != nil {
+			js.PriorityClassName = *s.PriorityClassName
+		}
+	}
+	return js
+}
+
+func controllerLabelName(kind string) string {
+	if kind == "AIMClusterServiceTemplate" {
+		return "cluster-service-template"
+	}
+	return "service-template"
+}
+
+// propagatedLabels are the template labels children inherit: every aim.eai.amd.com/ label, and keys matching
+// the runtime config's label propagation globs when it is enabled.
+func propagatedLabels(labels map[string]string, rc runtimeconfig.Resolved) map[string]string {
+	out := map[string]string{}
+	var globs []string
+	if lp := rc.Spec.LabelPropagation; lp != nil && lp.Enabled != nil && *lp.Enabled {
+		globs = lp.Match
+	}
+	for k, v := range labels {
+		if strings.HasPrefix(k, "aim.eai.amd.com/") {
+			out[k] = v
+			continue
+		}
+		for _, g := range globs {
+			if ok, _ := filepath.Match(g, k); ok {
+				out[k] = v
+				break
+			}
+		}
+	}
+	return out
+}
+
+// requirement turns template hardware into a GPU requirement; false when no GPU is needed.
+func requirement(hw *aimv1.AIMHardwareRequirements) (gpu.Requirement, bool) {
+	if hw == nil || hw.GPU == nil {
+		return gpu.Requirement{}, false
+	}
+	g := hw.GPU
+	if g.Requests == 0 && g.Model == "" && g.MinVRAM == nil {
+		return gpu.Requirement{}, false
+	}
+	return gpu.Requirement{Model: g.Model, MinMemory: g.MinVRAM, Count: int64(g.Requests), ResourceName: corev1.ResourceName(g.ResourceName)}, true
+}
+
+// resolvedHardware is the spec's hardware with the GPU model and count discovery chose.
+func resolvedHardware(spec *aimv1.AIMHardwareRequirements, profile *aimv1.AIMProfile) *aimv1.AIMHardwareRequirements {
+	var hw *aimv1.AIMHardwareRequirements
+	if spec != nil {
+		hw = spec.DeepCopy()
+	}
+	if profile == nil || (profile.Metadata.GPU == "" && profile.Metadata.GPUCount == 0) {
+		return hw
+	}
+	if hw == nil {
+		hw = &aimv1.AIMHardwareRequirements{}
+	}
+	if hw.GPU == nil {
+		hw.GPU = &aimv1.AIMGpuRequirements{ResourceName: aimv1.DefaultGPUResourceName}
+	}
+	if profile.Metadata.GPU != "" {
+		hw.GPU.Model = gpu.NormalizeModel(profile.Metadata.GPU)
+		hw.GPU.MinVRAM = nil
+	}
+	hw.GPU.Requests = profile.Metadata.GPUCount
+	return hw
+}
+
+func profileFromSpec(spec aimv1.AIMServiceTemplateSpecCommon) *aimv1.AIMProfile {
+	p := &aimv1.AIMProfile{}
+	if spec.Metric != nil {
+		p.Metadata.Metric = *spec.Metric
+	}
+	if spec.Precision != nil {
+		p.Metadata.Precision = *spec.Precision
+	}
+	p.Metadata.Type = aimv1.AIMProfileTypeUnoptimized
+	if spec.Type != nil {
+		p.Metadata.Type = *spec.Type
+	}
+	if hw := spec.Hardware; hw != nil && hw.GPU != nil {
+		p.Metadata.GPU, p.Metadata.GPUCount = hw.GPU.Model, hw.GPU.Requests
+	}
+	return p
+}
+
+func cond(typ string, ok bool, reason, msg string) metav1.Condition {
+	s := metav1.ConditionFalse
+	if ok {
+		s = metav1.ConditionTrue
+	}
+	return metav1.Condition{Type: typ, Status: s, Reason: reason, Message: msg}
+}
+
+func nonEmpty(s, fallback string) string {
+	if s == "" {
+		return fallback
+	}
+	return s
+}
+
+func nonEmptySecrets(a, b []corev1.LocalObjectReference) []corev1.LocalObjectReference {
+	if len(a) > 0 {
+		return a
+	}
+	return b
+}

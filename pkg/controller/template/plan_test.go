@@ -1,0 +1,182 @@
+package template
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/discovery"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gpu"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+)
+
+var now = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+
+const goodOutput = `[{"filename":"f","profile":{"metadata":{"engine":"vllm","gpu":"MI300X","gpu_count":2,"metric":"latency","precision":"fp8","type":"optimized"}},
+"models":[{"name":"org/m","source":"hf://org/m","size_gb":1}]}]`
+
+func inventory(deviceID string) gpu.Inventory {
+	if deviceID == "" {
+		return gpu.NewInventory(nil)
+	}
+	return gpu.NewInventory([]corev1.Node{{
+		ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: map[string]string{gpu.LabelDeviceID: deviceID}},
+		Status:     corev1.NodeStatus{Allocatable: corev1.ResourceList{"amd.com/gpu": resource.MustParse("8")}},
+	}})
+}
+
+func observation() Observation {
+	return Observation{
+		Kind: "AIMClusterServiceTemplate", Name: "tpl", UID: "uid-1", Generation: 2, JobNamespace: "aim-system",
+		Spec: aimv1.AIMServiceTemplateSpecCommon{ModelName: "m",
+			AIMRuntimeParameters: aimv1.AIMRuntimeParameters{Metric: ptr.To(aimv1.AIMMetricLatency),
+				Hardware: &aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Requests: 1, Model: "MI300X", ResourceName: "amd.com/gpu"}}}},
+		Model:     &Model{Ref: aimv1.AIMResolvedReference{Name: "m", Kind: "AIMClusterModel"}, Image: "repo/m:1"},
+		Inventory: inventory("74a1"),
+		Backoff:   discovery.Backoff{Base: time.Minute, Max: time.Hour},
+		Now:       now,
+	}
+}
+
+func component(p Plan, name string) *state.Component {
+	for i := range p.Components {
+		if p.Components[i].Name == name {
+			return &p.Components[i]
+		}
+	}
+	return nil
+}
+
+func TestPlanStartsDiscovery(t *testing.T) {
+	p := PlanTemplate(observation())
+	if p.Job == nil {
+		t.Fatal("no discovery Job planned")
+	}
+	if !strings.HasSuffix(p.Job.Name, "-1") || p.Job.Namespace != "aim-system" || p.Status.DiscoveryJob.Name != p.Job.Name {
+		t.Errorf("job %s/%s, status ref %+v", p.Job.Namespace, p.Job.Name, p.Status.DiscoveryJob)
+	}
+	if aff := p.Job.Spec.Template.Spec.Affinity; aff == nil || aff.NodeAffinity == nil {
+		t.Error("discovery must go to the GPU node pool")
+	}
+	if c := component(p, "DiscoveryJob"); c == nil || c.State != aimv1.AIMStatusProgressing {
+		t.Errorf("DiscoveryJob component %+v", c)
+	}
+	if p.Status.HardwareSummary != "1 x MI300X" || p.Status.ResolvedNodeAffinity == nil || p.Status.ObservedGeneration != 2 {
+		t.Errorf("status %+v", p.Status)
+	}
+}
+
+func TestPlanBlockedTemplatesStartNothing(t *testing.T) {
+	noModel := observation()
+	noModel.Model, noModel.ModelErr = nil, state.NewError(state.MissingUpstream, "ModelNotFound", "no model")
+	noGPU := observation()
+	noGPU.Inventory = inventory("75a3") // MI355X only
+	noConfig := observation()
+	noConfig.RuntimeConfigErr = &runtimeconfig.NotFoundError{Name: "gold"}
+	full := observation()
+	full.ActiveDiscoveryJobs = 10
+	for name, o := range map[string]Observation{"no model": noModel, "no GPU": noGPU, "no config": noConfig, "no slot": full} {
+		if p := PlanTemplate(o); p.Job != nil {
+			t.Errorf("%s: planned Job %s", name, p.Job.Name)
+		}
+	}
+	if c := component(PlanTemplate(noGPU), "GPU"); c == nil || c.State != aimv1.AIMStatusNotAvailable || c.Reason != gpu.ReasonGPUNotAvailable {
+		t.Errorf("GPU component %+v", c)
+	}
+	if p := PlanTemplate(full); p.RequeueAfter == 0 || component(p, "DiscoveryJob").Reason != ReasonWaitingForSlot {
+		t.Errorf("waiting for a slot: %+v", p)
+	}
+}
+
+func TestPlanInlineSourcesSkipDiscovery(t *testing.T) {
+	o := observation()
+	o.Spec.ModelSources = []aimv1.AIMModelSource{{ModelID: "org/m", SourceURI: "s3://b/m"}}
+	p := PlanTemplate(o)
+	if p.Job != nil || component(p, "DiscoveryJob") != nil || len(p.Status.ModelSources) != 1 || p.Status.Profile == nil {
+		t.Errorf("inline sources: job %v status %+v", p.Job, p.Status)
+	}
+	if len(p.Informational) != 1 || p.Informational[0].Reason != ReasonInlineModelSources || p.Informational[0].Status != metav1.ConditionTrue {
+		t.Errorf("Discovered %+v", p.Informational)
+	}
+}
+
+// finished returns the observation after the first Job finished with output.
+func finished(output string, outErr error) Observation {
+	o := observation()
+	first := PlanTemplate(o)
+	o.Status = first.Status
+	o.Job = first.Job.DeepCopy()
+	o.Job.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}}
+	o.JobOutput, o.JobOutputErr = output, outErr
+	return o
+}
+
+func TestPlanReadsTheResult(t *testing.T) {
+	p := PlanTemplate(finished(goodOutput, nil))
+	if p.Job != nil || len(p.Status.ModelSources) != 1 || p.Status.Profile.Metadata.GPUCount != 2 {
+		t.Fatalf("result not taken: %+v", p.Status)
+	}
+	// Discovery chose 2 GPUs: hardware, summary and affinity follow it.
+	if p.Status.ResolvedHardware.GPU.Requests != 2 || p.Status.HardwareSummary != "2 x MI300X" {
+		t.Errorf("hardware %+v summary %q", p.Status.ResolvedHardware, p.Status.HardwareSummary)
+	}
+	// Once discovered, the template stays discovered without a Job (F5).
+	o := observation()
+	o.Status = p.Status
+	again := PlanTemplate(o)
+	if again.Job != nil || component(again, "DiscoveryJob") != nil || again.Informational[0].Status != metav1.ConditionTrue {
+		t.Errorf("rediscovered a discovered template: %+v", again)
+	}
+	// A spec change (new inputs) discovers again.
+	o.Spec.ProfileID = "other"
+	if changed := PlanTemplate(o); changed.Job == nil || len(changed.Status.ModelSources) != 0 {
+		t.Errorf("a changed spec kept stale sources: %+v", changed.Status)
+	}
+}
+
+func TestPlanFailsOnBadOutputAndRetriesAfterBackoff(t *testing.T) {
+	for name, o := range map[string]Observation{
+		"malformed": finished("Traceback: KeyError 'gpu'", nil),
+		"unreadable": func() Observation {
+			return finished("", errors.New("no succeeded pod"))
+		}(),
+	} {
+		p := PlanTemplate(o)
+		c := component(p, "DiscoveryJob")
+		if c == nil || c.State != aimv1.AIMStatusFailed || c.Reason != ReasonDiscoveryOutputInvalid || !strings.Contains(c.Message, "retrying in 1m0s") {
+			t.Errorf("%s: component %+v", name, c)
+		}
+		if p.Status.Discovery.Attempts != 1 || p.Status.Discovery.LastFailureReason != ReasonDiscoveryOutputInvalid || len(p.Status.ModelSources) != 0 {
+			t.Errorf("%s: discovery state %+v", name, p.Status.Discovery)
+		}
+		if p.RequeueAfter != time.Minute {
+			t.Errorf("%s: requeue %s", name, p.RequeueAfter)
+		}
+	}
+	o := finished("garbage", nil)
+	failed := PlanTemplate(o)
+	// During the backoff: no new Job, and the failure (with its excerpt) stays visible.
+	o2 := observation()
+	o2.Status = failed.Status
+	o2.Status.Conditions = []metav1.Condition{{Type: "DiscoveryJobReady", Status: "False", Reason: ReasonDiscoveryOutputInvalid,
+		Message: component(failed, "DiscoveryJob").Message}}
+	o2.Now = now.Add(30 * time.Second)
+	waiting := PlanTemplate(o2)
+	if waiting.Job != nil || !strings.Contains(component(waiting, "DiscoveryJob").Message, "garbage") || waiting.RequeueAfter != 30*time.Second {
+		t.Errorf("during backoff: job %v component %+v requeue %s", waiting.Job, component(waiting, "DiscoveryJob"), waiting.RequeueAfter)
+	}
+	// After it: attempt 2.
+	o2.Now = now.Add(61 * time.Second)
+	if retry := PlanTemplate(o2); retry.Job == nil || !strings.HasSuffix(retry.Job.Name, "-2") {
+		t.Errorf("after backoff: %+v", retry.Job)
+	}
+}

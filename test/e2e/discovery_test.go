@@ -1,0 +1,188 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const systemNamespace = "aim-system"
+
+// gpuNode creates a Node object with AMD labels and allocatable GPUs; there is no kubelet behind it.
+func gpuNode(t *testing.T, name string, labels map[string]string, gpus int) {
+	t.Helper()
+	k := admin(t)
+	lb, _ := json.Marshal(labels)
+	k.mustApply(fmt.Sprintf(`{"apiVersion":"v1","kind":"Node","metadata":{"name":%q,"labels":%s}}`, name, lb))
+	t.Cleanup(func() { _, _ = k.run("", "delete", "node", name, "--wait=false") })
+	status := fmt.Sprintf(`{"status":{"allocatable":{"amd.com/gpu":"%d","cpu":"64","memory":"1Ti","pods":"110"},"capacity":{"amd.com/gpu":"%d","cpu":"64","memory":"1Ti","pods":"110"}}}`, gpus, gpus)
+	k.must("patch", "node", name, "--subresource=status", "--type=merge", "-p", status)
+}
+
+// clusterTemplate applies a cluster model with inline metadata and a cluster template of it.
+func clusterTemplate(t *testing.T, name, gpuModel string) {
+	t.Helper()
+	k := admin(t)
+	k.mustApply(fmt.Sprintf(`apiVersion: aim.eai.amd.com/v1alpha1
+kind: AIMClusterModel
+metadata: {name: %[1]s-model}
+spec:
+  image: registry.example/aim/%[1]s:1.0
+  imageMetadata: {model: {canonicalName: Org/%[1]s}}
+---
+apiVersion: aim.eai.amd.com/v1alpha1
+kind: AIMClusterServiceTemplate
+metadata: {name: %[1]s}
+spec:
+  modelName: %[1]s-model
+  metric: latency
+  precision: fp8
+  hardware: {gpu: {requests: 1, model: %[2]s}}
+`, name, gpuModel))
+	t.Cleanup(func() {
+		_, _ = k.run("", "delete", "aimcltpl", name, "--wait=false")
+		_, _ = k.run("", "delete", "aimclmdl", name+"-model", "--wait=false")
+	})
+}
+
+// discoveryPod waits for the discovery Job of a template (attempt n) and returns its Job and pod names.
+func discoveryPod(t *testing.T, template string, attempt int) (job, pod string) {
+	t.Helper()
+	k := admin(t)
+	eventually(t, 60*time.Second, fmt.Sprintf("discovery Job %d of %s", attempt, template), func() error {
+		out, err := k.run("", "get", "jobs", "-n", systemNamespace, "-l", "aim.eai.amd.com/template="+template, "-o", "name")
+		if err != nil {
+			return fmt.Errorf("%v: %s", err, out)
+		}
+		for _, j := range strings.Fields(out) {
+			if strings.HasSuffix(j, fmt.Sprintf("-%d", attempt)) {
+				job = strings.TrimPrefix(j, "job.batch/")
+				return nil
+			}
+		}
+		return fmt.Errorf("jobs: %q", out)
+	})
+	eventually(t, 30*time.Second, "pod of "+job, func() error {
+		out, err := k.run("", "get", "pods", "-n", systemNamespace, "-l", "batch.kubernetes.io/job-name="+job, "-o", "name")
+		if err != nil || strings.TrimSpace(out) == "" {
+			return fmt.Errorf("%v: %q", err, out)
+		}
+		pod = strings.TrimPrefix(strings.Fields(out)[0], "pod/")
+		return nil
+	})
+	return job, pod
+}
+
+// finishPod plays kubelet: the discovery container exits 0 with output as its termination message.
+func finishPod(t *testing.T, pod, output string) {
+	t.Helper()
+	now := time.Now().UTC().Format(time.RFC3339)
+	status := map[string]any{"status": map[string]any{
+		"phase": "Succeeded",
+		"containerStatuses": []any{map[string]any{
+			"name": "discovery", "image": "x", "imageID": "", "ready": false, "restartCount": 0,
+			"state": map[string]any{"terminated": map[string]any{"exitCode": 0, "reason": "Completed", "message": output, "startedAt": now, "finishedAt": now}},
+		}},
+	}}
+	data, _ := json.Marshal(status)
+	f := filepath.Join(t.TempDir(), "status.json")
+	must(t, os.WriteFile(f, data, 0o600))
+	admin(t).must("patch", "pod", pod, "-n", systemNamespace, "--subresource=status", "--type=merge", "--patch-file", f)
+}
+
+const discoveryOutput = `[{"filename":"vllm-mi300x-fp8-tp1-latency.yaml","profile":{"model":"Org/Model",
+"metadata":{"engine":"vllm","gpu":"MI300X","precision":"fp8","gpu_count":1,"metric":"latency","type":"optimized"},
+"engine_args":{"tensor-parallel-size":1},"env_vars":{"VLLM_X":"1"}},"models":[{"name":"Org/Model","source":"hf://Org/Model","size_gb":16}]}]`
+
+func TestDiscoveryMakesTemplateReady(t *testing.T) {
+	k := admin(t)
+	gpuNode(t, "e2e-mi300x", map[string]string{"amd.com/gpu.device-id": "74a1"}, 8)
+	clusterTemplate(t, "e2e-discovery", "MI300X")
+	job, pod := discoveryPod(t, "e2e-discovery", 1)
+
+	// The Job's pod runs the image's dry run on MI300X nodes, without taking a GPU.
+	spec := k.must("get", "job", job, "-n", systemNamespace, "-o", "json")
+	contains(t, "discovery pod spec", spec, `"dry-run"`, `"--format=json"`, `"amd.com/gpu.device-id"`, `"74a1"`,
+		`"AIM_METRIC"`, `"latency"`, `"AIM_PRECISION"`, `"fp8"`, `"AIM_GPU_MODEL"`, `"MI300X"`, `"AIM_GPU_COUNT"`,
+		`"registry.example/aim/e2e-discovery:1.0"`, `"runAsNonRoot": true`, `"FallbackToLogsOnError"`, `"backoffLimit": 0`)
+	if strings.Contains(spec, `"amd.com/gpu": "`) {
+		t.Errorf("discovery requests GPUs:\n%s", spec)
+	}
+	contains(t, "template while discovering", k.must("get", "aimcltpl", "e2e-discovery"), "Progressing", "1 x MI300X")
+
+	finishPod(t, pod, discoveryOutput)
+	k.must("wait", "--for=condition=Ready", "aimcltpl/e2e-discovery", "--timeout=60s")
+	contains(t, "ready template", k.must("get", "aimcltpl", "e2e-discovery"), "Ready", "1 x MI300X", "latency", "fp8")
+	got := k.must("get", "aimcltpl", "e2e-discovery", "-o", "jsonpath={.status.modelSources[0].modelId} {.status.modelSources[0].size} {.status.profile.metadata.engine} {.status.hardwareSummary}")
+	if got != "Org/Model 16Gi vllm 1 x MI300X" {
+		t.Errorf("status after discovery: %q", got)
+	}
+	conds := k.must("get", "aimcltpl", "e2e-discovery", "-o", `jsonpath={.status.conditions[?(@.type=="Discovered")].status}`)
+	if conds != "True" {
+		t.Errorf("Discovered = %q (F5)", conds)
+	}
+}
+
+func TestMalformedDiscoveryOutputFailsAndRetries(t *testing.T) {
+	k := admin(t)
+	gpuNode(t, "e2e-mi325x", map[string]string{"amd.com/gpu.device-id": "74a5"}, 8)
+	clusterTemplate(t, "e2e-malformed", "MI325X")
+	_, pod := discoveryPod(t, "e2e-malformed", 1)
+	finishPod(t, pod, "Traceback (most recent call last):\n  KeyError: 'gpu'\n")
+
+	// The failure shows until the backoff (3 s in the harness) starts the next attempt.
+	seen := map[string]bool{}
+	defer func() {
+		if t.Failed() {
+			t.Logf("observed: %v", seen)
+		}
+	}()
+	eventually(t, 60*time.Second, "template Failed with DiscoveryOutputInvalid", func() error {
+		out := k.must("get", "aimcltpl", "e2e-malformed", "-o", `jsonpath={.status.status} {.status.conditions[?(@.type=="Ready")].reason} {.status.conditions[?(@.type=="DiscoveryJobReady")].message}`)
+		seen[out] = true
+		if !strings.HasPrefix(out, "Failed DiscoveryOutputInvalid ") || !strings.Contains(out, "KeyError") || !strings.Contains(out, "retrying in") {
+			return fmt.Errorf("%q", out)
+		}
+		return nil
+	})
+	eventually(t, 30*time.Second, "Warning event", func() error {
+		out := k.must("get", "events", "-A", "--field-selector", "involvedObject.name=e2e-malformed,type=Warning", "-o", "jsonpath={.items[*].reason}")
+		if !strings.Contains(out, "DiscoveryOutputInvalid") {
+			return fmt.Errorf("warning events: %q", out)
+		}
+		return nil
+	})
+	// After the backoff (3 s in the harness) a second Job runs; its good output makes the template Ready.
+	_, pod2 := discoveryPod(t, "e2e-malformed", 2)
+	if got := k.must("get", "aimcltpl", "e2e-malformed", "-o", "jsonpath={.status.discovery.attempts}"); got != "1" {
+		t.Errorf("attempts = %q, want 1", got)
+	}
+	finishPod(t, pod2, strings.ReplaceAll(discoveryOutput, "MI300X", "MI325X"))
+	k.must("wait", "--for=condition=Ready", "aimcltpl/e2e-malformed", "--timeout=60s")
+}
+
+func TestMissingGPUIsNotAvailableUntilANodeHasIt(t *testing.T) {
+	k := admin(t)
+	clusterTemplate(t, "e2e-mi355x", "MI355X")
+	eventually(t, 30*time.Second, "template NotAvailable", func() error {
+		out := k.must("get", "aimcltpl", "e2e-mi355x", "-o", `jsonpath={.status.status} {.status.conditions[?(@.type=="GPUReady")].reason}`)
+		if out != "NotAvailable GPUNotAvailable" {
+			return fmt.Errorf("%q", out)
+		}
+		return nil
+	})
+	time.Sleep(2 * time.Second)
+	if out := k.must("get", "jobs", "-n", systemNamespace, "-l", "aim.eai.amd.com/template=e2e-mi355x", "-o", "name"); strings.TrimSpace(out) != "" {
+		t.Fatalf("a template without its GPU created a discovery Job: %s", out)
+	}
+	gpuNode(t, "e2e-mi355x-node", map[string]string{"kubernetes.io/hostname": "e2e-mi355x-node"}, 8)
+	k.must("label", "node", "e2e-mi355x-node", "amd.com/gpu.device-id=75a3")
+	discoveryPod(t, "e2e-mi355x", 1)
+	contains(t, "template proceeding", k.must("get", "aimcltpl", "e2e-mi355x"), "Progressing")
+}
