@@ -6,7 +6,9 @@ import (
 	"fmt"
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/discovery"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/imagemeta"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/model"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/template"
 )
@@ -16,11 +18,13 @@ type Options struct {
 	Manager manager.Options
 	// DiscoveryBackoff spaces discovery retries after failures.
 	DiscoveryBackoff discovery.Backoff
+	// ImageMetadataRegistries are the registries models may read image labels from; "*" is any.
+	ImageMetadataRegistries []string
 }
 
 // DefaultOptions are the defaults of the controller flags.
 func DefaultOptions() Options {
-	return Options{Manager: manager.DefaultOptions(), DiscoveryBackoff: discovery.DefaultBackoff}
+	return Options{Manager: manager.DefaultOptions(), DiscoveryBackoff: discovery.DefaultBackoff, ImageMetadataRegistries: []string{"*"}}
 }
 
 // Validate checks the options.
@@ -41,6 +45,9 @@ func Register(m *manager.Manager, o Options) error {
 	}
 	if err := template.Register(m, o.DiscoveryBackoff); err != nil {
 		return fmt.Errorf("registering the service template controllers: %w", err)
+	}
+	if err := model.Register(m, imagemeta.Fetcher{Allowed: o.ImageMetadataRegistries}); err != nil {
+		return fmt.Errorf("registering the model controllers: %w", err)
 	}
 	return nil
 }

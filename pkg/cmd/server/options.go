@@ -104,6 +104,9 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 	fs.DurationVar(&c.DiscoveryBackoff.Base, "discovery-backoff-base", c.DiscoveryBackoff.Base,
 		"Wait after the first failed discovery attempt; it doubles with each further failure.")
 	fs.DurationVar(&c.DiscoveryBackoff.Max, "discovery-backoff-max", c.DiscoveryBackoff.Max, "Longest wait between discovery attempts.")
+	fs.StringSliceVar(&c.ImageMetadataRegistries, "image-metadata-registries", c.ImageMetadataRegistries,
+		"Registries (host or host:port) the controller may read model image labels from; * allows any. "+
+			"Models of other registries need spec.imageMetadata.")
 
 	r := o.RecommendedOptions
 	r.Etcd.AddFlags(fss.FlagSet("etcd"))

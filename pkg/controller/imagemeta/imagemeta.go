@@ -1,0 +1,202 @@
+// Package imagemeta reads what an AIM image says about itself: its com.amd.aim.* labels (legacy
+// org.amd.silogen.*) and the standard org.opencontainers.image.* labels, fetched from the registry with the
+// model's pull secrets.
+package imagemeta
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+	corev1 "k8s.io/api/core/v1"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+)
+
+var prefixes = []string{"com.amd.aim.", "org.amd.silogen."}
+
+// FromLabels turns image labels into metadata. Malformed recommended deployments are an error the user must
+// fix in the image (or override with spec.imageMetadata).
+func FromLabels(labels map[string]string) (*aimv1.ImageMetadata, error) {
+	get := func(key string) string {
+		for _, p := range prefixes {
+			if v, ok := labels[p+key]; ok {
+				return strings.TrimSpace(v)
+			}
+		}
+		return ""
+	}
+	list := func(key string) []string {
+		var out []string
+		for _, s := range strings.Split(get(key), ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	m := &aimv1.ModelMetadata{
+		CanonicalName: get("model.canonicalName"), Source: get("model.source"), Title: get("title"),
+		DescriptionFull: get("description.full"), ReleaseNotes: get("release.notes"),
+		Tags: list("model.tags"), Versions: list("model.versions"), Variants: list("model.variants"),
+	}
+	if v := get("hfToken.required"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, fmt.Errorf("label hfToken.required %q is not a boolean", v)
+		}
+		m.HFTokenRequired = b
+	}
+	if v := get("model.recommendedDeployments"); v != "" {
+		deps, err := parseDeployments(v)
+		if err != nil {
+			return nil, err
+		}
+		m.RecommendedDeployments = deps
+	}
+	oci := func(k string) string { return labels["org.opencontainers.image."+k] }
+	md := &aimv1.ImageMetadata{
+		Model: m,
+		OCI: &aimv1.OCIMetadata{Title: oci("title"), Description: oci("description"), Licenses: oci("licenses"),
+			Vendor: oci("vendor"), Authors: oci("authors"), Source: oci("source"), Documentation: oci("documentation"),
+			Created: oci("created"), Revision: oci("revision"), Version: oci("version")},
+	}
+	if len(labels) > 0 {
+		md.OriginalLabels = labels
+	}
+	return md, nil
+}
+
+// parseDeployments reads the JSON list of recommended deployments, tolerating the single quotes and the
+// missing brackets seen in published images.
+func parseDeployments(v string) ([]aimv1.RecommendedDeployment, error) {
+	s := strings.ReplaceAll(v, "'", `"`)
+	if !strings.HasPrefix(strings.TrimSpace(s), "[") {
+		s = "[" + s + "]"
+	}
+	var raw []struct {
+		GPUModel    string          `json:"gpuModel"`
+		GPUCount    json.RawMessage `json:"gpuCount"`
+		Precision   string          `json:"precision"`
+		Metric      string          `json:"metric"`
+		ProfileID   string          `json:"profileId"`
+		Description string          `json:"description"`
+	}
+	if err := json.Unmarshal([]byte(s), &raw); err != nil {
+		return nil, fmt.Errorf("label model.recommendedDeployments is not a JSON list of deployments: %w", err)
+	}
+	out := make([]aimv1.RecommendedDeployment, 0, len(raw))
+	for _, r := range raw {
+		count, err := strconv.Atoi(strings.Trim(string(r.GPUCount), `"`))
+		if err != nil && len(r.GPUCount) > 0 {
+			return nil, fmt.Errorf("label model.recommendedDeployments: gpuCount %s is not a number", r.GPUCount)
+		}
+		out = append(out, aimv1.RecommendedDeployment{GPUModel: r.GPUModel, GPUCount: int32(count), Precision: strings.ToLower(r.Precision),
+			Metric: strings.ToLower(r.Metric), ProfileID: r.ProfileID, Description: r.Description})
+	}
+	return out, nil
+}
+
+// Fetcher reads image labels from registries.
+type Fetcher struct {
+	// Allowed lists the registry hosts the controller may contact; "*" allows any. Air-gapped clusters leave
+	// it to spec.imageMetadata.
+	Allowed []string
+	// Transport, if set, carries registry requests (tests).
+	Transport http.RoundTripper
+}
+
+// Labels fetches the labels of image with the credentials of the pull secrets.
+func (f Fetcher) Labels(ctx context.Context, image string, secrets []corev1.Secret) (map[string]string, error) {
+	ref, err := name.ParseReference(image)
+	if err != nil {
+		return nil, state.NewError(state.InvalidSpec, "InvalidImageReference", "spec.image %q: %v", image, err)
+	}
+	host := ref.Context().RegistryStr()
+	if !slices.Contains(f.Allowed, "*") && !slices.Contains(f.Allowed, host) && !slices.Contains(f.Allowed, strings.Split(host, ":")[0]) {
+		return nil, state.NewError(state.InvalidSpec, "RegistryNotAllowed",
+			"aim-apiserver may not contact registry %s (--image-metadata-registries); set spec.imageMetadata or spec.discovery.extractMetadata: false", host)
+	}
+	opts := []remote.Option{remote.WithContext(ctx), remote.WithAuthFromKeychain(keychain(secrets))}
+	if f.Transport != nil {
+		opts = append(opts, remote.WithTransport(f.Transport))
+	}
+	img, err := remote.Image(ref, opts...)
+	if err != nil {
+		return nil, categorize(image, err)
+	}
+	cfg, err := img.ConfigFile()
+	if err != nil {
+		return nil, categorize(image, err)
+	}
+	return cfg.Config.Labels, nil
+}
+
+// categorize sorts registry errors: bad credentials and missing images are for the user, the rest retried.
+func categorize(image string, err error) error {
+	var terr *transport.Error
+	if errors.As(err, &terr) {
+		switch terr.StatusCode {
+		case http.StatusUnauthorized, http.StatusForbidden:
+			return state.NewError(state.Auth, "ImagePullAuthFailure", "reading %s: %v", image, err)
+		case http.StatusNotFound:
+			return state.NewError(state.MissingUpstream, "ImageNotFound", "reading %s: %v", image, err)
+		}
+	}
+	return state.NewError(state.Infrastructure, "RegistryUnreachable", "reading %s: %v", image, err)
+}
+
+// keychain resolves credentials from kubernetes.io/dockerconfigjson and kubernetes.io/dockercfg secrets.
+func keychain(secrets []corev1.Secret) authn.Keychain {
+	creds := map[string]authn.AuthConfig{}
+	for _, s := range secrets {
+		var cfg struct {
+			Auths map[string]authn.AuthConfig `json:"auths"`
+		}
+		switch s.Type {
+		case corev1.SecretTypeDockerConfigJson:
+			_ = json.Unmarshal(s.Data[corev1.DockerConfigJsonKey], &cfg)
+		case corev1.SecretTypeDockercfg:
+			_ = json.Unmarshal(s.Data[corev1.DockerConfigKey], &cfg.Auths)
+		}
+		for host, a := range cfg.Auths {
+			if a.Auth != "" && a.Username == "" {
+				if raw, err := base64.StdEncoding.DecodeString(a.Auth); err == nil {
+					a.Username, a.Password, _ = strings.Cut(string(raw), ":")
+					a.Auth = ""
+				}
+			}
+			creds[normalizeHost(host)] = a
+		}
+	}
+	return keychainFunc(func(r authn.Resource) (authn.Authenticator, error) {
+		if a, ok := creds[normalizeHost(r.RegistryStr())]; ok {
+			return authn.FromConfig(a), nil
+		}
+		return authn.Anonymous, nil
+	})
+}
+
+type keychainFunc func(authn.Resource) (authn.Authenticator, error)
+
+func (f keychainFunc) Resolve(r authn.Resource) (authn.Authenticator, error) { return f(r) }
+
+func normalizeHost(h string) string {
+	h = strings.TrimPrefix(strings.TrimPrefix(h, "https://"), "http://")
+	h, _, _ = strings.Cut(h, "/")
+	if h == "docker.io" || h == "registry-1.docker.io" || h == "index.docker.io" {
+		return name.DefaultRegistry
+	}
+	return h
+}

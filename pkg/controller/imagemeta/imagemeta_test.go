@@ -1,0 +1,86 @@
+package imagemeta
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/google/go-containerregistry/pkg/authn"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+)
+
+func TestFromLabels(t *testing.T) {
+	md, err := FromLabels(map[string]string{
+		"com.amd.aim.model.canonicalName":          "Qwen/Qwen3-32B",
+		"org.amd.silogen.model.source":             "https://huggingface.co/Qwen/Qwen3-32B",
+		"com.amd.aim.model.tags":                   " chat ,reasoning,",
+		"com.amd.aim.hfToken.required":             "false",
+		"com.amd.aim.model.recommendedDeployments": `{'gpuModel': 'MI300X', 'gpuCount': '2', 'precision': 'FP8', 'metric': 'Latency'}`,
+		"org.opencontainers.image.licenses":        "Apache-2.0",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := md.Model
+	if m.CanonicalName != "Qwen/Qwen3-32B" || m.Source == "" || len(m.Tags) != 2 || m.Tags[1] != "reasoning" || md.OCI.Licenses != "Apache-2.0" {
+		t.Errorf("metadata %+v %+v", m, md.OCI)
+	}
+	if d := m.RecommendedDeployments; len(d) != 1 || d[0].GPUCount != 2 || d[0].Precision != "fp8" || d[0].Metric != "latency" {
+		t.Errorf("deployments %+v", d)
+	}
+	for _, bad := range []map[string]string{
+		{"com.amd.aim.model.recommendedDeployments": "[{gpuModel: MI300X"},
+		{"com.amd.aim.hfToken.required": "maybe"},
+		{"com.amd.aim.model.recommendedDeployments": `[{"gpuCount": "two"}]`},
+	} {
+		if _, err := FromLabels(bad); err == nil {
+			t.Errorf("accepted %v", bad)
+		}
+	}
+	if md, err := FromLabels(nil); err != nil || md.Model == nil || md.OriginalLabels != nil {
+		t.Errorf("an image without labels: %+v %v", md, err)
+	}
+}
+
+func TestRegistryAllowlist(t *testing.T) {
+	_, err := Fetcher{Allowed: []string{"127.0.0.1"}}.Labels(context.Background(), "docker.io/amd/aim:1", nil)
+	var e *state.Error
+	if !errors.As(err, &e) || e.Reason != "RegistryNotAllowed" || state.Categorize(err) != state.InvalidSpec {
+		t.Errorf("not allowed: %v", err)
+	}
+	_, err = Fetcher{Allowed: []string{"*"}}.Labels(context.Background(), "UPPER CASE/not valid", nil)
+	if !errors.As(err, &e) || e.Reason != "InvalidImageReference" {
+		t.Errorf("bad reference: %v", err)
+	}
+}
+
+func TestKeychain(t *testing.T) {
+	secrets := []corev1.Secret{
+		{Type: corev1.SecretTypeDockerConfigJson, Data: map[string][]byte{corev1.DockerConfigJsonKey: []byte(
+			`{"auths":{"https://index.docker.io/v1/":{"auth":"dXNlcjpwYXNz"},"ghcr.io":{"username":"g","password":"p"}}}`)}},
+	}
+	kc := keychain(secrets)
+	for host, want := range map[string]authn.AuthConfig{
+		"index.docker.io": {Username: "user", Password: "pass"},
+		"ghcr.io":         {Username: "g", Password: "p"},
+	} {
+		a, err := kc.Resolve(registryResource(host))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, _ := a.Authorization()
+		if cfg.Username != want.Username || cfg.Password != want.Password {
+			t.Errorf("%s: %+v", host, cfg)
+		}
+	}
+	if a, _ := kc.Resolve(registryResource("quay.io")); a != authn.Anonymous {
+		t.Error("unknown registry must be anonymous")
+	}
+}
+
+type registryResource string
+
+func (r registryResource) String() string      { return string(r) }
+func (r registryResource) RegistryStr() string { return string(r) }

@@ -1,0 +1,334 @@
+package model
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/imagemeta"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
+)
+
+// FieldManager owns the templates the model controller applies.
+const FieldManager = "aim-model-controller"
+
+const (
+	// metadataTimeout bounds one registry lookup.
+	metadataTimeout = 30 * time.Second
+	// secretRecheck is how often a model waiting for a pull secret looks for it.
+	secretRecheck = 30 * time.Second
+)
+
+// Controller reconciles both model kinds.
+type Controller struct {
+	c       manager.Clients
+	fetcher imagemeta.Fetcher
+
+	models           aimlisters.AIMModelLister
+	clusterModels    aimlisters.AIMClusterModelLister
+	templates        aimlisters.AIMServiceTemplateLister
+	clusterTemplates aimlisters.AIMClusterServiceTemplateLister
+	configs          aimlisters.AIMRuntimeConfigLister
+	clusterConfigs   aimlisters.AIMClusterRuntimeConfigLister
+}
+
+// Register adds the model controllers to the manager.
+func Register(m *manager.Manager, fetcher imagemeta.Fetcher) error {
+	v := m.AIMInformers.Aim().V1alpha1()
+	ctl := &Controller{c: m.Clients, fetcher: fetcher,
+		models: v.AIMModels().Lister(), clusterModels: v.AIMClusterModels().Lister(),
+		templates: v.AIMServiceTemplates().Lister(), clusterTemplates: v.AIMClusterServiceTemplates().Lister(),
+		configs: v.AIMRuntimeConfigs().Lister(), clusterConfigs: v.AIMClusterRuntimeConfigs().Lister(),
+	}
+	ns := manager.NewController("model", manager.ReconcilerFunc(ctl.reconcileNamespaced))
+	cl := manager.NewController("clustermodel", manager.ReconcilerFunc(ctl.reconcileCluster))
+	owner := func(c *manager.Controller, kind string) cache.ResourceEventHandler {
+		enqueue := func(obj any) {
+			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = tomb.Obj
+			}
+			m, ok := obj.(metav1.Object)
+			if !ok {
+				return
+			}
+			for _, r := range m.GetOwnerReferences() {
+				if r.Kind == kind {
+					c.Queue.Add(cache.NewObjectName(m.GetNamespace(), r.Name).String())
+				}
+			}
+		}
+		return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
+	}
+	for _, h := range []struct {
+		inf cache.SharedIndexInformer
+		h   cache.ResourceEventHandler
+	}{
+		{v.AIMModels().Informer(), ns.Handler()},
+		{v.AIMClusterModels().Informer(), cl.Handler()},
+		{v.AIMServiceTemplates().Informer(), owner(ns, "AIMModel")},
+		{v.AIMClusterServiceTemplates().Informer(), owner(cl, "AIMClusterModel")},
+	} {
+		if _, err := h.inf.AddEventHandler(h.h); err != nil {
+			return err
+		}
+	}
+	m.Add(ns)
+	m.Add(cl)
+	return nil
+}
+
+func (ctl *Controller) reconcileNamespaced(ctx context.Context, key string) (time.Duration, error) {
+	namespace, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return 0, nil
+	}
+	m, err := ctl.models.AIMModels(namespace).Get(name)
+	if apierrors.IsNotFound(err) || err == nil && aimv1.Paused(m.Annotations) {
+		return 0, nil
+	} else if err != nil {
+		return 0, err
+	}
+	owned := func() []TemplateState {
+		ts, _ := ctl.templates.AIMServiceTemplates(namespace).List(labels.SelectorFromSet(labels.Set{LabelModel: name}))
+		var out []TemplateState
+		for _, t := range ts {
+			if ownedBy(t, m.UID) {
+				out = append(out, TemplateState{Name: t.Name, Status: t.Status.Status})
+			}
+		}
+		return out
+	}
+	apply := func(ctx context.Context, t Template) error {
+		if cur, err := ctl.templates.AIMServiceTemplates(namespace).Get(t.Name); err == nil && ownedBy(cur, m.UID) &&
+			apiequality.Semantic.DeepEqual(cur.Spec.AIMServiceTemplateSpecCommon, t.Spec) {
+			return nil // unchanged: no request at all
+		}
+		obj := &aimv1.AIMServiceTemplate{TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMServiceTemplate"},
+			ObjectMeta: templateMeta(t.Name, namespace, name, ownerRef("AIMModel", name, m.UID)),
+			Spec:       aimv1.AIMServiceTemplateSpec{AIMServiceTemplateSpecCommon: t.Spec}}
+		return ctl.apply(ctx, obj, func(data []byte) error {
+			_, err := ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(namespace).Patch(ctx, t.Name, types.ApplyPatchType, data,
+				metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)})
+			return err
+		})
+	}
+	write := func(status aimv1.AIMModelStatus) error {
+		u := m.DeepCopy()
+		u.Status = status
+		_, err := ctl.c.AIM.AimV1alpha1().AIMModels(namespace).UpdateStatus(ctx, u, metav1.UpdateOptions{FieldManager: FieldManager})
+		return err
+	}
+	return ctl.reconcile(ctx, m, &m.ObjectMeta, m.Spec, m.Status, namespace, owned, apply, write)
+}
+
+func (ctl *Controller) reconcileCluster(ctx context.Context, name string) (time.Duration, error) {
+	m, err := ctl.clusterModels.Get(name)
+	if apierrors.IsNotFound(err) || err == nil && aimv1.Paused(m.Annotations) {
+		return 0, nil
+	} else if err != nil {
+		return 0, err
+	}
+	owned := func() []TemplateState {
+		ts, _ := ctl.clusterTemplates.List(labels.SelectorFromSet(labels.Set{LabelModel: name}))
+		var out []TemplateState
+		for _, t := range ts {
+			if ownedBy(t, m.UID) {
+				out = append(out, TemplateState{Name: t.Name, Status: t.Status.Status})
+			}
+		}
+		return out
+	}
+	apply := func(ctx context.Context, t Template) error {
+		t.Spec.Env = nil // cluster templates take their env from runtime configs
+		if cur, err := ctl.clusterTemplates.Get(t.Name); err == nil && ownedBy(cur, m.UID) &&
+			apiequality.Semantic.DeepEqual(cur.Spec.AIMServiceTemplateSpecCommon, t.Spec) {
+			return nil // unchanged: no request at all
+		}
+		obj := &aimv1.AIMClusterServiceTemplate{TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMClusterServiceTemplate"},
+			ObjectMeta: templateMeta(t.Name, "", name, ownerRef("AIMClusterModel", name, m.UID)),
+			Spec:       aimv1.AIMClusterServiceTemplateSpec{AIMServiceTemplateSpecCommon: t.Spec}}
+		return ctl.apply(ctx, obj, func(data []byte) error {
+			_, err := ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().Patch(ctx, t.Name, types.ApplyPatchType, data,
+				metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)})
+			return err
+		})
+	}
+	write := func(status aimv1.AIMModelStatus) error {
+		u := m.DeepCopy()
+		u.Status = status
+		_, err := ctl.c.AIM.AimV1alpha1().AIMClusterModels().UpdateStatus(ctx, u, metav1.UpdateOptions{FieldManager: FieldManager})
+		return err
+	}
+	// Pull secrets of cluster models live in the system namespace, like their discovery Jobs.
+	return ctl.reconcile(ctx, m, &m.ObjectMeta, m.Spec, m.Status, ctl.c.Options.SystemNamespace, owned, apply, write)
+}
+
+// reconcile is the pipeline shared by both kinds.
+func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, meta *metav1.ObjectMeta, spec aimv1.AIMModelSpec,
+	current aimv1.AIMModelStatus, secretNamespace string, owned func() []TemplateState,
+	apply func(context.Context, Template) error, write func(aimv1.AIMModelStatus) error) (time.Duration, error) {
+	status := *current.DeepCopy()
+	status.ObservedGeneration = meta.Generation
+	status.SourceType = aimv1.AIMModelSourceTypeImage
+	if len(spec.ModelSources) > 0 {
+		status.SourceType = aimv1.AIMModelSourceTypeCustom
+	}
+	var comps []state.Component
+
+	rcName := spec.RuntimeConfigName
+	if rcName == "" {
+		rcName = runtimeconfig.DefaultName
+	}
+	var nsConfig *aimv1.AIMRuntimeConfig
+	if meta.Namespace != "" {
+		nsConfig, _ = ctl.configs.AIMRuntimeConfigs(meta.Namespace).Get(rcName)
+	}
+	clusterConfig, _ := ctl.clusterConfigs.Get(rcName)
+	rc, rcErr := runtimeconfig.Resolve(rcName, meta.Namespace, nsConfig, clusterConfig)
+	if rcErr != nil {
+		comps = append(comps, state.Component{Name: "RuntimeConfig", Dependency: state.DependencyUpstream, Errors: []error{state.UpstreamError(rcErr)}, Reason: "ConfigNotFound"})
+	} else {
+		comps = append(comps, state.Component{Name: "RuntimeConfig", Dependency: state.DependencyUpstream})
+		status.ResolvedRuntimeConfig = rc.Ref
+	}
+
+	metadata, metaComp := ctl.metadata(ctx, meta, spec, current, secretNamespace)
+	comps = append(comps, metaComp)
+	status.ImageMetadata = metadata
+
+	known := metadata != nil || len(spec.ModelSources) > 0 || len(spec.CustomTemplates) > 0
+	var applyErr error
+	if known {
+		desired := Desired(meta.Name, spec, metadata)
+		for _, t := range desired {
+			if err := apply(ctx, t); err != nil {
+				applyErr = err
+				break
+			}
+		}
+		templates := owned()
+		comp := TemplatesComponent(len(desired), templates)
+		if applyErr != nil {
+			comp = state.Component{Name: "ServiceTemplates", Dependency: state.DependencyDownstream, Errors: []error{applyErr}}
+		}
+		comps = append(comps, comp)
+	}
+
+	out := state.Derive(state.Input{Components: comps, Previous: current.Conditions, Status: current.Status,
+		Generation: meta.Generation, Now: time.Now()})
+	status.Conditions, status.Status = out.Conditions, out.Status
+	for _, tr := range out.Transitions {
+		typ := corev1.EventTypeNormal
+		if tr.Warning {
+			typ = corev1.EventTypeWarning
+		}
+		ctl.c.Recorder.Event(obj, typ, tr.Reason, fmt.Sprintf("%s is %s: %s", tr.Type, tr.Status, tr.Message))
+	}
+	if !apiequality.Semantic.DeepEqual(status, current) {
+		if err := write(status); err != nil && !apierrors.IsNotFound(err) {
+			return 0, err
+		}
+	}
+	if applyErr != nil {
+		return 0, applyErr
+	}
+	if out.Retry {
+		return 0, fmt.Errorf("model %s: infrastructure errors; retrying", meta.Name)
+	}
+	// Pull secrets are not watched (the controller may only get them): look again for a missing one.
+	for _, err := range metaComp.Errors {
+		if state.Categorize(err) == state.MissingUpstream {
+			return secretRecheck, nil
+		}
+	}
+	return 0, nil
+}
+
+// metadata takes the image metadata from the spec, from the status (read once), or from the registry.
+func (ctl *Controller) metadata(ctx context.Context, meta *metav1.ObjectMeta, spec aimv1.AIMModelSpec, current aimv1.AIMModelStatus,
+	secretNamespace string) (*aimv1.ImageMetadata, state.Component) {
+	comp := state.Component{Name: "ImageMetadata", Dependency: state.DependencyUpstream}
+	found := func(md *aimv1.ImageMetadata) state.Component {
+		comp.Reason = "ImageFound"
+		if md != nil && md.Model != nil && md.Model.CanonicalName != "" {
+			comp.Reason, comp.Message = "ImageMetadataFound", md.Model.CanonicalName
+		}
+		return comp
+	}
+	switch {
+	case spec.ImageMetadata != nil:
+		return spec.ImageMetadata.DeepCopy(), found(spec.ImageMetadata)
+	case spec.Discovery != nil && spec.Discovery.ExtractMetadata != nil && !*spec.Discovery.ExtractMetadata:
+		comp.Reason, comp.Message = "ExtractionDisabled", "spec.discovery.extractMetadata is false"
+		return nil, comp
+	case current.ImageMetadata != nil && current.ObservedGeneration == meta.Generation:
+		return current.ImageMetadata, found(current.ImageMetadata)
+	}
+	var secrets []corev1.Secret
+	for _, ref := range spec.ImagePullSecrets {
+		s, err := ctl.c.Kube.CoreV1().Secrets(secretNamespace).Get(ctx, ref.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			comp.Errors = []error{state.NewError(state.MissingUpstream, "SecretNotFound", "pull secret %s/%s not found", secretNamespace, ref.Name)}
+			return current.ImageMetadata, comp
+		} else if err != nil {
+			comp.Errors = []error{err}
+			return current.ImageMetadata, comp
+		}
+		secrets = append(secrets, *s)
+	}
+	lookupCtx, cancel := context.WithTimeout(ctx, metadataTimeout)
+	defer cancel()
+	labels, err := ctl.fetcher.Labels(lookupCtx, spec.Image, secrets)
+	if err != nil {
+		comp.Errors = []error{err}
+		return current.ImageMetadata, comp
+	}
+	md, err := imagemeta.FromLabels(labels)
+	if err != nil {
+		comp.Errors = []error{state.NewError(state.InvalidSpec, "InvalidImageLabels", "%s: %v", spec.Image, err)}
+		return nil, comp
+	}
+	return md, found(md)
+}
+
+func (ctl *Controller) apply(_ context.Context, obj runtime.Object, patch func([]byte) error) error {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	if err := patch(data); err != nil {
+		return fmt.Errorf("applying template: %w", err)
+	}
+	return nil
+}
+
+func templateMeta(name, namespace, model string, owner metav1.OwnerReference) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Name: name, Namespace: namespace,
+		Labels: map[string]string{LabelModel: model, LabelOrigin: OriginAuto, aimv1.LabelManagedBy: aimv1.ManagedByValue,
+			"aim.eai.amd.com/model.name": model},
+		OwnerReferences: []metav1.OwnerReference{owner}}
+}
+
+func ownedBy(obj metav1.Object, uid types.UID) bool {
+	for _, r := range obj.GetOwnerReferences() {
+		if r.UID == uid {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,133 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/registry"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/random"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+)
+
+// TestClusterModelCreatesTemplateThatDiscovers is the whole path of issue 4: AMD node, cluster model with
+// recommended deployments, its template, discovery, Ready.
+func TestClusterModelCreatesTemplateThatDiscovers(t *testing.T) {
+	k := admin(t)
+	gpuNode(t, "e2e-model-mi300x", map[string]string{"amd.com/gpu.device-id": "74a1"}, 8)
+	k.mustApply(`apiVersion: aim.eai.amd.com/v1alpha1
+kind: AIMClusterModel
+metadata: {name: e2e-qwen}
+spec:
+  image: registry.example/aim/qwen:0.8.5
+  imageMetadata:
+    model:
+      canonicalName: Qwen/Qwen3-32B
+      recommendedDeployments:
+      - {gpuModel: MI300X, gpuCount: 1, precision: fp8, metric: latency, profileId: p-lat}
+`)
+	t.Cleanup(func() { _, _ = k.run("", "delete", "aimclmdl", "e2e-qwen", "--wait=false") })
+
+	var tpl string
+	eventually(t, 30*time.Second, "the model's template", func() error {
+		out := strings.TrimSpace(k.must("get", "aimcltpl", "-l", "aim.eai.amd.com/model=e2e-qwen", "-o", "name"))
+		if out == "" {
+			return fmt.Errorf("no template yet")
+		}
+		tpl = strings.TrimPrefix(out, "aimclusterservicetemplate.aim.eai.amd.com/")
+		return nil
+	})
+	spec := k.must("get", "aimcltpl", tpl, "-o", "jsonpath={.spec.modelName} {.spec.metric} {.spec.precision} {.spec.hardware.gpu.model} {.spec.hardware.gpu.requests} {.spec.profileId} {.metadata.ownerReferences[0].kind}")
+	if spec != "e2e-qwen latency fp8 MI300X 1 p-lat AIMClusterModel" {
+		t.Errorf("template spec: %q", spec)
+	}
+	_, pod := discoveryPod(t, tpl, 1)
+	contains(t, "discovery env", k.must("get", "pod", pod, "-n", systemNamespace, "-o", "jsonpath={.spec.containers[0].env}"), "AIM_PROFILE_ID", "p-lat")
+	finishPod(t, pod, discoveryOutput)
+	k.must("wait", "--for=condition=Ready", "aimcltpl/"+tpl, "--timeout=60s")
+	contains(t, "template", k.must("get", "aimcltpl", tpl), "Ready", "1 x MI300X")
+	k.must("wait", "--for=condition=Ready", "aimclmdl/e2e-qwen", "--timeout=60s")
+	contains(t, "model", k.must("get", "aimclmdl", "e2e-qwen"), "Ready", "Image", "Qwen/Qwen3-32B")
+}
+
+// TestImageLabelsFromRegistry serves an AIM image from an in-process registry on loopback that requires a
+// password, and checks the model reads its labels with the pull secret.
+func TestImageLabelsFromRegistry(t *testing.T) {
+	k := admin(t)
+	ns := namespace(t, "e2e-registry")
+	const user, pass = "aim", "s3cret"
+	handler := registry.New()
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != user || p != pass {
+			w.Header().Set("WWW-Authenticate", `Basic realm="e2e"`)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		handler.ServeHTTP(w, r)
+	}))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	srv.Listener = l
+	srv.Start()
+	t.Cleanup(srv.Close)
+	host := strings.TrimPrefix(srv.URL, "http://")
+
+	img, err := random.Image(64, 1)
+	must(t, err)
+	cfg, err := img.ConfigFile()
+	must(t, err)
+	cfg.Config.Labels = map[string]string{
+		"com.amd.aim.model.canonicalName":          "meta-llama/Llama-3.1-8B-Instruct",
+		"com.amd.aim.model.tags":                   "chat, llama",
+		"com.amd.aim.hfToken.required":             "true",
+		"com.amd.aim.model.recommendedDeployments": `[{'gpuModel': 'MI325X', 'gpuCount': 1, 'precision': 'fp16', 'metric': 'throughput'}]`,
+		"org.opencontainers.image.version":         "0.8.5",
+	}
+	img, err = mutate.ConfigFile(img, cfg)
+	must(t, err)
+	ref, err := name.ParseReference(host + "/amd/aim-llama:0.8.5")
+	must(t, err)
+	must(t, remote.Write(ref, img, remote.WithAuth(&authn.Basic{Username: user, Password: pass})))
+
+	model := fmt.Sprintf(`apiVersion: aim.eai.amd.com/v1alpha1
+kind: AIMModel
+metadata: {name: llama, namespace: %s}
+spec:
+  image: %s/amd/aim-llama:0.8.5
+  imagePullSecrets: [{name: regcred}]
+`, ns, host)
+	// Without the secret the model waits for it.
+	k.mustApply(model)
+	eventually(t, 30*time.Second, "SecretNotFound", func() error {
+		out := k.must("get", "aimmdl", "llama", "-n", ns, "-o", `jsonpath={.status.conditions[?(@.type=="ImageMetadataReady")].reason}`)
+		if out != "SecretNotFound" {
+			return fmt.Errorf("%q", out)
+		}
+		return nil
+	})
+	k.must("create", "secret", "docker-registry", "regcred", "-n", ns, "--docker-server", host, "--docker-username", user, "--docker-password", pass)
+	k.must("annotate", "aimmdl", "llama", "-n", ns, "e2e/poke=1") // a watch event: the model re-checks now
+	eventually(t, 60*time.Second, "labels read", func() error {
+		out := k.must("get", "aimmdl", "llama", "-n", ns, "-o", "jsonpath={.status.imageMetadata.model.canonicalName}|{.status.imageMetadata.model.tags}|{.status.imageMetadata.model.hfTokenRequired}|{.status.imageMetadata.oci.version}")
+		if out != `meta-llama/Llama-3.1-8B-Instruct|["chat","llama"]|true|0.8.5` {
+			return fmt.Errorf("%q", out)
+		}
+		return nil
+	})
+	eventually(t, 30*time.Second, "template from the labels", func() error {
+		out := k.must("get", "aimtpl", "-n", ns, "-l", "aim.eai.amd.com/model=llama", "-o", "jsonpath={.items[*].spec.hardware.gpu.model} {.items[*].spec.metric}")
+		if out != "MI325X throughput" {
+			return fmt.Errorf("%q", out)
+		}
+		return nil
+	})
+}
