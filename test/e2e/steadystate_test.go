@@ -1,0 +1,111 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bufio"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// aimMetrics reads aim-apiserver's /metrics directly (not through the aggregator) as the cluster admin.
+func aimMetrics(t *testing.T) string {
+	t.Helper()
+	port := os.Getenv("AIM_PORT")
+	if port == "" {
+		port = "18443"
+	}
+	cert, err := tls.LoadX509KeyPair(filepath.Join(localDir, "pki", "admin.crt"), filepath.Join(localDir, "pki", "admin.key"))
+	must(t, err)
+	ca, err := os.ReadFile(filepath.Join(root, "artifacts", "deploy", "certs", "ca.crt"))
+	must(t, err)
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(ca)
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{
+		Certificates: []tls.Certificate{cert}, RootCAs: pool, ServerName: "localhost"}}}
+	resp, err := client.Get("https://127.0.0.1:" + port + "/metrics")
+	must(t, err)
+	defer resp.Body.Close()
+	var b strings.Builder
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		b.WriteString(sc.Text() + "\n")
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("/metrics: %d", resp.StatusCode)
+	}
+	return b.String()
+}
+
+// writes sums apiserver_request_total over mutating verbs for the lines that contain every filter.
+func writes(metrics string, filters ...string) float64 {
+	var sum float64
+	for _, line := range strings.Split(metrics, "\n") {
+		if !strings.HasPrefix(line, "apiserver_request_total{") {
+			continue
+		}
+		mutating := false
+		for _, v := range []string{`verb="POST"`, `verb="PUT"`, `verb="PATCH"`, `verb="APPLY"`, `verb="DELETE"`, `verb="UPDATE"`, `verb="CREATE"`} {
+			mutating = mutating || strings.Contains(line, v)
+		}
+		match := mutating
+		for _, f := range filters {
+			match = match && strings.Contains(line, f)
+		}
+		if !match {
+			continue
+		}
+		fields := strings.Fields(line)
+		if v, err := strconv.ParseFloat(fields[len(fields)-1], 64); err == nil {
+			sum += v
+		}
+	}
+	return sum
+}
+
+// TestSteadyStateWritesNothing: once a template, its model and a runtime config are Ready, resyncs (every 5 s
+// in the harness) re-check them without a single write to aim-apiserver or to kube-apiserver's Jobs.
+func TestSteadyStateWritesNothing(t *testing.T) {
+	k := admin(t)
+	gpuNode(t, "e2e-steady", map[string]string{"amd.com/gpu.device-id": "74a9"}, 8)
+	k.mustApply("apiVersion: aim.eai.amd.com/v1alpha1\nkind: AIMClusterRuntimeConfig\nmetadata: {name: e2e-steady}\nspec: {discovery: {maxConcurrentJobs: 4}}\n")
+	t.Cleanup(func() { _, _ = k.run("", "delete", "aimclrc", "e2e-steady", "--wait=false") })
+	clusterTemplate(t, "e2e-steady", "MI300X")
+	_, pod := discoveryPod(t, "e2e-steady", 1)
+	finishPod(t, pod, discoveryOutput)
+	k.must("wait", "--for=condition=Ready", "aimcltpl/e2e-steady", "aimclrc/e2e-steady", "--timeout=60s")
+	k.must("wait", "--for=condition=Ready", "aimclmdl/e2e-steady-model", "--timeout=60s")
+
+	// Let in-flight work settle, then watch two resync periods.
+	time.Sleep(6 * time.Second)
+	aimBefore := writes(aimMetrics(t), `group="aim.eai.amd.com"`)
+	kubeBefore := writes(k.must("get", "--raw", "/metrics"), `resource="jobs"`)
+	rvBefore := k.must("get", "aimcltpl/e2e-steady", "aimclmdl/e2e-steady-model", "aimclrc/e2e-steady", "-o", "jsonpath={.items[*].metadata.resourceVersion}")
+	time.Sleep(12 * time.Second)
+	aimAfter := writes(aimMetrics(t), `group="aim.eai.amd.com"`)
+	kubeAfter := writes(k.must("get", "--raw", "/metrics"), `resource="jobs"`)
+	rvAfter := k.must("get", "aimcltpl/e2e-steady", "aimclmdl/e2e-steady-model", "aimclrc/e2e-steady", "-o", "jsonpath={.items[*].metadata.resourceVersion}")
+
+	if aimAfter != aimBefore {
+		t.Errorf("aim-apiserver received %v writes during steady-state resyncs", aimAfter-aimBefore)
+	}
+	if kubeAfter != kubeBefore {
+		t.Errorf("kube-apiserver received %v writes to Jobs during steady-state resyncs", kubeAfter-kubeBefore)
+	}
+	if rvAfter != rvBefore {
+		t.Errorf("objects changed: %s -> %s", rvBefore, rvAfter)
+	}
+	if aimBefore == 0 {
+		t.Error("no write was ever counted: the metric filter is wrong")
+	}
+	fmt.Fprintf(os.Stderr, "steady state: %v AIM writes and %v Job writes before the window, none in it\n", aimBefore, kubeBefore)
+}
