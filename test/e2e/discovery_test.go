@@ -186,3 +186,36 @@ func TestMissingGPUIsNotAvailableUntilANodeHasIt(t *testing.T) {
 	discoveryPod(t, "e2e-mi355x", 1)
 	contains(t, "template proceeding", k.must("get", "aimcltpl", "e2e-mi355x"), "Progressing")
 }
+
+// TestNamespacedTemplateInlineSourcesAndCache: a namespaced template names a cluster model (F12), lists its
+// sources inline (no discovery), runs on CPU, and with caching enabled owns an AIMTemplateCache.
+func TestNamespacedTemplateInlineSourcesAndCache(t *testing.T) {
+	k := admin(t)
+	ns := namespace(t, "e2e-inline")
+	k.mustApply("apiVersion: aim.eai.amd.com/v1alpha1\nkind: AIMClusterModel\nmetadata: {name: e2e-inline-model}\nspec: {image: registry.example/aim/inline:1.0, imageMetadata: {}}\n")
+	t.Cleanup(func() { _, _ = k.run("", "delete", "aimclmdl", "e2e-inline-model", "--wait=false") })
+	k.mustApply(fmt.Sprintf(`apiVersion: aim.eai.amd.com/v1alpha1
+kind: AIMServiceTemplate
+metadata: {name: cpu-inline, namespace: %s}
+spec:
+  modelName: e2e-inline-model
+  hardware: {cpu: {requests: "4"}}
+  modelSources: [{modelId: org/small, sourceUri: "s3://models/org/small", size: 2Gi}]
+  caching: {enabled: true}
+`, ns))
+	k.must("wait", "-n", ns, "--for=condition=Ready", "aimtpl/cpu-inline", "--timeout=60s")
+	got := k.must("get", "aimtpl", "cpu-inline", "-n", ns, "-o", `jsonpath={.status.hardwareSummary} {.status.resolvedModel.kind} {.status.conditions[?(@.type=="Discovered")].reason} {.status.modelSources[0].modelId}`)
+	if got != "CPU AIMClusterModel InlineModelSources org/small" {
+		t.Errorf("template status: %q", got)
+	}
+	if jobs := strings.TrimSpace(k.must("get", "jobs", "-n", ns, "-o", "name")); jobs != "" {
+		t.Errorf("inline sources ran discovery: %s", jobs)
+	}
+	eventually(t, 30*time.Second, "owned template cache", func() error {
+		out, err := k.run("", "get", "aimtc", "cpu-inline", "-n", ns, "-o", "jsonpath={.spec.templateName} {.spec.templateScope} {.metadata.ownerReferences[0].kind}")
+		if err != nil || out != "cpu-inline Namespace AIMServiceTemplate" {
+			return fmt.Errorf("%v: %q", err, out)
+		}
+		return nil
+	})
+}

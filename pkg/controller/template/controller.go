@@ -50,6 +50,7 @@ type Controller struct {
 	configs          aimlisters.AIMRuntimeConfigLister
 	clusterConfigs   aimlisters.AIMClusterRuntimeConfigLister
 	nodes            corelisters.NodeLister
+	caches           aimlisters.AIMTemplateCacheLister
 	jobs             batchlisters.JobLister
 	pods             corelisters.PodLister
 
@@ -68,7 +69,7 @@ func Register(m *manager.Manager, backoff discovery.Backoff) error {
 		templates: v.AIMServiceTemplates().Lister(), clusterTemplates: v.AIMClusterServiceTemplates().Lister(),
 		models: v.AIMModels().Lister(), clusterModels: v.AIMClusterModels().Lister(),
 		configs: v.AIMRuntimeConfigs().Lister(), clusterConfigs: v.AIMClusterRuntimeConfigs().Lister(),
-		nodes: k.Core().V1().Nodes().Lister(), jobs: k.Batch().V1().Jobs().Lister(), pods: k.Core().V1().Pods().Lister(),
+		caches: v.AIMTemplateCaches().Lister(), nodes: k.Core().V1().Nodes().Lister(), jobs: k.Batch().V1().Jobs().Lister(), pods: k.Core().V1().Pods().Lister(),
 	}
 	ctl.ns = manager.NewController("servicetemplate", manager.ReconcilerFunc(ctl.reconcileNamespaced))
 	ctl.cl = manager.NewController("clusterservicetemplate", manager.ReconcilerFunc(ctl.reconcileCluster))
@@ -84,6 +85,7 @@ func Register(m *manager.Manager, backoff discovery.Backoff) error {
 		{v.AIMClusterModels().Informer(), ctl.enqueueAllHandler()},
 		{v.AIMRuntimeConfigs().Informer(), ctl.enqueueAllHandler()},
 		{v.AIMClusterRuntimeConfigs().Informer(), ctl.enqueueAllHandler()},
+		{v.AIMTemplateCaches().Informer(), ctl.ownerHandler()},
 		{k.Core().V1().Nodes().Informer(), ctl.nodeHandler()},
 		{k.Batch().V1().Jobs().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isDiscovery, Handler: ctl.ownerHandler()}},
 		{k.Core().V1().Pods().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isDiscovery, Handler: ctl.podHandler()}},
@@ -110,6 +112,7 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key string) (tim
 		return 0, err
 	}
 	o := ctl.observe(kindNamespaced, &t.ObjectMeta, t.Spec.AIMServiceTemplateSpecCommon, t.Status, namespace)
+	o.Caching = t.Spec.Caching
 	return ctl.reconcile(ctx, t, o, func(status aimv1.AIMServiceTemplateStatus) error {
 		updated := t.DeepCopy()
 		updated.Status = status
@@ -251,6 +254,12 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, o Obse
 			plan.Components = append(plan.Components, state.Component{Name: "DiscoveryJob", Dependency: state.DependencyDownstream, Errors: []error{applyErr}})
 		}
 	}
+	if plan.Cache != nil {
+		if err := ctl.applyCache(ctx, plan.Cache, o.UID); err != nil {
+			plan.Components = append(plan.Components, state.Component{Name: "TemplateCache", Dependency: state.DependencyDownstream, Errors: []error{err}})
+			applyErr = err
+		}
+	}
 	out := state.Derive(state.Input{
 		Components: dedupe(plan.Components), Previous: o.Status.Conditions, Status: o.Status.Status,
 		Generation: o.Generation, Now: o.Now, Informational: plan.Informational,
@@ -300,6 +309,29 @@ func (ctl *Controller) createJob(ctx context.Context, job *batchv1.Job, limit in
 		metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)})
 	if err != nil {
 		return fmt.Errorf("applying discovery Job %s/%s: %w", job.Namespace, job.Name, err)
+	}
+	return nil
+}
+
+// applyCache creates or updates the owned template cache; a cache that already matches costs no request.
+func (ctl *Controller) applyCache(ctx context.Context, c *aimv1.AIMTemplateCache, owner types.UID) error {
+	if cur, err := ctl.caches.AIMTemplateCaches(c.Namespace).Get(c.Name); err == nil {
+		if !ownedBy(cur, owner) {
+			return state.NewError(state.InvalidSpec, "TemplateCacheConflict",
+				"AIMTemplateCache %s/%s exists and belongs to something else", c.Namespace, c.Name)
+		}
+		if apiequality.Semantic.DeepEqual(cur.Spec, c.Spec) {
+			return nil
+		}
+	}
+	data, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	_, err = ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(c.Namespace).Patch(ctx, c.Name, types.ApplyPatchType, data,
+		metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)})
+	if err != nil {
+		return fmt.Errorf("applying template cache %s/%s: %w", c.Namespace, c.Name, err)
 	}
 	return nil
 }

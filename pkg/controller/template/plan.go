@@ -51,6 +51,8 @@ type Model struct {
 
 // Observation is what one reconcile of a template saw.
 type Observation struct {
+	// Caching is the caching setting of a namespaced template; cluster templates have none.
+	Caching    *aimv1.AIMTemplateCachingConfig
 	Kind       string // AIMServiceTemplate or AIMClusterServiceTemplate
 	Name       string
 	Namespace  string // empty for cluster templates
@@ -86,6 +88,8 @@ type Plan struct {
 	Components []state.Component
 	// Job, when set, is created.
 	Job *batchv1.Job
+	// Cache, when set, is the template cache a caching template owns.
+	Cache *aimv1.AIMTemplateCache
 	// Status carries every field but status and conditions, which the state engine derives.
 	Status        aimv1.AIMServiceTemplateStatus
 	Informational []metav1.Condition
@@ -153,6 +157,10 @@ func PlanTemplate(o Observation) Plan {
 		planDiscovery(o, &p)
 	}
 
+	if c := o.Caching; c != nil && c.Enabled && len(st.ModelSources) > 0 && !blocked {
+		p.Cache = templateCache(o)
+	}
+
 	hw := resolvedHardware(o.Spec.Hardware, st.Profile)
 	st.ResolvedHardware = hw
 	st.HardwareSummary, st.ResolvedNodeAffinity = "", nil
@@ -172,6 +180,24 @@ func PlanTemplate(o Observation) Plan {
 	}
 	return p
 }
+
+// templateCache is the AIMTemplateCache a caching template owns: named like it, downloading its sources
+// into its namespace.
+func templateCache(o Observation) *aimv1.AIMTemplateCache {
+	labels := propagatedLabels(o.Labels, o.RuntimeConfig)
+	labels[aimv1.LabelManagedBy] = aimv1.ManagedByValue
+	labels["aim.eai.amd.com/service-template.name"] = discovery.LabelValue(o.Name)
+	return &aimv1.AIMTemplateCache{
+		TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMTemplateCache"},
+		ObjectMeta: metav1.ObjectMeta{Name: o.Name, Namespace: o.Namespace, Labels: labels,
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: o.Kind, Name: o.Name,
+				UID: o.UID, Controller: ptrTrue(), BlockOwnerDeletion: ptrTrue()}}},
+		Spec: aimv1.AIMTemplateCacheSpec{TemplateName: o.Name, TemplateScope: aimv1.AIMTemplateScopeNamespace,
+			Env: o.Caching.Env, RuntimeConfigName: o.Spec.RuntimeConfigName, Mode: aimv1.AIMTemplateCacheModeShared},
+	}
+}
+
+func ptrTrue() *bool { t := true; return &t }
 
 // discovered reports whether the status holds a result for the current inputs.
 func discovered(o Observation) bool {

@@ -180,3 +180,25 @@ func TestPlanFailsOnBadOutputAndRetriesAfterBackoff(t *testing.T) {
 		t.Errorf("after backoff: %+v", retry.Job)
 	}
 }
+
+func TestPlanCachingTemplateOwnsItsCache(t *testing.T) {
+	o := observation()
+	o.Kind, o.Namespace = "AIMServiceTemplate", "team"
+	o.Spec.ModelSources = []aimv1.AIMModelSource{{ModelID: "org/m", SourceURI: "s3://b/m"}}
+	o.Caching = &aimv1.AIMTemplateCachingConfig{Enabled: true, Env: []corev1.EnvVar{{Name: "HF_HUB_OFFLINE", Value: "0"}}}
+	p := PlanTemplate(o)
+	c := p.Cache
+	if c == nil || c.Name != "tpl" || c.Namespace != "team" || c.Spec.TemplateName != "tpl" || c.Spec.TemplateScope != aimv1.AIMTemplateScopeNamespace ||
+		len(c.Spec.Env) != 1 || len(c.OwnerReferences) != 1 || !*c.OwnerReferences[0].Controller || c.OwnerReferences[0].UID != "uid-1" {
+		t.Errorf("cache %+v", c)
+	}
+	o.Caching.Enabled = false
+	if PlanTemplate(o).Cache != nil {
+		t.Error("caching disabled, cache planned")
+	}
+	o.Caching.Enabled = true
+	o.Spec.ModelSources = nil // no sources yet: nothing to cache
+	if PlanTemplate(o).Cache != nil {
+		t.Error("cache planned before the template has sources")
+	}
+}
