@@ -57,31 +57,15 @@ func Register(m *manager.Manager, fetcher imagemeta.Fetcher) error {
 	}
 	ns := manager.NewController("model", manager.ReconcilerFunc(ctl.reconcileNamespaced))
 	cl := manager.NewController("clustermodel", manager.ReconcilerFunc(ctl.reconcileCluster))
-	owner := func(c *manager.Controller, kind string) cache.ResourceEventHandler {
-		enqueue := func(obj any) {
-			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = tomb.Obj
-			}
-			m, ok := obj.(metav1.Object)
-			if !ok {
-				return
-			}
-			for _, r := range m.GetOwnerReferences() {
-				if r.Kind == kind {
-					c.Queue.Add(cache.NewObjectName(m.GetNamespace(), r.Name).String())
-				}
-			}
-		}
-		return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
-	}
+	owners := manager.Owners{"AIMModel": {Controller: ns, Namespaced: true}, "AIMClusterModel": {Controller: cl}}
 	for _, h := range []struct {
 		inf cache.SharedIndexInformer
 		h   cache.ResourceEventHandler
 	}{
 		{v.AIMModels().Informer(), ns.Handler()},
 		{v.AIMClusterModels().Informer(), cl.Handler()},
-		{v.AIMServiceTemplates().Informer(), owner(ns, "AIMModel")},
-		{v.AIMClusterServiceTemplates().Informer(), owner(cl, "AIMClusterModel")},
+		{v.AIMServiceTemplates().Informer(), owners.Handler()},
+		{v.AIMClusterServiceTemplates().Informer(), owners.Handler()},
 	} {
 		if _, err := h.inf.AddEventHandler(h.h); err != nil {
 			return err
@@ -107,14 +91,14 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key string) (tim
 		ts, _ := ctl.templates.AIMServiceTemplates(namespace).List(labels.SelectorFromSet(labels.Set{LabelModel: name}))
 		var out []TemplateState
 		for _, t := range ts {
-			if ownedBy(t, m.UID) {
+			if manager.OwnedBy(t, m.UID) {
 				out = append(out, TemplateState{Name: t.Name, Status: t.Status.Status})
 			}
 		}
 		return out
 	}
 	apply := func(ctx context.Context, t Template) error {
-		if cur, err := ctl.templates.AIMServiceTemplates(namespace).Get(t.Name); err == nil && ownedBy(cur, m.UID) &&
+		if cur, err := ctl.templates.AIMServiceTemplates(namespace).Get(t.Name); err == nil && manager.OwnedBy(cur, m.UID) &&
 			apiequality.Semantic.DeepEqual(cur.Spec.AIMServiceTemplateSpecCommon, t.Spec) {
 			return nil // unchanged: no request at all
 		}
@@ -147,7 +131,7 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, name string) (time.
 		ts, _ := ctl.clusterTemplates.List(labels.SelectorFromSet(labels.Set{LabelModel: name}))
 		var out []TemplateState
 		for _, t := range ts {
-			if ownedBy(t, m.UID) {
+			if manager.OwnedBy(t, m.UID) {
 				out = append(out, TemplateState{Name: t.Name, Status: t.Status.Status})
 			}
 		}
@@ -155,7 +139,7 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, name string) (time.
 	}
 	apply := func(ctx context.Context, t Template) error {
 		t.Spec.Env = nil // cluster templates take their env from runtime configs
-		if cur, err := ctl.clusterTemplates.Get(t.Name); err == nil && ownedBy(cur, m.UID) &&
+		if cur, err := ctl.clusterTemplates.Get(t.Name); err == nil && manager.OwnedBy(cur, m.UID) &&
 			apiequality.Semantic.DeepEqual(cur.Spec.AIMServiceTemplateSpecCommon, t.Spec) {
 			return nil // unchanged: no request at all
 		}
@@ -232,13 +216,7 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, meta *
 	out := state.Derive(state.Input{Components: comps, Previous: current.Conditions, Status: current.Status,
 		Generation: meta.Generation, Now: time.Now()})
 	status.Conditions, status.Status = out.Conditions, out.Status
-	for _, tr := range out.Transitions {
-		typ := corev1.EventTypeNormal
-		if tr.Warning {
-			typ = corev1.EventTypeWarning
-		}
-		ctl.c.Recorder.Event(obj, typ, tr.Reason, fmt.Sprintf("%s is %s: %s", tr.Type, tr.Status, tr.Message))
-	}
+	manager.RecordTransitions(ctl.c.Recorder, obj, out.Transitions)
 	if !apiequality.Semantic.DeepEqual(status, current) {
 		if err := write(status); err != nil && !apierrors.IsNotFound(err) {
 			return 0, err
@@ -322,13 +300,4 @@ func templateMeta(name, namespace, model string, owner metav1.OwnerReference) me
 		Labels: map[string]string{LabelModel: model, LabelOrigin: OriginAuto, aimv1.LabelManagedBy: aimv1.ManagedByValue,
 			"aim.eai.amd.com/model.name": model},
 		OwnerReferences: []metav1.OwnerReference{owner}}
-}
-
-func ownedBy(obj metav1.Object, uid types.UID) bool {
-	for _, r := range obj.GetOwnerReferences() {
-		if r.UID == uid {
-			return true
-		}
-	}
-	return false
 }

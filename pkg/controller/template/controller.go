@@ -85,9 +85,9 @@ func Register(m *manager.Manager, backoff discovery.Backoff) error {
 		{v.AIMClusterModels().Informer(), ctl.enqueueAllHandler()},
 		{v.AIMRuntimeConfigs().Informer(), ctl.enqueueAllHandler()},
 		{v.AIMClusterRuntimeConfigs().Informer(), ctl.enqueueAllHandler()},
-		{v.AIMTemplateCaches().Informer(), ctl.ownerHandler()},
+		{v.AIMTemplateCaches().Informer(), ctl.owners().Handler()},
 		{k.Core().V1().Nodes().Informer(), ctl.nodeHandler()},
-		{k.Batch().V1().Jobs().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isDiscovery, Handler: ctl.ownerHandler()}},
+		{k.Batch().V1().Jobs().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isDiscovery, Handler: ctl.owners().Handler()}},
 		{k.Core().V1().Pods().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isDiscovery, Handler: ctl.podHandler()}},
 	}
 	for _, h := range handlers {
@@ -177,7 +177,7 @@ func (ctl *Controller) observe(kind string, meta *metav1.ObjectMeta, spec aimv1.
 		if status.Discovery != nil && status.Discovery.SpecHash == js.Hash() {
 			js.Attempt = status.Discovery.Attempts + 1
 		}
-		if j, err := ctl.jobs.Jobs(jobNamespace).Get(js.JobName()); err == nil && ownedBy(j, meta.UID) {
+		if j, err := ctl.jobs.Jobs(jobNamespace).Get(js.JobName()); err == nil && manager.OwnedBy(j, meta.UID) {
 			o.Job = j
 			if done, failed := jobOutcome(j); done && failed == "" {
 				o.JobOutput, o.JobOutputErr = ctl.output(j)
@@ -266,13 +266,7 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, o Obse
 	})
 	status := plan.Status
 	status.Conditions, status.Status = out.Conditions, out.Status
-	for _, tr := range out.Transitions {
-		typ := corev1.EventTypeNormal
-		if tr.Warning {
-			typ = corev1.EventTypeWarning
-		}
-		ctl.c.Recorder.Event(obj, typ, tr.Reason, fmt.Sprintf("%s is %s: %s", tr.Type, tr.Status, tr.Message))
-	}
+	manager.RecordTransitions(ctl.c.Recorder, obj, out.Transitions)
 	if !apiequality.Semantic.DeepEqual(status, o.Status) {
 		if err := write(status); err != nil && !apierrors.IsNotFound(err) {
 			return 0, err
@@ -316,7 +310,7 @@ func (ctl *Controller) createJob(ctx context.Context, job *batchv1.Job, limit in
 // applyCache creates or updates the owned template cache; a cache that already matches costs no request.
 func (ctl *Controller) applyCache(ctx context.Context, c *aimv1.AIMTemplateCache, owner types.UID) error {
 	if cur, err := ctl.caches.AIMTemplateCaches(c.Namespace).Get(c.Name); err == nil {
-		if !ownedBy(cur, owner) {
+		if !manager.OwnedBy(cur, owner) {
 			return state.NewError(state.InvalidSpec, "TemplateCacheConflict",
 				"AIMTemplateCache %s/%s exists and belongs to something else", c.Namespace, c.Name)
 		}
@@ -374,21 +368,6 @@ func (ctl *Controller) enqueueAll(match func(*aimv1.AIMHardwareRequirements) boo
 	}
 }
 
-// ownerHandler enqueues the template that owns a discovery Job.
-func (ctl *Controller) ownerHandler() cache.ResourceEventHandler {
-	enqueue := func(obj any) {
-		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = tomb.Obj
-		}
-		m, ok := obj.(metav1.Object)
-		if !ok {
-			return
-		}
-		ctl.enqueueOwner(m.GetNamespace(), m.GetOwnerReferences())
-	}
-	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
-}
-
 // podHandler maps a discovery pod to its Job's owner.
 func (ctl *Controller) podHandler() cache.ResourceEventHandler {
 	enqueue := func(obj any) {
@@ -400,23 +379,17 @@ func (ctl *Controller) podHandler() cache.ResourceEventHandler {
 			return
 		}
 		if job, err := ctl.jobs.Jobs(pod.Namespace).Get(pod.Labels[batchv1.JobNameLabel]); err == nil {
-			ctl.enqueueOwner(job.Namespace, job.OwnerReferences)
+			ctl.owners().EnqueueRefs(job.Namespace, job.OwnerReferences)
 		}
 	}
 	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
 }
 
-func (ctl *Controller) enqueueOwner(namespace string, refs []metav1.OwnerReference) {
-	for _, ref := range refs {
-		if ref.APIVersion != aimv1.SchemeGroupVersion.String() {
-			continue
-		}
-		switch ref.Kind {
-		case kindNamespaced:
-			ctl.ns.Queue.Add(namespace + "/" + ref.Name)
-		case kindCluster:
-			ctl.cl.Queue.Add(ref.Name)
-		}
+// owners routes child events to the template controllers.
+func (ctl *Controller) owners() manager.Owners {
+	return manager.Owners{
+		kindNamespaced: {Controller: ctl.ns, Namespaced: true},
+		kindCluster:    {Controller: ctl.cl},
 	}
 }
 
@@ -431,15 +404,6 @@ func isDiscovery(obj any) bool {
 func isFinished(j *batchv1.Job) bool {
 	done, _ := jobOutcome(j)
 	return done
-}
-
-func ownedBy(obj metav1.Object, uid types.UID) bool {
-	for _, r := range obj.GetOwnerReferences() {
-		if r.UID == uid {
-			return true
-		}
-	}
-	return false
 }
 
 // dedupe keeps the last report of each component (an apply error replaces the planned state).

@@ -1,0 +1,78 @@
+package manager
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+)
+
+// RecordTransitions turns condition transitions into Events: Warning for bad news, Normal otherwise.
+func RecordTransitions(rec record.EventRecorder, obj runtime.Object, transitions []state.Transition) {
+	for _, tr := range transitions {
+		typ := corev1.EventTypeNormal
+		if tr.Warning {
+			typ = corev1.EventTypeWarning
+		}
+		rec.Event(obj, typ, tr.Reason, fmt.Sprintf("%s is %s: %s", tr.Type, tr.Status, tr.Message))
+	}
+}
+
+// OwnedBy reports whether obj has an owner reference to uid.
+func OwnedBy(obj metav1.Object, uid types.UID) bool {
+	for _, r := range obj.GetOwnerReferences() {
+		if r.UID == uid {
+			return true
+		}
+	}
+	return false
+}
+
+// Owners routes events of child objects to the controllers of their AIM owners. Keys are owner kinds; a
+// namespaced owner shares its child's namespace, a cluster-scoped owner has none.
+type Owners map[string]OwnerController
+
+// OwnerController is the controller of an owner kind and whether that kind is namespaced.
+type OwnerController struct {
+	Controller *Controller
+	Namespaced bool
+}
+
+// Enqueue adds the keys of an object's AIM owners.
+func (o Owners) Enqueue(obj any) {
+	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	m, ok := obj.(metav1.Object)
+	if !ok {
+		return
+	}
+	o.EnqueueRefs(m.GetNamespace(), m.GetOwnerReferences())
+}
+
+// EnqueueRefs adds the keys of the AIM owners in refs, for a child in namespace.
+func (o Owners) EnqueueRefs(namespace string, refs []metav1.OwnerReference) {
+	for _, r := range refs {
+		oc, ok := o[r.Kind]
+		if !ok || r.APIVersion != aimv1.SchemeGroupVersion.String() {
+			continue
+		}
+		if oc.Namespaced {
+			oc.Controller.Queue.Add(namespace + "/" + r.Name)
+		} else {
+			oc.Controller.Queue.Add(r.Name)
+		}
+	}
+}
+
+// Handler enqueues owners on every event of a child.
+func (o Owners) Handler() cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerFuncs{AddFunc: o.Enqueue, UpdateFunc: func(_, obj any) { o.Enqueue(obj) }, DeleteFunc: o.Enqueue}
+}
