@@ -26,7 +26,7 @@ func TestClusterModelCreatesTemplateThatDiscovers(t *testing.T) {
 	gpuNode(t, "e2e-model-mi300x", map[string]string{"amd.com/gpu.device-id": "74a1"}, 8)
 	k.mustApply(`apiVersion: aim.eai.amd.com/v1alpha1
 kind: AIMClusterModel
-metadata: {name: e2e-qwen}
+metadata: {name: e2e-qwen, labels: {aim.eai.amd.com/team: inference}}
 spec:
   image: registry.example/aim/qwen:0.8.5
   imageMetadata:
@@ -50,7 +50,14 @@ spec:
 	if spec != "e2e-qwen latency fp8 MI300X 1 p-lat AIMClusterModel" {
 		t.Errorf("template spec: %q", spec)
 	}
-	_, pod := discoveryPod(t, tpl, 1)
+	// Labels: the model's aim.eai.amd.com/ labels reach its template and the template's discovery Job.
+	if got := k.must("get", "aimcltpl", tpl, "-o", `jsonpath={.metadata.labels.aim\.eai\.amd\.com/team} {.metadata.labels.aim\.eai\.amd\.com/cluster-model\.name} {.metadata.labels.app\.kubernetes\.io/managed-by}`); got != "inference e2e-qwen aim-apiserver" {
+		t.Errorf("template labels: %q", got)
+	}
+	job, pod := discoveryPod(t, tpl, 1)
+	if got := k.must("get", "job", job, "-n", systemNamespace, "-o", `jsonpath={.metadata.labels.aim\.eai\.amd\.com/team}`); got != "inference" {
+		t.Errorf("discovery Job label: %q", got)
+	}
 	contains(t, "discovery env", k.must("get", "pod", pod, "-n", systemNamespace, "-o", "jsonpath={.spec.containers[0].env}"), "AIM_PROFILE_ID", "p-lat")
 	finishPod(t, pod, discoveryOutput)
 	k.must("wait", "--for=condition=Ready", "aimcltpl/"+tpl, "--timeout=60s")

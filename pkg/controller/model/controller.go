@@ -98,13 +98,13 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key string) (tim
 		return out
 	}
 	apply := func(ctx context.Context, t Template) error {
+		obj := &aimv1.AIMServiceTemplate{TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMServiceTemplate"},
+			ObjectMeta: templateMeta(t.Name, namespace, "aim.eai.amd.com/model.name", name, t.Labels, ownerRef("AIMModel", name, m.UID)),
+			Spec:       aimv1.AIMServiceTemplateSpec{AIMServiceTemplateSpecCommon: t.Spec}}
 		if cur, err := ctl.templates.AIMServiceTemplates(namespace).Get(t.Name); err == nil && manager.OwnedBy(cur, m.UID) &&
-			apiequality.Semantic.DeepEqual(cur.Spec.AIMServiceTemplateSpecCommon, t.Spec) {
+			apiequality.Semantic.DeepEqual(cur.Spec.AIMServiceTemplateSpecCommon, t.Spec) && hasLabels(cur.Labels, obj.Labels) {
 			return nil // unchanged: no request at all
 		}
-		obj := &aimv1.AIMServiceTemplate{TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMServiceTemplate"},
-			ObjectMeta: templateMeta(t.Name, namespace, name, ownerRef("AIMModel", name, m.UID)),
-			Spec:       aimv1.AIMServiceTemplateSpec{AIMServiceTemplateSpecCommon: t.Spec}}
 		return ctl.apply(ctx, obj, func(data []byte) error {
 			_, err := ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(namespace).Patch(ctx, t.Name, types.ApplyPatchType, data,
 				metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)})
@@ -139,13 +139,13 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, name string) (time.
 	}
 	apply := func(ctx context.Context, t Template) error {
 		t.Spec.Env = nil // cluster templates take their env from runtime configs
+		obj := &aimv1.AIMClusterServiceTemplate{TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMClusterServiceTemplate"},
+			ObjectMeta: templateMeta(t.Name, "", "aim.eai.amd.com/cluster-model.name", name, t.Labels, ownerRef("AIMClusterModel", name, m.UID)),
+			Spec:       aimv1.AIMClusterServiceTemplateSpec{AIMServiceTemplateSpecCommon: t.Spec}}
 		if cur, err := ctl.clusterTemplates.Get(t.Name); err == nil && manager.OwnedBy(cur, m.UID) &&
-			apiequality.Semantic.DeepEqual(cur.Spec.AIMServiceTemplateSpecCommon, t.Spec) {
+			apiequality.Semantic.DeepEqual(cur.Spec.AIMServiceTemplateSpecCommon, t.Spec) && hasLabels(cur.Labels, obj.Labels) {
 			return nil // unchanged: no request at all
 		}
-		obj := &aimv1.AIMClusterServiceTemplate{TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMClusterServiceTemplate"},
-			ObjectMeta: templateMeta(t.Name, "", name, ownerRef("AIMClusterModel", name, m.UID)),
-			Spec:       aimv1.AIMClusterServiceTemplateSpec{AIMServiceTemplateSpecCommon: t.Spec}}
 		return ctl.apply(ctx, obj, func(data []byte) error {
 			_, err := ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().Patch(ctx, t.Name, types.ApplyPatchType, data,
 				metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)})
@@ -199,7 +199,9 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, meta *
 	var applyErr error
 	if known {
 		desired := Desired(meta.Name, spec, metadata)
+		propagated := rc.PropagatedLabels(meta.Labels)
 		for _, t := range desired {
+			t.Labels = propagated
 			if err := apply(ctx, t); err != nil {
 				applyErr = err
 				break
@@ -295,9 +297,24 @@ func (ctl *Controller) apply(_ context.Context, obj runtime.Object, patch func([
 	return nil
 }
 
-func templateMeta(name, namespace, model string, owner metav1.OwnerReference) metav1.ObjectMeta {
-	return metav1.ObjectMeta{Name: name, Namespace: namespace,
-		Labels: map[string]string{LabelModel: model, LabelOrigin: OriginAuto, aimv1.LabelManagedBy: aimv1.ManagedByValue,
-			"aim.eai.amd.com/model.name": model},
-		OwnerReferences: []metav1.OwnerReference{owner}}
+// templateMeta labels a template with its model (for lookups), its origin, the managing controller and the
+// labels propagated from the model.
+func templateMeta(name, namespace, controllerLabel, model string, propagated map[string]string, owner metav1.OwnerReference) metav1.ObjectMeta {
+	labels := map[string]string{}
+	for k, v := range propagated {
+		labels[k] = v
+	}
+	labels[LabelModel], labels[LabelOrigin] = model, OriginAuto
+	labels[aimv1.LabelManagedBy], labels[controllerLabel] = aimv1.ManagedByValue, model
+	return metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: labels, OwnerReferences: []metav1.OwnerReference{owner}}
+}
+
+// hasLabels reports whether have carries every label of want.
+func hasLabels(have, want map[string]string) bool {
+	for k, v := range want {
+		if have[k] != v {
+			return false
+		}
+	}
+	return true
 }

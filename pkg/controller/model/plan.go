@@ -27,10 +27,12 @@ const (
 	OriginAuto  = "auto-generated"
 )
 
-// Template is a template a model wants: name and the spec common to both template kinds.
+// Template is a template a model wants: name, the spec common to both template kinds, and the labels it
+// inherits from the model.
 type Template struct {
-	Name string
-	Spec aimv1.AIMServiceTemplateSpecCommon
+	Name   string
+	Spec   aimv1.AIMServiceTemplateSpecCommon
+	Labels map[string]string
 }
 
 // Desired returns the templates a model creates: one per recommended deployment of its metadata and one per

@@ -6,6 +6,8 @@ package runtimeconfig
 import (
 	"fmt"
 	"maps"
+	"path/filepath"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -187,6 +189,29 @@ func mergeDiscovery(b, o *aimv1.AIMDiscoveryConfig) *aimv1.AIMDiscoveryConfig {
 		ServiceAccountName: pick(b.ServiceAccountName, o.ServiceAccountName),
 		MaxConcurrentJobs:  pick(b.MaxConcurrentJobs, o.MaxConcurrentJobs),
 	}
+}
+
+// PropagatedLabels are the labels of an AIM object its children inherit: every aim.eai.amd.com/ label, and
+// the keys matching the label propagation globs when propagation is enabled.
+func (r Resolved) PropagatedLabels(labels map[string]string) map[string]string {
+	out := map[string]string{}
+	var globs []string
+	if lp := r.Spec.LabelPropagation; lp != nil && lp.Enabled != nil && *lp.Enabled {
+		globs = lp.Match
+	}
+	for k, v := range labels {
+		if strings.HasPrefix(k, "aim.eai.amd.com/") {
+			out[k] = v
+			continue
+		}
+		for _, g := range globs {
+			if ok, _ := filepath.Match(g, k); ok {
+				out[k] = v
+				break
+			}
+		}
+	}
+	return out
 }
 
 // PVCHeadroomPercent is the effective headroom.

@@ -105,3 +105,16 @@ func TestLegacyFieldsMoveIntoStorage(t *testing.T) {
 		t.Errorf("storage %+v top-level %q %v", s.Storage, s.DefaultStorageClassName, s.PVCHeadroomPercent)
 	}
 }
+
+func TestPropagatedLabels(t *testing.T) {
+	labels := map[string]string{"aim.eai.amd.com/team": "a", "team": "infra", "cost-center": "42", "other": "x"}
+	r := Resolved{}
+	if got := r.PropagatedLabels(labels); !reflect.DeepEqual(got, map[string]string{"aim.eai.amd.com/team": "a"}) {
+		t.Errorf("propagation off: %v", got)
+	}
+	r.Spec.LabelPropagation = &aimv1.AIMLabelPropagationConfig{Enabled: ptr.To(true), Match: []string{"team", "cost-*"}}
+	want := map[string]string{"aim.eai.amd.com/team": "a", "team": "infra", "cost-center": "42"}
+	if got := r.PropagatedLabels(labels); !reflect.DeepEqual(got, want) {
+		t.Errorf("propagation on: %v", got)
+	}
+}

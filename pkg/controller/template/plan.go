@@ -5,7 +5,6 @@ package template
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -184,7 +183,7 @@ func PlanTemplate(o Observation) Plan {
 // templateCache is the AIMTemplateCache a caching template owns: named like it, downloading its sources
 // into its namespace.
 func templateCache(o Observation) *aimv1.AIMTemplateCache {
-	labels := propagatedLabels(o.Labels, o.RuntimeConfig)
+	labels := o.RuntimeConfig.PropagatedLabels(o.Labels)
 	labels[aimv1.LabelManagedBy] = aimv1.ManagedByValue
 	labels["aim.eai.amd.com/service-template.name"] = discovery.LabelValue(o.Name)
 	return &aimv1.AIMTemplateCache{
@@ -318,7 +317,7 @@ func jobSpec(o Observation, attempt int32) discovery.JobSpec {
 		TemplateName: o.Name, TemplateKind: o.Kind, Namespace: o.JobNamespace, Attempt: attempt,
 		Owner:           metav1.OwnerReference{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: o.Kind, Name: o.Name, UID: o.UID},
 		ControllerLabel: "aim.eai.amd.com/" + controllerLabelName(o.Kind) + ".name",
-		Labels:          propagatedLabels(o.Labels, o.RuntimeConfig),
+		Labels:          o.RuntimeConfig.PropagatedLabels(o.Labels),
 		ProfileID:       o.Spec.ProfileID, Env: o.Spec.Env,
 	}
 	if o.Model != nil {
@@ -358,29 +357,6 @@ func controllerLabelName(kind string) string {
 		return "cluster-service-template"
 	}
 	return "service-template"
-}
-
-// propagatedLabels are the template labels children inherit: every aim.eai.amd.com/ label, and keys matching
-// the runtime config's label propagation globs when it is enabled.
-func propagatedLabels(labels map[string]string, rc runtimeconfig.Resolved) map[string]string {
-	out := map[string]string{}
-	var globs []string
-	if lp := rc.Spec.LabelPropagation; lp != nil && lp.Enabled != nil && *lp.Enabled {
-		globs = lp.Match
-	}
-	for k, v := range labels {
-		if strings.HasPrefix(k, "aim.eai.amd.com/") {
-			out[k] = v
-			continue
-		}
-		for _, g := range globs {
-			if ok, _ := filepath.Match(g, k); ok {
-				out[k] = v
-				break
-			}
-		}
-	}
-	return out
 }
 
 // requirement turns template hardware into a GPU requirement; false when no GPU is needed.
