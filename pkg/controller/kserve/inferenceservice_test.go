@@ -1,0 +1,129 @@
+package kserve
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func base() Input {
+	return Input{
+		Name: "qwen-chat-3f2a1b0c", Namespace: "team",
+		Owner:  metav1.OwnerReference{APIVersion: "aim.eai.amd.com/v1alpha1", Kind: "AIMService", Name: "qwen-chat", UID: "uid-1"},
+		Labels: map[string]string{"aim.eai.amd.com/service.name": "qwen-chat", "app.kubernetes.io/managed-by": "aim-apiserver"},
+		Image:  "amdenterpriseai/aim-qwen-qwen3-32b:0.8.5", GPUs: 2, GPUResource: "amd.com/gpu",
+		NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{
+			{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "amd.com/gpu.device-id", Operator: "In", Values: []string{"74a1", "74a9"}}}}}}},
+		Env:      []corev1.EnvVar{{Name: "AIM_CACHE_PATH", Value: CacheRoot}, {Name: "AIM_METRIC", Value: "latency"}},
+		Replicas: ptr.To[int32](3),
+	}
+}
+
+func golden(t *testing.T, name string, in Input) {
+	t.Helper()
+	got, err := yaml.Marshal(Build(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join("testdata", name+".yaml")
+	if *update {
+		if err := os.WriteFile(file, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to write it)", err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("%s differs from the golden file:\n%s", name, got)
+	}
+}
+
+func TestGoldenFixedReplicas(t *testing.T) {
+	in := base()
+	golden(t, "fixed-replicas", in)
+	p := Build(in).Spec.Predictor
+	c := p.Containers[0]
+	req, lim := c.Resources.Requests, c.Resources.Limits
+	for name, want := range map[string]string{"amd.com/gpu": "2", "cpu": "8", "memory": "64Gi"} {
+		if q := req[corev1.ResourceName(name)]; q.Cmp(resource.MustParse(want)) != 0 {
+			t.Errorf("request %s = %s, want %s", name, q.String(), want)
+		}
+	}
+	if q := lim["memory"]; q.Cmp(resource.MustParse("96Gi")) != 0 || lim["amd.com/gpu"] != req["amd.com/gpu"] {
+		t.Errorf("limits %v", lim)
+	}
+	if c.Name != ContainerName || c.Ports[0].ContainerPort != 8000 || c.Ports[0].Name != "http" {
+		t.Errorf("container %+v", c)
+	}
+	if *p.MinReplicas != 3 || p.MaxReplicas != 3 || p.Volumes[0].EmptyDir.Medium != corev1.StorageMediumMemory || c.VolumeMounts[0].MountPath != "/dev/shm" {
+		t.Errorf("replicas %d-%d, volumes %+v", *p.MinReplicas, p.MaxReplicas, p.Volumes)
+	}
+}
+
+func TestGoldenAutoscaling(t *testing.T) {
+	in := base()
+	in.MinReplicas, in.MaxReplicas = ptr.To[int32](1), ptr.To[int32](4)
+	in.AutoScaling = &aimv1.AIMServiceAutoScaling{Metrics: []aimv1.AIMServiceMetricSpec{{Type: "PodMetric", PodMetric: &aimv1.AIMServicePodMetricSource{
+		Metric: aimv1.AIMServicePodMetric{Backend: "opentelemetry", MetricNames: []string{"vllm:num_requests_running"}, Query: "vllm:num_requests_running"},
+		Target: aimv1.AIMServiceMetricTarget{Type: "AverageValue", AverageValue: "10"}}}}}
+	golden(t, "autoscaling", in)
+	isvc := Build(in)
+	if isvc.Annotations["serving.kserve.io/autoscalerClass"] != "keda" || *isvc.Spec.Predictor.MinReplicas != 1 || isvc.Spec.Predictor.MaxReplicas != 4 {
+		t.Errorf("autoscaling %v %+v", isvc.Annotations, isvc.Spec.Predictor.ComponentExtensionSpec)
+	}
+}
+
+func TestGoldenCachesAndScheduling(t *testing.T) {
+	in := base()
+	in.Caches = []CacheMount{{ModelID: "Qwen/Qwen3-32B", Volume: "qwen3-32b-cache", PVC: "aimart-qwen3-32b-pvc"}}
+	in.Scheduling = &aimv1.AIMSchedulingConfig{Tolerations: []corev1.Toleration{{Key: "amd.com/gpu", Operator: "Exists", Effect: "NoSchedule"}},
+		NodeSelector: map[string]string{"pool": "mi300x"}, PriorityClassName: ptr.To("inference")}
+	in.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "regcred"}}
+	in.ServiceAccountName = "inference"
+	golden(t, "caches-scheduling", in)
+	p := Build(in).Spec.Predictor
+	if p.Containers[0].VolumeMounts[1].MountPath != "/workspace/cache/Qwen/Qwen3-32B" || p.Volumes[1].PersistentVolumeClaim.ClaimName != "aimart-qwen3-32b-pvc" {
+		t.Errorf("cache mount %+v", p.Containers[0].VolumeMounts)
+	}
+	if len(p.Tolerations) != 1 || p.NodeSelector["pool"] != "mi300x" || p.PriorityClassName != "inference" || p.ServiceAccountName != "inference" {
+		t.Errorf("scheduling %+v", p.PodSpec)
+	}
+}
+
+func TestGoldenCPUOnlyWithOverrides(t *testing.T) {
+	in := base()
+	in.GPUs, in.NodeAffinity = 0, nil
+	in.TemplateResources = &corev1.ResourceRequirements{Requests: corev1.ResourceList{"cpu": resource.MustParse("4")}}
+	in.ServiceResources = &corev1.ResourceRequirements{Requests: corev1.ResourceList{"memory": resource.MustParse("16Gi")},
+		Limits: corev1.ResourceList{"memory": resource.MustParse("16Gi")}}
+	golden(t, "cpu-only", in)
+	r := Build(in).Spec.Predictor.Containers[0].Resources
+	if _, gpu := r.Requests["amd.com/gpu"]; gpu || r.Requests.Cpu().String() != "4" || r.Limits.Memory().String() != "16Gi" {
+		t.Errorf("resources %+v", r)
+	}
+	// The service's resources win over the per-GPU defaults.
+	in = base()
+	in.ServiceResources = &corev1.ResourceRequirements{Limits: corev1.ResourceList{"memory": resource.MustParse("200Gi")}}
+	if got := Build(in).Spec.Predictor.Containers[0].Resources.Limits.Memory().String(); got != "200Gi" {
+		t.Errorf("service memory limit %s", got)
+	}
+}
+
+func TestCacheMountPath(t *testing.T) {
+	if got := CacheMountPath("../../etc/passwd"); got != "/workspace/cache/etc/passwd" {
+		t.Errorf("path traversal: %s", got)
+	}
+}
