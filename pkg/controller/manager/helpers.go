@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -75,4 +76,19 @@ func (o Owners) EnqueueRefs(namespace string, refs []metav1.OwnerReference) {
 // Handler enqueues owners on every event of a child.
 func (o Owners) Handler() cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{AddFunc: o.Enqueue, UpdateFunc: func(_, obj any) { o.Enqueue(obj) }, DeleteFunc: o.Enqueue}
+}
+
+// Lookup fetches the object a reconcile is about and says whether to reconcile it: not when it is gone (its
+// children go with it through owner references) or paused by the reconciliation-paused annotation.
+func Lookup[T metav1.Object](get func() (T, error)) (obj T, reconcile bool, err error) {
+	obj, err = get()
+	switch {
+	case apierrors.IsNotFound(err):
+		return obj, false, nil
+	case err != nil:
+		return obj, false, err
+	case aimv1.Paused(obj.GetAnnotations()):
+		return obj, false, nil
+	}
+	return obj, true, nil
 }

@@ -81,10 +81,8 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key string) (tim
 	if err != nil {
 		return 0, nil
 	}
-	m, err := ctl.models.AIMModels(namespace).Get(name)
-	if apierrors.IsNotFound(err) || err == nil && aimv1.Paused(m.Annotations) {
-		return 0, nil
-	} else if err != nil {
+	m, ok, err := manager.Lookup(func() (*aimv1.AIMModel, error) { return ctl.models.AIMModels(namespace).Get(name) })
+	if !ok {
 		return 0, err
 	}
 	owned := func() []TemplateState {
@@ -121,10 +119,8 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key string) (tim
 }
 
 func (ctl *Controller) reconcileCluster(ctx context.Context, name string) (time.Duration, error) {
-	m, err := ctl.clusterModels.Get(name)
-	if apierrors.IsNotFound(err) || err == nil && aimv1.Paused(m.Annotations) {
-		return 0, nil
-	} else if err != nil {
+	m, ok, err := manager.Lookup(func() (*aimv1.AIMClusterModel, error) { return ctl.clusterModels.Get(name) })
+	if !ok {
 		return 0, err
 	}
 	owned := func() []TemplateState {

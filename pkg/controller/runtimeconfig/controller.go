@@ -99,10 +99,8 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key string) (tim
 	if err != nil {
 		return 0, nil
 	}
-	obj, err := ctl.namespace.AIMRuntimeConfigs(namespace).Get(name)
-	if apierrors.IsNotFound(err) || err == nil && aimv1.Paused(obj.Annotations) {
-		return 0, nil
-	} else if err != nil {
+	obj, ok, err := manager.Lookup(func() (*aimv1.AIMRuntimeConfig, error) { return ctl.namespace.AIMRuntimeConfigs(namespace).Get(name) })
+	if !ok {
 		return 0, err
 	}
 	status := ctl.desiredStatus(obj.Generation, obj.Spec, obj.Status, ctl.consumers.count(namespace, name))
@@ -117,10 +115,8 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key string) (tim
 }
 
 func (ctl *Controller) reconcileCluster(ctx context.Context, name string) (time.Duration, error) {
-	obj, err := ctl.cluster.Get(name)
-	if apierrors.IsNotFound(err) || err == nil && aimv1.Paused(obj.Annotations) {
-		return 0, nil
-	} else if err != nil {
+	obj, ok, err := manager.Lookup(func() (*aimv1.AIMClusterRuntimeConfig, error) { return ctl.cluster.Get(name) })
+	if !ok {
 		return 0, err
 	}
 	status := ctl.desiredStatus(obj.Generation, obj.Spec, obj.Status, ctl.consumers.count("", name))

@@ -105,10 +105,10 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key string) (tim
 	if err != nil {
 		return 0, nil
 	}
-	t, err := ctl.templates.AIMServiceTemplates(namespace).Get(name)
-	if apierrors.IsNotFound(err) || err == nil && aimv1.Paused(t.Annotations) {
-		return 0, nil
-	} else if err != nil {
+	t, ok, err := manager.Lookup(func() (*aimv1.AIMServiceTemplate, error) {
+		return ctl.templates.AIMServiceTemplates(namespace).Get(name)
+	})
+	if !ok {
 		return 0, err
 	}
 	o := ctl.observe(kindNamespaced, &t.ObjectMeta, t.Spec.AIMServiceTemplateSpecCommon, t.Status, namespace)
@@ -122,10 +122,8 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key string) (tim
 }
 
 func (ctl *Controller) reconcileCluster(ctx context.Context, name string) (time.Duration, error) {
-	t, err := ctl.clusterTemplates.Get(name)
-	if apierrors.IsNotFound(err) || err == nil && aimv1.Paused(t.Annotations) {
-		return 0, nil
-	} else if err != nil {
+	t, ok, err := manager.Lookup(func() (*aimv1.AIMClusterServiceTemplate, error) { return ctl.clusterTemplates.Get(name) })
+	if !ok {
 		return 0, err
 	}
 	o := ctl.observe(kindCluster, &t.ObjectMeta, t.Spec.AIMServiceTemplateSpecCommon, t.Status, ctl.c.Options.SystemNamespace)

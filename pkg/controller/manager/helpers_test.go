@@ -1,0 +1,38 @@
+package manager
+
+import (
+	"errors"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+)
+
+func TestLookup(t *testing.T) {
+	gone := apierrors.NewNotFound(schema.GroupResource{Resource: "aimmodels"}, "m")
+	boom := errors.New("cache broken")
+	model := func(ann map[string]string) *aimv1.AIMModel {
+		return &aimv1.AIMModel{ObjectMeta: metav1.ObjectMeta{Name: "m", Annotations: ann}}
+	}
+	for _, tc := range []struct {
+		name      string
+		obj       *aimv1.AIMModel
+		err       error
+		reconcile bool
+		wantErr   error
+	}{
+		{"present", model(nil), nil, true, nil},
+		{"gone", nil, gone, false, nil},
+		{"cache error", nil, boom, false, boom},
+		{"paused", model(map[string]string{aimv1.AnnotationReconciliationPaused: "true"}), nil, false, nil},
+		{"pause annotation not true", model(map[string]string{aimv1.AnnotationReconciliationPaused: "no"}), nil, true, nil},
+	} {
+		_, ok, err := Lookup(func() (*aimv1.AIMModel, error) { return tc.obj, tc.err })
+		if ok != tc.reconcile || !errors.Is(err, tc.wantErr) {
+			t.Errorf("%s: reconcile %v err %v", tc.name, ok, err)
+		}
+	}
+}
