@@ -115,9 +115,10 @@ func TestBackoff(t *testing.T) {
 func jobSpec() JobSpec {
 	return JobSpec{
 		TemplateName: "qwen3-32b-mi300x-fp8-latency", TemplateKind: "AIMClusterServiceTemplate", Namespace: "aim-system",
-		Owner:           metav1.OwnerReference{APIVersion: "aim.eai.amd.com/v1alpha1", Kind: "AIMClusterServiceTemplate", Name: "qwen3-32b-mi300x-fp8-latency", UID: "u1"},
+		Owner: *metav1.NewControllerRef(&metav1.ObjectMeta{Name: "qwen3-32b-mi300x-fp8-latency", UID: "u1"},
+			aimv1.SchemeGroupVersion.WithKind("AIMClusterServiceTemplate")),
 		ControllerLabel: "aim.eai.amd.com/cluster-service-template.name",
-		Labels:          map[string]string{"team": "a", LabelManagedBy: "someone-else"},
+		Labels:          map[string]string{"team": "a", aimv1.LabelManagedBy: "someone-else"},
 		Image:           "amdenterpriseai/aim-qwen-qwen3-32b:0.8.5",
 		Metric:          "latency", Precision: "fp8", GPUModel: "MI300X", GPUCount: 1, ProfileID: "p1",
 		Env: []corev1.EnvVar{{Name: "HF_TOKEN", Value: "x"}, {Name: "AIM_METRIC", Value: "throughput"}},
@@ -140,7 +141,7 @@ func TestBuildJob(t *testing.T) {
 		t.Errorf("owner %+v", o)
 	}
 	l := job.Labels
-	if l[LabelManagedBy] != ManagedByValue || l[LabelTemplate] != s.TemplateName || l["aim.eai.amd.com/cluster-service-template.name"] != s.TemplateName || l["team"] != "a" {
+	if l[aimv1.LabelManagedBy] != aimv1.ManagedByValue || l[LabelTemplate] != s.TemplateName || l["aim.eai.amd.com/cluster-service-template.name"] != s.TemplateName || l["team"] != "a" {
 		t.Errorf("labels %v", l)
 	}
 	pod := job.Spec.Template.Spec

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/env"
 )
 
@@ -22,13 +23,11 @@ const (
 
 	LabelName      = "app.kubernetes.io/name"
 	LabelComponent = "app.kubernetes.io/component"
-	LabelManagedBy = "app.kubernetes.io/managed-by"
 	// LabelTemplate names the template a discovery Job works for (the reference operator's key).
 	LabelTemplate = "aim.eai.amd.com/template"
 
 	NameValue      = "aim-discovery"
 	ComponentValue = "discovery"
-	ManagedByValue = "aim-apiserver"
 	// AnnotationSpecHash records the inputs a discovery Job ran with.
 	AnnotationSpecHash = "aim.eai.amd.com/discovery-spec-hash"
 
@@ -48,7 +47,7 @@ type JobSpec struct {
 	TemplateName string
 	TemplateKind string
 	Namespace    string
-	// Owner is the template, so that deleting it removes the Job.
+	// Owner is the template's controller reference, so that deleting it removes the Job.
 	Owner metav1.OwnerReference
 	// ControllerLabel is the per-controller label key (aim.eai.amd.com/<controller>.name).
 	ControllerLabel string
@@ -136,15 +135,12 @@ func BuildJob(s JobSpec) *batchv1.Job {
 	}
 	labels[LabelName] = NameValue
 	labels[LabelComponent] = ComponentValue
-	labels[LabelManagedBy] = ManagedByValue
+	labels[aimv1.LabelManagedBy] = aimv1.ManagedByValue
 	labels[LabelTemplate] = LabelValue(s.TemplateName)
 	if s.ControllerLabel != "" {
 		labels[s.ControllerLabel] = LabelValue(s.TemplateName)
 	}
 	podLabels := map[string]string{LabelTemplate: labels[LabelTemplate], LabelName: NameValue, LabelComponent: ComponentValue}
-
-	owner := s.Owner
-	owner.Controller, owner.BlockOwnerDeletion = ptr.To(true), ptr.To(true)
 
 	var affinity *corev1.Affinity
 	if s.NodeAffinity != nil {
@@ -155,7 +151,7 @@ func BuildJob(s JobSpec) *batchv1.Job {
 		ObjectMeta: metav1.ObjectMeta{
 			Name: s.JobName(), Namespace: s.Namespace, Labels: labels,
 			Annotations:     map[string]string{AnnotationSpecHash: s.Hash()},
-			OwnerReferences: []metav1.OwnerReference{owner},
+			OwnerReferences: []metav1.OwnerReference{s.Owner},
 		},
 		Spec: batchv1.JobSpec{
 			// The controller retries with its own backoff and records each attempt.

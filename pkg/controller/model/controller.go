@@ -97,7 +97,7 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key string) (tim
 	}
 	apply := func(ctx context.Context, t Template) error {
 		obj := &aimv1.AIMServiceTemplate{TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMServiceTemplate"},
-			ObjectMeta: templateMeta(t.Name, namespace, "aim.eai.amd.com/model.name", name, t.Labels, ownerRef("AIMModel", name, m.UID)),
+			ObjectMeta: templateMeta(t.Name, namespace, "aim.eai.amd.com/model.name", name, t.Labels, metav1.NewControllerRef(m, aimv1.SchemeGroupVersion.WithKind("AIMModel"))),
 			Spec:       aimv1.AIMServiceTemplateSpec{AIMServiceTemplateSpecCommon: t.Spec}}
 		if cur, err := ctl.templates.AIMServiceTemplates(namespace).Get(t.Name); err == nil && manager.OwnedBy(cur, m.UID) &&
 			apiequality.Semantic.DeepEqual(cur.Spec.AIMServiceTemplateSpecCommon, t.Spec) && hasLabels(cur.Labels, obj.Labels) {
@@ -136,7 +136,7 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, name string) (time.
 	apply := func(ctx context.Context, t Template) error {
 		t.Spec.Env = nil // cluster templates take their env from runtime configs
 		obj := &aimv1.AIMClusterServiceTemplate{TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMClusterServiceTemplate"},
-			ObjectMeta: templateMeta(t.Name, "", "aim.eai.amd.com/cluster-model.name", name, t.Labels, ownerRef("AIMClusterModel", name, m.UID)),
+			ObjectMeta: templateMeta(t.Name, "", "aim.eai.amd.com/cluster-model.name", name, t.Labels, metav1.NewControllerRef(m, aimv1.SchemeGroupVersion.WithKind("AIMClusterModel"))),
 			Spec:       aimv1.AIMClusterServiceTemplateSpec{AIMServiceTemplateSpecCommon: t.Spec}}
 		if cur, err := ctl.clusterTemplates.Get(t.Name); err == nil && manager.OwnedBy(cur, m.UID) &&
 			apiequality.Semantic.DeepEqual(cur.Spec.AIMServiceTemplateSpecCommon, t.Spec) && hasLabels(cur.Labels, obj.Labels) {
@@ -170,16 +170,7 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, meta *
 	}
 	var comps []state.Component
 
-	rcName := spec.RuntimeConfigName
-	if rcName == "" {
-		rcName = runtimeconfig.DefaultName
-	}
-	var nsConfig *aimv1.AIMRuntimeConfig
-	if meta.Namespace != "" {
-		nsConfig, _ = ctl.configs.AIMRuntimeConfigs(meta.Namespace).Get(rcName)
-	}
-	clusterConfig, _ := ctl.clusterConfigs.Get(rcName)
-	rc, rcErr := runtimeconfig.Resolve(rcName, meta.Namespace, nsConfig, clusterConfig)
+	rc, rcErr := runtimeconfig.Lookup(spec.RuntimeConfigName, meta.Namespace, ctl.configs, ctl.clusterConfigs)
 	if rcErr != nil {
 		comps = append(comps, state.Component{Name: "RuntimeConfig", Dependency: state.DependencyUpstream, Errors: []error{state.UpstreamError(rcErr)}, Reason: "ConfigNotFound"})
 	} else {
@@ -295,14 +286,14 @@ func (ctl *Controller) apply(_ context.Context, obj runtime.Object, patch func([
 
 // templateMeta labels a template with its model (for lookups), its origin, the managing controller and the
 // labels propagated from the model.
-func templateMeta(name, namespace, controllerLabel, model string, propagated map[string]string, owner metav1.OwnerReference) metav1.ObjectMeta {
+func templateMeta(name, namespace, controllerLabel, model string, propagated map[string]string, owner *metav1.OwnerReference) metav1.ObjectMeta {
 	labels := map[string]string{}
 	for k, v := range propagated {
 		labels[k] = v
 	}
 	labels[LabelModel], labels[LabelOrigin] = model, OriginAuto
 	labels[aimv1.LabelManagedBy], labels[controllerLabel] = aimv1.ManagedByValue, model
-	return metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: labels, OwnerReferences: []metav1.OwnerReference{owner}}
+	return metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: labels, OwnerReferences: []metav1.OwnerReference{*owner}}
 }
 
 // hasLabels reports whether have carries every label of want.

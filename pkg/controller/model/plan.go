@@ -11,8 +11,6 @@ import (
 	"regexp"
 	"strings"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
@@ -167,10 +165,4 @@ func TemplatesComponent(expected int, templates []TemplateState) state.Component
 		c.Message = fmt.Sprintf("%d of %d templates are ready", count[aimv1.AIMStatusReady], len(templates))
 	}
 	return c
-}
-
-// ownerRef makes the model the controller of its templates.
-func ownerRef(kind, name string, uid types.UID) metav1.OwnerReference {
-	return metav1.OwnerReference{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: kind, Name: name, UID: uid,
-		Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}
 }

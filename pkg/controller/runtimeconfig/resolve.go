@@ -10,9 +10,11 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/env"
+	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
 )
 
 // DefaultName is the config every object uses unless it names another; it may be absent.
@@ -74,6 +76,27 @@ func Resolve(name, namespace string, ns *aimv1.AIMRuntimeConfig, cluster *aimv1.
 		r.Ref = &aimv1.AIMResolvedReference{Name: name, Namespace: ns.Namespace, Scope: aimv1.AIMResolutionScopeMerged, Kind: "AIMRuntimeConfig", UID: ns.UID}
 	}
 	return r, nil
+}
+
+// Lookup resolves an object's runtimeConfigName from the informer caches; namespace is empty for
+// cluster-scoped objects. Lister errors other than NotFound are returned.
+func Lookup(name, namespace string, ns aimlisters.AIMRuntimeConfigLister, cluster aimlisters.AIMClusterRuntimeConfigLister) (Resolved, error) {
+	if name == "" {
+		name = DefaultName
+	}
+	var nsConfig *aimv1.AIMRuntimeConfig
+	if namespace != "" {
+		c, err := ns.AIMRuntimeConfigs(namespace).Get(name)
+		if err != nil && !apierrors.IsNotFound(err) {
+			return Resolved{Name: name}, err
+		}
+		nsConfig = c
+	}
+	clusterConfig, err := cluster.Get(name)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return Resolved{Name: name}, err
+	}
+	return Resolve(name, namespace, nsConfig, clusterConfig)
 }
 
 // Merge lays over on top of base. Pointer, slice and map fields of over win when set (non-nil), whatever

@@ -8,9 +8,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
 )
 
 func cluster(spec aimv1.AIMRuntimeConfigSpec) *aimv1.AIMClusterRuntimeConfig {
@@ -116,5 +118,34 @@ func TestPropagatedLabels(t *testing.T) {
 	want := map[string]string{"aim.eai.amd.com/team": "a", "team": "infra", "cost-center": "42"}
 	if got := r.PropagatedLabels(labels); !reflect.DeepEqual(got, want) {
 		t.Errorf("propagation on: %v", got)
+	}
+}
+
+func TestLookupFromListers(t *testing.T) {
+	nsIdx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	clIdx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	if err := nsIdx.Add(namespaced(aimv1.AIMRuntimeConfigSpec{Env: []corev1.EnvVar{{Name: "X", Value: "ns"}}})); err != nil {
+		t.Fatal(err)
+	}
+	if err := clIdx.Add(cluster(aimv1.AIMRuntimeConfigSpec{Env: []corev1.EnvVar{{Name: "X", Value: "cluster"}}})); err != nil {
+		t.Fatal(err)
+	}
+	ns, cl := aimlisters.NewAIMRuntimeConfigLister(nsIdx), aimlisters.NewAIMClusterRuntimeConfigLister(clIdx)
+
+	r, err := Lookup("", "team", ns, cl)
+	if err != nil || r.Ref.Scope != aimv1.AIMResolutionScopeMerged || r.Spec.Env[0].Value != "ns" {
+		t.Errorf("merged: %+v %v", r, err)
+	}
+	r, err = Lookup("default", "", ns, cl)
+	if err != nil || r.Ref.Scope != aimv1.AIMResolutionScopeCluster || r.Spec.Env[0].Value != "cluster" {
+		t.Errorf("cluster-scoped object: %+v %v", r, err)
+	}
+	r, err = Lookup("", "elsewhere", ns, cl)
+	if err != nil || r.Ref.Scope != aimv1.AIMResolutionScopeCluster {
+		t.Errorf("namespace without a config: %+v %v", r, err)
+	}
+	var nf *NotFoundError
+	if _, err := Lookup("gold", "team", ns, cl); !errors.As(err, &nf) {
+		t.Errorf("missing named config: %v", err)
 	}
 }

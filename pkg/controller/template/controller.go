@@ -144,16 +144,7 @@ func (ctl *Controller) observe(kind string, meta *metav1.ObjectMeta, spec aimv1.
 	}
 	o.Model, o.ModelErr = ctl.resolveModel(meta.Namespace, spec.ModelName)
 
-	var nsConfig *aimv1.AIMRuntimeConfig
-	rcName := spec.RuntimeConfigName
-	if rcName == "" {
-		rcName = runtimeconfig.DefaultName
-	}
-	if meta.Namespace != "" {
-		nsConfig, _ = ctl.configs.AIMRuntimeConfigs(meta.Namespace).Get(rcName)
-	}
-	clusterConfig, _ := ctl.clusterConfigs.Get(rcName)
-	o.RuntimeConfig, o.RuntimeConfigErr = runtimeconfig.Resolve(rcName, meta.Namespace, nsConfig, clusterConfig)
+	o.RuntimeConfig, o.RuntimeConfigErr = runtimeconfig.Lookup(spec.RuntimeConfigName, meta.Namespace, ctl.configs, ctl.clusterConfigs)
 
 	if nodes, err := ctl.nodes.List(labels.Everything()); err == nil {
 		list := make([]corev1.Node, len(nodes))
@@ -171,7 +162,6 @@ func (ctl *Controller) observe(kind string, meta *metav1.ObjectMeta, spec aimv1.
 	}
 	if o.Model != nil {
 		js := jobSpec(o, 1)
-		js.Attempt = 1
 		if status.Discovery != nil && status.Discovery.SpecHash == js.Hash() {
 			js.Attempt = status.Discovery.Attempts + 1
 		}

@@ -189,14 +189,16 @@ func templateCache(o Observation) *aimv1.AIMTemplateCache {
 	return &aimv1.AIMTemplateCache{
 		TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMTemplateCache"},
 		ObjectMeta: metav1.ObjectMeta{Name: o.Name, Namespace: o.Namespace, Labels: labels,
-			OwnerReferences: []metav1.OwnerReference{{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: o.Kind, Name: o.Name,
-				UID: o.UID, Controller: ptrTrue(), BlockOwnerDeletion: ptrTrue()}}},
+			OwnerReferences: []metav1.OwnerReference{o.controllerRef()}},
 		Spec: aimv1.AIMTemplateCacheSpec{TemplateName: o.Name, TemplateScope: aimv1.AIMTemplateScopeNamespace,
 			Env: o.Caching.Env, RuntimeConfigName: o.Spec.RuntimeConfigName, Mode: aimv1.AIMTemplateCacheModeShared},
 	}
 }
 
-func ptrTrue() *bool { t := true; return &t }
+// controllerRef makes the template the controller of a child.
+func (o Observation) controllerRef() metav1.OwnerReference {
+	return *metav1.NewControllerRef(&metav1.ObjectMeta{Name: o.Name, UID: o.UID}, aimv1.SchemeGroupVersion.WithKind(o.Kind))
+}
 
 // discovered reports whether the status holds a result for the current inputs.
 func discovered(o Observation) bool {
@@ -315,7 +317,7 @@ func jobOutcome(job *batchv1.Job) (finished bool, failed string) {
 func jobSpec(o Observation, attempt int32) discovery.JobSpec {
 	js := discovery.JobSpec{
 		TemplateName: o.Name, TemplateKind: o.Kind, Namespace: o.JobNamespace, Attempt: attempt,
-		Owner:           metav1.OwnerReference{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: o.Kind, Name: o.Name, UID: o.UID},
+		Owner:           o.controllerRef(),
 		ControllerLabel: "aim.eai.amd.com/" + controllerLabelName(o.Kind) + ".name",
 		Labels:          o.RuntimeConfig.PropagatedLabels(o.Labels),
 		ProfileID:       o.Spec.ProfileID, Env: o.Spec.Env,
