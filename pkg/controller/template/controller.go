@@ -154,12 +154,7 @@ func (ctl *Controller) observe(kind string, meta *metav1.ObjectMeta, spec aimv1.
 		o.Inventory = gpu.NewInventory(list)
 	}
 
-	jobs, _ := ctl.jobs.Jobs(jobNamespace).List(labels.SelectorFromSet(labels.Set{discovery.LabelName: discovery.NameValue}))
-	for _, j := range jobs {
-		if !isFinished(j) {
-			o.ActiveDiscoveryJobs++
-		}
-	}
+	o.ActiveDiscoveryJobs = ctl.activeDiscoveryJobs()
 	if o.Model != nil {
 		js := jobSpec(o, 1)
 		if status.Discovery != nil && status.Discovery.SpecHash == js.Hash() {
@@ -235,11 +230,19 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, o Obse
 	plan := PlanTemplate(o)
 	var applyErr error
 	if plan.Job != nil {
-		applyErr = ctl.createJob(ctx, plan.Job, o.RuntimeConfig.MaxConcurrentDiscoveryJobs())
-		if applyErr == nil {
+		created, err := ctl.createJob(ctx, plan.Job, o.RuntimeConfig.MaxConcurrentDiscoveryJobs())
+		switch {
+		case err != nil:
+			applyErr = err
+			plan.Components = append(plan.Components, state.Component{Name: "DiscoveryJob", Dependency: state.DependencyDownstream, Errors: []error{err}})
+		case !created:
+			// Another template took the last slot since we looked: wait, as the planner does.
+			plan.Status.DiscoveryJob = o.Status.DiscoveryJob
+			plan.Components = append(plan.Components, state.Component{Name: "DiscoveryJob", Dependency: state.DependencyDownstream,
+				State: aimv1.AIMStatusProgressing, Reason: ReasonWaitingForSlot, Message: "waiting for a discovery slot"})
+			plan.RequeueAfter = slotRetry
+		default:
 			ctl.c.Recorder.Eventf(obj, corev1.EventTypeNormal, ReasonJobCreated, "Created discovery Job %s/%s", plan.Job.Namespace, plan.Job.Name)
-		} else {
-			plan.Components = append(plan.Components, state.Component{Name: "DiscoveryJob", Dependency: state.DependencyDownstream, Errors: []error{applyErr}})
 		}
 	}
 	if plan.Cache != nil {
@@ -266,33 +269,36 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, o Obse
 	return plan.RequeueAfter, nil
 }
 
-// createJob applies a discovery Job if a slot is free; the check and the create hold one lock.
-func (ctl *Controller) createJob(ctx context.Context, job *batchv1.Job, limit int32) error {
-	ctl.slots.Lock()
-	defer ctl.slots.Unlock()
-	all, err := ctl.jobs.List(labels.SelectorFromSet(labels.Set{discovery.LabelName: discovery.NameValue}))
-	if err != nil {
-		return err
-	}
+// activeDiscoveryJobs counts unfinished discovery Jobs in every namespace: the limit is cluster-wide.
+func (ctl *Controller) activeDiscoveryJobs() int {
+	all, _ := ctl.jobs.List(labels.SelectorFromSet(labels.Set{discovery.LabelName: discovery.NameValue}))
 	active := 0
 	for _, j := range all {
 		if !isFinished(j) {
 			active++
 		}
 	}
-	if active >= int(limit) {
-		return state.NewError(state.ResourceExhaustion, ReasonWaitingForSlot, "%d discovery Jobs are running, the limit is %d", active, limit)
+	return active
+}
+
+// createJob applies a discovery Job if a slot is still free; the count and the create hold one lock, so
+// concurrent workers cannot overshoot the limit. It reports false, without error, when the slot is gone.
+func (ctl *Controller) createJob(ctx context.Context, job *batchv1.Job, limit int32) (bool, error) {
+	ctl.slots.Lock()
+	defer ctl.slots.Unlock()
+	if ctl.activeDiscoveryJobs() >= int(limit) {
+		return false, nil
 	}
 	data, err := json.Marshal(job)
 	if err != nil {
-		return err
+		return false, err
 	}
 	_, err = ctl.c.Kube.BatchV1().Jobs(job.Namespace).Patch(ctx, job.Name, types.ApplyPatchType, data,
 		metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)})
 	if err != nil {
-		return fmt.Errorf("applying discovery Job %s/%s: %w", job.Namespace, job.Name, err)
+		return false, fmt.Errorf("applying discovery Job %s/%s: %w", job.Namespace, job.Name, err)
 	}
-	return nil
+	return true, nil
 }
 
 // applyCache creates or updates the owned template cache; a cache that already matches costs no request.

@@ -75,7 +75,7 @@ type Observation struct {
 	Job          *batchv1.Job
 	JobOutput    string
 	JobOutputErr error
-	// ActiveDiscoveryJobs counts unfinished discovery Jobs in the cluster.
+	// ActiveDiscoveryJobs counts unfinished discovery Jobs in every namespace (the limit is cluster-wide).
 	ActiveDiscoveryJobs int
 
 	Backoff discovery.Backoff
