@@ -15,6 +15,7 @@ import (
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/env"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 )
 
 const (
@@ -136,9 +137,9 @@ func BuildJob(s JobSpec) *batchv1.Job {
 	labels[LabelName] = NameValue
 	labels[LabelComponent] = ComponentValue
 	labels[aimv1.LabelManagedBy] = aimv1.ManagedByValue
-	labels[LabelTemplate] = LabelValue(s.TemplateName)
+	labels[LabelTemplate] = naming.LabelValue(s.TemplateName)
 	if s.ControllerLabel != "" {
-		labels[s.ControllerLabel] = LabelValue(s.TemplateName)
+		labels[s.ControllerLabel] = naming.LabelValue(s.TemplateName)
 	}
 	podLabels := map[string]string{LabelTemplate: labels[LabelTemplate], LabelName: NameValue, LabelComponent: ComponentValue}
 
@@ -194,15 +195,6 @@ func BuildJob(s JobSpec) *batchv1.Job {
 			},
 		},
 	}
-}
-
-// LabelValue makes a label value of a name: names longer than 63 characters keep a prefix and a hash.
-func LabelValue(name string) string {
-	if len(name) <= 63 {
-		return name
-	}
-	sum := sha256.Sum256([]byte(name))
-	return strings.TrimRight(name[:54], "-._") + "-" + hex.EncodeToString(sum[:])[:8]
 }
 
 func truncate(s string, n int) string {

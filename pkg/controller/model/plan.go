@@ -8,13 +8,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/env"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
@@ -106,26 +106,12 @@ func short(metric string) string {
 	return metric
 }
 
-var nonName = regexp.MustCompile(`[^a-z0-9-]+`)
-
-// derivedName is "<model>-<parts>-<hash>" in DNS-label form, at most 63 characters; the hash of the inputs keeps
-// names unique when parts are cut.
+// derivedName is "<model>-<parts>-<hash>" in DNS-label form; the hash of the inputs keeps names unique when
+// parts are cut.
 func derivedName(model string, parts []string, inputs any) string {
 	data, _ := json.Marshal(inputs)
 	sum := sha256.Sum256(append([]byte(model+"|"), data...))
-	hash := hex.EncodeToString(sum[:])[:6]
-	var kept []string
-	for _, p := range append([]string{model}, parts...) {
-		p = strings.Trim(nonName.ReplaceAllString(strings.ToLower(p), "-"), "-")
-		if p != "" {
-			kept = append(kept, p)
-		}
-	}
-	name := strings.Join(kept, "-")
-	if max := 63 - len(hash) - 1; len(name) > max {
-		name = strings.TrimRight(name[:max], "-")
-	}
-	return name + "-" + hash
+	return naming.Name(naming.MaxLength, hex.EncodeToString(sum[:])[:6], append([]string{model}, parts...)...)
 }
 
 // TemplateState is what the model sees of one of its templates.

@@ -17,6 +17,7 @@ import (
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/discovery"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gpu"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
@@ -185,7 +186,7 @@ func PlanTemplate(o Observation) Plan {
 func templateCache(o Observation) *aimv1.AIMTemplateCache {
 	labels := o.RuntimeConfig.PropagatedLabels(o.Labels)
 	labels[aimv1.LabelManagedBy] = aimv1.ManagedByValue
-	labels["aim.eai.amd.com/service-template.name"] = discovery.LabelValue(o.Name)
+	labels["aim.eai.amd.com/service-template.name"] = naming.LabelValue(o.Name)
 	return &aimv1.AIMTemplateCache{
 		TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMTemplateCache"},
 		ObjectMeta: metav1.ObjectMeta{Name: o.Name, Namespace: o.Namespace, Labels: labels,
