@@ -3,6 +3,7 @@
 package kserve
 
 import (
+	"fmt"
 	"path"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
@@ -222,4 +224,21 @@ func copyMap(m map[string]string) map[string]string {
 		out[k] = v
 	}
 	return out
+}
+
+// Resource is the InferenceService resource, for dynamic clients and informers.
+var Resource = kservev1beta1.SchemeGroupVersion.WithResource("inferenceservices")
+
+// Readiness reads an InferenceService's Ready condition: whether it is ready, and if not, why.
+func Readiness(obj map[string]any) (ready bool, reason, message string, err error) {
+	var isvc kservev1beta1.InferenceService
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, &isvc); err != nil {
+		return false, "", "", fmt.Errorf("reading the InferenceService: %w", err)
+	}
+	for _, c := range isvc.Status.Conditions {
+		if c.Type == "Ready" {
+			return c.Status == corev1.ConditionTrue, c.Reason, c.Message, nil
+		}
+	}
+	return false, "", "", nil
 }

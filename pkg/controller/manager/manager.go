@@ -13,10 +13,14 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
 	kubeinformers "k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -94,6 +98,11 @@ type Clients struct {
 	Kube          kubernetes.Interface
 	AIMInformers  aiminformers.SharedInformerFactory
 	KubeInformers kubeinformers.SharedInformerFactory
+	// Dynamic reaches the custom resources of other projects (KServe, Gateway API) without their clientsets.
+	Dynamic          dynamic.Interface
+	DynamicInformers dynamicinformer.DynamicSharedInformerFactory
+	// WarningEvents informs on Warning events only: pods' and KServe's problems, without the flood of Normal ones.
+	WarningEvents kubeinformers.SharedInformerFactory
 	Recorder      record.EventRecorder
 	Options       Options
 }
@@ -161,6 +170,10 @@ func New(loopback, kube *rest.Config, opts Options) (*Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kube client: %w", err)
 	}
+	dynClient, err := dynamic.NewForConfig(kube)
+	if err != nil {
+		return nil, fmt.Errorf("dynamic client: %w", err)
+	}
 	// Events refer to AIM objects, so the recorder's scheme must know them.
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
@@ -173,14 +186,35 @@ func New(loopback, kube *rest.Config, opts Options) (*Manager, error) {
 	m := &Manager{
 		Clients: Clients{
 			AIM: aimClient, Kube: kubeClient,
-			AIMInformers:  aiminformers.NewSharedInformerFactory(aimClient, opts.ResyncPeriod),
-			KubeInformers: kubeinformers.NewSharedInformerFactory(kubeClient, opts.ResyncPeriod),
-			Recorder:      broadcaster.NewRecorder(scheme, corev1.EventSource{Component: "aim-apiserver"}),
-			Options:       opts,
+			AIMInformers:     aiminformers.NewSharedInformerFactory(aimClient, opts.ResyncPeriod),
+			KubeInformers:    kubeinformers.NewSharedInformerFactory(kubeClient, opts.ResyncPeriod),
+			Dynamic:          dynClient,
+			DynamicInformers: dynamicinformer.NewDynamicSharedInformerFactory(dynClient, opts.ResyncPeriod),
+			WarningEvents: kubeinformers.NewSharedInformerFactoryWithOptions(kubeClient, opts.ResyncPeriod,
+				kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "type=" + corev1.EventTypeWarning })),
+			Recorder: broadcaster.NewRecorder(scheme, corev1.EventSource{Component: "aim-apiserver"}),
+			Options:  opts,
 		},
 		broadcaster: broadcaster,
 	}
 	return m, nil
+}
+
+// Served reports whether the cluster serves a resource, so that controllers inform only on APIs that exist
+// (an informer on a missing API never syncs).
+func (c Clients) Served(gvr schema.GroupVersionResource) (bool, error) {
+	list, err := c.Kube.Discovery().ServerResourcesForGroupVersion(gvr.GroupVersion().String())
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	} else if err != nil {
+		return false, fmt.Errorf("discovering %s: %w", gvr.GroupVersion(), err)
+	}
+	for _, r := range list.APIResources {
+		if r.Name == gvr.Resource {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // Add registers a controller; call before Run.
@@ -198,6 +232,8 @@ func (m *Manager) Run(ctx context.Context) error {
 
 	m.AIMInformers.Start(ctx.Done())
 	m.KubeInformers.Start(ctx.Done())
+	m.DynamicInformers.Start(ctx.Done())
+	m.WarningEvents.Start(ctx.Done())
 	logger.Info("Waiting for informer caches to sync")
 	for typ, ok := range m.AIMInformers.WaitForCacheSync(ctx.Done()) {
 		if !ok {
@@ -207,6 +243,16 @@ func (m *Manager) Run(ctx context.Context) error {
 	for typ, ok := range m.KubeInformers.WaitForCacheSync(ctx.Done()) {
 		if !ok {
 			return fmt.Errorf("informer for %v did not sync", typ)
+		}
+	}
+	for typ, ok := range m.WarningEvents.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return fmt.Errorf("informer for Warning %v did not sync", typ)
+		}
+	}
+	for gvr, ok := range m.DynamicInformers.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return fmt.Errorf("informer for %v did not sync", gvr)
 		}
 	}
 	m.synced.Store(true)

@@ -1,0 +1,606 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gateway"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gpu"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
+)
+
+// FieldManager owns what the service controller applies.
+const FieldManager = "aim-service-controller"
+
+// annotationSpecHash on a child holds the hash of what the controller last applied, so that an unchanged
+// child costs no request.
+const annotationSpecHash = "aim.eai.amd.com/applied-hash"
+
+// eventIndex indexes Warning events by the namespace/name of the object they are about.
+const eventIndex = "involvedObject"
+
+// Controller reconciles AIMServices.
+type Controller struct {
+	c manager.Clients
+	q *manager.Controller
+
+	services         aimlisters.AIMServiceLister
+	models           aimlisters.AIMModelLister
+	clusterModels    aimlisters.AIMClusterModelLister
+	templates        aimlisters.AIMServiceTemplateLister
+	clusterTemplates aimlisters.AIMClusterServiceTemplateLister
+	configs          aimlisters.AIMRuntimeConfigLister
+	clusterConfigs   aimlisters.AIMClusterRuntimeConfigLister
+	caches           aimlisters.AIMTemplateCacheLister
+	nodes            corelisters.NodeLister
+	pods             corelisters.PodLister
+	events           cache.Indexer
+	// isvcs and routes are nil when the cluster does not serve the API.
+	isvcs, routes cache.GenericLister
+}
+
+// Register adds the service controller to the manager.
+func Register(m *manager.Manager) error {
+	v := m.AIMInformers.Aim().V1alpha1()
+	k := m.KubeInformers
+	ctl := &Controller{c: m.Clients,
+		services: v.AIMServices().Lister(), models: v.AIMModels().Lister(), clusterModels: v.AIMClusterModels().Lister(),
+		templates: v.AIMServiceTemplates().Lister(), clusterTemplates: v.AIMClusterServiceTemplates().Lister(),
+		configs: v.AIMRuntimeConfigs().Lister(), clusterConfigs: v.AIMClusterRuntimeConfigs().Lister(),
+		caches: v.AIMTemplateCaches().Lister(), nodes: k.Core().V1().Nodes().Lister(), pods: k.Core().V1().Pods().Lister(),
+	}
+	ctl.q = manager.NewController("service", manager.ReconcilerFunc(ctl.reconcile))
+	owners := manager.Owners{"AIMService": {Controller: ctl.q, Namespaced: true}}
+
+	events := m.WarningEvents.Core().V1().Events().Informer()
+	if err := events.AddIndexers(cache.Indexers{eventIndex: func(obj any) ([]string, error) {
+		e, ok := obj.(*corev1.Event)
+		if !ok {
+			return nil, nil
+		}
+		return []string{e.InvolvedObject.Namespace + "/" + e.InvolvedObject.Name}, nil
+	}}); err != nil {
+		return fmt.Errorf("indexing events: %w", err)
+	}
+	ctl.events = events.GetIndexer()
+
+	handlers := []struct {
+		inf cache.SharedIndexInformer
+		h   cache.ResourceEventHandler
+	}{
+		{v.AIMServices().Informer(), ctl.q.Handler()},
+		{v.AIMModels().Informer(), ctl.namespaceHandler()},
+		{v.AIMServiceTemplates().Informer(), ctl.namespaceHandler()},
+		{v.AIMRuntimeConfigs().Informer(), ctl.namespaceHandler()},
+		{v.AIMTemplateCaches().Informer(), ctl.namespaceHandler()},
+		{v.AIMClusterModels().Informer(), ctl.allHandler()},
+		{v.AIMClusterServiceTemplates().Informer(), ctl.allHandler()},
+		{v.AIMClusterRuntimeConfigs().Informer(), ctl.allHandler()},
+		{k.Core().V1().Nodes().Informer(), ctl.nodeHandler()},
+		{k.Core().V1().Pods().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isPredictorPod, Handler: ctl.podHandler()}},
+		{events, ctl.eventHandler()},
+	}
+	for _, api := range []struct {
+		gvr    schema.GroupVersionResource
+		lister *cache.GenericLister
+	}{{kserve.Resource, &ctl.isvcs}, {gateway.Resource, &ctl.routes}} {
+		served, err := m.Served(api.gvr)
+		if err != nil {
+			return err
+		}
+		if !served {
+			klog.InfoS("The cluster does not serve this API; services report it until it is installed and aim-apiserver restarts", "resource", api.gvr)
+			continue
+		}
+		inf := m.DynamicInformers.ForResource(api.gvr)
+		*api.lister = inf.Lister()
+		handlers = append(handlers, struct {
+			inf cache.SharedIndexInformer
+			h   cache.ResourceEventHandler
+		}{inf.Informer(), owners.Handler()})
+	}
+	for _, h := range handlers {
+		if _, err := h.inf.AddEventHandler(h.h); err != nil {
+			return err
+		}
+	}
+	m.Add(ctl.q)
+	return nil
+}
+
+func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration, error) {
+	namespace, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return 0, nil
+	}
+	svc, ok, err := manager.Lookup(func() (*aimv1.AIMService, error) { return ctl.services.AIMServices(namespace).Get(name) })
+	if !ok {
+		return 0, err
+	}
+	status := *svc.Status.DeepCopy()
+	status.ObservedGeneration = svc.Generation
+	var comps []state.Component
+	var applyErrs []error
+
+	rc, rcErr := runtimeconfig.Lookup(svc.Spec.RuntimeConfigName, namespace, ctl.configs, ctl.clusterConfigs)
+	rcComp := state.Component{Name: ComponentRuntimeConfig, Dependency: state.DependencyUpstream}
+	if rcErr != nil {
+		rcComp.Errors, rcComp.Reason = []error{state.UpstreamError(rcErr)}, "ConfigNotFound"
+	} else {
+		rcComp.Reason = "RuntimeConfigResolved"
+	}
+	comps = append(comps, rcComp)
+	status.ResolvedRuntimeConfig = rc.Ref
+
+	// The model.
+	mres := ResolveModel(svc, ctl.findModels(svc))
+	if mres.Create != nil {
+		if err := ctl.createModel(ctx, mres.Create); err != nil {
+			applyErrs = append(applyErrs, err)
+		}
+	}
+	comps = append(comps, mres.Component)
+	status.ResolvedModel = nil
+	if mres.Model != nil {
+		status.ResolvedModel = mres.Model.Ref()
+	}
+
+	// The template: chosen by name or selection, then derived for overrides (F10).
+	tres := ResolveTemplate(svc, mres.Model, ctl.findTemplates(svc), ctl.gpuModels())
+	status.TemplateMatching = nil
+	if len(tres.Candidates) > 0 {
+		status.TemplateMatching = &aimv1.AIMTemplateMatching{Candidates: tres.Candidates}
+	}
+	run, tcomp := tres.Base, tres.Component
+	if run != nil && svc.Spec.Overrides != nil && !run.Derived() {
+		run = nil
+		if tres.Base.Status.Status != aimv1.AIMStatusReady {
+			tcomp = TemplateComponent(tres.Base, tcomp)
+		} else if mres.Model != nil {
+			derived := DerivedTemplate(svc, *tres.Base, mres.Model.Name)
+			if err := ctl.applyDerived(ctx, svc, derived); err != nil {
+				applyErrs = append(applyErrs, err)
+			}
+			if t, err := ctl.templates.AIMServiceTemplates(namespace).Get(derived.Name); err == nil {
+				d := fromNamespaced(t)
+				run = &d
+			} else {
+				tcomp.State, tcomp.Reason, tcomp.Message = aimv1.AIMStatusPending, "CreatingDerivedTemplate", "creating AIMServiceTemplate "+derived.Name+" for spec.overrides"
+			}
+		}
+	}
+	if run != nil {
+		tcomp = TemplateComponent(run, tcomp)
+	}
+	comps = append(comps, tcomp)
+	status.ResolvedTemplate = nil
+	if run != nil && run.Status.Status == aimv1.AIMStatusReady {
+		status.ResolvedTemplate = run.Ref()
+	}
+
+	// The InferenceService and what it needs.
+	wname := WorkloadName(svc)
+	live, isvcErr := ctl.getISVC(namespace, wname)
+	if isvcErr != nil {
+		comps = append(comps, state.Component{Name: ComponentISVC, Dependency: state.DependencyDownstream, Errors: []error{isvcErr}})
+	} else {
+		comps = append(comps, ctl.workload(ctx, svc, mres.Model, run, rc, live, &status, &applyErrs)...)
+	}
+
+	// The route, independent of the InferenceService: a routing mistake fails the route only.
+	comps = append(comps, ctl.route(ctx, svc, rc, &status, &applyErrs)...)
+
+	out := state.Derive(state.Input{Components: comps, Previous: svc.Status.Conditions, Status: svc.Status.Status,
+		Generation: svc.Generation, Now: time.Now(), ServiceStatuses: true})
+	status.Conditions, status.Status = out.Conditions, out.Status
+	manager.RecordTransitions(ctl.c.Recorder, svc, out.Transitions)
+	if !apiequality.Semantic.DeepEqual(status, svc.Status) {
+		updated := svc.DeepCopy()
+		updated.Status = status
+		if _, err := ctl.c.AIM.AimV1alpha1().AIMServices(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: FieldManager}); err != nil && !apierrors.IsNotFound(err) {
+			return 0, fmt.Errorf("writing the status of AIMService %s: %w", key, err)
+		}
+	}
+	if len(applyErrs) > 0 {
+		return 0, applyErrs[0]
+	}
+	if out.Retry {
+		return 0, fmt.Errorf("AIMService %s: infrastructure errors; retrying", key)
+	}
+	return 0, nil
+}
+
+// workload plans and applies the cache and the InferenceService, and reports them and the pods.
+func (ctl *Controller) workload(ctx context.Context, svc *aimv1.AIMService, model *Model, run *Template, rc runtimeconfig.Resolved,
+	live *unstructured.Unstructured, status *aimv1.AIMServiceStatus, applyErrs *[]error) []state.Component {
+	var comps []state.Component
+	ready := run != nil && model != nil && run.Status.Status == aimv1.AIMStatusReady
+	var mounts []kserve.CacheMount
+	cacheReady := true
+	status.Cache = nil
+	if ready {
+		caches, _ := ctl.caches.AIMTemplateCaches(svc.Namespace).List(labels.Everything())
+		cp := PlanCache(svc, *run, caches, rc)
+		if cp.Create != nil {
+			if err := ctl.createCache(ctx, cp.Create); err != nil {
+				*applyErrs = append(*applyErrs, err)
+			}
+		}
+		if cp.Component != nil {
+			comps = append(comps, *cp.Component)
+			cacheReady = cp.Component.State == ""
+		}
+		if cp.Use != nil && cacheReady {
+			status.Cache = &aimv1.AIMServiceCacheStatus{TemplateCacheRef: &aimv1.AIMResolvedReference{
+				Name: cp.Use.Name, Namespace: cp.Use.Namespace, UID: cp.Use.UID, Kind: "AIMTemplateCache", Scope: aimv1.AIMResolutionScopeNamespace}}
+		}
+		mounts = cp.Mounts
+	}
+
+	// Create the InferenceService once everything it mounts is ready; once it exists, keep it up to date so
+	// that changes of mutable fields (replicas, env, resources, ...) reach it.
+	if ready && (cacheReady || live != nil) {
+		isvc := kserve.Build(InferenceService(svc, *model, *run, rc, mounts))
+		if err := ctl.apply(ctx, kserve.Resource, isvc, &isvc.ObjectMeta, live); err != nil {
+			*applyErrs = append(*applyErrs, err)
+			comps = append(comps, state.Component{Name: ComponentISVC, Dependency: state.DependencyDownstream, Errors: []error{err}})
+			return comps
+		}
+		if live == nil {
+			live = &unstructured.Unstructured{} // created; its status is not known yet
+			live.SetName(isvc.Name)
+		}
+	}
+	if live == nil {
+		if ready {
+			comps = append(comps, ISVCComponent(ISVCState{}, nil))
+		}
+		status.Runtime, status.Endpoint = nil, nil
+		return comps
+	}
+	st := ISVCState{Exists: true}
+	st.Ready, st.Reason, st.Message, _ = kserve.Readiness(live.Object)
+	warnings := ctl.warnings(svc.Namespace, live.GetName(), "InferenceService")
+	pods, _ := ctl.pods.Pods(svc.Namespace).List(labels.SelectorFromSet(labels.Set{LabelInferenceService: live.GetName()}))
+	var podEvents []corev1.Event
+	for _, p := range pods {
+		podEvents = append(podEvents, ctl.warnings(p.Namespace, p.Name, "Pod")...)
+	}
+	comps = append(comps, ISVCComponent(st, warnings), PodsComponent(pods, podEvents, st.Ready))
+	status.Runtime = Runtime(svc, pods)
+	path := ""
+	if status.Routing != nil {
+		path = status.Routing.Path
+	}
+	status.Endpoint = Endpoint(svc, path)
+	return comps
+}
+
+// route plans, applies or removes the service's HTTPRoute and reports it.
+func (ctl *Controller) route(ctx context.Context, svc *aimv1.AIMService, rc runtimeconfig.Resolved, status *aimv1.AIMServiceStatus, applyErrs *[]error) []state.Component {
+	rp := PlanRoute(svc, rc)
+	name := WorkloadName(svc)
+	status.Routing = nil
+	if status.Endpoint != nil {
+		status.Endpoint.Path = ""
+	}
+	if rp.Component == nil {
+		// Routing is off: remove a route the service made earlier.
+		if ctl.routes != nil {
+			if obj, err := ctl.routes.ByNamespace(svc.Namespace).Get(name); err == nil && manager.OwnedBy(obj.(metav1.Object), svc.UID) {
+				err := ctl.c.Dynamic.Resource(gateway.Resource).Namespace(svc.Namespace).Delete(ctx, name, metav1.DeleteOptions{})
+				if err != nil && !apierrors.IsNotFound(err) {
+					*applyErrs = append(*applyErrs, fmt.Errorf("deleting HTTPRoute %s/%s: %w", svc.Namespace, name, err))
+				}
+			}
+		}
+		return nil
+	}
+	comp := *rp.Component
+	if rp.Route == nil {
+		return []state.Component{comp}
+	}
+	if ctl.routes == nil {
+		comp.Errors = []error{state.NewError(state.Infrastructure, "GatewayAPINotInstalled",
+			"the cluster does not serve %s; install the Gateway API CRDs and restart aim-apiserver", gateway.Resource.GroupResource())}
+		comp.State = ""
+		return []state.Component{comp}
+	}
+	var live *unstructured.Unstructured
+	if obj, err := ctl.routes.ByNamespace(svc.Namespace).Get(name); err == nil {
+		live = obj.(*unstructured.Unstructured)
+	}
+	route := gateway.Build(*rp.Route)
+	if err := ctl.apply(ctx, gateway.Resource, route, &route.ObjectMeta, live); err != nil {
+		*applyErrs = append(*applyErrs, err)
+		comp.Errors, comp.State = []error{err}, ""
+		return []state.Component{comp}
+	}
+	status.Routing = &aimv1.AIMServiceRoutingStatus{Path: rp.Path}
+	if status.Endpoint != nil {
+		status.Endpoint.Path = rp.Path
+	}
+	if live != nil {
+		var r gatewayv1.HTTPRoute
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(live.Object, &r); err == nil {
+			comp = RouteComponent(comp, gateway.Accepted(r.Status))
+		}
+	}
+	return []state.Component{comp}
+}
+
+// apply server-side applies a child unless it carries the hash of the same desired object already.
+func (ctl *Controller) apply(ctx context.Context, gvr schema.GroupVersionResource, obj runtime.Object, meta *metav1.ObjectMeta, live *unstructured.Unstructured) error {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	hash := naming.Hash(16, string(data))
+	if live != nil && live.GetAnnotations()[annotationSpecHash] == hash {
+		return nil
+	}
+	if meta.Annotations == nil {
+		meta.Annotations = map[string]string{}
+	}
+	meta.Annotations[annotationSpecHash] = hash
+	if data, err = json.Marshal(obj); err != nil {
+		return err
+	}
+	_, err = ctl.c.Dynamic.Resource(gvr).Namespace(meta.Namespace).Patch(ctx, meta.Name, types.ApplyPatchType, data,
+		metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)})
+	if err != nil {
+		return fmt.Errorf("applying %s %s/%s: %w", gvr.Resource, meta.Namespace, meta.Name, err)
+	}
+	return nil
+}
+
+func (ctl *Controller) getISVC(namespace, name string) (*unstructured.Unstructured, error) {
+	if ctl.isvcs == nil {
+		return nil, state.NewError(state.Infrastructure, "KServeNotInstalled",
+			"the cluster does not serve %s; install KServe and restart aim-apiserver", kserve.Resource.GroupResource())
+	}
+	obj, err := ctl.isvcs.ByNamespace(namespace).Get(name)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	return obj.(*unstructured.Unstructured), nil
+}
+
+// findModels lists the models spec.model may mean.
+func (ctl *Controller) findModels(svc *aimv1.AIMService) []Model {
+	var out []Model
+	m := svc.Spec.Model
+	switch {
+	case m.Name != nil:
+		if x, err := ctl.models.AIMModels(svc.Namespace).Get(*m.Name); err == nil {
+			out = append(out, fromModel(x.Name, x.Namespace, x.UID, x.Labels, x.Status.Status, x.Spec))
+		} else if x, err := ctl.clusterModels.Get(*m.Name); err == nil {
+			out = append(out, fromModel(x.Name, "", x.UID, x.Labels, x.Status.Status, x.Spec))
+		}
+	case m.Image != nil, m.Custom != nil:
+		ns, _ := ctl.models.AIMModels(svc.Namespace).List(labels.Everything())
+		for _, x := range ns {
+			out = append(out, fromModel(x.Name, x.Namespace, x.UID, x.Labels, x.Status.Status, x.Spec))
+		}
+		if m.Image != nil {
+			cl, _ := ctl.clusterModels.List(labels.Everything())
+			for _, x := range cl {
+				out = append(out, fromModel(x.Name, "", x.UID, x.Labels, x.Status.Status, x.Spec))
+			}
+		}
+	}
+	return out
+}
+
+func fromModel(name, namespace string, uid types.UID, lbls map[string]string, st aimv1.AIMStatus, spec aimv1.AIMModelSpec) Model {
+	return Model{Name: name, Namespace: namespace, UID: uid, Labels: lbls, Status: st, Spec: spec}
+}
+
+// findTemplates lists the template named in spec.template (namespaced first), or every template for selection.
+func (ctl *Controller) findTemplates(svc *aimv1.AIMService) []Template {
+	var out []Template
+	if sel := svc.Spec.Template; sel != nil && sel.Name != "" {
+		if t, err := ctl.templates.AIMServiceTemplates(svc.Namespace).Get(sel.Name); err == nil {
+			out = append(out, fromNamespaced(t))
+		}
+		if t, err := ctl.clusterTemplates.Get(sel.Name); err == nil {
+			out = append(out, fromCluster(t))
+		}
+		return out
+	}
+	ns, _ := ctl.templates.AIMServiceTemplates(svc.Namespace).List(labels.Everything())
+	for _, t := range ns {
+		out = append(out, fromNamespaced(t))
+	}
+	cl, _ := ctl.clusterTemplates.List(labels.Everything())
+	for _, t := range cl {
+		out = append(out, fromCluster(t))
+	}
+	return out
+}
+
+func fromNamespaced(t *aimv1.AIMServiceTemplate) Template {
+	return Template{Name: t.Name, Namespace: t.Namespace, UID: t.UID, Labels: t.Labels, Spec: t.Spec.AIMServiceTemplateSpecCommon,
+		Caching: t.Spec.Caching, Status: t.Status}
+}
+
+func fromCluster(t *aimv1.AIMClusterServiceTemplate) Template {
+	return Template{Name: t.Name, UID: t.UID, Labels: t.Labels, Spec: t.Spec.AIMServiceTemplateSpecCommon, Status: t.Status}
+}
+
+func (ctl *Controller) gpuModels() []string {
+	nodes, _ := ctl.nodes.List(labels.Everything())
+	list := make([]corev1.Node, 0, len(nodes))
+	for _, n := range nodes {
+		list = append(list, *n)
+	}
+	return gpu.NewInventory(list).Models()
+}
+
+// warnings are the Warning events about one object of a kind.
+func (ctl *Controller) warnings(namespace, name, kind string) []corev1.Event {
+	objs, _ := ctl.events.ByIndex(eventIndex, namespace+"/"+name)
+	var out []corev1.Event
+	for _, o := range objs {
+		if e, ok := o.(*corev1.Event); ok && e.InvolvedObject.Kind == kind {
+			out = append(out, *e)
+		}
+	}
+	return out
+}
+
+// createModel creates an auto-generated model; models are shared between services, so one that exists stays.
+func (ctl *Controller) createModel(ctx context.Context, m *aimv1.AIMModel) error {
+	_, err := ctl.c.AIM.AimV1alpha1().AIMModels(m.Namespace).Create(ctx, m, metav1.CreateOptions{FieldManager: FieldManager})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating AIMModel %s/%s: %w", m.Namespace, m.Name, err)
+	}
+	return nil
+}
+
+// createCache creates a template cache; a shared one that exists is left as the first service made it.
+func (ctl *Controller) createCache(ctx context.Context, c *aimv1.AIMTemplateCache) error {
+	_, err := ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(c.Namespace).Create(ctx, c, metav1.CreateOptions{FieldManager: FieldManager})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating AIMTemplateCache %s/%s: %w", c.Namespace, c.Name, err)
+	}
+	return nil
+}
+
+// applyDerived applies the service's derived template unless it already has that spec.
+func (ctl *Controller) applyDerived(ctx context.Context, svc *aimv1.AIMService, t *aimv1.AIMServiceTemplate) error {
+	if cur, err := ctl.templates.AIMServiceTemplates(t.Namespace).Get(t.Name); err == nil {
+		if !manager.OwnedBy(cur, svc.UID) {
+			return state.NewError(state.InvalidSpec, "DerivedTemplateConflict", "AIMServiceTemplate %s/%s exists and belongs to something else", t.Namespace, t.Name)
+		}
+		if apiequality.Semantic.DeepEqual(cur.Spec, t.Spec) {
+			return nil
+		}
+	}
+	data, err := json.Marshal(t)
+	if err != nil {
+		return err
+	}
+	_, err = ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(t.Namespace).Patch(ctx, t.Name, types.ApplyPatchType, data,
+		metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)})
+	if err != nil {
+		return fmt.Errorf("applying derived template %s/%s: %w", t.Namespace, t.Name, err)
+	}
+	return nil
+}
+
+// namespaceHandler re-checks the services of the object's namespace.
+func (ctl *Controller) namespaceHandler() cache.ResourceEventHandler {
+	enqueue := func(obj any) {
+		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = tomb.Obj
+		}
+		if m, ok := obj.(metav1.Object); ok {
+			ctl.enqueue(m.GetNamespace())
+		}
+	}
+	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
+}
+
+// allHandler re-checks every service; cluster objects can matter to any of them.
+func (ctl *Controller) allHandler() cache.ResourceEventHandler {
+	all := func(any) { ctl.enqueue("") }
+	return cache.ResourceEventHandlerFuncs{AddFunc: all, UpdateFunc: func(_, o any) { all(o) }, DeleteFunc: all}
+}
+
+func (ctl *Controller) nodeHandler() cache.ResourceEventHandler {
+	all := func(any) { ctl.enqueue("") }
+	return cache.ResourceEventHandlerFuncs{AddFunc: all, DeleteFunc: all, UpdateFunc: func(old, obj any) {
+		o, n := old.(*corev1.Node), obj.(*corev1.Node)
+		if !apiequality.Semantic.DeepEqual(o.Labels, n.Labels) || !apiequality.Semantic.DeepEqual(o.Status.Allocatable, n.Status.Allocatable) {
+			all(obj)
+		}
+	}}
+}
+
+// enqueue adds the services of a namespace, or of all namespaces for "".
+func (ctl *Controller) enqueue(namespace string) {
+	var list []*aimv1.AIMService
+	if namespace == "" {
+		list, _ = ctl.services.List(labels.Everything())
+	} else {
+		list, _ = ctl.services.AIMServices(namespace).List(labels.Everything())
+	}
+	for _, s := range list {
+		ctl.q.Queue.Add(s.Namespace + "/" + s.Name)
+	}
+}
+
+// podHandler maps a predictor pod to its InferenceService's service.
+func (ctl *Controller) podHandler() cache.ResourceEventHandler {
+	enqueue := func(obj any) {
+		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = tomb.Obj
+		}
+		if p, ok := obj.(*corev1.Pod); ok {
+			ctl.enqueueISVCOwner(p.Namespace, p.Labels[LabelInferenceService])
+		}
+	}
+	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
+}
+
+// eventHandler maps a Warning event about a predictor pod or an InferenceService to the service.
+func (ctl *Controller) eventHandler() cache.ResourceEventHandler {
+	enqueue := func(obj any) {
+		e, ok := obj.(*corev1.Event)
+		if !ok {
+			return
+		}
+		switch e.InvolvedObject.Kind {
+		case "InferenceService":
+			ctl.enqueueISVCOwner(e.InvolvedObject.Namespace, e.InvolvedObject.Name)
+		case "Pod":
+			if p, err := ctl.pods.Pods(e.InvolvedObject.Namespace).Get(e.InvolvedObject.Name); err == nil && isPredictorPod(p) {
+				ctl.enqueueISVCOwner(p.Namespace, p.Labels[LabelInferenceService])
+			}
+		}
+	}
+	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }}
+}
+
+func (ctl *Controller) enqueueISVCOwner(namespace, name string) {
+	if ctl.isvcs == nil || name == "" {
+		return
+	}
+	if obj, err := ctl.isvcs.ByNamespace(namespace).Get(name); err == nil {
+		manager.Owners{"AIMService": {Controller: ctl.q, Namespaced: true}}.Enqueue(obj)
+	}
+}
+
+func isPredictorPod(obj any) bool {
+	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	m, ok := obj.(metav1.Object)
+	return ok && m.GetLabels()[LabelInferenceService] != ""
+}

@@ -1,0 +1,353 @@
+package service
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+)
+
+// LabelCustomModel marks models created for a service's model.custom.
+const LabelCustomModel = "aim.eai.amd.com/custom-model"
+
+// Component names of an AIMService; each reports a <Name>Ready condition.
+const (
+	ComponentModel         = "Model"
+	ComponentTemplate      = "Template"
+	ComponentRuntimeConfig = "RuntimeConfig"
+	ComponentISVC          = "InferenceService"
+	ComponentPods          = "InferenceServicePods"
+	ComponentCache         = "Cache"
+	ComponentRoute         = "HTTPRoute"
+)
+
+// Model is a model of either kind.
+type Model struct {
+	// Namespace is empty for an AIMClusterModel.
+	Name, Namespace string
+	UID             types.UID
+	Labels          map[string]string
+	Status          aimv1.AIMStatus
+	Spec            aimv1.AIMModelSpec
+}
+
+// Ref is the model as status.resolvedModel shows it.
+func (m Model) Ref() *aimv1.AIMResolvedReference {
+	r := &aimv1.AIMResolvedReference{Name: m.Name, Namespace: m.Namespace, UID: m.UID, Kind: "AIMModel", Scope: aimv1.AIMResolutionScopeNamespace}
+	if m.Namespace == "" {
+		r.Kind, r.Scope = "AIMClusterModel", aimv1.AIMResolutionScopeCluster
+	}
+	return r
+}
+
+// Template is a template of either kind.
+type Template struct {
+	// Namespace is empty for an AIMClusterServiceTemplate.
+	Name, Namespace string
+	UID             types.UID
+	Labels          map[string]string
+	Spec            aimv1.AIMServiceTemplateSpecCommon
+	// Caching is the namespaced template's caching config; cluster templates have none.
+	Caching *aimv1.AIMTemplateCachingConfig
+	Status  aimv1.AIMServiceTemplateStatus
+}
+
+// Ref is the template as status.resolvedTemplate shows it.
+func (t Template) Ref() *aimv1.AIMResolvedReference {
+	r := &aimv1.AIMResolvedReference{Name: t.Name, Namespace: t.Namespace, UID: t.UID, Kind: "AIMServiceTemplate", Scope: aimv1.AIMResolutionScopeNamespace}
+	if t.Namespace == "" {
+		r.Kind, r.Scope = "AIMClusterServiceTemplate", aimv1.AIMResolutionScopeCluster
+	}
+	return r
+}
+
+// Derived reports whether the template was derived for a service's overrides.
+func (t Template) Derived() bool { return t.Labels[aimv1.LabelOrigin] == aimv1.OriginDerived }
+
+// candidate is the template as selection sees it: profile values from discovery, else from the spec.
+func (t Template) candidate() Candidate {
+	c := Candidate{Name: t.Name, Namespace: t.Namespace, Status: t.Status.Status,
+		Metric: ptr.Deref(t.Spec.Metric, ""), Precision: ptr.Deref(t.Spec.Precision, "")}
+	if hw := t.Spec.Hardware; hw != nil && hw.GPU != nil {
+		c.GPUModel, c.GPUCount = hw.GPU.Model, hw.GPU.Requests
+	}
+	if p := t.Status.Profile; p != nil {
+		c.Type = p.Metadata.Type
+		c.Metric = aimv1.AIMMetric(nonEmpty(string(p.Metadata.Metric), string(c.Metric)))
+		c.Precision = aimv1.AIMPrecision(nonEmpty(string(p.Metadata.Precision), string(c.Precision)))
+		c.GPUModel = nonEmpty(c.GPUModel, p.Metadata.GPU)
+		if p.Metadata.GPUCount > 0 {
+			c.GPUCount = p.Metadata.GPUCount
+		}
+	}
+	if t.Spec.Type != nil && c.Type == "" {
+		c.Type = *t.Spec.Type
+	}
+	return c
+}
+
+// ModelResolution is the outcome of resolving spec.model.
+type ModelResolution struct {
+	// Model is the resolved model; nil while none exists.
+	Model *Model
+	// Create is a model to create for model.image or model.custom; it is shared, so it has no owner.
+	Create    *aimv1.AIMModel
+	Component state.Component
+}
+
+// ResolveModel resolves spec.model over the models that match it: for model.name the namespaced model and
+// then the cluster model of that name, for model.image every model with that image, for model.custom the
+// namespace's models.
+func ResolveModel(svc *aimv1.AIMService, found []Model) ModelResolution {
+	comp := state.Component{Name: ComponentModel, Dependency: state.DependencyUpstream}
+	m := svc.Spec.Model
+	switch {
+	case m.Name != nil:
+		if len(found) == 0 {
+			comp.Errors = []error{state.NewError(state.MissingUpstream, "ModelNotFound",
+				"neither AIMModel %q in namespace %q nor AIMClusterModel %q exists", *m.Name, svc.Namespace, *m.Name)}
+			return ModelResolution{Component: comp}
+		}
+		return resolved(found[0], comp)
+	case m.Image != nil:
+		image := strings.TrimSpace(*m.Image)
+		var same []Model
+		for _, f := range found {
+			if f.Spec.Image == image {
+				same = append(same, f)
+			}
+		}
+		switch len(same) {
+		case 0:
+			model, err := ImageModel(svc, image)
+			if err != nil {
+				comp.Errors = []error{state.NewError(state.InvalidSpec, "InvalidImageReference", "spec.model.image: %v", err)}
+				return ModelResolution{Component: comp}
+			}
+			comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "CreatingModel", "creating AIMModel "+model.Name+" for the image"
+			return ModelResolution{Create: model, Component: comp}
+		case 1:
+			return resolved(same[0], comp)
+		}
+		var names []string
+		for _, s := range same {
+			names = append(names, s.Ref().Kind+" "+strings.TrimPrefix(s.Namespace+"/"+s.Name, "/"))
+		}
+		comp.Errors = []error{state.NewError(state.InvalidSpec, "AmbiguousModelImage",
+			"several models use image %s (%s); name one in spec.model.name", image, strings.Join(names, ", "))}
+		return ModelResolution{Component: comp}
+	case m.Custom != nil:
+		want := CustomModel(svc)
+		for _, f := range found {
+			if f.Namespace == svc.Namespace && f.Spec.Image == want.Spec.Image && apiequality.Semantic.DeepEqual(f.Spec.ModelSources, want.Spec.ModelSources) {
+				return resolved(f, comp)
+			}
+		}
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "CreatingModel", "creating AIMModel "+want.Name+" for the custom model"
+		return ModelResolution{Create: want, Component: comp}
+	}
+	comp.Errors = []error{state.NewError(state.InvalidSpec, "InvalidModelSpec", "spec.model names no model")}
+	return ModelResolution{Component: comp}
+}
+
+// resolved reports a found model. A model that failed has no usable templates; any other state is fine here,
+// because the template a service runs on carries its own readiness (a model is Degraded when only some of its
+// templates fail, and the service may still run on a good one).
+func resolved(m Model, comp state.Component) ModelResolution {
+	comp.Reason, comp.Message = "ModelResolved", m.Ref().Kind+" "+strings.TrimPrefix(m.Namespace+"/"+m.Name, "/")
+	if m.Status == aimv1.AIMStatusFailed {
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, "ModelFailed", comp.Message+" is Failed"
+	}
+	return ModelResolution{Model: &m, Component: comp}
+}
+
+// ImageModel is the AIMModel created for a service's model.image: named after the image's repository and tag,
+// with a hash of the whole reference.
+func ImageModel(svc *aimv1.AIMService, image string) (*aimv1.AIMModel, error) {
+	ref, err := name.ParseReference(image)
+	if err != nil {
+		return nil, err
+	}
+	repo := ref.Context().RepositoryStr()
+	repo = repo[strings.LastIndex(repo, "/")+1:]
+	tag := ""
+	if t, ok := ref.(name.Tag); ok {
+		tag = t.TagStr()
+	}
+	return &aimv1.AIMModel{
+		TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMModel"},
+		ObjectMeta: metav1.ObjectMeta{Name: naming.Name(naming.MaxLength, naming.Hash(8, image), repo, tag), Namespace: svc.Namespace,
+			Labels: map[string]string{aimv1.LabelOrigin: aimv1.OriginAutoGenerated, aimv1.LabelManagedBy: aimv1.ManagedByValue}},
+		Spec: aimv1.AIMModelSpec{Image: image, RuntimeConfigName: svc.Spec.RuntimeConfigName,
+			ImagePullSecrets: svc.Spec.ImagePullSecrets, ServiceAccountName: svc.Spec.ServiceAccountName},
+	}, nil
+}
+
+// CustomModel is the AIMModel of a service's model.custom: named after the source's model id, with a hash of
+// the image and sources, so services asking for the same custom model share it.
+func CustomModel(svc *aimv1.AIMService) *aimv1.AIMModel {
+	c := svc.Spec.Model.Custom
+	id := ""
+	if len(c.ModelSources) > 0 {
+		id = c.ModelSources[0].ModelID
+	}
+	hw := c.Hardware
+	return &aimv1.AIMModel{
+		TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMModel"},
+		ObjectMeta: metav1.ObjectMeta{Name: naming.Name(naming.MaxLength, naming.Hash(8, c.BaseImage, c.ModelSources), id), Namespace: svc.Namespace,
+			Labels: map[string]string{aimv1.LabelOrigin: aimv1.OriginAutoGenerated, aimv1.LabelManagedBy: aimv1.ManagedByValue,
+				LabelCustomModel: "true", aimv1.LabelService: naming.LabelValue(svc.Name)}},
+		Spec: aimv1.AIMModelSpec{Image: c.BaseImage, ModelSources: c.ModelSources, Custom: &aimv1.AIMModelCustomConfig{Hardware: &hw},
+			RuntimeConfigName: svc.Spec.RuntimeConfigName, ImagePullSecrets: svc.Spec.ImagePullSecrets,
+			ServiceAccountName: svc.Spec.ServiceAccountName, Env: svc.Spec.Env},
+	}
+}
+
+// TemplateResolution is the outcome of resolving the service's template.
+type TemplateResolution struct {
+	// Base is the template chosen by name or by selection; nil when none is.
+	Base       *Template
+	Candidates []aimv1.AIMTemplateCandidate
+	Component  state.Component
+}
+
+// ResolveTemplate resolves spec.template: by name (templates holds the namespaced and then the cluster
+// template of that name), or by selection over the model's templates (F3, F6, F11). Templates derived for
+// other services never take part in selection.
+func ResolveTemplate(svc *aimv1.AIMService, model *Model, templates []Template, gpuModels []string) TemplateResolution {
+	comp := state.Component{Name: ComponentTemplate, Dependency: state.DependencyUpstream}
+	if sel := svc.Spec.Template; sel != nil && sel.Name != "" {
+		if len(templates) == 0 {
+			comp.Errors = []error{state.NewError(state.MissingUpstream, "TemplateNotFound",
+				"neither AIMServiceTemplate %q in namespace %q nor AIMClusterServiceTemplate %q exists", sel.Name, svc.Namespace, sel.Name)}
+			return TemplateResolution{Component: comp}
+		}
+		t := templates[0]
+		return TemplateResolution{Base: &t, Component: comp}
+	}
+	if model == nil {
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, "AwaitingModel", "the model is not resolved yet"
+		return TemplateResolution{Component: comp}
+	}
+	var cands []Candidate
+	byKey := map[string]Template{}
+	for _, t := range templates {
+		if t.Spec.ModelName != model.Name || t.Derived() {
+			continue
+		}
+		c := t.candidate()
+		cands = append(cands, c)
+		byKey[key(c)] = t
+	}
+	req := Request{DefaultTemplate: model.Spec.DefaultServiceTemplate, GPUModels: gpuModels}
+	if sel := svc.Spec.Template; sel != nil {
+		req.AllowUnoptimized = sel.AllowUnoptimized
+	}
+	if o := svc.Spec.Overrides; o != nil {
+		req.Metric, req.Precision = ptr.Deref(o.Metric, ""), ptr.Deref(o.Precision, "")
+		if o.Hardware != nil && o.Hardware.GPU != nil {
+			req.GPUModel, req.GPUCount = o.Hardware.GPU.Model, o.Hardware.GPU.Requests
+		}
+	}
+	s := Select(cands, req)
+	res := TemplateResolution{Candidates: s.Candidates}
+	switch {
+	case s.Chosen != nil:
+		t := byKey[key(*s.Chosen)]
+		res.Base = &t
+	case s.Ambiguous:
+		comp.Errors = []error{state.NewError(state.InvalidSpec, ReasonAmbiguous, "%s", s.Message)}
+	case len(cands) == 0:
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, "TemplateNotFound", fmt.Sprintf("model %s has no templates yet", model.Name)
+	case slices.ContainsFunc(cands, func(c Candidate) bool { return !settled(c.Status) }):
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, "TemplateNotReady", "templates of the model are still being prepared"
+	case !slices.ContainsFunc(cands, func(c Candidate) bool { return c.Status != aimv1.AIMStatusNotAvailable }):
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusNotAvailable, "TemplateNotAvailable", "no template of the model can run on this cluster's GPUs"
+	default:
+		comp.Errors = []error{state.NewError(state.InvalidSpec, s.Reason, "%s", s.Message)}
+	}
+	res.Component = comp
+	return res
+}
+
+// settled reports whether a template has finished preparing, well or badly.
+func settled(s aimv1.AIMStatus) bool {
+	switch s {
+	case aimv1.AIMStatusReady, aimv1.AIMStatusNotAvailable, aimv1.AIMStatusFailed, aimv1.AIMStatusDegraded:
+		return true
+	}
+	return false
+}
+
+// TemplateComponent reports the state of the template the service runs on.
+func TemplateComponent(t *Template, comp state.Component) state.Component {
+	what := t.Ref().Kind + " " + strings.TrimPrefix(t.Namespace+"/"+t.Name, "/")
+	switch t.Status.Status {
+	case aimv1.AIMStatusReady:
+		comp.Reason, comp.Message = "Resolved", what
+	case aimv1.AIMStatusNotAvailable:
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusNotAvailable, "TemplateNotAvailable", what+" needs a GPU this cluster does not have"
+	case aimv1.AIMStatusFailed, aimv1.AIMStatusDegraded:
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, "TemplateNotReady", what+" is "+string(t.Status.Status)
+	default:
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, "TemplateNotReady", what+" is "+nonEmpty(string(t.Status.Status), "Pending")
+	}
+	return comp
+}
+
+// DerivedTemplate is the namespaced template a service with overrides runs on (F10): the base template's spec
+// with the overrides laid over it, owned by the service. A base that is itself derived is used as it is.
+func DerivedTemplate(svc *aimv1.AIMService, base Template, modelName string) *aimv1.AIMServiceTemplate {
+	o := svc.Spec.Overrides
+	if o == nil || base.Derived() {
+		return nil
+	}
+	spec := *base.Spec.DeepCopy()
+	spec.ModelName = nonEmpty(spec.ModelName, modelName)
+	spec.RuntimeConfigName = nonEmpty(svc.Spec.RuntimeConfigName, spec.RuntimeConfigName)
+	var parts []string
+	if o.Hardware != nil {
+		spec.Hardware = o.Hardware.DeepCopy()
+		if g := o.Hardware.GPU; g != nil {
+			parts = append(parts, strings.ToLower(g.Model), fmt.Sprintf("%dgpu", g.Requests))
+		}
+	}
+	if o.Precision != nil {
+		spec.Precision = ptr.To(*o.Precision)
+		parts = append(parts, string(*o.Precision))
+	}
+	if o.Metric != nil {
+		spec.Metric = ptr.To(*o.Metric)
+		parts = append(parts, string(*o.Metric))
+	}
+	if len(svc.Spec.ImagePullSecrets) > 0 {
+		spec.ImagePullSecrets = svc.Spec.ImagePullSecrets
+	}
+	// The profile is discovered anew for the overridden parameters.
+	spec.ProfileID = ""
+	return &aimv1.AIMServiceTemplate{
+		TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMServiceTemplate"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      naming.Name(naming.MaxLength, naming.Hash(8, base.Namespace, base.Name, o), append([]string{base.Name, "ovr"}, parts...)...),
+			Namespace: svc.Namespace,
+			Labels: map[string]string{aimv1.LabelOrigin: aimv1.OriginDerived, aimv1.LabelManagedBy: aimv1.ManagedByValue,
+				aimv1.LabelService: naming.LabelValue(svc.Name)},
+			OwnerReferences: []metav1.OwnerReference{ownerRef(svc)},
+		},
+		Spec: aimv1.AIMServiceTemplateSpec{AIMServiceTemplateSpecCommon: spec},
+	}
+}
+
+// ownerRef makes the service the controlling owner of a child.
+func ownerRef(svc *aimv1.AIMService) metav1.OwnerReference {
+	return *metav1.NewControllerRef(svc, aimv1.SchemeGroupVersion.WithKind("AIMService"))
+}

@@ -1,0 +1,203 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// readyClusterTemplate makes a cluster model and template on MI300X nodes and plays its discovery to Ready.
+func readyClusterTemplate(t *testing.T, name string) {
+	t.Helper()
+	gpuNode(t, "e2e-"+name+"-node", map[string]string{"amd.com/gpu.device-id": "74a1"}, 8)
+	clusterTemplate(t, name, "MI300X")
+	_, pod := discoveryPod(t, name, 1)
+	finishPod(t, pod, discoveryOutput)
+	admin(t).must("wait", "--for=condition=Ready", "aimcltpl/"+name, "--timeout=60s")
+}
+
+// patchStatus writes an object's status subresource as a merge patch, the way KServe or kubelet would.
+func patchStatus(t *testing.T, kind, name, namespace string, status map[string]any) {
+	t.Helper()
+	data, _ := json.Marshal(map[string]any{"status": status})
+	f := filepath.Join(t.TempDir(), "status.json")
+	must(t, os.WriteFile(f, data, 0o600))
+	admin(t).must("patch", kind, name, "-n", namespace, "--subresource=status", "--type=merge", "--patch-file", f)
+}
+
+// predictorPod creates a pod as KServe's Deployment would, labelled with its InferenceService.
+func predictorPod(t *testing.T, namespace, isvc, name string) {
+	t.Helper()
+	admin(t).mustApply(fmt.Sprintf(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":%q,"namespace":%q,
+"labels":{"serving.kserve.io/inferenceservice":%q}},"spec":{"containers":[{"name":"kserve-container","image":"registry.example/aim/x:1.0"}]}}`,
+		name, namespace, isvc))
+}
+
+func condition(k kubectl, resource, namespace, typ, field string) string {
+	out, _ := k.run("", "get", resource, "-n", namespace, "-o", fmt.Sprintf(`jsonpath={.status.conditions[?(@.type==%q)].%s}`, typ, field))
+	return out
+}
+
+func TestServiceRunsOnKServe(t *testing.T) {
+	k := admin(t)
+	readyClusterTemplate(t, "e2e-svc")
+	ns := namespace(t, "svc")
+
+	k.mustApply(fmt.Sprintf(`apiVersion: aim.eai.amd.com/v1alpha1
+kind: AIMService
+metadata: {name: chat, namespace: %s}
+spec:
+  model: {name: e2e-svc-model}
+  caching: {mode: Never}
+  routing:
+    enabled: true
+    gatewayRef: {name: inference-gateway, namespace: gateways}
+    pathTemplate: "/{.metadata.namespace}/{.metadata.name}"
+    requestTimeout: 90s
+`, ns))
+
+	// The InferenceService appears with the template's GPU placement.
+	var isvc string
+	eventually(t, 60*time.Second, "InferenceService chat", func() error {
+		out, err := k.run("", "get", "inferenceservice", "chat", "-n", ns, "-o", "json")
+		isvc = out
+		return err
+	})
+	contains(t, "InferenceService", isvc, `"image": "registry.example/aim/e2e-svc:1.0"`, `"amd.com/gpu": "1"`, `"cpu": "4"`,
+		`"memory": "32Gi"`, `"memory": "48Gi"`, `"amd.com/gpu.device-id"`, `"74a1"`, `"mountPath": "/dev/shm"`, `"medium": "Memory"`,
+		`"containerPort": 8000`, `"name": "kserve-container"`, `"kind": "AIMService"`, `"minReplicas": 1`, `"maxReplicas": 1`,
+		`"name": "AIM_METRIC"`, `"value": "latency"`, `"name": "AIM_PRECISION"`, `"value": "fp8"`)
+	contains(t, "service while KServe works", k.must("get", "aimsvc", "chat", "-n", ns), "Starting", "e2e-svc-model", "e2e-svc")
+
+	// Routing: an HTTPRoute at the rendered path, to the predictor Service.
+	route := k.must("get", "httproute", "chat", "-n", ns, "-o", "json")
+	contains(t, "HTTPRoute", route, fmt.Sprintf(`"value": "/%s/chat"`, ns), `"name": "chat-predictor"`, `"port": 80`,
+		`"name": "inference-gateway"`, `"request": "1m30s"`, `"replacePrefixMatch": "/"`)
+
+	// Play KServe and kubelet: a ready predictor pod, a ready InferenceService, an accepted route.
+	predictorPod(t, ns, "chat", "chat-predictor-0")
+	patchStatus(t, "pod", "chat-predictor-0", ns, map[string]any{"phase": "Running",
+		"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}})
+	now := time.Now().UTC().Format(time.RFC3339)
+	patchStatus(t, "inferenceservice", "chat", ns, map[string]any{"conditions": []any{
+		map[string]any{"type": "Ready", "status": "True", "lastTransitionTime": now}}})
+	patchStatus(t, "httproute", "chat", ns, map[string]any{"parents": []any{map[string]any{
+		"parentRef": map[string]any{"name": "inference-gateway", "namespace": "gateways"}, "controllerName": "example.com/gateway",
+		"conditions": []any{map[string]any{"type": "Accepted", "status": "True", "reason": "Accepted", "message": "", "lastTransitionTime": now}}}}})
+
+	k.must("wait", "--for=condition=Ready", "aimsvc/chat", "-n", ns, "--timeout=60s")
+	contains(t, "running service", k.must("get", "aimsvc", "chat", "-n", ns), "Running", "e2e-svc-model", "e2e-svc", "1/1")
+	got := k.must("get", "aimsvc", "chat", "-n", ns, "-o", "jsonpath={.status.endpoint.internal} {.status.endpoint.path} {.status.routing.path}")
+	if want := fmt.Sprintf("http://chat-predictor.%[1]s.svc.cluster.local /%[1]s/chat /%[1]s/chat", ns); got != want {
+		t.Errorf("endpoint = %q, want %q", got, want)
+	}
+	if c := condition(k, "aimsvc/chat", ns, "HTTPRouteReady", "reason"); c != "HTTPRouteAccepted" {
+		t.Errorf("HTTPRouteReady reason = %q", c)
+	}
+
+	// Mutable fields reach the live InferenceService.
+	k.must("patch", "aimsvc", "chat", "-n", ns, "--type=merge", "-p", `{"spec":{"replicas":2}}`)
+	eventually(t, 30*time.Second, "replicas on the InferenceService", func() error {
+		out := k.must("get", "inferenceservice", "chat", "-n", ns, "-o", "jsonpath={.spec.predictor.minReplicas} {.spec.predictor.maxReplicas}")
+		if out != "2 2" {
+			return fmt.Errorf("min max = %q", out)
+		}
+		return nil
+	})
+
+	// A pod that cannot pull its image shows in the service's conditions and Events.
+	patchStatus(t, "pod", "chat-predictor-0", ns, map[string]any{"phase": "Pending",
+		"conditions": []any{map[string]any{"type": "Ready", "status": "False"}},
+		"containerStatuses": []any{map[string]any{"name": "kserve-container", "image": "registry.example/aim/x:1.0", "imageID": "",
+			"ready": false, "restartCount": 0, "state": map[string]any{"waiting": map[string]any{
+				"reason": "ImagePullBackOff", "message": `Back-off pulling image "registry.example/aim/x:1.0"`}}}}})
+	eventually(t, 30*time.Second, "ImagePullBackOff on the service", func() error {
+		if r := condition(k, "aimsvc/chat", ns, "InferenceServicePodsReady", "reason"); r != "ImagePullBackOff" {
+			return fmt.Errorf("InferenceServicePodsReady reason = %q", r)
+		}
+		return nil
+	})
+	eventually(t, 30*time.Second, "an ImagePullBackOff Event on the service", func() error {
+		out := k.must("get", "events", "-n", ns, "--field-selector", "involvedObject.kind=AIMService,involvedObject.name=chat", "-o",
+			"jsonpath={range .items[*]}{.type} {.reason}{\"\\n\"}{end}")
+		if !strings.Contains(out, "Warning ImagePullBackOff") {
+			return fmt.Errorf("events: %q", out)
+		}
+		return nil
+	})
+
+	// Deleting the service removes its InferenceService and HTTPRoute (the garbage collector follows the owner
+	// references across the aggregation layer).
+	k.must("delete", "aimsvc", "chat", "-n", ns)
+	eventually(t, 60*time.Second, "InferenceService and HTTPRoute removed", func() error {
+		out, _ := k.run("", "get", "inferenceservice,httproute", "-n", ns, "-o", "name")
+		if strings.TrimSpace(out) != "" {
+			return fmt.Errorf("still there: %q", out)
+		}
+		return nil
+	})
+}
+
+func TestServiceBrokenRouteStillServes(t *testing.T) {
+	k := admin(t)
+	readyClusterTemplate(t, "e2e-route")
+	ns := namespace(t, "route")
+	k.mustApply(fmt.Sprintf(`apiVersion: aim.eai.amd.com/v1alpha1
+kind: AIMService
+metadata: {name: broken, namespace: %s}
+spec:
+  model: {name: e2e-route-model}
+  caching: {mode: Never}
+  routing:
+    enabled: true
+    gatewayRef: {name: gw}
+    pathTemplate: "/{.spec.doesNotExist}"
+`, ns))
+	eventually(t, 60*time.Second, "HTTPRouteReady=False", func() error {
+		if s, r := condition(k, "aimsvc/broken", ns, "HTTPRouteReady", "status"), condition(k, "aimsvc/broken", ns, "HTTPRouteReady", "reason"); s != "False" || r != "PathTemplateInvalid" {
+			return fmt.Errorf("HTTPRouteReady = %q %q", s, r)
+		}
+		return nil
+	})
+	msg := condition(k, "aimsvc/broken", ns, "HTTPRouteReady", "message")
+	contains(t, "route condition message", msg, "doesNotExist")
+	eventually(t, 30*time.Second, "InferenceService despite the broken route", func() error {
+		_, err := k.run("", "get", "inferenceservice", "broken", "-n", ns)
+		return err
+	})
+	if out, _ := k.run("", "get", "httproute", "-n", ns, "-o", "name"); strings.TrimSpace(out) != "" {
+		t.Errorf("a route was made from a broken template: %q", out)
+	}
+}
+
+func TestServiceOnUnavailableTemplateIsNotAvailable(t *testing.T) {
+	k := admin(t)
+	clusterTemplate(t, "e2e-mi355x", "MI355X") // no node has it
+	ns := namespace(t, "notavail")
+	k.mustApply(fmt.Sprintf(`apiVersion: aim.eai.amd.com/v1alpha1
+kind: AIMService
+metadata: {name: later, namespace: %s}
+spec:
+  model: {name: e2e-mi355x-model}
+  template: {name: e2e-mi355x}
+`, ns))
+	eventually(t, 60*time.Second, "service NotAvailable", func() error {
+		out := k.must("get", "aimsvc", "later", "-n", ns, "-o", "jsonpath={.status.status}")
+		if out != "NotAvailable" {
+			return fmt.Errorf("status = %q", out)
+		}
+		return nil
+	})
+	if r := condition(k, "aimsvc/later", ns, "TemplateReady", "reason"); r != "TemplateNotAvailable" {
+		t.Errorf("TemplateReady reason = %q", r)
+	}
+	if out, _ := k.run("", "get", "inferenceservice", "-n", ns, "-o", "name"); strings.TrimSpace(out) != "" {
+		t.Errorf("an InferenceService was made for a template that cannot run: %q", out)
+	}
+}
