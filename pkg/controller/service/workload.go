@@ -532,4 +532,3 @@ func Runtime(svc *aimv1.AIMService, pods []*corev1.Pod) *aimv1.AIMServiceRuntime
 	r.Replicas = fmt.Sprintf("%d/%d", ready, r.DesiredReplicas)
 	return r
 }
-
