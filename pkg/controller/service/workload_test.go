@@ -1,0 +1,341 @@
+package service
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gateway"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
+)
+
+func TestWorkloadName(t *testing.T) {
+	if got := WorkloadName(service(nil)); got != "chat" {
+		t.Errorf("short name = %q", got)
+	}
+	long := service(func(s *aimv1.AIMService) {
+		s.Name = strings.Repeat("a", 50)
+		s.Namespace = "a-rather-long-namespace"
+	})
+	got := WorkloadName(long)
+	if len(got)+len(predictorSuffix)+len(long.Namespace) > 63 {
+		t.Errorf("%q does not leave room for KServe's host label", got)
+	}
+}
+
+func TestCachingMode(t *testing.T) {
+	for mode, want := range map[aimv1.AIMCachingMode]aimv1.AIMCachingMode{
+		"": aimv1.AIMCachingModeShared, aimv1.AIMCachingModeAuto: aimv1.AIMCachingModeShared, aimv1.AIMCachingModeAlways: aimv1.AIMCachingModeShared,
+		aimv1.AIMCachingModeDedicated: aimv1.AIMCachingModeDedicated, aimv1.AIMCachingModeNever: aimv1.AIMCachingModeNever,
+	} {
+		svc := service(func(s *aimv1.AIMService) { s.Spec.Caching = &aimv1.AIMServiceCaching{Mode: mode} })
+		if got := CachingMode(svc); got != want {
+			t.Errorf("mode %q = %q, want %q", mode, got, want)
+		}
+	}
+}
+
+func cachedTemplate() Template {
+	t := template("tpl", "", "qwen", aimv1.AIMStatusReady, "optimized", "MI300X")
+	t.Spec.Env = []corev1.EnvVar{{Name: "A", Value: "template"}, {Name: "B", Value: "template"}}
+	t.Status.ModelSources = []aimv1.AIMModelSource{{ModelID: "Org/Model", SourceURI: "hf://Org/Model"}}
+	return t
+}
+
+func readyCache(name string, mode aimv1.AIMTemplateCacheMode, st aimv1.AIMStatus) *aimv1.AIMTemplateCache {
+	return &aimv1.AIMTemplateCache{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team"},
+		Spec: aimv1.AIMTemplateCacheSpec{TemplateName: "tpl", TemplateScope: aimv1.AIMTemplateScopeCluster, Mode: mode},
+		Status: aimv1.AIMTemplateCacheStatus{Status: st, Artifacts: map[string]aimv1.AIMTemplateCacheArtifactStatus{
+			"art-b": {Name: "art-b", Model: "Org/Model", Status: aimv1.AIMStatusReady, PersistentVolumeClaim: "pvc-b"},
+			"art-a": {Name: "art-a", Model: "Org/Draft", Status: aimv1.AIMStatusProgressing, PersistentVolumeClaim: "pvc-a"},
+		}}}
+}
+
+func TestPlanCache(t *testing.T) {
+	tpl := cachedTemplate()
+	rc := runtimeconfig.Resolved{Spec: aimv1.AIMRuntimeConfigSpec{Storage: &aimv1.AIMStorageConfig{DefaultStorageClassName: ptr.To("rc-class")}}}
+
+	never := service(func(s *aimv1.AIMService) { s.Spec.Caching = &aimv1.AIMServiceCaching{Mode: aimv1.AIMCachingModeNever} })
+	if p := PlanCache(never, tpl, nil, rc); p.Component != nil || p.Create != nil {
+		t.Errorf("mode Never planned a cache (F9): %+v", p)
+	}
+	if p := PlanCache(service(nil), template("t", "", "qwen", aimv1.AIMStatusReady, "optimized", ""), nil, rc); p.Component != nil {
+		t.Errorf("a template without sources planned a cache: %+v", p)
+	}
+
+	svc := service(func(s *aimv1.AIMService) { s.Spec.Env = []corev1.EnvVar{{Name: "B", Value: "service"}} })
+	p := PlanCache(svc, tpl, nil, rc)
+	if p.Create == nil || p.Create.Spec.Mode != aimv1.AIMTemplateCacheModeShared || len(p.Create.OwnerReferences) != 0 ||
+		p.Create.Spec.TemplateScope != aimv1.AIMTemplateScopeCluster || p.Create.Spec.StorageClassName != "rc-class" {
+		t.Fatalf("shared cache to create = %+v", p.Create)
+	}
+	if e := p.Create.Spec.Env; len(e) != 2 || e[0].Value != "template" || e[1].Value != "service" {
+		t.Errorf("cache env = %+v", e)
+	}
+	if st, reason := outcome(*p.Component); st != aimv1.AIMStatusProgressing || reason != "CacheCreating" {
+		t.Errorf("cache component = %s %s", st, reason)
+	}
+
+	// An existing shared cache of the template is used, ready ones first; a dedicated one of another service is not.
+	p = PlanCache(svc, tpl, []*aimv1.AIMTemplateCache{readyCache("b-pending", aimv1.AIMTemplateCacheModeShared, aimv1.AIMStatusProgressing),
+		readyCache("z-ready", "", aimv1.AIMStatusReady), readyCache("dedicated", aimv1.AIMTemplateCacheModeDedicated, aimv1.AIMStatusReady)}, rc)
+	if p.Create != nil || p.Use == nil || p.Use.Name != "z-ready" {
+		t.Fatalf("used %+v, created %+v", p.Use, p.Create)
+	}
+	if st, _ := outcome(*p.Component); st != aimv1.AIMStatusReady {
+		t.Errorf("ready cache component = %s", st)
+	}
+	if len(p.Mounts) != 1 || p.Mounts[0].PVC != "pvc-b" || p.Mounts[0].ModelID != "Org/Model" || len(p.Mounts[0].Volume) > 63 {
+		t.Errorf("mounts = %+v (only ready artifacts)", p.Mounts)
+	}
+
+	// Dedicated: the service's own, owned cache.
+	ded := service(func(s *aimv1.AIMService) {
+		s.Spec.Caching = &aimv1.AIMServiceCaching{Mode: aimv1.AIMCachingModeDedicated}
+		s.Spec.Storage = &aimv1.AIMStorageConfig{DefaultStorageClassName: ptr.To("svc-class")}
+	})
+	p = PlanCache(ded, tpl, []*aimv1.AIMTemplateCache{readyCache("z-ready", aimv1.AIMTemplateCacheModeShared, aimv1.AIMStatusReady)}, rc)
+	if p.Create == nil || p.Create.Spec.Mode != aimv1.AIMTemplateCacheModeDedicated || p.Create.OwnerReferences[0].UID != "svc-uid" ||
+		p.Create.Spec.StorageClassName != "svc-class" {
+		t.Fatalf("dedicated cache = %+v", p.Create)
+	}
+	failed := readyCache(p.Create.Name, aimv1.AIMTemplateCacheModeDedicated, aimv1.AIMStatusFailed)
+	p = PlanCache(ded, tpl, []*aimv1.AIMTemplateCache{failed}, rc)
+	if st, reason := outcome(*p.Component); st != aimv1.AIMStatusFailed || reason != "CacheFailed" {
+		t.Errorf("failed cache component = %s %s", st, reason)
+	}
+}
+
+func TestEnvironmentPrecedenceWithoutDuplicates(t *testing.T) {
+	tpl := cachedTemplate()
+	tpl.Spec.ProfileID = "prof"
+	tpl.Spec.Env = []corev1.EnvVar{{Name: "AIM_METRIC", Value: "throughput"}, {Name: "T", Value: "1"}}
+	rc := runtimeconfig.Resolved{Spec: aimv1.AIMRuntimeConfigSpec{Env: []corev1.EnvVar{
+		{Name: "AIM_PRECISION", Value: "rc"}, {Name: "VLLM_ENABLE_METRICS", Value: "false"}, {Name: "AIM_ENGINE_ARGS", Value: `{"a":1,"b":{"c":1}}`}}}}
+	m := model("qwen", "", aimv1.AIMStatusReady, "img")
+	m.Spec.ModelSources = []aimv1.AIMModelSource{{ModelID: "Org/Custom"}}
+	svc := service(func(s *aimv1.AIMService) {
+		s.Spec.Env = []corev1.EnvVar{{Name: "T", Value: "svc"}, {Name: "AIM_ENGINE_ARGS", Value: `{"b":{"d":2}}`}}
+	})
+	got := map[string]string{}
+	for _, e := range Environment(svc, m, tpl, rc) {
+		if _, dup := got[e.Name]; dup {
+			t.Errorf("%s appears twice", e.Name)
+		}
+		got[e.Name] = e.Value
+	}
+	want := map[string]string{
+		"AIM_CACHE_PATH": "/workspace/cache", "VLLM_ENABLE_METRICS": "false", // runtime config over the fixed default
+		"AIM_PRECISION": "fp8", // the template's profile over the runtime config
+		"AIM_METRIC":    "throughput", "AIM_PROFILE_ID": "prof", "AIM_MODEL_ID": "Org/Custom", "T": "svc",
+		"AIM_ENGINE_ARGS": `{"a":1,"b":{"c":1,"d":2}}`,
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
+	}
+}
+
+func TestInferenceServiceInput(t *testing.T) {
+	tpl := cachedTemplate()
+	tpl.Status.ResolvedHardware = &aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Requests: 4, Model: "MI300X", ResourceName: "amd.com/gpu"}}
+	tpl.Status.ResolvedNodeAffinity = &corev1.NodeAffinity{}
+	tpl.Spec.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "tpl"}, {Name: "svc"}}
+	tpl.Spec.ServiceAccountName = "tpl-sa"
+	m := model("qwen", "", aimv1.AIMStatusReady, "registry.example/qwen:1")
+	rc := runtimeconfig.Resolved{Spec: aimv1.AIMRuntimeConfigSpec{Scheduling: &aimv1.AIMSchedulingConfig{NodeSelector: map[string]string{"pool": "gpu"}},
+		LabelPropagation: &aimv1.AIMLabelPropagationConfig{Enabled: ptr.To(true), Match: []string{"team"}}}}
+	svc := service(func(s *aimv1.AIMService) {
+		s.Labels = map[string]string{"team": "a", "other": "x"}
+		s.Spec.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "svc"}}
+		s.Spec.Replicas = ptr.To[int32](3)
+	})
+	in := InferenceService(svc, m, tpl, rc, nil)
+	if in.GPUs != 4 || in.Image != "registry.example/qwen:1" || in.NodeAffinity == nil || in.Scheduling.NodeSelector["pool"] != "gpu" || *in.Replicas != 3 {
+		t.Errorf("input = %+v", in)
+	}
+	if len(in.ImagePullSecrets) != 2 || in.ImagePullSecrets[0].Name != "svc" || in.ServiceAccountName != "tpl-sa" {
+		t.Errorf("secrets %v, service account %q", in.ImagePullSecrets, in.ServiceAccountName)
+	}
+	if in.Labels["team"] != "a" || in.Labels["other"] != "" || in.Labels[aimv1.LabelService] != "chat" || in.Labels[LabelMetric] != "latency" {
+		t.Errorf("labels = %v", in.Labels)
+	}
+
+	cpu := template("cpu", "", "qwen", aimv1.AIMStatusReady, "unoptimized", "")
+	cpu.Spec.Hardware = &aimv1.AIMHardwareRequirements{CPU: &aimv1.AIMCpuRequirements{Requests: resource.MustParse("8"), Limits: ptr.To(resource.MustParse("16"))}}
+	cpu.Spec.Resources = &corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Gi")}}
+	in = InferenceService(service(nil), m, cpu, rc, nil)
+	r := in.TemplateResources
+	if in.GPUs != 0 || r.Requests.Cpu().String() != "8" || r.Limits.Cpu().String() != "16" || r.Requests.Memory().String() != "64Gi" {
+		t.Errorf("CPU-only resources = %+v, gpus %d", r, in.GPUs)
+	}
+}
+
+func TestPlanRoute(t *testing.T) {
+	gw := &aimv1.AIMGatewayParentReference{Name: "gw"}
+	rcOn := runtimeconfig.Resolved{Spec: aimv1.AIMRuntimeConfigSpec{Routing: &aimv1.AIMRuntimeRoutingConfig{Enabled: ptr.To(true), GatewayRef: gw,
+		PathTemplate: ptr.To("/{.metadata.namespace}/{.metadata.name}"), Annotations: map[string]string{"a": "rc", "b": "rc"},
+		RequestTimeout: &metav1.Duration{Duration: time.Minute}}}}
+
+	if p := PlanRoute(service(nil), runtimeconfig.Resolved{}); p.Component != nil {
+		t.Errorf("routing off planned %+v", p)
+	}
+	off := service(func(s *aimv1.AIMService) { s.Spec.Routing = &aimv1.AIMRuntimeRoutingConfig{Enabled: ptr.To(false)} })
+	if p := PlanRoute(off, rcOn); p.Component != nil {
+		t.Errorf("the service's enabled=false did not win over the runtime config: %+v", p)
+	}
+
+	p := PlanRoute(service(func(s *aimv1.AIMService) {
+		s.Spec.Routing = &aimv1.AIMRuntimeRoutingConfig{Annotations: map[string]string{"b": "svc"}}
+	}), rcOn)
+	if p.Route == nil || p.Path != "/team/chat" || p.Route.Backend != "chat-predictor" || p.Route.Timeout.Duration != time.Minute ||
+		p.Route.Annotations["a"] != "rc" || p.Route.Annotations["b"] != "svc" {
+		t.Fatalf("route = %+v", p.Route)
+	}
+
+	noGateway := service(func(s *aimv1.AIMService) { s.Spec.Routing = &aimv1.AIMRuntimeRoutingConfig{Enabled: ptr.To(true)} })
+	if p := PlanRoute(noGateway, runtimeconfig.Resolved{}); p.Route != nil || p.Component == nil {
+		t.Fatalf("no gateway: %+v", p)
+	} else if st, reason := outcome(*p.Component); st != aimv1.AIMStatusFailed || reason != "GatewayNotConfigured" {
+		t.Errorf("no gateway: %s %s", st, reason)
+	}
+
+	broken := service(func(s *aimv1.AIMService) {
+		s.Spec.Routing = &aimv1.AIMRuntimeRoutingConfig{PathTemplate: ptr.To("/{.spec.nope}")}
+	})
+	if p := PlanRoute(broken, rcOn); p.Route != nil {
+		t.Fatalf("broken path template still made a route: %+v", p.Route)
+	} else if st, reason := outcome(*p.Component); st != aimv1.AIMStatusFailed || reason != "PathTemplateInvalid" {
+		t.Errorf("broken template: %s %s", st, reason)
+	}
+
+	defaultPath := service(func(s *aimv1.AIMService) {
+		s.Spec.Routing = &aimv1.AIMRuntimeRoutingConfig{Enabled: ptr.To(true), GatewayRef: gw}
+	})
+	if p := PlanRoute(defaultPath, runtimeconfig.Resolved{}); p.Path != "/team/svc-uid" {
+		t.Errorf("default path = %q", p.Path)
+	}
+}
+
+func TestRouteComponent(t *testing.T) {
+	base := *PlanRoute(service(func(s *aimv1.AIMService) {
+		s.Spec.Routing = &aimv1.AIMRuntimeRoutingConfig{Enabled: ptr.To(true), GatewayRef: &aimv1.AIMGatewayParentReference{Name: "gw"}}
+	}), runtimeconfig.Resolved{}).Component
+	for _, tc := range []struct {
+		a      gateway.Acceptance
+		state  aimv1.AIMStatus
+		reason string
+	}{
+		{gateway.Acceptance{}, aimv1.AIMStatusProgressing, "HTTPRoutePending"},
+		{gateway.Acceptance{Known: true, Accepted: true}, aimv1.AIMStatusReady, "HTTPRouteAccepted"},
+		{gateway.Acceptance{Known: true, Reason: "NotAllowedByListeners"}, aimv1.AIMStatusFailed, "NotAllowedByListeners"},
+	} {
+		if st, reason := outcome(RouteComponent(base, tc.a)); st != tc.state || reason != tc.reason {
+			t.Errorf("%+v: %s %s, want %s %s", tc.a, st, reason, tc.state, tc.reason)
+		}
+	}
+}
+
+func pod(name string, mutate func(*corev1.Pod)) *corev1.Pod {
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team"}, Status: corev1.PodStatus{Phase: corev1.PodRunning,
+		Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}}
+	if mutate != nil {
+		mutate(p)
+	}
+	return p
+}
+
+func waiting(reason, msg string) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		p.Status.Phase = corev1.PodPending
+		p.Status.Conditions = nil
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "kserve-container", State: corev1.ContainerState{
+			Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: msg}}}}
+	}
+}
+
+func TestPodsComponent(t *testing.T) {
+	ev := func(pod, reason, msg string, at time.Time) corev1.Event {
+		return corev1.Event{InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: pod}, Reason: reason, Message: msg, LastTimestamp: metav1.NewTime(at)}
+	}
+	now := time.Now()
+	for _, tc := range []struct {
+		name   string
+		pods   []*corev1.Pod
+		events []corev1.Event
+		state  aimv1.AIMStatus
+		reason string
+	}{
+		{"no pods yet", nil, nil, aimv1.AIMStatusProgressing, "NoPods"},
+		{"all ready", []*corev1.Pod{pod("a", nil), pod("b", nil)}, nil, aimv1.AIMStatusReady, "PodsReady"},
+		{"starting", []*corev1.Pod{pod("a", nil), pod("b", func(p *corev1.Pod) { p.Status.Conditions = nil })}, nil, aimv1.AIMStatusProgressing, "PodsStarting"},
+		{"image pull back-off", []*corev1.Pod{pod("a", waiting("ImagePullBackOff", "Back-off pulling image"))}, nil, aimv1.AIMStatusDegraded, "ImagePullBackOff"},
+		{"image pull auth", []*corev1.Pod{pod("a", waiting("ErrImagePull", "pull access denied: unauthorized"))}, nil, aimv1.AIMStatusDegraded, "ImagePullAuthFailure"},
+		{"image not found", []*corev1.Pod{pod("a", waiting("ErrImagePull", "manifest unknown"))}, nil, aimv1.AIMStatusDegraded, "ImageNotFound"},
+		{"OOM killed", []*corev1.Pod{pod("a", func(p *corev1.Pod) {
+			waiting("CrashLoopBackOff", "back-off")(p)
+			p.Status.ContainerStatuses[0].LastTerminationState.Terminated = &corev1.ContainerStateTerminated{Reason: "OOMKilled"}
+		})}, nil, aimv1.AIMStatusDegraded, "PodOOMKilled"},
+		{"crash loop", []*corev1.Pod{pod("a", waiting("CrashLoopBackOff", "back-off"))}, nil, aimv1.AIMStatusDegraded, "CrashLoopBackOff"},
+		{"unschedulable", []*corev1.Pod{pod("a", func(p *corev1.Pod) {
+			p.Status.Phase = corev1.PodPending
+			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: "0/3 nodes have amd.com/gpu"}}
+		})}, nil, aimv1.AIMStatusPending, "FailedScheduling"},
+		{"the latest event of a pending pod", []*corev1.Pod{pod("a", func(p *corev1.Pod) { p.Status.Phase = corev1.PodPending; p.Status.Conditions = nil })},
+			[]corev1.Event{ev("a", "FailedScheduling", "old", now.Add(-time.Minute)), ev("a", "FailedMount", "volume cache not found", now)},
+			aimv1.AIMStatusPending, "FailedMount"},
+		{"evicted", []*corev1.Pod{pod("a", func(p *corev1.Pod) { p.Status.Phase, p.Status.Reason = corev1.PodFailed, "Evicted" })}, nil, aimv1.AIMStatusDegraded, "PodEvicted"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := PodsComponent(tc.pods, tc.events, false)
+			if st, reason := outcome(c); st != tc.state || reason != tc.reason {
+				t.Errorf("%s %s (%s), want %s %s", st, reason, c.Message, tc.state, tc.reason)
+			}
+		})
+	}
+}
+
+func TestISVCComponent(t *testing.T) {
+	warn := []corev1.Event{{Reason: "InternalError", Message: "fails to create: Knative serving is not installed"}}
+	for _, tc := range []struct {
+		s      ISVCState
+		ev     []corev1.Event
+		state  aimv1.AIMStatus
+		reason string
+	}{
+		{ISVCState{}, nil, aimv1.AIMStatusProgressing, "CreatingRuntime"},
+		{ISVCState{Exists: true}, nil, aimv1.AIMStatusProgressing, "CreatingRuntime"},
+		{ISVCState{Exists: true, Ready: true}, warn, aimv1.AIMStatusReady, "RuntimeReady"},
+		{ISVCState{Exists: true}, warn, aimv1.AIMStatusFailed, "ServerlessModeRejected"},
+		{ISVCState{Exists: true}, []corev1.Event{{Reason: "InternalError", Message: "webhook denied"}}, aimv1.AIMStatusFailed, "InternalError"},
+	} {
+		if st, reason := outcome(ISVCComponent(tc.s, tc.ev)); st != tc.state || reason != tc.reason {
+			t.Errorf("%+v: %s %s, want %s %s", tc.s, st, reason, tc.state, tc.reason)
+		}
+	}
+}
+
+func TestRuntime(t *testing.T) {
+	pods := []*corev1.Pod{pod("a", nil), pod("b", func(p *corev1.Pod) { p.Status.Conditions = nil })}
+	if r := Runtime(service(func(s *aimv1.AIMService) { s.Spec.Replicas = ptr.To[int32](2) }), pods); r.Replicas != "1/2" || r.CurrentReplicas != 1 || r.DesiredReplicas != 2 {
+		t.Errorf("fixed = %+v", r)
+	}
+	auto := service(func(s *aimv1.AIMService) { s.Spec.MinReplicas, s.Spec.MaxReplicas = ptr.To[int32](1), ptr.To[int32](4) })
+	if r := Runtime(auto, pods); r.Replicas != "1/2 (1-4)" || r.MinReplicas != 1 || r.MaxReplicas != 4 {
+		t.Errorf("autoscaled = %+v", r)
+	}
+}
+
+func TestEndpoint(t *testing.T) {
+	e := Endpoint(service(nil), "/team/chat")
+	if e.Internal != "http://chat-predictor.team.svc.cluster.local" || e.Path != "/team/chat" {
+		t.Errorf("endpoint = %+v", e)
+	}
+}
