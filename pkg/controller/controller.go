@@ -9,6 +9,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/imagemeta"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/model"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/modelsource"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/service"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/template"
@@ -52,6 +53,9 @@ func Register(m *manager.Manager, o Options) error {
 	}
 	if err := service.Register(m); err != nil {
 		return fmt.Errorf("registering the service controller: %w", err)
+	}
+	if err := modelsource.Register(m); err != nil {
+		return fmt.Errorf("registering the model source controller: %w", err)
 	}
 	return nil
 }

@@ -19,6 +19,9 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
@@ -128,37 +131,54 @@ func (f Fetcher) Labels(ctx context.Context, image string, secrets []corev1.Secr
 		return nil, state.NewError(state.InvalidSpec, "RegistryNotAllowed",
 			"aim-apiserver may not contact registry %s (--image-metadata-registries); set spec.imageMetadata or spec.discovery.extractMetadata: false", host)
 	}
-	opts := []remote.Option{remote.WithContext(ctx), remote.WithAuthFromKeychain(keychain(secrets))}
+	opts := []remote.Option{remote.WithContext(ctx), remote.WithAuthFromKeychain(Keychain(secrets))}
 	if f.Transport != nil {
 		opts = append(opts, remote.WithTransport(f.Transport))
 	}
 	img, err := remote.Image(ref, opts...)
 	if err != nil {
-		return nil, categorize(image, err)
+		return nil, RegistryError("reading "+image, err)
 	}
 	cfg, err := img.ConfigFile()
 	if err != nil {
-		return nil, categorize(image, err)
+		return nil, RegistryError("reading "+image, err)
 	}
 	return cfg.Config.Labels, nil
 }
 
-// categorize sorts registry errors: bad credentials and missing images are for the user, the rest retried.
-func categorize(image string, err error) error {
+// RegistryError sorts an error of a registry request (what says which, for the message): bad credentials
+// and missing images or repositories are for the user, the rest is retried.
+func RegistryError(what string, err error) error {
 	var terr *transport.Error
 	if errors.As(err, &terr) {
 		switch terr.StatusCode {
 		case http.StatusUnauthorized, http.StatusForbidden:
-			return state.NewError(state.Auth, "ImagePullAuthFailure", "reading %s: %v", image, err)
+			return state.NewError(state.Auth, "ImagePullAuthFailure", "%s: %v", what, err)
 		case http.StatusNotFound:
-			return state.NewError(state.MissingUpstream, "ImageNotFound", "reading %s: %v", image, err)
+			return state.NewError(state.MissingUpstream, "ImageNotFound", "%s: %v", what, err)
 		}
 	}
-	return state.NewError(state.Infrastructure, "RegistryUnreachable", "reading %s: %v", image, err)
+	return state.NewError(state.Infrastructure, "RegistryUnreachable", "%s: %v", what, err)
 }
 
-// keychain resolves credentials from kubernetes.io/dockerconfigjson and kubernetes.io/dockercfg secrets.
-func keychain(secrets []corev1.Secret) authn.Keychain {
+// PullSecrets reads the named pull secrets from namespace. A missing one is MissingUpstream (SecretNotFound):
+// secrets are not watched, so callers look again after a while.
+func PullSecrets(ctx context.Context, kube kubernetes.Interface, namespace string, refs []corev1.LocalObjectReference) ([]corev1.Secret, error) {
+	var secrets []corev1.Secret
+	for _, ref := range refs {
+		s, err := kube.CoreV1().Secrets(namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil, state.NewError(state.MissingUpstream, "SecretNotFound", "pull secret %s/%s not found", namespace, ref.Name)
+		} else if err != nil {
+			return nil, fmt.Errorf("reading pull secret %s/%s: %w", namespace, ref.Name, err)
+		}
+		secrets = append(secrets, *s)
+	}
+	return secrets, nil
+}
+
+// Keychain resolves credentials from kubernetes.io/dockerconfigjson and kubernetes.io/dockercfg secrets.
+func Keychain(secrets []corev1.Secret) authn.Keychain {
 	creds := map[string]authn.AuthConfig{}
 	for _, s := range secrets {
 		var cfg struct {

@@ -61,7 +61,7 @@ func TestKeychain(t *testing.T) {
 		{Type: corev1.SecretTypeDockerConfigJson, Data: map[string][]byte{corev1.DockerConfigJsonKey: []byte(
 			`{"auths":{"https://index.docker.io/v1/":{"auth":"dXNlcjpwYXNz"},"ghcr.io":{"username":"g","password":"p"}}}`)}},
 	}
-	kc := keychain(secrets)
+	kc := Keychain(secrets)
 	for host, want := range map[string]authn.AuthConfig{
 		"index.docker.io": {Username: "user", Password: "pass"},
 		"ghcr.io":         {Username: "g", Password: "p"},

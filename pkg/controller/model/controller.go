@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -246,17 +245,10 @@ func (ctl *Controller) metadata(ctx context.Context, meta *metav1.ObjectMeta, sp
 	case current.ImageMetadata != nil && current.ObservedGeneration == meta.Generation:
 		return current.ImageMetadata, found(current.ImageMetadata)
 	}
-	var secrets []corev1.Secret
-	for _, ref := range spec.ImagePullSecrets {
-		s, err := ctl.c.Kube.CoreV1().Secrets(secretNamespace).Get(ctx, ref.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			comp.Errors = []error{state.NewError(state.MissingUpstream, "SecretNotFound", "pull secret %s/%s not found", secretNamespace, ref.Name)}
-			return current.ImageMetadata, comp
-		} else if err != nil {
-			comp.Errors = []error{err}
-			return current.ImageMetadata, comp
-		}
-		secrets = append(secrets, *s)
+	secrets, err := imagemeta.PullSecrets(ctx, ctl.c.Kube, secretNamespace, spec.ImagePullSecrets)
+	if err != nil {
+		comp.Errors = []error{err}
+		return current.ImageMetadata, comp
 	}
 	lookupCtx, cancel := context.WithTimeout(ctx, metadataTimeout)
 	defer cancel()

@@ -1,0 +1,223 @@
+package modelsource
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/imagemeta"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
+)
+
+// FieldManager owns the models the source controller applies.
+const FieldManager = "aim-cluster-model-source-controller"
+
+const (
+	// syncTimeout bounds one listing of every filter.
+	syncTimeout = 2 * time.Minute
+	// secretRecheck is how often a source waiting for a pull secret looks for it: secrets are not watched.
+	secretRecheck = 30 * time.Second
+	// Component names; their conditions are RegistryReady and ModelsReady.
+	componentRegistry = "Registry"
+	componentModels   = "Models"
+)
+
+// Controller reconciles AIMClusterModelSources.
+type Controller struct {
+	c       manager.Clients
+	sources aimlisters.AIMClusterModelSourceLister
+	models  aimlisters.AIMClusterModelLister
+	// newLister lists registries with the credentials of the source's pull secrets.
+	newLister func(secrets []corev1.Secret) Lister
+	now       func() time.Time
+}
+
+// Register adds the model source controller to the manager: it reconciles on events of sources and of the
+// models they own.
+func Register(m *manager.Manager) error {
+	v := m.AIMInformers.Aim().V1alpha1()
+	ctl := &Controller{c: m.Clients, sources: v.AIMClusterModelSources().Lister(), models: v.AIMClusterModels().Lister(),
+		newLister: newRegistryLister, now: time.Now}
+	c := manager.NewController("clustermodelsource", manager.ReconcilerFunc(ctl.reconcile))
+	owners := manager.Owners{"AIMClusterModelSource": {Controller: c}}
+	if _, err := v.AIMClusterModelSources().Informer().AddEventHandler(c.Handler()); err != nil {
+		return fmt.Errorf("watching model sources: %w", err)
+	}
+	if _, err := v.AIMClusterModels().Informer().AddEventHandler(owners.Handler()); err != nil {
+		return fmt.Errorf("watching cluster models: %w", err)
+	}
+	m.Add(c)
+	return nil
+}
+
+// reconcile lists the registry when a sync is due and otherwise only refreshes the count of owned models:
+// every event of an owned model lands here, and listing a registry for each would be a hot loop.
+func (ctl *Controller) reconcile(ctx context.Context, name string) (time.Duration, error) {
+	src, ok, err := manager.Lookup(func() (*aimv1.AIMClusterModelSource, error) { return ctl.sources.Get(name) })
+	if !ok {
+		return 0, err
+	}
+	now := ctl.now()
+	existing, err := ctl.existing(src)
+	if err != nil {
+		return 0, err
+	}
+	current := src.Status
+	status := *current.DeepCopy()
+	status.DiscoveredModels = int32(countOwned(existing))
+	due, wait := SyncDue(src, now)
+	if !due {
+		return wait, ctl.writeIfChanged(ctx, src, status)
+	}
+
+	comps, created, plan, images := ctl.sync(ctx, src, existing)
+	status.ObservedGeneration = src.Generation
+	status.LastSyncTime = ptr.To(metav1.NewTime(now))
+	status.DiscoveredModels += int32(created)
+	if images >= 0 { // the registry was listed: the counts are news
+		status.AvailableModels, status.ModelsLimitReached = int32(images), plan.LimitReached
+	}
+	out := state.Derive(state.Input{Components: comps, Previous: current.Conditions, Status: current.Status,
+		Generation: src.Generation, Now: now})
+	status.Conditions, status.Status = out.Conditions, out.Status
+	manager.RecordTransitions(ctl.c.Recorder, src, out.Transitions)
+	if err := ctl.writeIfChanged(ctx, src, status); err != nil {
+		return 0, err
+	}
+	if out.Retry {
+		return 0, fmt.Errorf("model source %s: infrastructure errors; retrying", name)
+	}
+	_, wait = SyncDue(&aimv1.AIMClusterModelSource{ObjectMeta: src.ObjectMeta, Spec: src.Spec, Status: status}, now)
+	return wait, nil
+}
+
+// sync lists the registry and creates the planned models. It returns the components for the status, the
+// number of models created, the plan, and the number of images the filters selected (-1 when nothing could
+// be listed).
+func (ctl *Controller) sync(ctx context.Context, src *aimv1.AIMClusterModelSource, existing map[string]bool) ([]state.Component, int, Plan, int) {
+	registry := state.Component{Name: componentRegistry, Dependency: state.DependencyUpstream}
+	// Pull secrets of a cluster-scoped source live in the system namespace, like those of cluster models.
+	secrets, err := imagemeta.PullSecrets(ctx, ctl.c.Kube, ctl.c.Options.SystemNamespace, src.Spec.ImagePullSecrets)
+	if err != nil {
+		registry.Errors = []error{err}
+		return []state.Component{registry}, 0, Plan{}, -1
+	}
+	listCtx, cancel := context.WithTimeout(ctx, syncTimeout)
+	defer cancel()
+	images, errs := Discover(listCtx, ctl.newLister(secrets), src.Spec)
+	registry.Errors = errs
+	if len(errs) == 0 {
+		registry.Reason, registry.Message = "RegistryListed", fmt.Sprintf("%d images match the filters", len(images))
+	} else if len(errs) > 1 {
+		msgs := make([]string, len(errs)) // every failed filter, not just the first
+		for i, err := range errs {
+			msgs[i] = err.Error()
+		}
+		registry.Message = strings.Join(msgs, "; ")
+	}
+
+	plan := PlanModels(images, existing, maxModels(src.Spec))
+	models := state.Component{Name: componentModels, Dependency: state.DependencyDownstream}
+	created := 0
+	for _, img := range plan.Create {
+		if err := ctl.apply(ctx, NewModel(src, img)); err != nil {
+			models.Errors = []error{err}
+			break
+		}
+		created++
+	}
+	if len(models.Errors) == 0 {
+		models.Reason = "ModelsCreated"
+		models.Message = fmt.Sprintf("%d models from this source", countOwned(existing)+created)
+		if plan.LimitReached {
+			models.Message += fmt.Sprintf("; maxModels (%d) reached, more images match", maxModels(src.Spec))
+		}
+	}
+	return []state.Component{registry, models}, created, plan, len(images)
+}
+
+// existing maps the names of every AIMClusterModel to whether src owns it.
+func (ctl *Controller) existing(src *aimv1.AIMClusterModelSource) (map[string]bool, error) {
+	all, err := ctl.models.List(labels.Everything())
+	if err != nil {
+		return nil, fmt.Errorf("listing cluster models: %w", err)
+	}
+	out := make(map[string]bool, len(all))
+	for _, m := range all {
+		out[m.Name] = manager.OwnedBy(m, src.UID)
+	}
+	return out, nil
+}
+
+func (ctl *Controller) apply(ctx context.Context, m *aimv1.AIMClusterModel) error {
+	data, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("encoding model %s: %w", m.Name, err)
+	}
+	if _, err := ctl.c.AIM.AimV1alpha1().AIMClusterModels().Patch(ctx, m.Name, types.ApplyPatchType, data,
+		metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)}); err != nil {
+		return fmt.Errorf("applying model %s for %s: %w", m.Name, m.Spec.Image, err)
+	}
+	return nil
+}
+
+func (ctl *Controller) writeIfChanged(ctx context.Context, src *aimv1.AIMClusterModelSource, status aimv1.AIMClusterModelSourceStatus) error {
+	if apiequality.Semantic.DeepEqual(status, src.Status) {
+		return nil
+	}
+	u := src.DeepCopy()
+	u.Status = status
+	if _, err := ctl.c.AIM.AimV1alpha1().AIMClusterModelSources().UpdateStatus(ctx, u, metav1.UpdateOptions{FieldManager: FieldManager}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("writing the status of %s: %w", src.Name, err)
+	}
+	return nil
+}
+
+func countOwned(existing map[string]bool) int {
+	n := 0
+	for _, mine := range existing {
+		if mine {
+			n++
+		}
+	}
+	return n
+}
+
+// SyncDue reports whether the registry must be listed now, else how long until it must. A sync is due for a
+// new or changed spec, after syncInterval, at once after infrastructure errors (the work queue's backoff
+// spaces the retries), and every 30 s while a pull secret is missing.
+func SyncDue(src *aimv1.AIMClusterModelSource, now time.Time) (bool, time.Duration) {
+	st := src.Status
+	if st.LastSyncTime == nil || st.ObservedGeneration != src.Generation {
+		return true, 0
+	}
+	if meta.IsStatusConditionFalse(st.Conditions, state.ConditionDependenciesReachable) {
+		return true, 0
+	}
+	wait := aimv1.DefaultSyncInterval
+	if src.Spec.SyncInterval != nil && src.Spec.SyncInterval.Duration > 0 {
+		wait = src.Spec.SyncInterval.Duration
+	}
+	if c := meta.FindStatusCondition(st.Conditions, componentRegistry+"Ready"); c != nil && c.Reason == "SecretNotFound" {
+		wait = min(wait, secretRecheck)
+	}
+	next := st.LastSyncTime.Add(wait)
+	if !now.Before(next) {
+		return true, 0
+	}
+	return false, next.Sub(now)
+}

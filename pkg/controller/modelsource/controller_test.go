@@ -1,0 +1,157 @@
+package modelsource
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/ptr"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+	aimfake "github.com/aim-apiserver/aim-apiserver/pkg/generated/clientset/versioned/fake"
+	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
+)
+
+func TestSyncDue(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	synced := func(ago time.Duration, conds ...metav1.Condition) *aimv1.AIMClusterModelSource {
+		return &aimv1.AIMClusterModelSource{ObjectMeta: metav1.ObjectMeta{Generation: 2},
+			Spec:   aimv1.AIMClusterModelSourceSpec{SyncInterval: &metav1.Duration{Duration: time.Hour}},
+			Status: aimv1.AIMClusterModelSourceStatus{ObservedGeneration: 2, LastSyncTime: ptr.To(metav1.NewTime(now.Add(-ago))), Conditions: conds}}
+	}
+	never := synced(0)
+	never.Status.LastSyncTime = nil
+	changed := synced(time.Minute)
+	changed.Generation = 3
+	noInterval := synced(59 * time.Minute)
+	noInterval.Spec.SyncInterval = nil
+	for _, tc := range []struct {
+		name string
+		src  *aimv1.AIMClusterModelSource
+		due  bool
+		wait time.Duration
+	}{
+		{"never synced", never, true, 0},
+		{"spec changed", changed, true, 0},
+		{"within the interval", synced(10 * time.Minute), false, 50 * time.Minute},
+		{"interval passed", synced(time.Hour), true, 0},
+		{"default interval 1h", noInterval, false, time.Minute},
+		{"infrastructure errors retry at once (the queue backs off)", synced(time.Second,
+			metav1.Condition{Type: state.ConditionDependenciesReachable, Status: metav1.ConditionFalse}), true, 0},
+		{"a missing pull secret is looked for every 30s", synced(10*time.Second,
+			metav1.Condition{Type: "RegistryReady", Status: metav1.ConditionFalse, Reason: "SecretNotFound"}), false, 20 * time.Second},
+		{"user errors wait for the interval or a spec change", synced(10*time.Second,
+			metav1.Condition{Type: "RegistryReady", Status: metav1.ConditionFalse, Reason: "CatalogNotSupported"}), false, time.Hour - 10*time.Second},
+	} {
+		due, wait := SyncDue(tc.src, now)
+		if due != tc.due || wait != tc.wait {
+			t.Errorf("%s: due %v wait %s; want %v %s", tc.name, due, wait, tc.due, tc.wait)
+		}
+	}
+}
+
+// TestReconcile runs the controller against fake clients: the first reconcile lists and creates models up to
+// maxModels, later ones within the interval neither list nor write, and a missing pull secret is reported.
+func TestReconcile(t *testing.T) {
+	src := &aimv1.AIMClusterModelSource{ObjectMeta: metav1.ObjectMeta{Name: "src", UID: "uid-src", Generation: 1},
+		Spec: aimv1.AIMClusterModelSourceSpec{Registry: "r.example", MaxModels: ptr.To[int32](2),
+			SyncInterval: &metav1.Duration{Duration: time.Hour}, Filters: []aimv1.AIMModelSourceFilter{{Image: "aim/*"}}}}
+	client := aimfake.NewSimpleClientset(src) //nolint:staticcheck // the field-managed fake has no schema for AIM kinds
+	// The fake cannot server-side apply AIM kinds: an apply of a new model creates it.
+	client.PrependReactor("patch", "aimclustermodels", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		p := a.(clienttesting.PatchAction)
+		m := &aimv1.AIMClusterModel{}
+		if p.GetPatchType() != types.ApplyPatchType || json.Unmarshal(p.GetPatch(), m) != nil {
+			return true, nil, fmt.Errorf("unexpected patch %s", p.GetPatch())
+		}
+		return true, m, client.Tracker().Create(p.GetResource(), m, "")
+	})
+	sources := cache.NewIndexer(cache.MetaNamespaceKeyFunc, nil)
+	models := cache.NewIndexer(cache.MetaNamespaceKeyFunc, nil)
+	fake := &fakeLister{repos: map[string][]string{"aim/qwen": {"0.8.5", "0.9.0"}, "aim/llama": {"1.0.0"}}}
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	ctl := &Controller{
+		c:       manager.Clients{AIM: client, Kube: kubefake.NewClientset(), Recorder: record.NewFakeRecorder(100), Options: manager.Options{SystemNamespace: "aim-system"}},
+		sources: aimlisters.NewAIMClusterModelSourceLister(sources), models: aimlisters.NewAIMClusterModelLister(models),
+		newLister: func([]corev1.Secret) Lister { return fake }, now: func() time.Time { return now },
+	}
+	ctx := context.Background()
+	// refresh copies what the fake API server holds into the listers, as informers would.
+	refresh := func() *aimv1.AIMClusterModelSource {
+		t.Helper()
+		s, err := client.AimV1alpha1().AIMClusterModelSources().Get(ctx, "src", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		must(t, sources.Update(s))
+		ms, err := client.AimV1alpha1().AIMClusterModels().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range ms.Items {
+			must(t, models.Update(&ms.Items[i]))
+		}
+		return s
+	}
+	refresh()
+
+	wait, err := ctl.reconcile(ctx, "src")
+	if err != nil || wait != time.Hour {
+		t.Fatalf("first reconcile: %s %v", wait, err)
+	}
+	s := refresh()
+	ms, _ := client.AimV1alpha1().AIMClusterModels().List(ctx, metav1.ListOptions{})
+	if len(ms.Items) != 2 {
+		t.Fatalf("models %d, want 2 (maxModels)", len(ms.Items))
+	}
+	for _, m := range ms.Items {
+		if m.Labels[LabelModelSource] != "src" || !manager.OwnedBy(&m, "uid-src") {
+			t.Errorf("model %s: labels %v owners %v", m.Name, m.Labels, m.OwnerReferences)
+		}
+	}
+	st := s.Status
+	if st.Status != aimv1.AIMStatusReady || st.DiscoveredModels != 2 || st.AvailableModels != 3 || !st.ModelsLimitReached ||
+		st.ObservedGeneration != 1 || st.LastSyncTime == nil {
+		t.Errorf("status %+v", st)
+	}
+
+	// Within the interval: no listing, no write.
+	fake.calls = nil
+	before := len(client.Actions())
+	now = now.Add(10 * time.Minute)
+	wait, err = ctl.reconcile(ctx, "src")
+	if err != nil || wait != 50*time.Minute || len(fake.calls) > 0 || len(client.Actions()) != before {
+		t.Errorf("steady state: wait %s err %v registry calls %v API actions %v", wait, err, fake.calls, client.Actions()[before:])
+	}
+
+	// A missing pull secret: Pending, looked for again in 30 s.
+	s.Spec.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "regcred"}}
+	s.Generation = 2
+	_, err = client.AimV1alpha1().AIMClusterModelSources().Update(ctx, s, metav1.UpdateOptions{})
+	must(t, err)
+	refresh()
+	wait, err = ctl.reconcile(ctx, "src")
+	s = refresh()
+	if err != nil || wait != secretRecheck || s.Status.Status != aimv1.AIMStatusPending {
+		t.Errorf("missing secret: wait %s err %v status %s %v", wait, err, s.Status.Status, s.Status.Conditions)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,92 @@
+package modelsource
+
+import (
+	"context"
+	"fmt"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+)
+
+// Image is one registry image a filter selected.
+type Image struct {
+	Registry, Repository, Tag string
+}
+
+// Reference is the image's full reference, as a model's spec.image.
+func (i Image) Reference() string { return i.Registry + "/" + i.Repository + ":" + i.Tag }
+
+// Discover lists the images the spec's filters select, each once. A filter that fails does not stop the
+// others: errs has one categorized error per failed filter, prefixed with its index. Each catalog and tag
+// list is read once per call, however many filters need it.
+func Discover(ctx context.Context, l Lister, spec aimv1.AIMClusterModelSourceSpec) (images []Image, errs []error) {
+	catalogs := map[string][]string{}
+	tags := map[Image][]string{} // keyed by registry and repository
+	seen := map[Image]bool{}
+	for i, f := range spec.Filters {
+		found, err := discoverFilter(ctx, l, f, spec, catalogs, tags)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("filters[%d] %q: %w", i, f.Image, err))
+		}
+		for _, img := range found {
+			if !seen[img] {
+				seen[img] = true
+				images = append(images, img)
+			}
+		}
+	}
+	return images, errs
+}
+
+func discoverFilter(ctx context.Context, l Lister, spec aimv1.AIMModelSourceFilter, source aimv1.AIMClusterModelSourceSpec,
+	catalogs map[string][]string, tagLists map[Image][]string) ([]Image, error) {
+	f, err := ParseFilter(spec, source.Registry, source.Versions)
+	if err != nil {
+		return nil, err
+	}
+	repos := []string{f.Repository}
+	if f.Wildcard() {
+		if dockerHub(f.Registry) {
+			// Docker Hub has no /v2/_catalog; asking would fail the same way on every sync.
+			return nil, catalogUnsupported(f.Registry)
+		}
+		catalog, ok := catalogs[f.Registry]
+		if !ok {
+			if catalog, err = l.Catalog(ctx, f.Registry); err != nil {
+				return nil, err
+			}
+			catalogs[f.Registry] = catalog
+		}
+		repos = repos[:0]
+		for _, r := range catalog {
+			if Match(f.Repository, r) {
+				repos = append(repos, r)
+			}
+		}
+	}
+	var out []Image
+	for _, repo := range repos {
+		if f.Excluded(repo) {
+			continue
+		}
+		// A named tag of a named repository is that image: no listing, and no version constraints either,
+		// since the user chose the tag.
+		if f.ExactTag() && !f.Wildcard() {
+			out = append(out, Image{Registry: f.Registry, Repository: repo, Tag: f.Tag})
+			continue
+		}
+		key := Image{Registry: f.Registry, Repository: repo}
+		tags, ok := tagLists[key]
+		if !ok {
+			if tags, err = l.Tags(ctx, f.Registry, repo); err != nil {
+				return out, err
+			}
+			tagLists[key] = tags
+		}
+		for _, t := range tags {
+			if f.TagSelected(t) {
+				out = append(out, Image{Registry: f.Registry, Repository: repo, Tag: t})
+			}
+		}
+	}
+	return out, nil
+}

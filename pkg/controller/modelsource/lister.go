@@ -1,0 +1,96 @@
+package modelsource
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+	corev1 "k8s.io/api/core/v1"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/imagemeta"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+)
+
+// Lister reads what a registry holds. Errors are categorized (state.Error).
+type Lister interface {
+	// Catalog lists the repositories of a registry (OCI distribution /v2/_catalog).
+	Catalog(ctx context.Context, registry string) ([]string, error)
+	// Tags lists the tags of a repository.
+	Tags(ctx context.Context, registry, repository string) ([]string, error)
+}
+
+// RegistryLister lists registries over the OCI distribution API.
+type RegistryLister struct {
+	// Keychain holds the credentials of the source's pull secrets.
+	Keychain authn.Keychain
+	// Transport, if set, carries registry requests (tests).
+	Transport http.RoundTripper
+}
+
+// newRegistryLister lists with the credentials of pull secrets.
+func newRegistryLister(secrets []corev1.Secret) Lister {
+	return RegistryLister{Keychain: imagemeta.Keychain(secrets)}
+}
+
+func (l RegistryLister) options(ctx context.Context) []remote.Option {
+	kc := l.Keychain
+	if kc == nil {
+		kc = authn.NewMultiKeychain() // anonymous
+	}
+	opts := []remote.Option{remote.WithContext(ctx), remote.WithAuthFromKeychain(kc)}
+	if l.Transport != nil {
+		opts = append(opts, remote.WithTransport(l.Transport))
+	}
+	return opts
+}
+
+// Catalog lists a registry's repositories. A registry that answers 404 does not serve the catalog: that
+// is for the user to fix (name repositories without wildcards), not to retry.
+func (l RegistryLister) Catalog(ctx context.Context, registry string) ([]string, error) {
+	reg, err := name.NewRegistry(registry)
+	if err != nil {
+		return nil, state.NewError(state.InvalidSpec, "InvalidRegistry", "registry %q: %v", registry, err)
+	}
+	repos, err := remote.Catalog(ctx, reg, l.options(ctx)...)
+	var terr *transport.Error
+	if errors.As(err, &terr) && terr.StatusCode == http.StatusNotFound {
+		return nil, catalogUnsupported(registry)
+	}
+	if err != nil {
+		return nil, imagemeta.RegistryError("listing the repositories of "+registry, err)
+	}
+	return repos, nil
+}
+
+// Tags lists a repository's tags.
+func (l RegistryLister) Tags(ctx context.Context, registry, repository string) ([]string, error) {
+	repo, err := name.NewRepository(registry + "/" + repository)
+	if err != nil {
+		return nil, state.NewError(state.InvalidSpec, "InvalidFilter", "repository %s/%s: %v", registry, repository, err)
+	}
+	tags, err := remote.List(repo, l.options(ctx)...)
+	if err != nil {
+		return nil, imagemeta.RegistryError(fmt.Sprintf("listing the tags of %s/%s", registry, repository), err)
+	}
+	return tags, nil
+}
+
+func catalogUnsupported(registry string) error {
+	return state.NewError(state.InvalidSpec, "CatalogNotSupported",
+		"registry %s does not serve a catalog (/v2/_catalog), so wildcards cannot be resolved; name the repositories without *", registry)
+}
+
+// dockerHub reports whether a registry host is Docker Hub, which has no catalog endpoint.
+func dockerHub(registry string) bool {
+	switch registry {
+	case aimv1.DefaultRegistry, name.DefaultRegistry, "registry-1.docker.io":
+		return true
+	}
+	return false
+}

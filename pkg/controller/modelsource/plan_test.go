@@ -1,0 +1,118 @@
+package modelsource
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+)
+
+func img(repo, tag string) Image { return Image{Registry: "r.example", Repository: repo, Tag: tag} }
+
+func refs(images []Image) []string {
+	var out []string
+	for _, i := range images {
+		out = append(out, i.Repository+":"+i.Tag)
+	}
+	return out
+}
+
+func TestSort(t *testing.T) {
+	images := []Image{img("b", "1.0.0"), img("a", "latest"), img("a", "0.9.0"), img("a", "v0.10.0"), img("a", "dev"),
+		img("a", "0.9"), {Registry: "a.example", Repository: "z", Tag: "1"}}
+	Sort(images)
+	want := []string{"z:1", "a:v0.10.0", "a:0.9", "a:0.9.0", "a:dev", "a:latest", "b:1.0.0"}
+	if got := refs(images); !slices.Equal(got, want) {
+		t.Errorf("order %v, want %v", got, want)
+	}
+}
+
+func TestPlanModels(t *testing.T) {
+	images := []Image{img("aim/qwen", "0.8.4"), img("aim/qwen", "0.9.0"), img("aim/llama", "1.0.0"), img("aim/qwen", "latest")}
+	for _, tc := range []struct {
+		name     string
+		existing map[string]bool
+		max      int
+		want     []string
+		limitHit bool
+	}{
+		{"all fit", nil, 100, []string{"aim/llama:1.0.0", "aim/qwen:0.9.0", "aim/qwen:0.8.4", "aim/qwen:latest"}, false},
+		{"cut at maxModels, in order", nil, 2, []string{"aim/llama:1.0.0", "aim/qwen:0.9.0"}, true},
+		{"exactly maxModels", nil, 4, []string{"aim/llama:1.0.0", "aim/qwen:0.9.0", "aim/qwen:0.8.4", "aim/qwen:latest"}, false},
+		{"existing owned models are skipped and count", map[string]bool{ModelName(img("aim/llama", "1.0.0")): true}, 2,
+			[]string{"aim/qwen:0.9.0"}, true},
+		{"owned models no longer selected count too", map[string]bool{"gone-1": true, "gone-2": true}, 2, nil, true},
+		{"a name taken by a model of someone else is left alone and does not count",
+			map[string]bool{ModelName(img("aim/llama", "1.0.0")): false}, 2, []string{"aim/qwen:0.9.0", "aim/qwen:0.8.4"}, true},
+		{"everything exists: nothing to do", map[string]bool{
+			ModelName(images[0]): true, ModelName(images[1]): true, ModelName(images[2]): true, ModelName(images[3]): true}, 4, nil, false},
+	} {
+		p := PlanModels(images, tc.existing, tc.max)
+		if got := refs(p.Create); !slices.Equal(got, tc.want) || p.LimitReached != tc.limitHit {
+			t.Errorf("%s: create %v limit %v; want %v limit %v", tc.name, got, p.LimitReached, tc.want, tc.limitHit)
+		}
+	}
+	if refs(images)[0] != "aim/qwen:0.8.4" {
+		t.Error("PlanModels reordered its input")
+	}
+}
+
+func TestModelName(t *testing.T) {
+	a := ModelName(img("aim/qwen", "0.8.5"))
+	if !strings.HasPrefix(a, "aim-qwen-0-8-5-") || len(a) != len("aim-qwen-0-8-5-")+6 {
+		t.Errorf("name %q", a)
+	}
+	if a != ModelName(img("aim/qwen", "0.8.5")) {
+		t.Error("names are not stable")
+	}
+	// Images that sanitize alike, or differ only in the registry, get different names.
+	for _, other := range []Image{img("aim/qwen", "0-8-5"), img("aim-qwen", "0.8.5"), {Registry: "other.example", Repository: "aim/qwen", Tag: "0.8.5"}} {
+		if ModelName(other) == a {
+			t.Errorf("%v has the name of aim/qwen:0.8.5", other)
+		}
+	}
+	long := ModelName(img(strings.Repeat("r", 80), strings.Repeat("t", 80)))
+	if len(long) > 63 {
+		t.Errorf("long name %d chars", len(long))
+	}
+}
+
+func TestNewModel(t *testing.T) {
+	src := &aimv1.AIMClusterModelSource{ObjectMeta: metav1.ObjectMeta{Name: strings.Repeat("s", 70), UID: "uid-1"},
+		Spec: aimv1.AIMClusterModelSourceSpec{ImagePullSecrets: []corev1.LocalObjectReference{{Name: "regcred"}}}}
+	m := NewModel(src, img("aim/qwen", "0.8.5"))
+	if m.Name != ModelName(img("aim/qwen", "0.8.5")) || m.Spec.Image != "r.example/aim/qwen:0.8.5" || m.Spec.ImagePullSecrets[0].Name != "regcred" {
+		t.Errorf("model %s spec %+v", m.Name, m.Spec)
+	}
+	if m.Kind != "AIMClusterModel" || m.APIVersion != "aim.eai.amd.com/v1alpha1" {
+		t.Errorf("type meta %+v (server-side apply needs it)", m.TypeMeta)
+	}
+	l := m.Labels
+	if v := l["aim.eai.amd.com/model-source"]; len(v) > 63 || !strings.HasPrefix(v, "sssss") {
+		t.Errorf("source label %q must be a valid label value", v)
+	}
+	if l["aim.eai.amd.com/origin"] != "auto-generated" || l["app.kubernetes.io/managed-by"] != aimv1.ManagedByValue {
+		t.Errorf("labels %v", l)
+	}
+	a := m.Annotations
+	if a["aim.eai.amd.com/source-registry"] != "r.example" || a["aim.eai.amd.com/source-repository"] != "aim/qwen" || a["aim.eai.amd.com/source-tag"] != "0.8.5" {
+		t.Errorf("annotations %v", a)
+	}
+	if o := m.OwnerReferences; len(o) != 1 || o[0].UID != "uid-1" || o[0].Kind != "AIMClusterModelSource" || !ptr.Deref(o[0].Controller, false) {
+		t.Errorf("owner %+v", o)
+	}
+}
+
+func TestMaxModelsDefault(t *testing.T) {
+	if got := maxModels(aimv1.AIMClusterModelSourceSpec{}); got != 100 {
+		t.Errorf("default %d", got)
+	}
+	if got := maxModels(aimv1.AIMClusterModelSourceSpec{MaxModels: ptr.To[int32](2)}); got != 2 {
+		t.Errorf("set %d", got)
+	}
+}
