@@ -5,13 +5,20 @@ package controller
 import (
 	"fmt"
 
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/discovery"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gateway"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/imagemeta"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/model"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/modelsource"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/service"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/sweep"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/template"
 )
 
@@ -57,5 +64,40 @@ func Register(m *manager.Manager, o Options) error {
 	if err := modelsource.Register(m); err != nil {
 		return fmt.Errorf("registering the model source controller: %w", err)
 	}
+	sources, err := sweepSources(m)
+	if err != nil {
+		return err
+	}
+	if err := sweep.Register(m, m.Options.ResyncPeriod, sources...); err != nil {
+		return fmt.Errorf("registering the orphan sweep: %w", err)
+	}
 	return nil
+}
+
+// sweepSources are the children the orphan sweep looks after: every kind the controllers create with an AIM
+// owner.
+func sweepSources(m *manager.Manager) ([]sweep.Source, error) {
+	k := m.KubeInformers
+	jobs, pvcs := k.Batch().V1().Jobs().Lister(), k.Core().V1().PersistentVolumeClaims().Lister()
+	sources := []sweep.Source{
+		sweep.Objects(m.Dynamic, batchv1.SchemeGroupVersion.WithResource("jobs"), jobs.List),
+		sweep.Objects(m.Dynamic, corev1.SchemeGroupVersion.WithResource("persistentvolumeclaims"), pvcs.List),
+	}
+	for _, gvr := range []schema.GroupVersionResource{kserve.Resource, gateway.Resource} {
+		served, err := m.Served(gvr)
+		if err != nil {
+			return nil, err
+		}
+		if served {
+			sources = append(sources, sweep.Dynamic(m, gvr))
+		}
+	}
+	for _, kind := range []string{"AIMServiceTemplate", "AIMClusterServiceTemplate", "AIMTemplateCache", "AIMArtifact", "AIMClusterModel"} {
+		src, err := sweep.AIM(m, kind)
+		if err != nil {
+			return nil, err
+		}
+		sources = append(sources, src)
+	}
+	return sources, nil
 }

@@ -47,7 +47,7 @@ func TestSamplesCRUDAndColumns(t *testing.T) {
 	}
 	t.Cleanup(func() { _, _ = k.run("", "delete", "-n", ns, "-f", samplesDir, "--ignore-not-found") })
 
-	contains(t, "get aimsvc", k.must("get", "aimsvc", "-n", ns), "STATUS", "MODEL", "TEMPLATE", "REPLICAS", "qwen-chat", "Pending")
+	contains(t, "get aimsvc", k.must("get", "aimsvc", "-n", ns), "STATUS", "MODEL", "TEMPLATE", "REPLICAS", "qwen-chat")
 	contains(t, "get aimsvc -o wide", k.must("get", "aimsvc", "-n", ns, "-o", "wide"), "ENDPOINT")
 	contains(t, "get aimtpl", k.must("get", "aimtpl", "-n", ns), "MODEL", "HARDWARE", "METRIC", "PRECISION")
 	contains(t, "get aimclmdl", k.must("get", "aimclmdl"), "SOURCE", "IMAGE", "qwen3-32b")
@@ -59,8 +59,9 @@ func TestSamplesCRUDAndColumns(t *testing.T) {
 		t.Errorf("after patch replicas/generation = %s, want 2/2", got)
 	}
 
-	// kubectl wait on a jsonpath.
-	k.must("wait", "-n", ns, "aimsvc/qwen-chat", "--for=jsonpath={.status.status}=Pending", "--timeout=30s")
+	// kubectl wait on a jsonpath. No node here has the sample template's MI300X, so the service cannot run (F1).
+	k.must("wait", "-n", ns, "aimsvc/qwen-chat", "--for=jsonpath={.status.status}=NotAvailable", "--timeout=30s")
+	contains(t, "get aimsvc after the controller", k.must("get", "aimsvc", "qwen-chat", "-n", ns), "NotAvailable", "qwen3-32b", "0/2")
 
 	// Update every sample (a label), read it back, then delete them all.
 	k.must("label", "-n", ns, "-f", samplesDir, "e2e=crud")

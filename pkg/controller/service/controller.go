@@ -278,7 +278,7 @@ func (ctl *Controller) workload(ctx context.Context, svc *aimv1.AIMService, mode
 		if ready {
 			comps = append(comps, ISVCComponent(ISVCState{}, nil))
 		}
-		status.Runtime, status.Endpoint = nil, nil
+		status.Runtime, status.Endpoint = Runtime(svc, nil), nil
 		return comps
 	}
 	st := ISVCState{Exists: true}
