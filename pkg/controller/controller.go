@@ -5,12 +5,14 @@ package controller
 import (
 	"fmt"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/artifact"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/discovery"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/imagemeta"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/model"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/template"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/templatecache"
 )
 
 // Options configure the controllers.
@@ -48,6 +50,12 @@ func Register(m *manager.Manager, o Options) error {
 	}
 	if err := model.Register(m, imagemeta.Fetcher{Allowed: o.ImageMetadataRegistries}); err != nil {
 		return fmt.Errorf("registering the model controllers: %w", err)
+	}
+	if err := templatecache.Register(m); err != nil {
+		return fmt.Errorf("registering the template cache controller: %w", err)
+	}
+	if err := artifact.Register(m); err != nil {
+		return fmt.Errorf("registering the artifact controller: %w", err)
 	}
 	return nil
 }
