@@ -139,17 +139,23 @@ func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration
 		Generation: a.Generation, Now: time.Now(), Informational: plan.Informational})
 	status := plan.Status
 	status.Conditions, status.Status = out.Conditions, out.Status
-	manager.RecordTransitions(ctl.c.Recorder, a, out.Transitions)
 	if !apiequality.Semantic.DeepEqual(status, a.Status) {
 		// The update carries the observed resourceVersion: when the downloader patched progress meanwhile, it
-		// conflicts and the queue retries with fresh data, so progress is never overwritten with a stale copy.
+		// conflicts, and the watch event of that patch queues the artifact again with fresh data. Progress is
+		// never overwritten with a stale copy.
 		updated := a.DeepCopy()
 		updated.Status = status
-		if _, err := ctl.c.AIM.AimV1alpha1().AIMArtifacts(namespace).UpdateStatus(ctx, updated,
-			metav1.UpdateOptions{FieldManager: FieldManager}); err != nil && !apierrors.IsNotFound(err) {
+		_, err := ctl.c.AIM.AimV1alpha1().AIMArtifacts(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: FieldManager})
+		switch {
+		case apierrors.IsConflict(err), apierrors.IsNotFound(err):
+			// A newer version exists (or none): its watch event brings the artifact back with fresh data.
+			return 0, applyErr
+		case err != nil:
 			return 0, fmt.Errorf("writing the status of artifact %s: %w", key, err)
 		}
 	}
+	// Events only for transitions that were written, so that a retried reconcile does not repeat them.
+	manager.RecordTransitions(ctl.c.Recorder, a, out.Transitions)
 	if applyErr != nil {
 		return 0, applyErr
 	}

@@ -114,15 +114,20 @@ func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration
 		Generation: c.Generation, Now: time.Now()})
 	status := plan.Status
 	status.Conditions, status.Status = out.Conditions, out.Status
-	manager.RecordTransitions(ctl.c.Recorder, c, out.Transitions)
 	if !apiequality.Semantic.DeepEqual(status, c.Status) {
 		updated := c.DeepCopy()
 		updated.Status = status
-		if _, err := ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(namespace).UpdateStatus(ctx, updated,
-			metav1.UpdateOptions{FieldManager: FieldManager}); err != nil && !apierrors.IsNotFound(err) {
+		_, err := ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: FieldManager})
+		switch {
+		case apierrors.IsConflict(err), apierrors.IsNotFound(err):
+			// A newer version exists (or none): its watch event brings the cache back with fresh data.
+			return 0, applyErr
+		case err != nil:
 			return 0, fmt.Errorf("writing the status of template cache %s: %w", key, err)
 		}
 	}
+	// Events only for transitions that were written, so that a retried reconcile does not repeat them.
+	manager.RecordTransitions(ctl.c.Recorder, c, out.Transitions)
 	if applyErr != nil {
 		return 0, applyErr
 	}
