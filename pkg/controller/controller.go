@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/artifact"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/discovery"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gateway"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/imagemeta"
@@ -20,6 +21,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/service"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/sweep"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/template"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/templatecache"
 )
 
 // Options configure the controllers.
@@ -57,6 +59,12 @@ func Register(m *manager.Manager, o Options) error {
 	}
 	if err := model.Register(m, imagemeta.Fetcher{Allowed: o.ImageMetadataRegistries}); err != nil {
 		return fmt.Errorf("registering the model controllers: %w", err)
+	}
+	if err := templatecache.Register(m); err != nil {
+		return fmt.Errorf("registering the template cache controller: %w", err)
+	}
+	if err := artifact.Register(m); err != nil {
+		return fmt.Errorf("registering the artifact controller: %w", err)
 	}
 	if err := service.Register(m); err != nil {
 		return fmt.Errorf("registering the service controller: %w", err)

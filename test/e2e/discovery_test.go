@@ -5,8 +5,6 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -68,32 +66,13 @@ func discoveryPod(t *testing.T, template string, attempt int) (job, pod string) 
 		}
 		return fmt.Errorf("jobs: %q", out)
 	})
-	eventually(t, 30*time.Second, "pod of "+job, func() error {
-		out, err := k.run("", "get", "pods", "-n", systemNamespace, "-l", "batch.kubernetes.io/job-name="+job, "-o", "name")
-		if err != nil || strings.TrimSpace(out) == "" {
-			return fmt.Errorf("%v: %q", err, out)
-		}
-		pod = strings.TrimPrefix(strings.Fields(out)[0], "pod/")
-		return nil
-	})
-	return job, pod
+	return job, podOfJob(t, systemNamespace, job)
 }
 
 // finishPod plays kubelet: the discovery container exits 0 with output as its termination message.
 func finishPod(t *testing.T, pod, output string) {
 	t.Helper()
-	now := time.Now().UTC().Format(time.RFC3339)
-	status := map[string]any{"status": map[string]any{
-		"phase": "Succeeded",
-		"containerStatuses": []any{map[string]any{
-			"name": "discovery", "image": "x", "imageID": "", "ready": false, "restartCount": 0,
-			"state": map[string]any{"terminated": map[string]any{"exitCode": 0, "reason": "Completed", "message": output, "startedAt": now, "finishedAt": now}},
-		}},
-	}}
-	data, _ := json.Marshal(status)
-	f := filepath.Join(t.TempDir(), "status.json")
-	must(t, os.WriteFile(f, data, 0o600))
-	admin(t).must("patch", "pod", pod, "-n", systemNamespace, "--subresource=status", "--type=merge", "--patch-file", f)
+	succeedPod(t, systemNamespace, pod, "discovery", output)
 }
 
 const discoveryOutput = `[{"filename":"vllm-mi300x-fp8-tp1-latency.yaml","profile":{"model":"Org/Model",

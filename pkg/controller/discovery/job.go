@@ -205,9 +205,12 @@ func truncate(s string, n int) string {
 }
 
 // TerminationOutput returns the discovery container's termination message from a finished pod.
-func TerminationOutput(pod *corev1.Pod) (string, bool) {
+func TerminationOutput(pod *corev1.Pod) (string, bool) { return TerminationMessage(pod, ContainerName) }
+
+// TerminationMessage returns a container's termination message from a finished pod.
+func TerminationMessage(pod *corev1.Pod, container string) (string, bool) {
 	for _, cs := range pod.Status.ContainerStatuses {
-		if cs.Name == ContainerName && cs.State.Terminated != nil && cs.State.Terminated.Message != "" {
+		if cs.Name == container && cs.State.Terminated != nil && cs.State.Terminated.Message != "" {
 			return cs.State.Terminated.Message, true
 		}
 	}

@@ -1,0 +1,324 @@
+package artifact
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	batchlisters "k8s.io/client-go/listers/batch/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	rbaclisters "k8s.io/client-go/listers/rbac/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/discovery"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
+)
+
+// FieldManager owns what the artifact controller applies.
+const FieldManager = "aim-artifact-controller"
+
+const (
+	// outputTail bounds the log read when a check-size pod left no termination message: the result is the
+	// last line.
+	outputTail  int64 = 20
+	outputBytes int64 = 64 << 10
+	logTimeout        = 30 * time.Second
+)
+
+// Controller reconciles AIMArtifacts.
+type Controller struct {
+	c manager.Clients
+
+	artifacts      aimlisters.AIMArtifactLister
+	configs        aimlisters.AIMRuntimeConfigLister
+	clusterConfigs aimlisters.AIMClusterRuntimeConfigLister
+	pvcs           corelisters.PersistentVolumeClaimLister
+	jobs           batchlisters.JobLister
+	pods           corelisters.PodLister
+	accounts       corelisters.ServiceAccountLister
+	bindings       rbaclisters.RoleBindingLister
+
+	ctl *manager.Controller
+}
+
+// Register adds the artifact controller to the manager.
+func Register(m *manager.Manager) error {
+	v := m.AIMInformers.Aim().V1alpha1()
+	k := m.KubeInformers
+	ctl := &Controller{c: m.Clients,
+		artifacts: v.AIMArtifacts().Lister(), configs: v.AIMRuntimeConfigs().Lister(), clusterConfigs: v.AIMClusterRuntimeConfigs().Lister(),
+		pvcs: k.Core().V1().PersistentVolumeClaims().Lister(), jobs: k.Batch().V1().Jobs().Lister(), pods: k.Core().V1().Pods().Lister(),
+		accounts: k.Core().V1().ServiceAccounts().Lister(), bindings: k.Rbac().V1().RoleBindings().Lister(),
+	}
+	ctl.ctl = manager.NewController("artifact", manager.ReconcilerFunc(ctl.reconcile))
+	owners := manager.Owners{"AIMArtifact": {Controller: ctl.ctl, Namespaced: true}}
+	all := ctl.enqueueHandler(func(metav1.Object) string { return "" })
+	inNamespace := ctl.enqueueHandler(func(m metav1.Object) string { return m.GetNamespace() })
+
+	for _, h := range []struct {
+		inf cache.SharedIndexInformer
+		h   cache.ResourceEventHandler
+	}{
+		{v.AIMArtifacts().Informer(), ctl.ctl.Handler()},
+		{v.AIMRuntimeConfigs().Informer(), all},
+		{v.AIMClusterRuntimeConfigs().Informer(), all},
+		{k.Core().V1().PersistentVolumeClaims().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isChild, Handler: owners.Handler()}},
+		{k.Batch().V1().Jobs().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isChild, Handler: owners.Handler()}},
+		{k.Core().V1().Pods().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isChild, Handler: ctl.podHandler(owners)}},
+		// The downloader's account and binding are shared by the artifacts of a namespace.
+		{k.Core().V1().ServiceAccounts().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isDownloader, Handler: inNamespace}},
+		{k.Rbac().V1().RoleBindings().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isDownloader, Handler: inNamespace}},
+	} {
+		if _, err := h.inf.AddEventHandler(h.h); err != nil {
+			return fmt.Errorf("watching for artifacts: %w", err)
+		}
+	}
+	m.Add(ctl.ctl)
+	return nil
+}
+
+func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration, error) {
+	namespace, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return 0, nil
+	}
+	a, ok, err := manager.Lookup(func() (*aimv1.AIMArtifact, error) { return ctl.artifacts.AIMArtifacts(namespace).Get(name) })
+	if !ok {
+		return 0, err
+	}
+	o := ctl.observe(ctx, a)
+	plan := PlanArtifact(o)
+
+	var applyErr error
+	fail := func(component string, err error) {
+		applyErr = err
+		plan.Components = replace(plan.Components, state.Component{Name: component, Dependency: state.DependencyDownstream, Errors: []error{err}})
+	}
+	if plan.ServiceAccount != nil {
+		if err := apply(ctx, plan.ServiceAccount, ctl.c.Kube.CoreV1().ServiceAccounts(namespace).Patch); err != nil {
+			fail(ComponentAccount, err)
+		}
+	}
+	if plan.RoleBinding != nil {
+		if err := apply(ctx, plan.RoleBinding, ctl.c.Kube.RbacV1().RoleBindings(namespace).Patch); err != nil {
+			fail(ComponentAccount, err)
+		}
+	}
+	if plan.PVC != nil {
+		if err := apply(ctx, plan.PVC, ctl.c.Kube.CoreV1().PersistentVolumeClaims(namespace).Patch); err != nil {
+			fail(ComponentVolume, err)
+		}
+	}
+	if plan.Job != nil {
+		if err := apply(ctx, plan.Job, ctl.c.Kube.BatchV1().Jobs(namespace).Patch); err != nil {
+			component := ComponentDownloadJob
+			if plan.Job.Labels[LabelComponent] == ComponentCheckSize {
+				component = ComponentSize
+			}
+			fail(component, err)
+		} else {
+			ctl.c.Recorder.Eventf(a, corev1.EventTypeNormal, ReasonJobCreated, "Created %s Job %s", plan.Job.Labels[LabelComponent], plan.Job.Name)
+		}
+	}
+
+	out := state.Derive(state.Input{Components: plan.Components, Previous: a.Status.Conditions, Status: a.Status.Status,
+		Generation: a.Generation, Now: time.Now(), Informational: plan.Informational})
+	status := plan.Status
+	status.Conditions, status.Status = out.Conditions, out.Status
+	if !apiequality.Semantic.DeepEqual(status, a.Status) {
+		// The update carries the observed resourceVersion: when the downloader patched progress meanwhile, it
+		// conflicts, and the watch event of that patch queues the artifact again with fresh data. Progress is
+		// never overwritten with a stale copy.
+		updated := a.DeepCopy()
+		updated.Status = status
+		_, err := ctl.c.AIM.AimV1alpha1().AIMArtifacts(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: FieldManager})
+		switch {
+		case apierrors.IsConflict(err), apierrors.IsNotFound(err):
+			// A newer version exists (or none): its watch event brings the artifact back with fresh data.
+			return 0, applyErr
+		case err != nil:
+			return 0, fmt.Errorf("writing the status of artifact %s: %w", key, err)
+		}
+	}
+	// Events only for transitions that were written, so that a retried reconcile does not repeat them.
+	manager.RecordTransitions(ctl.c.Recorder, a, out.Transitions)
+	if applyErr != nil {
+		return 0, applyErr
+	}
+	if out.Retry {
+		return 0, fmt.Errorf("artifact %s: infrastructure errors; retrying", key)
+	}
+	return 0, nil
+}
+
+// observe gathers an artifact's inputs from the informer caches; only children the artifact owns count.
+func (ctl *Controller) observe(ctx context.Context, a *aimv1.AIMArtifact) Observation {
+	o := Observation{Artifact: a}
+	o.RuntimeConfig, o.RuntimeConfigErr = runtimeconfig.Lookup(a.Spec.RuntimeConfigName, a.Namespace, ctl.configs, ctl.clusterConfigs)
+	if _, err := ctl.accounts.ServiceAccounts(a.Namespace).Get(DownloaderName); err == nil {
+		o.ServiceAccountReady = true
+	}
+	if rb, err := ctl.bindings.RoleBindings(a.Namespace).Get(DownloaderName); err == nil {
+		want := BuildRoleBinding(a.Namespace)
+		o.RoleBindingReady = rb.RoleRef == want.RoleRef && apiequality.Semantic.DeepEqual(rb.Subjects, want.Subjects)
+	}
+	if pvc, err := ctl.pvcs.PersistentVolumeClaims(a.Namespace).Get(PVCName(a)); err == nil && manager.OwnedBy(pvc, a.UID) {
+		o.PVC = pvc
+	}
+	if o.RuntimeConfigErr != nil {
+		return o
+	}
+	size, known := EffectiveSize(a)
+	if !known {
+		if j := ctl.ownedJob(a, BuildCheckSizeJob(a, o.RuntimeConfig).Name); j != nil {
+			o.CheckSizeJob = j
+			switch finished, failed := JobOutcome(j); {
+			case !finished:
+				o.Pods = ctl.jobPods(j)
+			case failed == "":
+				o.CheckSizeOutput, o.CheckSizeOutputErr = ctl.output(ctx, j)
+			}
+		}
+		return o
+	}
+	if j := ctl.ownedJob(a, BuildDownloadJob(a, o.RuntimeConfig, size).Name); j != nil {
+		o.DownloadJob = j
+		if finished, _ := JobOutcome(j); !finished {
+			o.Pods = ctl.jobPods(j)
+		}
+	}
+	return o
+}
+
+func (ctl *Controller) ownedJob(a *aimv1.AIMArtifact, name string) *batchv1.Job {
+	if j, err := ctl.jobs.Jobs(a.Namespace).Get(name); err == nil && manager.OwnedBy(j, a.UID) {
+		return j
+	}
+	return nil
+}
+
+func (ctl *Controller) jobPods(j *batchv1.Job) []*corev1.Pod {
+	pods, _ := ctl.pods.Pods(j.Namespace).List(labels.SelectorFromSet(labels.Set{batchv1.JobNameLabel: j.Name}))
+	return pods
+}
+
+// output reads a succeeded check-size pod's result: the termination message, else the end of its log.
+func (ctl *Controller) output(ctx context.Context, j *batchv1.Job) (string, error) {
+	var succeeded *corev1.Pod
+	for _, p := range ctl.jobPods(j) {
+		if p.Status.Phase == corev1.PodSucceeded {
+			succeeded = p
+		}
+	}
+	if succeeded == nil {
+		return "", state.NewError(state.MissingDownstream, "CheckSizePodNotFound", "no succeeded pod of Job %s", j.Name)
+	}
+	if out, ok := discovery.TerminationMessage(succeeded, CheckSizeContainer); ok {
+		return out, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, logTimeout)
+	defer cancel()
+	stream, err := ctl.c.Kube.CoreV1().Pods(j.Namespace).GetLogs(succeeded.Name, &corev1.PodLogOptions{
+		Container: CheckSizeContainer, TailLines: ptr.To(outputTail), LimitBytes: ptr.To(outputBytes)}).Stream(ctx)
+	if err != nil {
+		return "", fmt.Errorf("reading the log of check-size pod %s: %w", succeeded.Name, err)
+	}
+	defer stream.Close()
+	data, err := io.ReadAll(io.LimitReader(stream, outputBytes))
+	if err != nil {
+		return "", fmt.Errorf("reading the log of check-size pod %s: %w", succeeded.Name, err)
+	}
+	return string(data), nil
+}
+
+// podHandler maps a Job pod to its Job's artifact.
+func (ctl *Controller) podHandler(owners manager.Owners) cache.ResourceEventHandler {
+	enqueue := func(obj any) {
+		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = tomb.Obj
+		}
+		pod, ok := obj.(*corev1.Pod)
+		if !ok {
+			return
+		}
+		if j, err := ctl.jobs.Jobs(pod.Namespace).Get(pod.Labels[batchv1.JobNameLabel]); err == nil {
+			owners.EnqueueRefs(j.Namespace, j.OwnerReferences)
+		}
+	}
+	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
+}
+
+// enqueueHandler re-checks the artifacts of the namespace an event names (every artifact for "").
+func (ctl *Controller) enqueueHandler(namespaceOf func(metav1.Object) string) cache.ResourceEventHandler {
+	enqueue := func(obj any) {
+		m, ok := objectMeta(obj)
+		if !ok {
+			return
+		}
+		list, err := ctl.artifacts.AIMArtifacts(namespaceOf(m)).List(labels.Everything())
+		if err != nil {
+			return
+		}
+		for _, a := range list {
+			ctl.ctl.Queue.Add(a.Namespace + "/" + a.Name)
+		}
+	}
+	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
+}
+
+// apply server-side applies a child with the controller's field manager.
+func apply[T any](ctx context.Context, obj metav1.Object,
+	patch func(context.Context, string, types.PatchType, []byte, metav1.PatchOptions, ...string) (T, error)) error {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", obj.GetName(), err)
+	}
+	if _, err := patch(ctx, obj.GetName(), types.ApplyPatchType, data, metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)}); err != nil {
+		return fmt.Errorf("applying %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
+	}
+	return nil
+}
+
+// replace swaps the report of a component (an apply error replaces the planned state), or adds it.
+func replace(cs []state.Component, c state.Component) []state.Component {
+	for i := range cs {
+		if cs[i].Name == c.Name {
+			cs[i] = c
+			return cs
+		}
+	}
+	return append(cs, c)
+}
+
+func objectMeta(obj any) (metav1.Object, bool) {
+	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	m, ok := obj.(metav1.Object)
+	return m, ok
+}
+
+// isChild selects the PVCs, Jobs and pods the controller made for artifacts.
+func isChild(obj any) bool {
+	m, ok := objectMeta(obj)
+	return ok && m.GetLabels()[aimv1.LabelManagedBy] == aimv1.ManagedByValue && m.GetLabels()[LabelArtifact] != ""
+}
+
+func isDownloader(obj any) bool {
+	m, ok := objectMeta(obj)
+	return ok && m.GetName() == DownloaderName
+}

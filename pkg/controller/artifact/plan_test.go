@@ -1,0 +1,413 @@
+package artifact
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+)
+
+const gi = int64(1) << 30
+
+func testArtifact() *aimv1.AIMArtifact {
+	return &aimv1.AIMArtifact{
+		ObjectMeta: metav1.ObjectMeta{Name: "org-m", Namespace: "team", UID: "uid-1", Generation: 3},
+		Spec: aimv1.AIMArtifactSpec{SourceURI: "hf://org/m", ModelID: "org/m",
+			Env: []corev1.EnvVar{{Name: "HF_TOKEN", Value: "artifact"}, {Name: "STALL_TIMEOUT", Value: "600"}}},
+	}
+}
+
+func sized(a *aimv1.AIMArtifact, q string) *aimv1.AIMArtifact {
+	a.Spec.Size = ptr.To(resource.MustParse(q))
+	return a
+}
+
+func config(storage *aimv1.AIMStorageConfig, env ...corev1.EnvVar) runtimeconfig.Resolved {
+	return runtimeconfig.Resolved{Name: "default", Spec: aimv1.AIMRuntimeConfigSpec{Storage: storage, Env: env}}
+}
+
+func envOf(c corev1.Container) map[string]string {
+	m := map[string]string{}
+	for _, e := range c.Env {
+		if _, dup := m[e.Name]; dup {
+			panic("duplicate env " + e.Name)
+		}
+		m[e.Name] = e.Value
+	}
+	return m
+}
+
+func TestBuildPVC(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		specClass  string
+		storage    *aimv1.AIMStorageConfig
+		wantClass  *string
+		wantModes  []corev1.PersistentVolumeAccessMode
+		wantSizeGi int64
+	}{
+		{name: "defaults: cluster default class, RWX", wantModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}},
+		{name: "runtime config class and access modes",
+			storage:   &aimv1.AIMStorageConfig{DefaultStorageClassName: ptr.To("rc-class"), AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}},
+			wantClass: ptr.To("rc-class"), wantModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}},
+		{name: "the artifact's class wins", specClass: "mine",
+			storage:   &aimv1.AIMStorageConfig{DefaultStorageClassName: ptr.To("rc-class")},
+			wantClass: ptr.To("mine"), wantModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}},
+		{name: "an empty runtime config class is the cluster default", storage: &aimv1.AIMStorageConfig{DefaultStorageClassName: ptr.To("")},
+			wantModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := testArtifact()
+			a.Spec.StorageClassName = tc.specClass
+			pvc := BuildPVC(a, config(tc.storage), *resource.NewQuantity(11*gi, resource.BinarySI))
+			if got, want := ptr.Deref(pvc.Spec.StorageClassName, "<nil>"), ptr.Deref(tc.wantClass, "<nil>"); got != want {
+				t.Errorf("storage class %s, want %s", got, want)
+			}
+			if len(pvc.Spec.AccessModes) != len(tc.wantModes) || pvc.Spec.AccessModes[0] != tc.wantModes[0] {
+				t.Errorf("access modes %v, want %v", pvc.Spec.AccessModes, tc.wantModes)
+			}
+			if q := pvc.Spec.Resources.Requests[corev1.ResourceStorage]; q.String() != "11Gi" {
+				t.Errorf("size %s, want 11Gi", q.String())
+			}
+			if pvc.Name != PVCName(a) || pvc.OwnerReferences[0].UID != "uid-1" || !ptr.Deref(pvc.OwnerReferences[0].Controller, false) ||
+				pvc.Labels[LabelArtifact] != "org-m" || pvc.Labels[aimv1.LabelManagedBy] != aimv1.ManagedByValue {
+				t.Errorf("metadata %+v", pvc.ObjectMeta)
+			}
+		})
+	}
+}
+
+func checkPod(t *testing.T, j *batchv1.Job, component string, ttl int32) corev1.Container {
+	t.Helper()
+	pod := j.Spec.Template.Spec
+	if *j.Spec.BackoffLimit != 2 || *j.Spec.TTLSecondsAfterFinished != ttl {
+		t.Errorf("backoffLimit %d ttl %d", *j.Spec.BackoffLimit, *j.Spec.TTLSecondsAfterFinished)
+	}
+	if pod.ServiceAccountName != DownloaderName || pod.RestartPolicy != corev1.RestartPolicyNever {
+		t.Errorf("service account %q, restart %q", pod.ServiceAccountName, pod.RestartPolicy)
+	}
+	sc := pod.SecurityContext
+	if !*sc.RunAsNonRoot || *sc.RunAsUser != 1000 || *sc.RunAsGroup != 1000 {
+		t.Errorf("pod security context %+v", sc)
+	}
+	if j.Labels[LabelComponent] != component || j.Spec.Template.Labels[LabelArtifact] != "org-m" || j.OwnerReferences[0].UID != "uid-1" {
+		t.Errorf("labels %v / %v, owners %v", j.Labels, j.Spec.Template.Labels, j.OwnerReferences)
+	}
+	if len(pod.ImagePullSecrets) != 1 || pod.ImagePullSecrets[0].Name != "pull" {
+		t.Errorf("pull secrets %v", pod.ImagePullSecrets)
+	}
+	if len(pod.Containers) != 1 {
+		t.Fatalf("containers %v", pod.Containers)
+	}
+	c := pod.Containers[0]
+	if len(c.Args) != 1 || c.Args[0] != "hf://org/m" || *c.SecurityContext.AllowPrivilegeEscalation {
+		t.Errorf("args %v, security %+v", c.Args, c.SecurityContext)
+	}
+	if len(j.Name) > 63 || !strings.HasPrefix(j.Name, "org-m-"+component+"-") {
+		t.Errorf("job name %q", j.Name)
+	}
+	return c
+}
+
+func TestBuildCheckSizeJob(t *testing.T) {
+	a := testArtifact()
+	a.Spec.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "pull"}}
+	rc := config(nil, corev1.EnvVar{Name: "HF_TOKEN", Value: "config"}, corev1.EnvVar{Name: "HTTPS_PROXY", Value: "proxy"})
+	j := BuildCheckSizeJob(a, rc)
+	c := checkPod(t, j, ComponentCheckSize, 300)
+	if c.Name != "check-size" || c.Image != DefaultDownloadImage || len(c.Command) != 1 || c.Command[0] != "/check-size.sh" ||
+		c.TerminationMessagePolicy != corev1.TerminationMessageFallbackToLogsOnError {
+		t.Errorf("container %+v", c)
+	}
+	if e := envOf(c); e["HF_TOKEN"] != "artifact" || e["HTTPS_PROXY"] != "proxy" {
+		t.Errorf("env %v: the artifact's env must win over the runtime config's", e)
+	}
+	a.Spec.ModelDownloadImage = "registry.example/downloader:1"
+	if c := BuildCheckSizeJob(a, rc).Spec.Template.Spec.Containers[0]; c.Image != "registry.example/downloader:1" {
+		t.Errorf("image %q", c.Image)
+	}
+}
+
+func TestBuildDownloadJob(t *testing.T) {
+	a := testArtifact()
+	a.Spec.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "pull"}}
+	rc := config(nil, corev1.EnvVar{Name: "HF_TOKEN", Value: "config"}, corev1.EnvVar{Name: "TMPDIR", Value: "/scratch/"})
+	j := BuildDownloadJob(a, rc, 123)
+	c := checkPod(t, j, ComponentDownload, 600)
+	pod := j.Spec.Template.Spec
+	if c.Name != "model-download" || c.Image != DefaultDownloadImage || c.ImagePullPolicy != corev1.PullIfNotPresent {
+		t.Errorf("container %+v", c)
+	}
+	if *pod.SecurityContext.FSGroup != 1000 {
+		t.Errorf("fsGroup %v", pod.SecurityContext.FSGroup)
+	}
+	if len(c.VolumeMounts) != 1 || c.VolumeMounts[0].MountPath != "/cache" || len(pod.Volumes) != 1 ||
+		pod.Volumes[0].PersistentVolumeClaim.ClaimName != PVCName(a) || c.VolumeMounts[0].Name != pod.Volumes[0].Name {
+		t.Errorf("mounts %v volumes %v", c.VolumeMounts, pod.Volumes)
+	}
+	want := map[string]string{
+		"AIM_DOWNLOADER_PROTOCOL": "XET,HF_TRANSFER", "HF_HOME": "/tmp/.hf", "EXPECTED_SIZE_BYTES": "123",
+		"MOUNT_PATH": "/cache", "TARGET_DIR": "/cache", "ARTIFACT_NAME": "org-m", "ARTIFACT_NAMESPACE": "team",
+		// runtime config over defaults, artifact over both
+		"TMPDIR": "/scratch/", "HF_TOKEN": "artifact", "STALL_TIMEOUT": "600",
+	}
+	got := envOf(c)
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("env %s = %q, want %q", k, got[k], v)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("env %v has extra names", got)
+	}
+}
+
+// TestJobNamesFollowThePodSpec: a spec change (fixed credentials) runs a new Job at once; the same spec
+// keeps the Job.
+func TestJobNamesFollowThePodSpec(t *testing.T) {
+	a, rc := testArtifact(), config(nil)
+	if BuildDownloadJob(a, rc, 1).Name != BuildDownloadJob(testArtifact(), rc, 1).Name {
+		t.Error("equal specs built different names")
+	}
+	b := testArtifact()
+	b.Spec.Env[0].Value = "fixed"
+	if BuildDownloadJob(a, rc, 1).Name == BuildDownloadJob(b, rc, 1).Name || BuildCheckSizeJob(a, rc).Name == BuildCheckSizeJob(b, rc).Name {
+		t.Error("a changed env kept the Job name")
+	}
+	long := testArtifact()
+	long.Name = strings.Repeat("x", 200)
+	if n := BuildDownloadJob(long, rc, 1).Name; len(n) > 63 {
+		t.Errorf("job name %q is longer than a label value", n)
+	}
+}
+
+func testJob(conds ...batchv1.JobConditionType) *batchv1.Job {
+	j := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "j"}}
+	for _, c := range conds {
+		j.Status.Conditions = append(j.Status.Conditions, batchv1.JobCondition{Type: c, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded", Message: "3 failures"})
+	}
+	return j
+}
+
+func waitingPod(reason string) []*corev1.Pod {
+	return []*corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Status: corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{{
+		Name: "c", State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: "pull failed"}}}}}}}
+}
+
+// derive runs the state engine over a plan, as the controller does.
+func derive(a *aimv1.AIMArtifact, p Plan) state.Output {
+	return state.Derive(state.Input{Components: p.Components, Previous: a.Status.Conditions, Generation: a.Generation,
+		Now: time.Now(), Informational: p.Informational})
+}
+
+func ready() Observation {
+	return Observation{Artifact: testArtifact(), RuntimeConfig: config(nil), ServiceAccountReady: true, RoleBindingReady: true}
+}
+
+func withPVC(o Observation) Observation {
+	o.PVC = &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: PVCName(o.Artifact)},
+		Spec: corev1.PersistentVolumeClaimSpec{Resources: corev1.VolumeResourceRequirements{
+			Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("17Gi")}}}}
+	return o
+}
+
+func TestPlanArtifact(t *testing.T) {
+	progress := &aimv1.AIMDownloadProgress{TotalBytes: 100, DownloadedBytes: 40, Percentage: 40, DisplayPercentage: "40 %"}
+	for _, tc := range []struct {
+		name   string
+		obs    func() Observation
+		status aimv1.AIMStatus
+		// reason of the component that decides, and what is planned
+		component, reason string
+		wantJob           string
+		wantPVC, wantSA   bool
+		check             func(t *testing.T, p Plan)
+	}{
+		{name: "missing runtime config blocks everything", status: aimv1.AIMStatusPending, component: ComponentRuntimeConfig, reason: "ConfigNotFound",
+			obs: func() Observation {
+				o := ready()
+				o.RuntimeConfigErr = &runtimeconfig.NotFoundError{Name: "x", Namespace: "team"}
+				return o
+			}},
+		{name: "first pass creates account and binding, and waits with the check-size Job", status: aimv1.AIMStatusProgressing,
+			component: ComponentSize, reason: "WaitingForServiceAccount", wantSA: true,
+			obs: func() Observation { return Observation{Artifact: testArtifact(), RuntimeConfig: config(nil)} }},
+		{name: "unknown size runs check-size", status: aimv1.AIMStatusProgressing, component: ComponentSize, reason: ReasonJobCreated,
+			wantJob: ComponentCheckSize, obs: ready},
+		{name: "check-size image cannot be pulled", status: aimv1.AIMStatusFailed, component: ComponentSize, reason: "ImagePullBackOff",
+			obs: func() Observation {
+				o := ready()
+				o.CheckSizeJob, o.Pods = testJob(), waitingPod("ImagePullBackOff")
+				return o
+			}},
+		{name: "check-size running", status: aimv1.AIMStatusProgressing, component: ComponentSize, reason: "CheckingSize",
+			obs: func() Observation {
+				o := ready()
+				o.CheckSizeJob, o.Pods = testJob(), waitingPod("ContainerCreating")
+				return o
+			}},
+		{name: "check-size failed", status: aimv1.AIMStatusFailed, component: ComponentSize, reason: ReasonCheckSizeFailed,
+			obs: func() Observation { o := ready(); o.CheckSizeJob = testJob(batchv1.JobFailed); return o }},
+		{name: "check-size printed garbage", status: aimv1.AIMStatusFailed, component: ComponentSize, reason: ReasonInvalidSizeOutput,
+			obs: func() Observation {
+				o := ready()
+				o.CheckSizeJob, o.CheckSizeOutput = testJob(batchv1.JobComplete), "Traceback"
+				return o
+			}},
+		{name: "check-size output unreadable", status: aimv1.AIMStatusProgressing, component: ComponentSize, reason: "CheckSizePodNotFound",
+			obs: func() Observation {
+				o := ready()
+				o.CheckSizeJob, o.CheckSizeOutputErr = testJob(batchv1.JobComplete), state.NewError(state.MissingDownstream, "CheckSizePodNotFound", "gone")
+				return o
+			}},
+		{name: "measured size makes the volume", status: aimv1.AIMStatusProgressing, component: ComponentVolume, reason: "Creating", wantPVC: true,
+			obs: func() Observation {
+				o := ready()
+				o.CheckSizeJob, o.CheckSizeOutput = testJob(batchv1.JobComplete), `{"url":"hf://org/m","sizeBytes":16106127360}`
+				return o
+			},
+			check: func(t *testing.T, p Plan) {
+				if ptr.Deref(p.Status.DiscoveredSizeBytes, 0) != 15*gi || p.Status.DisplaySize != "15.0 GiB" {
+					t.Errorf("size status %v %q", p.Status.DiscoveredSizeBytes, p.Status.DisplaySize)
+				}
+				if q := p.PVC.Spec.Resources.Requests[corev1.ResourceStorage]; q.String() != "17Gi" || p.Status.AllocatedSize.String() != "17Gi" ||
+					*p.Status.HeadroomPercent != 10 || p.Status.PersistentVolumeClaim != p.PVC.Name {
+					t.Errorf("volume %s, status %+v", q.String(), p.Status)
+				}
+			}},
+		{name: "spec size with zero headroom", status: aimv1.AIMStatusProgressing, component: ComponentVolume, reason: "Creating", wantPVC: true,
+			obs: func() Observation {
+				o := ready()
+				sized(o.Artifact, "10Gi")
+				o.RuntimeConfig = config(&aimv1.AIMStorageConfig{PVCHeadroomPercent: ptr.To[int32](0)})
+				return o
+			},
+			check: func(t *testing.T, p Plan) {
+				if q := p.PVC.Spec.Resources.Requests[corev1.ResourceStorage]; q.String() != "10Gi" || *p.Status.HeadroomPercent != 0 {
+					t.Errorf("volume %s headroom %v", q.String(), *p.Status.HeadroomPercent)
+				}
+			}},
+		{name: "volume exists: download starts", status: aimv1.AIMStatusProgressing, component: ComponentDownloadJob, reason: ReasonJobCreated,
+			wantJob: ComponentDownload,
+			obs:     func() Observation { o := ready(); sized(o.Artifact, "15Gi"); return withPVC(o) },
+			check: func(t *testing.T, p Plan) {
+				if p.Status.AllocatedSize.String() != "17Gi" {
+					t.Errorf("allocated %s: the status reports the volume's size", p.Status.AllocatedSize)
+				}
+			}},
+		{name: "download waits for the binding", status: aimv1.AIMStatusProgressing, component: ComponentDownloadJob, reason: "WaitingForServiceAccount",
+			wantSA: true,
+			obs: func() Observation {
+				o := ready()
+				sized(o.Artifact, "15Gi")
+				o.RoleBindingReady = false
+				return withPVC(o)
+			}},
+		{name: "downloading keeps the downloader's progress", status: aimv1.AIMStatusProgressing, component: ComponentDownloadJob, reason: ReasonDownloading,
+			obs: func() Observation {
+				o := withPVC(ready())
+				sized(o.Artifact, "15Gi")
+				o.Artifact.Status.Progress = progress.DeepCopy()
+				o.Artifact.Status.Download = &aimv1.AIMDownloadState{Protocol: "XET", Attempt: 1}
+				o.DownloadJob = testJob()
+				return o
+			},
+			check: func(t *testing.T, p Plan) {
+				if *p.Status.Progress != *progress || p.Status.Download.Protocol != "XET" {
+					t.Errorf("progress %+v download %+v", p.Status.Progress, p.Status.Download)
+				}
+			}},
+		{name: "download pod cannot pull", status: aimv1.AIMStatusFailed, component: ComponentDownloadJob, reason: "ErrImagePull",
+			obs: func() Observation {
+				o := withPVC(ready())
+				sized(o.Artifact, "15Gi")
+				o.DownloadJob, o.Pods = testJob(), waitingPod("ErrImagePull")
+				return o
+			}},
+		{name: "download failed", status: aimv1.AIMStatusFailed, component: ComponentDownloadJob, reason: ReasonDownloadFailed,
+			obs: func() Observation {
+				o := withPVC(ready())
+				sized(o.Artifact, "15Gi")
+				o.DownloadJob = testJob(batchv1.JobFailed)
+				return o
+			}},
+		{name: "download succeeded", status: aimv1.AIMStatusReady, component: ComponentDownloadJob, reason: ReasonDownloadComplete,
+			obs: func() Observation {
+				o := withPVC(ready())
+				sized(o.Artifact, "15Gi")
+				o.Artifact.Status.Progress = progress.DeepCopy()
+				o.DownloadJob = testJob(batchv1.JobComplete)
+				return o
+			},
+			check: func(t *testing.T, p Plan) {
+				if pr := p.Status.Progress; pr.Percentage != 100 || pr.DisplayPercentage != "100 %" || pr.DownloadedBytes != 100 {
+					t.Errorf("progress %+v", pr)
+				}
+			}},
+		{name: "an expired Job after success stays Ready", status: aimv1.AIMStatusReady, component: ComponentDownloadJob, reason: ReasonDownloadComplete,
+			obs: func() Observation {
+				o := withPVC(ready())
+				sized(o.Artifact, "15Gi")
+				o.Artifact.Status.Conditions = []metav1.Condition{downloadCondition(true, ReasonDownloadComplete, "done")}
+				return o
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := tc.obs()
+			p := PlanArtifact(o)
+			out := derive(o.Artifact, p)
+			if out.Status != tc.status {
+				t.Errorf("status %s, want %s; components %+v", out.Status, tc.status, p.Components)
+			}
+			var found bool
+			for _, c := range p.Components {
+				if c.Name != tc.component {
+					continue
+				}
+				found = true
+				reason := c.Reason
+				var se *state.Error
+				if reason == "" && len(c.Errors) > 0 && errors.As(c.Errors[0], &se) {
+					reason = se.Reason
+				}
+				if reason != tc.reason {
+					t.Errorf("%s reason %q, want %q (%+v)", c.Name, reason, tc.reason, c)
+				}
+			}
+			if !found {
+				t.Errorf("no %s component in %+v", tc.component, p.Components)
+			}
+			gotJob := ""
+			if p.Job != nil {
+				gotJob = p.Job.Labels[LabelComponent]
+			}
+			if gotJob != tc.wantJob || (p.PVC != nil) != tc.wantPVC || (p.RoleBinding != nil) != tc.wantSA {
+				t.Errorf("planned job %q pvc %v binding %v; want %q %v %v", gotJob, p.PVC != nil, p.RoleBinding != nil, tc.wantJob, tc.wantPVC, tc.wantSA)
+			}
+			if p.Status.ObservedGeneration != 3 || p.Status.Mode != aimv1.AIMTemplateCacheModeShared {
+				t.Errorf("observedGeneration %d mode %s", p.Status.ObservedGeneration, p.Status.Mode)
+			}
+			if tc.check != nil {
+				tc.check(t, p)
+			}
+		})
+	}
+}
+
+func TestPlanArtifactModeDedicatedWhenOwned(t *testing.T) {
+	o := ready()
+	o.Artifact.OwnerReferences = []metav1.OwnerReference{{Kind: "AIMTemplateCache", Name: "c", UID: "c1"}}
+	if m := PlanArtifact(o).Status.Mode; m != aimv1.AIMTemplateCacheModeDedicated {
+		t.Errorf("mode %s", m)
+	}
+}

@@ -1,0 +1,234 @@
+package templatecache
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
+)
+
+// FieldManager owns the artifacts the cache controller applies.
+const FieldManager = "aim-template-cache-controller"
+
+// Controller reconciles AIMTemplateCaches.
+type Controller struct {
+	c manager.Clients
+
+	caches           aimlisters.AIMTemplateCacheLister
+	artifacts        aimlisters.AIMArtifactLister
+	templates        aimlisters.AIMServiceTemplateLister
+	clusterTemplates aimlisters.AIMClusterServiceTemplateLister
+	configs          aimlisters.AIMRuntimeConfigLister
+	clusterConfigs   aimlisters.AIMClusterRuntimeConfigLister
+
+	ctl *manager.Controller
+}
+
+// Register adds the template cache controller to the manager.
+func Register(m *manager.Manager) error {
+	v := m.AIMInformers.Aim().V1alpha1()
+	ctl := &Controller{c: m.Clients,
+		caches: v.AIMTemplateCaches().Lister(), artifacts: v.AIMArtifacts().Lister(),
+		templates: v.AIMServiceTemplates().Lister(), clusterTemplates: v.AIMClusterServiceTemplates().Lister(),
+		configs: v.AIMRuntimeConfigs().Lister(), clusterConfigs: v.AIMClusterRuntimeConfigs().Lister(),
+	}
+	ctl.ctl = manager.NewController("templatecache", manager.ReconcilerFunc(ctl.reconcile))
+	for _, h := range []struct {
+		inf cache.SharedIndexInformer
+		h   cache.ResourceEventHandler
+	}{
+		{v.AIMTemplateCaches().Informer(), ctl.ctl.Handler()},
+		{v.AIMArtifacts().Informer(), ctl.handler(ctl.artifactCaches)},
+		{v.AIMServiceTemplates().Informer(), ctl.handler(func(m metav1.Object) []*aimv1.AIMTemplateCache {
+			return ctl.templateCaches(m.GetNamespace(), m.GetName(), aimv1.AIMTemplateScopeNamespace)
+		})},
+		{v.AIMClusterServiceTemplates().Informer(), ctl.handler(func(m metav1.Object) []*aimv1.AIMTemplateCache {
+			return ctl.templateCaches("", m.GetName(), aimv1.AIMTemplateScopeCluster)
+		})},
+		{v.AIMRuntimeConfigs().Informer(), ctl.handler(ctl.allCaches)},
+		{v.AIMClusterRuntimeConfigs().Informer(), ctl.handler(ctl.allCaches)},
+	} {
+		if _, err := h.inf.AddEventHandler(h.h); err != nil {
+			return fmt.Errorf("watching for template caches: %w", err)
+		}
+	}
+	m.Add(ctl.ctl)
+	return nil
+}
+
+func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration, error) {
+	namespace, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return 0, nil
+	}
+	c, ok, err := manager.Lookup(func() (*aimv1.AIMTemplateCache, error) { return ctl.caches.AIMTemplateCaches(namespace).Get(name) })
+	if !ok {
+		return 0, err
+	}
+	o := Observation{Cache: c}
+	o.RuntimeConfig, o.RuntimeConfigErr = runtimeconfig.Lookup(c.Spec.RuntimeConfigName, namespace, ctl.configs, ctl.clusterConfigs)
+	o.Template, o.TemplateErr = ctl.resolveTemplate(c)
+	if o.Artifacts, err = ctl.artifacts.AIMArtifacts(namespace).List(labels.Everything()); err != nil {
+		return 0, fmt.Errorf("listing the artifacts of namespace %s: %w", namespace, err)
+	}
+	plan := PlanCache(o)
+
+	var applyErr error
+	for _, a := range plan.Apply {
+		if applyErr = ctl.apply(ctx, a); applyErr != nil {
+			break
+		}
+	}
+	for _, a := range plan.Create {
+		if applyErr != nil {
+			break
+		}
+		// Create, not apply: a Shared artifact another cache made first is used as it is.
+		if _, err := ctl.c.AIM.AimV1alpha1().AIMArtifacts(namespace).Create(ctx, a, metav1.CreateOptions{FieldManager: FieldManager}); err != nil && !apierrors.IsAlreadyExists(err) {
+			applyErr = fmt.Errorf("creating artifact %s/%s: %w", namespace, a.Name, err)
+		}
+	}
+	if applyErr != nil {
+		for i := range plan.Components {
+			if plan.Components[i].Name == ComponentArtifacts {
+				plan.Components[i] = state.Component{Name: ComponentArtifacts, Dependency: state.DependencyDownstream, Errors: []error{applyErr}}
+			}
+		}
+	}
+
+	out := state.Derive(state.Input{Components: plan.Components, Previous: c.Status.Conditions, Status: c.Status.Status,
+		Generation: c.Generation, Now: time.Now()})
+	status := plan.Status
+	status.Conditions, status.Status = out.Conditions, out.Status
+	if !apiequality.Semantic.DeepEqual(status, c.Status) {
+		updated := c.DeepCopy()
+		updated.Status = status
+		_, err := ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: FieldManager})
+		switch {
+		case apierrors.IsConflict(err), apierrors.IsNotFound(err):
+			// A newer version exists (or none): its watch event brings the cache back with fresh data.
+			return 0, applyErr
+		case err != nil:
+			return 0, fmt.Errorf("writing the status of template cache %s: %w", key, err)
+		}
+	}
+	// Events only for transitions that were written, so that a retried reconcile does not repeat them.
+	manager.RecordTransitions(ctl.c.Recorder, c, out.Transitions)
+	if applyErr != nil {
+		return 0, applyErr
+	}
+	if out.Retry {
+		return 0, fmt.Errorf("template cache %s: infrastructure errors; retrying", key)
+	}
+	return 0, nil
+}
+
+// resolveTemplate finds the cache's template by its scope; without one, the namespace's first, then the
+// cluster's.
+func (ctl *Controller) resolveTemplate(c *aimv1.AIMTemplateCache) (*Template, error) {
+	name, scope := c.Spec.TemplateName, c.Spec.TemplateScope
+	if scope != aimv1.AIMTemplateScopeCluster {
+		t, err := ctl.templates.AIMServiceTemplates(c.Namespace).Get(name)
+		switch {
+		case err == nil:
+			return &Template{Kind: KindNamespaced, Name: t.Name, Status: t.Status.Status, ModelSources: t.Status.ModelSources}, nil
+		case !apierrors.IsNotFound(err):
+			return nil, err
+		case scope == aimv1.AIMTemplateScopeNamespace:
+			return nil, state.NewError(state.MissingUpstream, ReasonTemplateNotFound,
+				"AIMServiceTemplate %q not found in namespace %s", name, c.Namespace)
+		}
+	}
+	t, err := ctl.clusterTemplates.Get(name)
+	switch {
+	case err == nil:
+		return &Template{Kind: KindCluster, Name: t.Name, Status: t.Status.Status, ModelSources: t.Status.ModelSources}, nil
+	case !apierrors.IsNotFound(err):
+		return nil, err
+	case scope == aimv1.AIMTemplateScopeCluster:
+		return nil, state.NewError(state.MissingUpstream, ReasonTemplateNotFound, "AIMClusterServiceTemplate %q not found", name)
+	}
+	return nil, state.NewError(state.MissingUpstream, ReasonTemplateNotFound,
+		"neither AIMServiceTemplate %q in namespace %s nor AIMClusterServiceTemplate %q exists", name, c.Namespace, name)
+}
+
+// apply server-side applies a Dedicated artifact.
+func (ctl *Controller) apply(ctx context.Context, a *aimv1.AIMArtifact) error {
+	data, err := json.Marshal(a)
+	if err != nil {
+		return fmt.Errorf("encoding artifact %s: %w", a.Name, err)
+	}
+	if _, err := ctl.c.AIM.AimV1alpha1().AIMArtifacts(a.Namespace).Patch(ctx, a.Name, types.ApplyPatchType, data,
+		metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)}); err != nil {
+		return fmt.Errorf("applying artifact %s/%s: %w", a.Namespace, a.Name, err)
+	}
+	return nil
+}
+
+// handler enqueues the caches an event concerns.
+func (ctl *Controller) handler(caches func(metav1.Object) []*aimv1.AIMTemplateCache) cache.ResourceEventHandler {
+	enqueue := func(obj any) {
+		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = tomb.Obj
+		}
+		m, ok := obj.(metav1.Object)
+		if !ok {
+			return
+		}
+		for _, c := range caches(m) {
+			ctl.ctl.Queue.Add(c.Namespace + "/" + c.Name)
+		}
+	}
+	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
+}
+
+// artifactCaches are the caches an artifact may serve: its owner, or for a Shared artifact every cache of
+// the namespace (they find it by source).
+func (ctl *Controller) artifactCaches(m metav1.Object) []*aimv1.AIMTemplateCache {
+	list, _ := ctl.caches.AIMTemplateCaches(m.GetNamespace()).List(labels.Everything())
+	if len(m.GetOwnerReferences()) == 0 {
+		return list
+	}
+	var out []*aimv1.AIMTemplateCache
+	for _, c := range list {
+		if manager.OwnedBy(m, c.UID) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// templateCaches are the caches naming a template; namespace is empty for a cluster template.
+func (ctl *Controller) templateCaches(namespace, name string, scope aimv1.AIMTemplateScope) []*aimv1.AIMTemplateCache {
+	list, _ := ctl.caches.AIMTemplateCaches(namespace).List(labels.Everything())
+	var out []*aimv1.AIMTemplateCache
+	for _, c := range list {
+		other := aimv1.AIMTemplateScopeCluster
+		if scope == aimv1.AIMTemplateScopeCluster {
+			other = aimv1.AIMTemplateScopeNamespace
+		}
+		if c.Spec.TemplateName == name && c.Spec.TemplateScope != other {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (ctl *Controller) allCaches(metav1.Object) []*aimv1.AIMTemplateCache {
+	list, _ := ctl.caches.List(labels.Everything())
+	return list
+}

@@ -1,0 +1,295 @@
+// Package templatecache reconciles AIMTemplateCaches: one AIMArtifact per model source of a template, and a
+// status listing every artifact with its volume, which the AIMService controller mounts.
+//
+// Shared caches (the default) use unowned artifacts named after the source, so every cache of a namespace
+// downloading the same source with the same storage class and env uses one artifact; such artifacts persist
+// when the caches go and are deleted by hand. Dedicated caches own their artifacts, which the garbage
+// collector deletes with the cache. No finalizer is needed for either.
+package templatecache
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/env"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+)
+
+// Components, labels and reasons of template caches.
+const (
+	ComponentRuntimeConfig = "RuntimeConfig"
+	ComponentTemplate      = "ServiceTemplate"
+	ComponentArtifacts     = "Artifacts"
+
+	// LabelCache names the cache that owns a Dedicated artifact. Shared artifacts carry no cache's name:
+	// they belong to every cache using them (reference bug 9.22).
+	LabelCache = "aim.eai.amd.com/template-cache.name"
+
+	KindNamespaced = "AIMServiceTemplate"
+	KindCluster    = "AIMClusterServiceTemplate"
+
+	// MountRoot is where inference pods mount artifacts: <MountRoot>/<modelId>.
+	MountRoot = "/workspace/cache/"
+
+	ReasonTemplateNotFound = "TemplateNotFound"
+	ReasonTemplateNotReady = "TemplateNotReady"
+	ReasonArtifactFailed   = "ArtifactFailed"
+	ReasonArtifactConflict = "ArtifactConflict"
+
+	hashLength = 10
+)
+
+// Template is the template a cache resolved.
+type Template struct {
+	Kind, Name   string
+	Status       aimv1.AIMStatus
+	ModelSources []aimv1.AIMModelSource
+}
+
+// Observation is what one reconcile of a cache saw.
+type Observation struct {
+	Cache *aimv1.AIMTemplateCache
+	// Template is nil when TemplateErr says why.
+	Template    *Template
+	TemplateErr error
+
+	RuntimeConfig    runtimeconfig.Resolved
+	RuntimeConfigErr error
+
+	// Artifacts are every artifact of the cache's namespace.
+	Artifacts []*aimv1.AIMArtifact
+}
+
+// Plan is what a reconcile should do and report.
+type Plan struct {
+	// Apply are Dedicated artifacts to server-side apply; Create are Shared artifacts to create when missing
+	// (never updated: other caches use them too).
+	Apply, Create []*aimv1.AIMArtifact
+	Components    []state.Component
+	// Status carries every field but status and conditions, which the state engine derives.
+	Status aimv1.AIMTemplateCacheStatus
+}
+
+// PlanCache decides a cache's artifacts and status. It is pure.
+func PlanCache(o Observation) Plan {
+	c := o.Cache
+	p := Plan{Status: *c.Status.DeepCopy()}
+	st := &p.Status
+	st.ObservedGeneration = c.Generation
+	report := func(name string, s aimv1.AIMStatus, reason, msg string, errs ...error) {
+		p.Components = append(p.Components, state.Component{Name: name, Dependency: state.DependencyUpstream, State: s,
+			Reason: reason, Message: msg, Errors: errs})
+	}
+
+	blocked := false
+	if o.RuntimeConfigErr != nil {
+		report(ComponentRuntimeConfig, "", "ConfigNotFound", "", state.UpstreamError(o.RuntimeConfigErr))
+		blocked = true
+	} else {
+		report(ComponentRuntimeConfig, "", "ConfigFound", "")
+		st.ResolvedRuntimeConfig = o.RuntimeConfig.Ref
+	}
+
+	var sources []aimv1.AIMModelSource
+	switch t := o.Template; {
+	case t == nil:
+		err := o.TemplateErr
+		if err == nil {
+			err = state.NewError(state.MissingUpstream, ReasonTemplateNotFound, "template %q not found", c.Spec.TemplateName)
+		}
+		report(ComponentTemplate, "", "", "", err)
+		blocked = true
+	case len(c.Spec.ModelSources) > 0:
+		// The cache lists its sources: the template need not have resolved its own.
+		st.ResolvedTemplateKind = t.Kind
+		report(ComponentTemplate, aimv1.AIMStatusReady, "TemplateFound", t.Kind+" "+t.Name)
+		sources = c.Spec.ModelSources
+	case t.Status != aimv1.AIMStatusReady:
+		st.ResolvedTemplateKind = t.Kind
+		report(ComponentTemplate, aimv1.AIMStatusPending, ReasonTemplateNotReady,
+			fmt.Sprintf("%s %s is %s", t.Kind, t.Name, nonEmpty(string(t.Status), string(aimv1.AIMStatusPending))))
+		blocked = true
+	default:
+		st.ResolvedTemplateKind = t.Kind
+		report(ComponentTemplate, aimv1.AIMStatusReady, "TemplateReady", t.Kind+" "+t.Name)
+		sources = t.ModelSources
+	}
+	if blocked {
+		// Keep the last known artifacts: they still exist, and the status says the cache is not Ready.
+		return p
+	}
+
+	entries := map[string]aimv1.AIMTemplateCacheArtifactStatus{}
+	var states []artifactState
+	var errs []error
+	for _, src := range sources {
+		desired := DesiredArtifact(c, src)
+		cur, err := match(c, desired, o.Artifacts)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		switch {
+		case c.Spec.Mode == aimv1.AIMTemplateCacheModeDedicated && (cur == nil || !upToDate(cur, desired)):
+			p.Apply = append(p.Apply, desired)
+		case cur == nil:
+			p.Create = append(p.Create, desired)
+		}
+		entry := aimv1.AIMTemplateCacheArtifactStatus{Name: desired.Name, Model: src.ModelID,
+			Status: aimv1.AIMStatusPending, MountPoint: MountRoot + src.ModelID}
+		if cur != nil {
+			entry.Name, entry.UID, entry.PersistentVolumeClaim = cur.Name, cur.UID, cur.Status.PersistentVolumeClaim
+			entry.Status = aimv1.AIMStatus(nonEmpty(string(cur.Status.Status), string(aimv1.AIMStatusPending)))
+		}
+		entries[entry.Name] = entry
+		states = append(states, artifactState{entry.Name, entry.Status})
+	}
+	st.Artifacts = entries
+	if len(entries) == 0 {
+		st.Artifacts = nil
+	}
+	p.Components = append(p.Components, artifactsComponent(states, errs))
+	return p
+}
+
+// ArtifactName is the artifact of a source. Shared names depend only on what the download depends on, so
+// caches of one namespace find each other's artifacts; Dedicated names also carry the cache's name.
+func ArtifactName(c *aimv1.AIMTemplateCache, src aimv1.AIMModelSource) string {
+	e := env.Merge(c.Spec.Env, src.Env)
+	if c.Spec.Mode == aimv1.AIMTemplateCacheModeDedicated {
+		return naming.Name(naming.MaxLength, naming.Hash(hashLength, src.SourceURI, c.Spec.StorageClassName, e, "dedicated", c.Name),
+			c.Name, src.SourceURI)
+	}
+	return naming.Name(naming.MaxLength, naming.Hash(hashLength, src.SourceURI, c.Spec.StorageClassName, e), src.SourceURI)
+}
+
+// DesiredArtifact is the artifact a cache wants for a source.
+func DesiredArtifact(c *aimv1.AIMTemplateCache, src aimv1.AIMModelSource) *aimv1.AIMArtifact {
+	a := &aimv1.AIMArtifact{
+		TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMArtifact"},
+		ObjectMeta: metav1.ObjectMeta{Name: ArtifactName(c, src), Namespace: c.Namespace,
+			Labels: map[string]string{aimv1.LabelManagedBy: aimv1.ManagedByValue}},
+		Spec: aimv1.AIMArtifactSpec{
+			SourceURI: src.SourceURI, ModelID: src.ModelID, StorageClassName: c.Spec.StorageClassName,
+			Env: env.Merge(c.Spec.Env, src.Env), ModelDownloadImage: c.Spec.DownloadImage,
+			RuntimeConfigName: c.Spec.RuntimeConfigName,
+		},
+	}
+	if src.Size != nil && !src.Size.IsZero() {
+		q := src.Size.DeepCopy()
+		a.Spec.Size = &q
+	}
+	if len(c.Spec.ImagePullSecrets) > 0 {
+		a.Spec.ImagePullSecrets = append(a.Spec.ImagePullSecrets, c.Spec.ImagePullSecrets...)
+	}
+	if c.Spec.Mode == aimv1.AIMTemplateCacheModeDedicated {
+		a.Labels[LabelCache] = naming.LabelValue(c.Name)
+		a.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(c, aimv1.SchemeGroupVersion.WithKind("AIMTemplateCache"))}
+	}
+	return a
+}
+
+// match finds the artifact serving a source. Dedicated: the one of the derived name, which must be this
+// cache's. Shared: an unowned artifact of the same source and a compatible storage class, the best-off first,
+// the derived name winning ties; another cache may have made it, or a user.
+func match(c *aimv1.AIMTemplateCache, desired *aimv1.AIMArtifact, all []*aimv1.AIMArtifact) (*aimv1.AIMArtifact, error) {
+	if c.Spec.Mode == aimv1.AIMTemplateCacheModeDedicated {
+		for _, a := range all {
+			if a.Name != desired.Name {
+				continue
+			}
+			if !manager.OwnedBy(a, c.UID) {
+				return nil, state.NewError(state.InvalidSpec, ReasonArtifactConflict,
+					"AIMArtifact %s/%s exists and does not belong to this cache", a.Namespace, a.Name)
+			}
+			return a, nil
+		}
+		return nil, nil
+	}
+	var best *aimv1.AIMArtifact
+	for _, a := range all {
+		if len(a.OwnerReferences) > 0 || a.Spec.SourceURI != desired.Spec.SourceURI || a.DeletionTimestamp != nil ||
+			(c.Spec.StorageClassName != "" && a.Spec.StorageClassName != c.Spec.StorageClassName) {
+			continue
+		}
+		if best == nil || rank(a, desired.Name) < rank(best, desired.Name) {
+			best = a
+		}
+	}
+	return best, nil
+}
+
+// rank orders candidate artifacts: Ready first, Failed last, the derived name before others of its state.
+func rank(a *aimv1.AIMArtifact, derived string) int {
+	order := map[aimv1.AIMStatus]int{aimv1.AIMStatusReady: 0, aimv1.AIMStatusProgressing: 1, aimv1.AIMStatusPending: 2,
+		aimv1.AIMStatusDegraded: 3, aimv1.AIMStatusNotAvailable: 4, aimv1.AIMStatusFailed: 5}
+	r, ok := order[a.Status.Status]
+	if !ok {
+		r = 2
+	}
+	r *= 2
+	if a.Name != derived {
+		r++
+	}
+	return r
+}
+
+// upToDate reports whether an existing Dedicated artifact has the desired spec, labels and owner.
+func upToDate(cur, desired *aimv1.AIMArtifact) bool {
+	for k, v := range desired.Labels {
+		if cur.Labels[k] != v {
+			return false
+		}
+	}
+	return apiequality.Semantic.DeepEqual(cur.Spec, desired.Spec)
+}
+
+type artifactState struct {
+	name   string
+	status aimv1.AIMStatus
+}
+
+// artifactsComponent aggregates the artifacts: Failed if any failed, Ready when all are, else Progressing.
+func artifactsComponent(states []artifactState, errs []error) state.Component {
+	comp := state.Component{Name: ComponentArtifacts, Dependency: state.DependencyDownstream, Errors: errs}
+	if len(errs) > 0 {
+		return comp
+	}
+	var failed, notReady []string
+	for _, s := range states {
+		switch s.status {
+		case aimv1.AIMStatusReady:
+		case aimv1.AIMStatusFailed:
+			failed = append(failed, s.name)
+		default:
+			notReady = append(notReady, s.name+" is "+string(s.status))
+		}
+	}
+	sort.Strings(failed)
+	sort.Strings(notReady)
+	switch {
+	case len(failed) > 0:
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, ReasonArtifactFailed, "failed: "+strings.Join(failed, ", ")
+	case len(notReady) > 0:
+		comp.State, comp.Reason = aimv1.AIMStatusProgressing, "ArtifactsNotReady"
+		comp.Message = fmt.Sprintf("%d of %d ready; %s", len(states)-len(notReady), len(states), strings.Join(notReady, ", "))
+	default:
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusReady, "AllArtifactsReady", fmt.Sprintf("%d artifact(s)", len(states))
+	}
+	return comp
+}
+
+func nonEmpty(s, fallback string) string {
+	if s == "" {
+		return fallback
+	}
+	return s
+}

@@ -1,0 +1,222 @@
+package templatecache
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+)
+
+var src = aimv1.AIMModelSource{ModelID: "org/m", SourceURI: "hf://org/m.v1", Size: ptr.To(resource.MustParse("10Gi")),
+	Env: []corev1.EnvVar{{Name: "HF_TOKEN", Value: "source"}}}
+
+func testCache(name string, mode aimv1.AIMTemplateCacheMode) *aimv1.AIMTemplateCache {
+	return &aimv1.AIMTemplateCache{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team", UID: types.UID("uid-c-" + name), Generation: 2},
+		Spec: aimv1.AIMTemplateCacheSpec{TemplateName: "tpl", Mode: mode, StorageClassName: "fast", RuntimeConfigName: "rc",
+			DownloadImage: "registry.example/dl:1", ImagePullSecrets: []corev1.LocalObjectReference{{Name: "pull"}},
+			Env: []corev1.EnvVar{{Name: "HF_TOKEN", Value: "cache"}, {Name: "HTTPS_PROXY", Value: "proxy"}}},
+	}
+}
+
+func readyTemplate(sources ...aimv1.AIMModelSource) *Template {
+	return &Template{Kind: KindNamespaced, Name: "tpl", Status: aimv1.AIMStatusReady, ModelSources: sources}
+}
+
+func observe(c *aimv1.AIMTemplateCache, t *Template, artifacts ...*aimv1.AIMArtifact) Observation {
+	return Observation{Cache: c, Template: t, RuntimeConfig: runtimeconfig.Resolved{Name: "rc"}, Artifacts: artifacts}
+}
+
+func derive(c *aimv1.AIMTemplateCache, p Plan) aimv1.AIMStatus {
+	return state.Derive(state.Input{Components: p.Components, Previous: c.Status.Conditions, Generation: c.Generation, Now: time.Now()}).Status
+}
+
+func TestDesiredArtifactShared(t *testing.T) {
+	c := testCache("a", aimv1.AIMTemplateCacheModeShared)
+	a := DesiredArtifact(c, src)
+	if len(a.OwnerReferences) != 0 || a.Labels[LabelCache] != "" || a.Labels[aimv1.LabelManagedBy] != aimv1.ManagedByValue {
+		t.Errorf("shared artifact metadata %+v: must be unowned and carry no cache's name (9.22)", a.ObjectMeta)
+	}
+	if !strings.HasPrefix(a.Name, "hf-org-m-v1-") || len(a.Name) > 63 {
+		t.Errorf("name %q", a.Name)
+	}
+	s := a.Spec
+	if s.SourceURI != src.SourceURI || s.ModelID != "org/m" || s.Size.String() != "10Gi" || s.StorageClassName != "fast" ||
+		s.RuntimeConfigName != "rc" || s.ModelDownloadImage != "registry.example/dl:1" || s.ImagePullSecrets[0].Name != "pull" {
+		t.Errorf("spec %+v", s)
+	}
+	if len(s.Env) != 2 || s.Env[0] != (corev1.EnvVar{Name: "HF_TOKEN", Value: "source"}) || s.Env[1].Name != "HTTPS_PROXY" {
+		t.Errorf("env %v: the source's env must win over the cache's", s.Env)
+	}
+
+	// Another cache with the same download shares the name; a different class or env does not.
+	if other := DesiredArtifact(testCache("b", aimv1.AIMTemplateCacheModeShared), src); other.Name != a.Name {
+		t.Errorf("caches with equal downloads got %q and %q", a.Name, other.Name)
+	}
+	slow := testCache("a", aimv1.AIMTemplateCacheModeShared)
+	slow.Spec.StorageClassName = "slow"
+	creds := testCache("a", aimv1.AIMTemplateCacheModeShared)
+	creds.Spec.Env = nil
+	for _, other := range []*aimv1.AIMTemplateCache{slow, creds} {
+		if ArtifactName(other, src) == a.Name {
+			t.Errorf("a different storage class or env shares artifact %q", a.Name)
+		}
+	}
+	noSize := src
+	noSize.Size = ptr.To(resource.MustParse("0"))
+	if DesiredArtifact(c, noSize).Spec.Size != nil {
+		t.Error("a zero source size must leave the size to check-size")
+	}
+}
+
+func TestDesiredArtifactDedicated(t *testing.T) {
+	c := testCache("mine", aimv1.AIMTemplateCacheModeDedicated)
+	a := DesiredArtifact(c, src)
+	if len(a.OwnerReferences) != 1 || a.OwnerReferences[0].UID != c.UID || !ptr.Deref(a.OwnerReferences[0].Controller, false) ||
+		a.OwnerReferences[0].Kind != "AIMTemplateCache" {
+		t.Errorf("owners %+v", a.OwnerReferences)
+	}
+	if a.Labels[LabelCache] != "mine" || !strings.HasPrefix(a.Name, "mine-hf-org-m-v1-") {
+		t.Errorf("labels %v name %q", a.Labels, a.Name)
+	}
+	if a.Name == ArtifactName(testCache("mine", aimv1.AIMTemplateCacheModeShared), src) ||
+		a.Name == ArtifactName(testCache("yours", aimv1.AIMTemplateCacheModeDedicated), src) {
+		t.Error("dedicated names must differ from shared ones and between caches")
+	}
+}
+
+func artifact(name string, status aimv1.AIMStatus, owners ...metav1.OwnerReference) *aimv1.AIMArtifact {
+	return &aimv1.AIMArtifact{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team", UID: types.UID("uid-a-" + name), OwnerReferences: owners},
+		Spec:       aimv1.AIMArtifactSpec{SourceURI: src.SourceURI, StorageClassName: "fast"},
+		Status:     aimv1.AIMArtifactStatus{Status: status, PersistentVolumeClaim: name + "-cache"},
+	}
+}
+
+func TestPlanCache(t *testing.T) {
+	shared := testCache("c", aimv1.AIMTemplateCacheModeShared)
+	dedicated := testCache("c", aimv1.AIMTemplateCacheModeDedicated)
+	sharedName, dedicatedName := ArtifactName(shared, src), ArtifactName(dedicated, src)
+	owned := metav1.OwnerReference{Kind: "AIMTemplateCache", Name: "c", UID: dedicated.UID, Controller: ptr.To(true)}
+	upToDate := func() *aimv1.AIMArtifact {
+		a := DesiredArtifact(dedicated, src)
+		a.UID, a.Status = "uid-d", aimv1.AIMArtifactStatus{Status: aimv1.AIMStatusReady, PersistentVolumeClaim: "pvc-d"}
+		return a
+	}
+	second := aimv1.AIMModelSource{ModelID: "org/n", SourceURI: "s3://b/n"}
+
+	for _, tc := range []struct {
+		name               string
+		obs                Observation
+		status             aimv1.AIMStatus
+		create, apply      int
+		artifact, pvc      string // the entry for src, when expected
+		entryStatus        aimv1.AIMStatus
+		kind, reason, comp string
+	}{
+		{name: "missing template waits", obs: observe(shared, nil), status: aimv1.AIMStatusPending, comp: ComponentTemplate, reason: ReasonTemplateNotFound},
+		{name: "unready template waits", status: aimv1.AIMStatusPending, comp: ComponentTemplate, reason: ReasonTemplateNotReady, kind: KindNamespaced,
+			obs: observe(shared, &Template{Kind: KindNamespaced, Name: "tpl", Status: aimv1.AIMStatusProgressing})},
+		{name: "missing runtime config", status: aimv1.AIMStatusPending, comp: ComponentRuntimeConfig, reason: "ConfigNotFound", kind: KindNamespaced,
+			obs: func() Observation {
+				o := observe(shared, readyTemplate(src))
+				o.RuntimeConfigErr = &runtimeconfig.NotFoundError{Name: "rc", Namespace: "team"}
+				return o
+			}()},
+		{name: "shared: creates the missing artifact", obs: observe(shared, readyTemplate(src)), status: aimv1.AIMStatusProgressing,
+			create: 1, artifact: sharedName, entryStatus: aimv1.AIMStatusPending, kind: KindNamespaced, comp: ComponentArtifacts, reason: "ArtifactsNotReady"},
+		{name: "shared: uses another cache's artifact as it is", status: aimv1.AIMStatusReady,
+			obs:      observe(shared, readyTemplate(src), artifact(sharedName, aimv1.AIMStatusReady)),
+			artifact: sharedName, pvc: sharedName + "-cache", entryStatus: aimv1.AIMStatusReady, kind: KindNamespaced, comp: ComponentArtifacts, reason: "AllArtifactsReady"},
+		{name: "shared: a Ready artifact of the same source beats a failed one of the derived name", status: aimv1.AIMStatusReady,
+			obs:      observe(shared, readyTemplate(src), artifact(sharedName, aimv1.AIMStatusFailed), artifact("by-hand", aimv1.AIMStatusReady)),
+			artifact: "by-hand", pvc: "by-hand-cache", entryStatus: aimv1.AIMStatusReady, kind: KindNamespaced, comp: ComponentArtifacts, reason: "AllArtifactsReady"},
+		{name: "shared: ignores owned artifacts and other storage classes", status: aimv1.AIMStatusProgressing, create: 1,
+			obs: func() Observation {
+				other := artifact("other-class", aimv1.AIMStatusReady)
+				other.Spec.StorageClassName = "slow"
+				return observe(shared, readyTemplate(src), artifact("owned", aimv1.AIMStatusReady, owned), other)
+			}(),
+			artifact: sharedName, entryStatus: aimv1.AIMStatusPending, kind: KindNamespaced, comp: ComponentArtifacts, reason: "ArtifactsNotReady"},
+		{name: "shared: a failed artifact fails the cache", status: aimv1.AIMStatusFailed,
+			obs:      observe(shared, readyTemplate(src), artifact(sharedName, aimv1.AIMStatusFailed)),
+			artifact: sharedName, pvc: sharedName + "-cache", entryStatus: aimv1.AIMStatusFailed, kind: KindNamespaced, comp: ComponentArtifacts, reason: ReasonArtifactFailed},
+		{name: "dedicated: applies its own artifact", obs: observe(dedicated, readyTemplate(src)), status: aimv1.AIMStatusProgressing,
+			apply: 1, artifact: dedicatedName, entryStatus: aimv1.AIMStatusPending, kind: KindNamespaced, comp: ComponentArtifacts, reason: "ArtifactsNotReady"},
+		{name: "dedicated: an up-to-date artifact costs no request", obs: observe(dedicated, readyTemplate(src), upToDate()), status: aimv1.AIMStatusReady,
+			artifact: dedicatedName, pvc: "pvc-d", entryStatus: aimv1.AIMStatusReady, kind: KindNamespaced, comp: ComponentArtifacts, reason: "AllArtifactsReady"},
+		{name: "dedicated: a changed cache env re-applies", status: aimv1.AIMStatusReady, apply: 1,
+			obs: func() Observation {
+				a := upToDate()
+				a.Spec.Env = a.Spec.Env[:1]
+				return observe(dedicated, readyTemplate(src), a)
+			}(),
+			artifact: dedicatedName, pvc: "pvc-d", entryStatus: aimv1.AIMStatusReady, kind: KindNamespaced, comp: ComponentArtifacts, reason: "AllArtifactsReady"},
+		{name: "dedicated: never adopts someone else's artifact", status: aimv1.AIMStatusFailed,
+			obs:  observe(dedicated, readyTemplate(src), artifact(dedicatedName, aimv1.AIMStatusReady)),
+			kind: KindNamespaced, comp: ComponentArtifacts, reason: ReasonArtifactConflict},
+		{name: "spec sources win over the template's, which need not be Ready", status: aimv1.AIMStatusProgressing, create: 1,
+			obs: func() Observation {
+				c := shared.DeepCopy()
+				c.Spec.ModelSources = []aimv1.AIMModelSource{src}
+				return observe(c, &Template{Kind: KindCluster, Name: "tpl", Status: aimv1.AIMStatusPending, ModelSources: []aimv1.AIMModelSource{second}})
+			}(),
+			artifact: sharedName, entryStatus: aimv1.AIMStatusPending, kind: KindCluster, comp: ComponentArtifacts, reason: "ArtifactsNotReady"},
+		{name: "one ready, one missing", status: aimv1.AIMStatusProgressing, create: 1,
+			obs:      observe(shared, readyTemplate(src, second), artifact(sharedName, aimv1.AIMStatusReady)),
+			artifact: sharedName, pvc: sharedName + "-cache", entryStatus: aimv1.AIMStatusReady, kind: KindNamespaced, comp: ComponentArtifacts, reason: "ArtifactsNotReady"},
+		{name: "no sources is trivially Ready", obs: observe(shared, readyTemplate()), status: aimv1.AIMStatusReady,
+			kind: KindNamespaced, comp: ComponentArtifacts, reason: "AllArtifactsReady"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := PlanCache(tc.obs)
+			if got := derive(tc.obs.Cache, p); got != tc.status {
+				t.Errorf("status %s, want %s (%+v)", got, tc.status, p.Components)
+			}
+			if len(p.Create) != tc.create || len(p.Apply) != tc.apply {
+				t.Errorf("create %d apply %d, want %d %d", len(p.Create), len(p.Apply), tc.create, tc.apply)
+			}
+			if p.Status.ResolvedTemplateKind != tc.kind || p.Status.ObservedGeneration != 2 {
+				t.Errorf("resolvedTemplateKind %q observedGeneration %d", p.Status.ResolvedTemplateKind, p.Status.ObservedGeneration)
+			}
+			var comp *state.Component
+			for i := range p.Components {
+				if p.Components[i].Name == tc.comp {
+					comp = &p.Components[i]
+				}
+			}
+			if comp == nil {
+				t.Fatalf("no %s component: %+v", tc.comp, p.Components)
+			}
+			reason := comp.Reason
+			if len(comp.Errors) > 0 {
+				if se, ok := comp.Errors[0].(*state.Error); ok {
+					reason = se.Reason
+				}
+			}
+			if reason != tc.reason {
+				t.Errorf("%s reason %q, want %q (%+v)", tc.comp, reason, tc.reason, comp)
+			}
+			if tc.artifact == "" {
+				return
+			}
+			e, ok := p.Status.Artifacts[tc.artifact]
+			if !ok {
+				t.Fatalf("no status entry %q in %v", tc.artifact, p.Status.Artifacts)
+			}
+			if e.Name != tc.artifact || e.Model != "org/m" || e.MountPoint != "/workspace/cache/org/m" || e.Status != tc.entryStatus ||
+				e.PersistentVolumeClaim != tc.pvc {
+				t.Errorf("entry %+v", e)
+			}
+		})
+	}
+}
