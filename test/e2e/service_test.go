@@ -201,3 +201,63 @@ spec:
 		t.Errorf("an InferenceService was made for a template that cannot run: %q", out)
 	}
 }
+
+func TestServiceWithSharedCacheMountsTheVolume(t *testing.T) {
+	k := admin(t)
+	readyClusterTemplate(t, "e2e-svc-cache")
+	ns := namespace(t, "svc-cache")
+	// No caching field: Shared is the default.
+	k.mustApply(fmt.Sprintf("apiVersion: aim.eai.amd.com/v1alpha1\nkind: AIMService\nmetadata: {name: cached, namespace: %s}\nspec: {model: {name: e2e-svc-cache-model}}\n", ns))
+
+	// The service makes a shared template cache, which makes an artifact for the template's discovered source.
+	var cache, art string
+	eventually(t, 60*time.Second, "a template cache and its artifact", func() error {
+		caches := strings.Fields(k.must("get", "aimtc", "-n", ns, "-o", "name"))
+		arts := strings.Fields(k.must("get", "aimart", "-n", ns, "-o", "name"))
+		if len(caches) != 1 || len(arts) != 1 {
+			return fmt.Errorf("caches %v, artifacts %v", caches, arts)
+		}
+		cache, art = strings.TrimPrefix(caches[0], "aimtemplatecache.aim.eai.amd.com/"), strings.TrimPrefix(arts[0], "aimartifact.aim.eai.amd.com/")
+		return nil
+	})
+	if got := k.must("get", "aimtc", cache, "-n", ns, "-o", "jsonpath={.spec.templateName} {.spec.templateScope} {.spec.mode} {.metadata.ownerReferences}"); got != "e2e-svc-cache Cluster Shared " {
+		t.Errorf("template cache: %q", got)
+	}
+	if got := k.must("get", "aimart", art, "-n", ns, "-o", "jsonpath={.spec.sourceUri} {.spec.modelId} {.spec.size}"); got != "hf://Org/Model Org/Model 16Gi" {
+		t.Errorf("artifact: %q", got)
+	}
+	var pvc string
+	eventually(t, 30*time.Second, "the artifact's volume", func() error {
+		pvc = k.must("get", "aimart", art, "-n", ns, "-o", "jsonpath={.status.persistentVolumeClaim}")
+		if pvc == "" {
+			return fmt.Errorf("no volume yet")
+		}
+		return nil
+	})
+	jsonpathEquals(t, 30*time.Second, "18Gi", "pvc", pvc, "-n", ns, "-o", "jsonpath={.spec.resources.requests.storage}")
+
+	// Until the download is done there is no InferenceService, and the service says why.
+	job, pod := jobPodOf(t, ns, art, "download")
+	if out, _ := k.run("", "get", "inferenceservice", "-n", ns, "-o", "name"); strings.TrimSpace(out) != "" {
+		t.Errorf("InferenceService before the cache is ready: %q", out)
+	}
+	jsonpathEquals(t, 30*time.Second, "False CacheNotReady Starting", "aimsvc", "cached", "-n", ns, "-o",
+		`jsonpath={.status.conditions[?(@.type=="CacheReady")].status} {.status.conditions[?(@.type=="CacheReady")].reason} {.status.status}`)
+
+	// Play the downloader (progress in the artifact's status) and kubelet (the download pod succeeds).
+	k.must("patch", "aimart", art, "-n", ns, "--subresource=status", "--type=merge", "-p",
+		`{"status":{"progress":{"totalBytes":100,"downloadedBytes":100,"percentage":100,"displayPercentage":"100 %"}}}`)
+	succeedPod(t, ns, pod, "model-download", "")
+	jsonpathEquals(t, 60*time.Second, "True", "job", job, "-n", ns, "-o", `jsonpath={.status.conditions[?(@.type=="Complete")].status}`)
+
+	// The service then mounts the volume at /workspace/cache/<modelId>.
+	var isvc string
+	eventually(t, 60*time.Second, "InferenceService with the cache", func() error {
+		out, err := k.run("", "get", "inferenceservice", "cached", "-n", ns, "-o", "json")
+		isvc = out
+		return err
+	})
+	contains(t, "InferenceService volumes", isvc, fmt.Sprintf(`"claimName": %q`, pvc), `"mountPath": "/workspace/cache/Org/Model"`)
+	jsonpathEquals(t, 30*time.Second, "True "+cache, "aimsvc", "cached", "-n", ns, "-o",
+		`jsonpath={.status.conditions[?(@.type=="CacheReady")].status} {.status.cache.templateCacheRef.name}`)
+}
