@@ -101,6 +101,16 @@ spec:
 		t.Errorf("HTTPRouteReady reason = %q", c)
 	}
 
+	// Steady state: a resync (every 5 s in the harness) of a running service writes nothing.
+	rv := func() string {
+		return k.must("get", "aimsvc/chat", "inferenceservice/chat", "httproute/chat", "-n", ns, "-o", "jsonpath={.items[*].metadata.resourceVersion}")
+	}
+	before := rv()
+	time.Sleep(7 * time.Second)
+	if after := rv(); after != before {
+		t.Errorf("a running service or its children changed during resyncs: %s -> %s", before, after)
+	}
+
 	// Mutable fields reach the live InferenceService.
 	k.must("patch", "aimsvc", "chat", "-n", ns, "--type=merge", "-p", `{"spec":{"replicas":2}}`)
 	eventually(t, 30*time.Second, "replicas on the InferenceService", func() error {

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"crypto/tls"
 	"crypto/x509"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -84,20 +85,29 @@ func TestSteadyStateWritesNothing(t *testing.T) {
 	k.must("wait", "--for=condition=Ready", "aimcltpl/e2e-steady", "aimclrc/e2e-steady", "--timeout=60s")
 	k.must("wait", "--for=condition=Ready", "aimclmdl/e2e-steady-model", "--timeout=60s")
 
-	// Let in-flight work settle, then watch two resync periods.
+	// Let in-flight work settle, including the namespace controller emptying earlier tests' namespaces (its
+	// deletes are not ours), then watch two resync periods.
+	eventually(t, 90*time.Second, "earlier tests' namespaces gone", func() error {
+		if out := k.must("get", "namespaces", "-o", `jsonpath={.items[?(@.status.phase=="Terminating")].metadata.name}`); out != "" {
+			return fmt.Errorf("terminating: %s", out)
+		}
+		return nil
+	})
 	time.Sleep(6 * time.Second)
-	aimBefore := writes(aimMetrics(t), `group="aim.eai.amd.com"`)
+	aimMetricsBefore := aimMetrics(t)
+	aimBefore := writes(aimMetricsBefore, `group="aim.eai.amd.com"`)
 	// The controller writes Jobs only by server-side apply; other writers (the garbage collector removing
 	// Jobs of templates earlier tests deleted, the Job controller) use other verbs.
 	kubeBefore := writes(k.must("get", "--raw", "/metrics"), `resource="jobs"`, `verb="APPLY"`)
 	rvBefore := k.must("get", "aimcltpl/e2e-steady", "aimclmdl/e2e-steady-model", "aimclrc/e2e-steady", "-o", "jsonpath={.items[*].metadata.resourceVersion}")
 	time.Sleep(12 * time.Second)
-	aimAfter := writes(aimMetrics(t), `group="aim.eai.amd.com"`)
+	aimMetricsAfter := aimMetrics(t)
+	aimAfter := writes(aimMetricsAfter, `group="aim.eai.amd.com"`)
 	kubeAfter := writes(k.must("get", "--raw", "/metrics"), `resource="jobs"`, `verb="APPLY"`)
 	rvAfter := k.must("get", "aimcltpl/e2e-steady", "aimclmdl/e2e-steady-model", "aimclrc/e2e-steady", "-o", "jsonpath={.items[*].metadata.resourceVersion}")
 
 	if aimAfter != aimBefore {
-		t.Errorf("aim-apiserver received %v writes during steady-state resyncs", aimAfter-aimBefore)
+		t.Errorf("aim-apiserver received %v writes during steady-state resyncs:\n%s", aimAfter-aimBefore, changedLines(aimMetricsBefore, aimMetricsAfter))
 	}
 	if kubeAfter != kubeBefore {
 		t.Errorf("kube-apiserver received %v applies of Jobs during steady-state resyncs", kubeAfter-kubeBefore)
@@ -109,4 +119,19 @@ func TestSteadyStateWritesNothing(t *testing.T) {
 		t.Errorf("no write was ever counted (AIM %v, Job applies %v): the metric filter is wrong", aimBefore, kubeBefore)
 	}
 	t.Logf("steady state: %v AIM writes and %v Job applies before the window, none in it", aimBefore, kubeBefore)
+}
+
+// changedLines are the request counters that differ between two scrapes, to say which writes happened.
+func changedLines(before, after string) string {
+	seen := map[string]bool{}
+	for _, l := range strings.Split(before, "\n") {
+		seen[l] = true
+	}
+	var out []string
+	for _, l := range strings.Split(after, "\n") {
+		if strings.HasPrefix(l, "apiserver_request_total{") && !seen[l] {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }
