@@ -78,7 +78,7 @@ func Register(m *manager.Manager) error {
 		{v.AIMClusterRuntimeConfigs().Informer(), all},
 		{k.Core().V1().PersistentVolumeClaims().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isChild, Handler: owners.Handler()}},
 		{k.Batch().V1().Jobs().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isChild, Handler: owners.Handler()}},
-		{k.Core().V1().Pods().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isChild, Handler: ctl.podHandler(owners)}},
+		{k.Core().V1().Pods().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isChild, Handler: manager.JobPodHandler(ctl.jobs, owners)}},
 		// The downloader's account and binding are shared by the artifacts of a namespace.
 		{k.Core().V1().ServiceAccounts().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isDownloader, Handler: inNamespace}},
 		{k.Rbac().V1().RoleBindings().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isDownloader, Handler: inNamespace}},
@@ -186,7 +186,7 @@ func (ctl *Controller) observe(ctx context.Context, a *aimv1.AIMArtifact) Observ
 	if !known {
 		if j := ctl.ownedJob(a, BuildCheckSizeJob(a, o.RuntimeConfig).Name); j != nil {
 			o.CheckSizeJob = j
-			switch finished, failed := JobOutcome(j); {
+			switch finished, failed := manager.JobOutcome(j); {
 			case !finished:
 				o.Pods = ctl.jobPods(j)
 			case failed == "":
@@ -197,7 +197,7 @@ func (ctl *Controller) observe(ctx context.Context, a *aimv1.AIMArtifact) Observ
 	}
 	if j := ctl.ownedJob(a, BuildDownloadJob(a, o.RuntimeConfig, size).Name); j != nil {
 		o.DownloadJob = j
-		if finished, _ := JobOutcome(j); !finished {
+		if finished, _ := manager.JobOutcome(j); !finished {
 			o.Pods = ctl.jobPods(j)
 		}
 	}
@@ -243,23 +243,6 @@ func (ctl *Controller) output(ctx context.Context, j *batchv1.Job) (string, erro
 		return "", fmt.Errorf("reading the log of check-size pod %s: %w", succeeded.Name, err)
 	}
 	return string(data), nil
-}
-
-// podHandler maps a Job pod to its Job's artifact.
-func (ctl *Controller) podHandler(owners manager.Owners) cache.ResourceEventHandler {
-	enqueue := func(obj any) {
-		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = tomb.Obj
-		}
-		pod, ok := obj.(*corev1.Pod)
-		if !ok {
-			return
-		}
-		if j, err := ctl.jobs.Jobs(pod.Namespace).Get(pod.Labels[batchv1.JobNameLabel]); err == nil {
-			owners.EnqueueRefs(j.Namespace, j.OwnerReferences)
-		}
-	}
-	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
 }
 
 // enqueueHandler re-checks the artifacts of the namespace an event names (every artifact for "").

@@ -6,7 +6,6 @@ package artifact
 
 import (
 	"fmt"
-	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -17,6 +16,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
@@ -158,7 +158,7 @@ func planSize(o Observation, p *Plan) (int64, bool) {
 		progressing(ReasonJobCreated, "created check-size Job "+p.Job.Name)
 		return 0, false
 	}
-	switch finished, failed := JobOutcome(j); {
+	switch finished, failed := manager.JobOutcome(j); {
 	case !finished:
 		if reason, msg, bad := PodProblem(o.Pods); bad {
 			p.report(ComponentSize, state.DependencyDownstream, aimv1.AIMStatusFailed, reason, msg)
@@ -236,7 +236,7 @@ func planDownload(o Observation, p *Plan, size int64) {
 		p.Informational = append(p.Informational, downloadCondition(false, "AwaitingDownload", "the download is starting"))
 		return
 	}
-	switch finished, failed := JobOutcome(j); {
+	switch finished, failed := manager.JobOutcome(j); {
 	case !finished:
 		if reason, msg, bad := PodProblem(o.Pods); bad {
 			report(aimv1.AIMStatusFailed, reason, msg)
@@ -278,22 +278,6 @@ func downloadCondition(done bool, reason, msg string) metav1.Condition {
 		s = metav1.ConditionTrue
 	}
 	return metav1.Condition{Type: ConditionDownloadComplete, Status: s, Reason: reason, Message: msg}
-}
-
-// JobOutcome reports whether a Job finished and, when it failed, why.
-func JobOutcome(job *batchv1.Job) (finished bool, failed string) {
-	for _, c := range job.Status.Conditions {
-		if c.Status != corev1.ConditionTrue {
-			continue
-		}
-		switch c.Type {
-		case batchv1.JobComplete:
-			return true, ""
-		case batchv1.JobFailed:
-			return true, nonEmpty(strings.TrimSpace(c.Reason+": "+c.Message), "failed")
-		}
-	}
-	return false, ""
 }
 
 // podProblems are container waiting reasons a user must fix (an image or its pull secret, the pod's config);

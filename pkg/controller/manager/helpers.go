@@ -2,12 +2,16 @@ package manager
 
 import (
 	"fmt"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	batchlisters "k8s.io/client-go/listers/batch/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 
@@ -91,4 +95,40 @@ func Lookup[T metav1.Object](get func() (T, error)) (obj T, reconcile bool, err 
 		return obj, false, nil
 	}
 	return obj, true, nil
+}
+
+// JobOutcome reports whether a Job finished and, when it failed, why.
+func JobOutcome(job *batchv1.Job) (finished bool, failed string) {
+	for _, c := range job.Status.Conditions {
+		if c.Status != corev1.ConditionTrue {
+			continue
+		}
+		switch c.Type {
+		case batchv1.JobComplete:
+			return true, ""
+		case batchv1.JobFailed:
+			if msg := strings.TrimSpace(c.Reason + ": " + c.Message); msg != ":" {
+				return true, msg
+			}
+			return true, "failed"
+		}
+	}
+	return false, ""
+}
+
+// JobPodHandler routes events of a Job's pods to the AIM owners of the Job.
+func JobPodHandler(jobs batchlisters.JobLister, owners Owners) cache.ResourceEventHandler {
+	enqueue := func(obj any) {
+		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = tomb.Obj
+		}
+		pod, ok := obj.(*corev1.Pod)
+		if !ok {
+			return
+		}
+		if j, err := jobs.Jobs(pod.Namespace).Get(pod.Labels[batchv1.JobNameLabel]); err == nil {
+			owners.EnqueueRefs(j.Namespace, j.OwnerReferences)
+		}
+	}
+	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
 }

@@ -88,7 +88,7 @@ func Register(m *manager.Manager, backoff discovery.Backoff) error {
 		{v.AIMTemplateCaches().Informer(), ctl.owners().Handler()},
 		{k.Core().V1().Nodes().Informer(), ctl.nodeHandler()},
 		{k.Batch().V1().Jobs().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isDiscovery, Handler: ctl.owners().Handler()}},
-		{k.Core().V1().Pods().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isDiscovery, Handler: ctl.podHandler()}},
+		{k.Core().V1().Pods().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isDiscovery, Handler: manager.JobPodHandler(ctl.jobs, ctl.owners())}},
 	}
 	for _, h := range handlers {
 		if _, err := h.inf.AddEventHandler(h.h); err != nil {
@@ -162,7 +162,7 @@ func (ctl *Controller) observe(kind string, meta *metav1.ObjectMeta, spec aimv1.
 		}
 		if j, err := ctl.jobs.Jobs(jobNamespace).Get(js.JobName()); err == nil && manager.OwnedBy(j, meta.UID) {
 			o.Job = j
-			if done, failed := jobOutcome(j); done && failed == "" {
+			if done, failed := manager.JobOutcome(j); done && failed == "" {
 				o.JobOutput, o.JobOutputErr = ctl.output(j)
 			}
 		}
@@ -362,23 +362,6 @@ func (ctl *Controller) enqueueAll(match func(*aimv1.AIMHardwareRequirements) boo
 	}
 }
 
-// podHandler maps a discovery pod to its Job's owner.
-func (ctl *Controller) podHandler() cache.ResourceEventHandler {
-	enqueue := func(obj any) {
-		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = tomb.Obj
-		}
-		pod, ok := obj.(*corev1.Pod)
-		if !ok {
-			return
-		}
-		if job, err := ctl.jobs.Jobs(pod.Namespace).Get(pod.Labels[batchv1.JobNameLabel]); err == nil {
-			ctl.owners().EnqueueRefs(job.Namespace, job.OwnerReferences)
-		}
-	}
-	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
-}
-
 // owners routes child events to the template controllers.
 func (ctl *Controller) owners() manager.Owners {
 	return manager.Owners{
@@ -396,7 +379,7 @@ func isDiscovery(obj any) bool {
 }
 
 func isFinished(j *batchv1.Job) bool {
-	done, _ := jobOutcome(j)
+	done, _ := manager.JobOutcome(j)
 	return done
 }
 

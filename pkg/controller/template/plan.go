@@ -17,6 +17,7 @@ import (
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/discovery"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gpu"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
@@ -234,7 +235,7 @@ func planDiscovery(o Observation, p *Plan) {
 
 	if o.Job != nil && o.Job.Name == name {
 		st.DiscoveryJob = &aimv1.AIMJobReference{Name: name, Namespace: o.JobNamespace}
-		switch finished, failedMsg := jobOutcome(o.Job); {
+		switch finished, failedMsg := manager.JobOutcome(o.Job); {
 		case !finished:
 			component(aimv1.AIMStatusProgressing, ReasonJobRunning, "discovery Job "+name+" is running")
 			awaiting("discovery is running")
@@ -296,22 +297,6 @@ func fail(o Observation, p *Plan, reason, msg string) {
 		State: aimv1.AIMStatusFailed, Reason: reason, Message: fmt.Sprintf("%s%s%s", msg, retryingIn, wait.Round(time.Second))})
 	p.Informational = append(p.Informational, cond(ConditionDiscovered, false, ReasonAwaitingDiscovery, "the last discovery attempt failed"))
 	p.RequeueAfter = max(wait, time.Second)
-}
-
-// jobOutcome reports whether a Job finished and, when it failed, why.
-func jobOutcome(job *batchv1.Job) (finished bool, failed string) {
-	for _, c := range job.Status.Conditions {
-		if c.Status != corev1.ConditionTrue {
-			continue
-		}
-		switch c.Type {
-		case batchv1.JobComplete:
-			return true, ""
-		case batchv1.JobFailed:
-			return true, nonEmpty(strings.TrimSpace(c.Reason+": "+c.Message), "failed")
-		}
-	}
-	return false, ""
 }
 
 // jobSpec is the discovery Job of the template for an attempt.
