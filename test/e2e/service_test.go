@@ -270,4 +270,38 @@ func TestServiceWithSharedCacheMountsTheVolume(t *testing.T) {
 	contains(t, "InferenceService volumes", isvc, fmt.Sprintf(`"claimName": %q`, pvc), `"mountPath": "/workspace/cache/Org/Model"`)
 	jsonpathEquals(t, 30*time.Second, "True "+cache, "aimsvc", "cached", "-n", ns, "-o",
 		`jsonpath={.status.conditions[?(@.type=="CacheReady")].status} {.status.cache.templateCacheRef.name}`)
+
+	// A ready shared cache outlives the service, for the next one.
+	k.must("delete", "aimsvc", "cached", "-n", ns, "--timeout=60s")
+	k.must("get", "aimtc", cache, "-n", ns)
+	k.must("get", "aimart", art, "-n", ns)
+}
+
+func TestDeletedServiceRemovesTheCacheNobodyNeeds(t *testing.T) {
+	k := admin(t)
+	readyClusterTemplate(t, "e2e-svc-clean")
+	ns := namespace(t, "svc-clean")
+	k.mustApply(fmt.Sprintf("apiVersion: aim.eai.amd.com/v1alpha1\nkind: AIMService\nmetadata: {name: brief, namespace: %s}\nspec: {model: {name: e2e-svc-clean-model}}\n", ns))
+	eventually(t, 60*time.Second, "the service's artifact and its download Job", func() error {
+		arts := strings.Fields(k.must("get", "aimart", "-n", ns, "-o", "name"))
+		jobs := strings.Fields(k.must("get", "jobs", "-n", ns, "-o", "name"))
+		if len(arts) != 1 || len(jobs) != 1 {
+			return fmt.Errorf("artifacts %v, jobs %v", arts, jobs)
+		}
+		return nil
+	})
+	if got := k.must("get", "aimsvc", "brief", "-n", ns, "-o", "jsonpath={.metadata.finalizers}"); !strings.Contains(got, "aim.eai.amd.com/template-cache-cleanup") {
+		t.Errorf("service finalizers = %s", got)
+	}
+
+	// Deleting the service while the download runs removes the cache, its artifact, and with it the volume
+	// and the download Job.
+	k.must("delete", "aimsvc", "brief", "-n", ns, "--timeout=60s")
+	eventually(t, 60*time.Second, "cache, artifact, volume and Job gone", func() error {
+		out := k.must("get", "aimtc,aimart,pvc,jobs", "-n", ns, "-o", "name")
+		if strings.TrimSpace(out) != "" {
+			return fmt.Errorf("left: %q", out)
+		}
+		return nil
+	})
 }

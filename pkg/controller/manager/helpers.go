@@ -1,7 +1,10 @@
 package manager
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -131,4 +134,27 @@ func JobPodHandler(jobs batchlisters.JobLister, owners Owners) cache.ResourceEve
 		}
 	}
 	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
+}
+
+// SetFinalizer adds (present) or removes a finalizer with a merge patch that carries the object's
+// resourceVersion, so that a concurrent change of the list conflicts instead of being lost. It does nothing when
+// the list already is as wanted.
+func SetFinalizer(ctx context.Context, obj metav1.Object, finalizer string, present bool,
+	patch func(ctx context.Context, name string, data []byte) error) error {
+	has := slices.Contains(obj.GetFinalizers(), finalizer)
+	if has == present {
+		return nil
+	}
+	list := slices.DeleteFunc(slices.Clone(obj.GetFinalizers()), func(f string) bool { return f == finalizer })
+	if present {
+		list = append(list, finalizer)
+	}
+	data, err := json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": obj.GetResourceVersion(), "finalizers": list}})
+	if err != nil {
+		return err
+	}
+	if err := patch(ctx, obj.GetName(), data); err != nil {
+		return fmt.Errorf("setting finalizer %s on %s: %w", finalizer, obj.GetName(), err)
+	}
+	return nil
 }

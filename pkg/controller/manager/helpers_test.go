@@ -1,6 +1,7 @@
 package manager
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -61,3 +62,31 @@ func TestJobOutcome(t *testing.T) {
 		}
 	}
 }
+
+func TestSetFinalizer(t *testing.T) {
+	obj := &aimv1.AIMService{ObjectMeta: metav1.ObjectMeta{Name: "s", ResourceVersion: "7", Finalizers: []string{"other"}}}
+	var sent []string
+	patch := func(_ context.Context, name string, data []byte) error { sent = append(sent, name+" "+string(data)); return nil }
+	if err := SetFinalizer(context.Background(), obj, "mine", true, patch); err != nil {
+		t.Fatal(err)
+	}
+	if want := `s {"metadata":{"finalizers":["other","mine"],"resourceVersion":"7"}}`; len(sent) != 1 || sent[0] != want {
+		t.Fatalf("patch = %v, want %s", sent, want)
+	}
+	obj.Finalizers = []string{"other", "mine"}
+	sent = nil
+	if err := SetFinalizer(context.Background(), obj, "mine", true, patch); err != nil || len(sent) != 0 {
+		t.Fatalf("a present finalizer was patched again: %v %v", sent, err)
+	}
+	if err := SetFinalizer(context.Background(), obj, "mine", false, patch); err != nil {
+		t.Fatal(err)
+	}
+	if want := `s {"metadata":{"finalizers":["other"],"resourceVersion":"7"}}`; len(sent) != 1 || sent[0] != want {
+		t.Fatalf("patch = %v, want %s", sent, want)
+	}
+	if err := SetFinalizer(context.Background(), obj, "x", true, func(context.Context, string, []byte) error { return boomErr }); !errors.Is(err, boomErr) {
+		t.Fatalf("the patch error was lost: %v", err)
+	}
+}
+
+var boomErr = errors.New("conflict")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -136,9 +137,20 @@ func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration
 	if err != nil {
 		return 0, nil
 	}
-	svc, ok, err := manager.Lookup(func() (*aimv1.AIMService, error) { return ctl.services.AIMServices(namespace).Get(name) })
-	if !ok {
+	svc, err := ctl.services.AIMServices(namespace).Get(name)
+	switch {
+	case apierrors.IsNotFound(err):
+		return 0, nil
+	case err != nil:
 		return 0, err
+	case svc.DeletionTimestamp != nil:
+		// Even a paused service may go: its finalizer must not hold it.
+		return 0, ctl.finalize(ctx, svc)
+	case aimv1.Paused(svc.Annotations):
+		return 0, nil
+	case !slices.Contains(svc.Finalizers, FinalizerCacheCleanup):
+		// The patch's watch event brings the service back.
+		return 0, manager.SetFinalizer(ctx, svc, FinalizerCacheCleanup, true, ctl.patchService(namespace))
 	}
 	status := *svc.Status.DeepCopy()
 	status.ObservedGeneration = svc.Generation
@@ -231,6 +243,33 @@ func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration
 		return 0, fmt.Errorf("AIMService %s: infrastructure errors; retrying", key)
 	}
 	return 0, nil
+}
+
+// finalize removes the shared caches the deleted service leaves unneeded, then its finalizer.
+func (ctl *Controller) finalize(ctx context.Context, svc *aimv1.AIMService) error {
+	if !slices.Contains(svc.Finalizers, FinalizerCacheCleanup) {
+		return nil
+	}
+	caches, _ := ctl.caches.AIMTemplateCaches(svc.Namespace).List(labels.Everything())
+	services, _ := ctl.services.AIMServices(svc.Namespace).List(labels.Everything())
+	for _, c := range CachesToClean(svc, caches, services) {
+		err := ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(c.Namespace).Delete(ctx, c.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &c.UID}})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			return fmt.Errorf("deleting unneeded template cache %s/%s: %w", c.Namespace, c.Name, err)
+		}
+		ctl.c.Recorder.Eventf(svc, corev1.EventTypeNormal, "TemplateCacheDeleted", "Deleted AIMTemplateCache %s, which no other service needs and which was not ready", c.Name)
+	}
+	return manager.SetFinalizer(ctx, svc, FinalizerCacheCleanup, false, ctl.patchService(svc.Namespace))
+}
+
+func (ctl *Controller) patchService(namespace string) func(context.Context, string, []byte) error {
+	return func(ctx context.Context, name string, data []byte) error {
+		_, err := ctl.c.AIM.AimV1alpha1().AIMServices(namespace).Patch(ctx, name, types.MergePatchType, data, metav1.PatchOptions{FieldManager: FieldManager})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return err
+	}
 }
 
 // workload plans and applies the cache and the InferenceService, and reports them and the pods.

@@ -532,3 +532,36 @@ func Runtime(svc *aimv1.AIMService, pods []*corev1.Pod) *aimv1.AIMServiceRuntime
 	r.Replicas = fmt.Sprintf("%d/%d", ready, r.DesiredReplicas)
 	return r
 }
+
+// FinalizerCacheCleanup lets a deleted service remove the shared cache it started when nobody needs it.
+const FinalizerCacheCleanup = "aim.eai.amd.com/template-cache-cleanup"
+
+// CachesToClean are the shared caches a deleted service leaves that nobody needs: made by this controller for
+// the service's template (so not a template's own or a user's cache), not Ready (a ready cache is worth keeping
+// for the next service), and not for the template of another live service of the namespace. Dedicated caches
+// need no finalizer: the service owns them.
+func CachesToClean(svc *aimv1.AIMService, caches []*aimv1.AIMTemplateCache, services []*aimv1.AIMService) []*aimv1.AIMTemplateCache {
+	tmpl := func(s *aimv1.AIMService) string {
+		if s.Status.ResolvedTemplate != nil {
+			return s.Status.ResolvedTemplate.Name
+		}
+		return ""
+	}
+	mine := tmpl(svc)
+	if mine == "" {
+		return nil
+	}
+	for _, o := range services {
+		if o.UID != svc.UID && o.DeletionTimestamp == nil && tmpl(o) == mine {
+			return nil
+		}
+	}
+	var out []*aimv1.AIMTemplateCache
+	for _, c := range caches {
+		if c.Spec.TemplateName == mine && c.Spec.Mode != aimv1.AIMTemplateCacheModeDedicated && len(c.OwnerReferences) == 0 &&
+			c.Labels[aimv1.LabelManagedBy] == aimv1.ManagedByValue && c.Status.Status != aimv1.AIMStatusReady {
+			out = append(out, c)
+		}
+	}
+	return out
+}

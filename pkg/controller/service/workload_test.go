@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
@@ -337,5 +338,47 @@ func TestEndpoint(t *testing.T) {
 	e := Endpoint(service(nil), "/team/chat")
 	if e.Internal != "http://chat-predictor.team.svc.cluster.local" || e.Path != "/team/chat" {
 		t.Errorf("endpoint = %+v", e)
+	}
+}
+
+func TestCachesToClean(t *testing.T) {
+	resolved := func(name string, uid string, tmpl string, deleting bool) *aimv1.AIMService {
+		s := service(nil)
+		s.Name, s.UID = name, types.UID(uid)
+		if tmpl != "" {
+			s.Status.ResolvedTemplate = &aimv1.AIMResolvedReference{Name: tmpl}
+		}
+		if deleting {
+			s.DeletionTimestamp = ptr.To(metav1.Now())
+		}
+		return s
+	}
+	mk := func(name, tmpl string, st aimv1.AIMStatus, mutate func(*aimv1.AIMTemplateCache)) *aimv1.AIMTemplateCache {
+		c := &aimv1.AIMTemplateCache{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{aimv1.LabelManagedBy: aimv1.ManagedByValue}},
+			Spec: aimv1.AIMTemplateCacheSpec{TemplateName: tmpl, Mode: aimv1.AIMTemplateCacheModeShared}, Status: aimv1.AIMTemplateCacheStatus{Status: st}}
+		if mutate != nil {
+			mutate(c)
+		}
+		return c
+	}
+	caches := []*aimv1.AIMTemplateCache{
+		mk("downloading", "tpl", aimv1.AIMStatusProgressing, nil),
+		mk("ready", "tpl", aimv1.AIMStatusReady, nil),
+		mk("other-template", "tpl2", aimv1.AIMStatusProgressing, nil),
+		mk("users-own", "tpl", aimv1.AIMStatusProgressing, func(c *aimv1.AIMTemplateCache) { c.Labels = nil }),
+		mk("templates-own", "tpl", aimv1.AIMStatusProgressing, func(c *aimv1.AIMTemplateCache) {
+			c.OwnerReferences = []metav1.OwnerReference{{Kind: "AIMServiceTemplate", Name: "tpl"}}
+		}),
+	}
+	me := resolved("chat", "1", "tpl", true)
+	got := CachesToClean(me, caches, []*aimv1.AIMService{me, resolved("gone-too", "2", "tpl", true), resolved("other", "3", "tpl2", false)})
+	if len(got) != 1 || got[0].Name != "downloading" {
+		t.Errorf("cleaned %v, want only the downloading cache", got)
+	}
+	if got := CachesToClean(me, caches, []*aimv1.AIMService{me, resolved("sibling", "4", "tpl", false)}); len(got) != 0 {
+		t.Errorf("cleaned %v although another service runs the template", got)
+	}
+	if got := CachesToClean(resolved("never-resolved", "5", "", true), caches, nil); len(got) != 0 {
+		t.Errorf("a service that never resolved a template cleaned %v", got)
 	}
 }

@@ -293,3 +293,29 @@ func nonEmpty(s, fallback string) string {
 	}
 	return s
 }
+
+// FinalizerArtifactCleanup lets a deleted cache remove the shared artifacts it started when no other cache
+// uses them.
+const FinalizerArtifactCleanup = "aim.eai.amd.com/artifact-cleanup"
+
+// ArtifactsToClean are the shared artifacts a deleted cache leaves that nobody needs: listed in its status, not
+// owned (Dedicated ones go with the cache by owner reference), not Ready (a downloaded model is worth keeping),
+// and listed by no other live cache of the namespace.
+func ArtifactsToClean(c *aimv1.AIMTemplateCache, artifacts []*aimv1.AIMArtifact, caches []*aimv1.AIMTemplateCache) []*aimv1.AIMArtifact {
+	used := map[string]bool{}
+	for _, o := range caches {
+		if o.UID == c.UID || o.DeletionTimestamp != nil {
+			continue
+		}
+		for name := range o.Status.Artifacts {
+			used[name] = true
+		}
+	}
+	var out []*aimv1.AIMArtifact
+	for _, a := range artifacts {
+		if _, mine := c.Status.Artifacts[a.Name]; mine && !used[a.Name] && len(a.OwnerReferences) == 0 && a.Status.Status != aimv1.AIMStatusReady {
+			out = append(out, a)
+		}
+	}
+	return out
+}

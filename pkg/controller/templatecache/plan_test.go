@@ -220,3 +220,36 @@ func TestPlanCache(t *testing.T) {
 		})
 	}
 }
+
+func TestArtifactsToClean(t *testing.T) {
+	art := func(name string, st aimv1.AIMStatus, owned bool) *aimv1.AIMArtifact {
+		a := &aimv1.AIMArtifact{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: aimv1.AIMArtifactStatus{Status: st}}
+		if owned {
+			a.OwnerReferences = []metav1.OwnerReference{{Kind: "AIMTemplateCache", Name: "c"}}
+		}
+		return a
+	}
+	cacheWith := func(uid string, deleting bool, names ...string) *aimv1.AIMTemplateCache {
+		c := &aimv1.AIMTemplateCache{ObjectMeta: metav1.ObjectMeta{Name: uid, UID: types.UID(uid)}, Status: aimv1.AIMTemplateCacheStatus{
+			Artifacts: map[string]aimv1.AIMTemplateCacheArtifactStatus{}}}
+		for _, n := range names {
+			c.Status.Artifacts[n] = aimv1.AIMTemplateCacheArtifactStatus{Name: n}
+		}
+		if deleting {
+			c.DeletionTimestamp = ptr.To(metav1.Now())
+		}
+		return c
+	}
+	me := cacheWith("me", true, "pending", "ready", "dedicated", "shared-with-other", "shared-with-deleting")
+	artifacts := []*aimv1.AIMArtifact{art("pending", aimv1.AIMStatusProgressing, false), art("ready", aimv1.AIMStatusReady, false),
+		art("dedicated", aimv1.AIMStatusProgressing, true), art("shared-with-other", aimv1.AIMStatusProgressing, false),
+		art("shared-with-deleting", aimv1.AIMStatusFailed, false), art("not-mine", aimv1.AIMStatusProgressing, false)}
+	got := ArtifactsToClean(me, artifacts, []*aimv1.AIMTemplateCache{me, cacheWith("other", false, "shared-with-other"), cacheWith("dying", true, "shared-with-deleting")})
+	var names []string
+	for _, a := range got {
+		names = append(names, a.Name)
+	}
+	if strings.Join(names, ",") != "pending,shared-with-deleting" {
+		t.Errorf("cleaned %v, want pending and shared-with-deleting", names)
+	}
+}
