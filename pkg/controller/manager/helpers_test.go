@@ -66,7 +66,10 @@ func TestJobOutcome(t *testing.T) {
 func TestSetFinalizer(t *testing.T) {
 	obj := &aimv1.AIMService{ObjectMeta: metav1.ObjectMeta{Name: "s", ResourceVersion: "7", Finalizers: []string{"other"}}}
 	var sent []string
-	patch := func(_ context.Context, name string, data []byte) error { sent = append(sent, name+" "+string(data)); return nil }
+	patch := func(_ context.Context, name string, data []byte) error {
+		sent = append(sent, name+" "+string(data))
+		return nil
+	}
 	if err := SetFinalizer(context.Background(), obj, "mine", true, patch); err != nil {
 		t.Fatal(err)
 	}
