@@ -92,6 +92,9 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 		"Local mode: kubeconfig of the cluster whose Nodes, Jobs and Pods the controller reads and manages.")
 	mo := &c.Manager
 	fs.IntVar(&mo.Workers, "controller-workers", mo.Workers, "Workers per controller.")
+	fs.Float32Var(&mo.KubeQPS, "controller-kube-api-qps", mo.KubeQPS,
+		"Requests per second the controller may send to the cluster's kube-apiserver (Events, Jobs, InferenceServices, ...).")
+	fs.IntVar(&mo.KubeBurst, "controller-kube-api-burst", mo.KubeBurst, "Burst above --controller-kube-api-qps.")
 	fs.DurationVar(&mo.ResyncPeriod, "controller-resync-period", mo.ResyncPeriod,
 		"How often every object is re-checked; unchanged objects cause no writes.")
 	fs.StringVar(&mo.SystemNamespace, "system-namespace", mo.SystemNamespace,

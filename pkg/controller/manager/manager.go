@@ -54,6 +54,10 @@ type Options struct {
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 	// Identity of this replica in the Lease; defaults to the host name.
 	Identity string
+	// KubeQPS and KubeBurst limit the requests to the cluster's kube-apiserver. client-go's default of 5 per
+	// second lets Events queue up behind reconciles for tens of seconds once several controllers run.
+	KubeQPS   float32
+	KubeBurst int
 }
 
 // DefaultOptions are the defaults of the controller flags.
@@ -63,7 +67,7 @@ func DefaultOptions() Options {
 		ns = "aim-system"
 	}
 	return Options{
-		Workers: 2, ResyncPeriod: 10 * time.Minute, SystemNamespace: ns, LeaderElect: true,
+		Workers: 2, ResyncPeriod: 10 * time.Minute, SystemNamespace: ns, LeaderElect: true, KubeQPS: 50, KubeBurst: 100,
 		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
 	}
 }
@@ -76,6 +80,9 @@ func (o Options) Validate() error {
 	}
 	if o.ResyncPeriod < time.Second {
 		errs = append(errs, fmt.Errorf("--controller-resync-period must be at least 1s, not %s", o.ResyncPeriod))
+	}
+	if o.KubeQPS <= 0 || o.KubeBurst < 1 {
+		errs = append(errs, fmt.Errorf("--controller-kube-api-qps and --controller-kube-api-burst must be positive, not %v and %d", o.KubeQPS, o.KubeBurst))
 	}
 	if o.SystemNamespace == "" {
 		errs = append(errs, errors.New("--system-namespace must not be empty"))
@@ -166,6 +173,8 @@ func New(loopback, kube *rest.Config, opts Options) (*Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("AIM client: %w", err)
 	}
+	kube = rest.CopyConfig(kube)
+	kube.QPS, kube.Burst = opts.KubeQPS, opts.KubeBurst
 	kubeClient, err := kubernetes.NewForConfig(kube)
 	if err != nil {
 		return nil, fmt.Errorf("kube client: %w", err)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
@@ -65,6 +66,9 @@ func Categorize(err error) Category {
 	case errors.As(err, &e):
 		return e.Category
 	case apierrors.IsNotFound(err):
+		return MissingDownstream
+	case apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
+		// The namespace is going and the object with it: nothing for the user to fix.
 		return MissingDownstream
 	case apierrors.IsUnauthorized(err), apierrors.IsForbidden(err):
 		return Auth

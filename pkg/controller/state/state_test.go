@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -30,6 +31,11 @@ func TestCategorize(t *testing.T) {
 		{"upstream not found", UpstreamError(apierrors.NewNotFound(gr, "x")), MissingUpstream},
 		{"upstream other error stays", UpstreamError(apierrors.NewForbidden(gr, "x", errors.New("no"))), Auth},
 		{"forbidden", apierrors.NewForbidden(gr, "x", errors.New("no")), Auth},
+		{"namespace terminating", func() error {
+			err := apierrors.NewForbidden(gr, "x", errors.New("unable to create new content in namespace ns because it is being terminated"))
+			err.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: corev1.NamespaceTerminatingCause}}
+			return err
+		}(), MissingDownstream},
 		{"unauthorized", apierrors.NewUnauthorized("who"), Auth},
 		{"invalid", apierrors.NewInvalid(schema.GroupKind{Kind: "K"}, "x", field.ErrorList{field.Required(field.NewPath("spec"), "")}), InvalidSpec},
 		{"already exists", apierrors.NewAlreadyExists(gr, "x"), InvalidSpec},
