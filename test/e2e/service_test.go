@@ -97,6 +97,9 @@ spec:
 	if want := fmt.Sprintf("http://chat-predictor.%[1]s.svc.cluster.local /%[1]s/chat /%[1]s/chat", ns); got != want {
 		t.Errorf("endpoint = %q, want %q", got, want)
 	}
+	if got := k.must("get", "aimsvc", "chat", "-n", ns, "-o", `jsonpath={.status.templateMatching.candidates[?(@.name=="e2e-svc")].status} {.status.templateMatching.candidates[?(@.name=="e2e-svc")].reason}`); got != "chosen BestMatch" {
+		t.Errorf("templateMatching for e2e-svc = %q (F3)", got)
+	}
 	if c := condition(k, "aimsvc/chat", ns, "HTTPRouteReady", "reason"); c != "HTTPRouteAccepted" {
 		t.Errorf("HTTPRouteReady reason = %q", c)
 	}
@@ -304,4 +307,33 @@ func TestDeletedServiceRemovesTheCacheNobodyNeeds(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+func TestServiceByImageCreatesItsModel(t *testing.T) {
+	k := admin(t)
+	ns := namespace(t, "byimage")
+	k.mustApply(fmt.Sprintf(`apiVersion: aim.eai.amd.com/v1alpha1
+kind: AIMService
+metadata: {name: by-image, namespace: %s}
+spec:
+  model: {image: registry.example/aim/auto-model:2.1}
+  imagePullSecrets: [{name: pull}]
+`, ns))
+	var model string
+	eventually(t, 30*time.Second, "an AIMModel for the image", func() error {
+		out := strings.Fields(k.must("get", "aimmdl", "-n", ns, "-o", "name"))
+		if len(out) != 1 {
+			return fmt.Errorf("models: %v", out)
+		}
+		model = strings.TrimPrefix(out[0], "aimmodel.aim.eai.amd.com/")
+		return nil
+	})
+	if !strings.HasPrefix(model, "auto-model-2-1-") {
+		t.Errorf("model name %q", model)
+	}
+	got := k.must("get", "aimmdl", model, "-n", ns, "-o", `jsonpath={.spec.image} {.spec.imagePullSecrets[0].name} {.metadata.labels.aim\.eai\.amd\.com/origin} {.metadata.ownerReferences}`)
+	if got != "registry.example/aim/auto-model:2.1 pull auto-generated " {
+		t.Errorf("auto-created model: %q (shared, so not owned)", got)
+	}
+	jsonpathEquals(t, 30*time.Second, model, "aimsvc", "by-image", "-n", ns, "-o", "jsonpath={.status.resolvedModel.name}")
 }
