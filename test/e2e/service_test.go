@@ -337,3 +337,58 @@ spec:
 	}
 	jsonpathEquals(t, 30*time.Second, model, "aimsvc", "by-image", "-n", ns, "-o", "jsonpath={.status.resolvedModel.name}")
 }
+
+func TestServiceOverridesRunOnADerivedTemplate(t *testing.T) {
+	k := admin(t)
+	readyClusterTemplate(t, "e2e-ovr")
+	ns := namespace(t, "ovr")
+	k.mustApply(fmt.Sprintf(`apiVersion: aim.eai.amd.com/v1alpha1
+kind: AIMService
+metadata: {name: tuned, namespace: %s}
+spec:
+  model: {name: e2e-ovr-model}
+  template: {name: e2e-ovr}
+  caching: {mode: Never}
+  overrides: {precision: fp16}
+`, ns))
+
+	// F10: the service derives a namespaced template from the cluster template, with the override, and owns it.
+	var derived string
+	eventually(t, 30*time.Second, "a derived template", func() error {
+		out := strings.Fields(k.must("get", "aimtpl", "-n", ns, "-o", "name"))
+		if len(out) != 1 {
+			return fmt.Errorf("templates: %v", out)
+		}
+		derived = strings.TrimPrefix(out[0], "aimservicetemplate.aim.eai.amd.com/")
+		return nil
+	})
+	got := k.must("get", "aimtpl", derived, "-n", ns, "-o", `jsonpath={.spec.modelName} {.spec.precision} {.spec.metric} {.metadata.labels.aim\.eai\.amd\.com/origin} {.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name}`)
+	if !strings.HasPrefix(derived, "e2e-ovr-ovr-fp16-") || got != "e2e-ovr-model fp16 latency derived AIMService/tuned" {
+		t.Errorf("derived template %s: %q", derived, got)
+	}
+
+	// It runs its own discovery for fp16 in the service's namespace; the test plays that pod.
+	var job string
+	eventually(t, 60*time.Second, "discovery Job of the derived template", func() error {
+		out := strings.Fields(k.must("get", "jobs", "-n", ns, "-l", "aim.eai.amd.com/template="+derived, "-o", "name"))
+		if len(out) != 1 {
+			return fmt.Errorf("jobs: %v", out)
+		}
+		job = strings.TrimPrefix(out[0], "job.batch/")
+		return nil
+	})
+	contains(t, "derived discovery Job", k.must("get", "job", job, "-n", ns, "-o", "json"), `"AIM_PRECISION"`, `"fp16"`)
+	pod := podOfJob(t, ns, job)
+	succeedPod(t, ns, pod, "discovery", strings.ReplaceAll(discoveryOutput, `"precision":"fp8"`, `"precision":"fp16"`))
+	k.must("wait", "-n", ns, "--for=condition=Ready", "aimtpl/"+derived, "--timeout=60s")
+
+	// The InferenceService runs the derived template.
+	var isvc string
+	eventually(t, 60*time.Second, "InferenceService on the derived template", func() error {
+		out, err := k.run("", "get", "inferenceservice", "tuned", "-n", ns, "-o", "json")
+		isvc = out
+		return err
+	})
+	contains(t, "InferenceService", isvc, fmt.Sprintf(`"aim.eai.amd.com/template": %q`, derived), `"name": "AIM_PRECISION"`, `"value": "fp16"`)
+	jsonpathEquals(t, 30*time.Second, derived, "aimsvc", "tuned", "-n", ns, "-o", "jsonpath={.status.resolvedTemplate.name}")
+}
