@@ -184,7 +184,7 @@ func (ctl *Controller) observe(ctx context.Context, a *aimv1.AIMArtifact) Observ
 	}
 	size, known := EffectiveSize(a)
 	if !known {
-		if j := ctl.ownedJob(a, BuildCheckSizeJob(a, o.RuntimeConfig).Name); j != nil {
+		if j := ctl.componentJob(a, BuildCheckSizeJob(a, o.RuntimeConfig).Name, ComponentCheckSize); j != nil {
 			o.CheckSizeJob = j
 			switch finished, failed := manager.JobOutcome(j); {
 			case !finished:
@@ -195,7 +195,7 @@ func (ctl *Controller) observe(ctx context.Context, a *aimv1.AIMArtifact) Observ
 		}
 		return o
 	}
-	if j := ctl.ownedJob(a, BuildDownloadJob(a, o.RuntimeConfig, size).Name); j != nil {
+	if j := ctl.componentJob(a, BuildDownloadJob(a, o.RuntimeConfig, size).Name, ComponentDownload); j != nil {
 		o.DownloadJob = j
 		if finished, _ := manager.JobOutcome(j); !finished {
 			o.Pods = ctl.jobPods(j)
@@ -204,11 +204,16 @@ func (ctl *Controller) observe(ctx context.Context, a *aimv1.AIMArtifact) Observ
 	return o
 }
 
-func (ctl *Controller) ownedJob(a *aimv1.AIMArtifact, name string) *batchv1.Job {
+// componentJob is the artifact's Job of a component: the one of the current spec (named by its hash), else
+// one of an earlier spec that still runs or that succeeded. A running Job is followed rather than joined by a
+// second one writing the same volume; a failed one of an earlier spec is left behind, so that a fixed spec
+// (say, credentials) starts afresh.
+func (ctl *Controller) componentJob(a *aimv1.AIMArtifact, name, component string) *batchv1.Job {
 	if j, err := ctl.jobs.Jobs(a.Namespace).Get(name); err == nil && manager.OwnedBy(j, a.UID) {
 		return j
 	}
-	return nil
+	jobs, _ := ctl.jobs.Jobs(a.Namespace).List(labels.SelectorFromSet(Labels(a, component)))
+	return EarlierJob(jobs, a.UID)
 }
 
 func (ctl *Controller) jobPods(j *batchv1.Job) []*corev1.Pod {

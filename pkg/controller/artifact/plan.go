@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
@@ -304,4 +305,22 @@ func nonEmpty(s, fallback string) string {
 		return fallback
 	}
 	return s
+}
+
+// EarlierJob picks, among an artifact's Jobs of one component from earlier specs, the one still to follow: a
+// running one first, else one that succeeded; failed ones and Jobs of other owners do not count.
+func EarlierJob(jobs []*batchv1.Job, owner types.UID) *batchv1.Job {
+	var succeeded *batchv1.Job
+	for _, j := range jobs {
+		if !manager.OwnedBy(j, owner) || j.DeletionTimestamp != nil {
+			continue
+		}
+		switch finished, failed := manager.JobOutcome(j); {
+		case !finished:
+			return j
+		case failed == "" && succeeded == nil:
+			succeeded = j
+		}
+	}
+	return succeeded
 }

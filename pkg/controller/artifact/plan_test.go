@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
@@ -409,5 +410,38 @@ func TestPlanArtifactModeDedicatedWhenOwned(t *testing.T) {
 	o.Artifact.OwnerReferences = []metav1.OwnerReference{{Kind: "AIMTemplateCache", Name: "c", UID: "c1"}}
 	if m := PlanArtifact(o).Status.Mode; m != aimv1.AIMTemplateCacheModeDedicated {
 		t.Errorf("mode %s", m)
+	}
+}
+
+func TestEarlierJob(t *testing.T) {
+	owner := types.UID("art")
+	mk := func(name string, owned bool, cond batchv1.JobConditionType) *batchv1.Job {
+		j := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		if owned {
+			j.OwnerReferences = []metav1.OwnerReference{{UID: owner}}
+		}
+		if cond != "" {
+			j.Status.Conditions = []batchv1.JobCondition{{Type: cond, Status: corev1.ConditionTrue}}
+		}
+		return j
+	}
+	for _, tc := range []struct {
+		name string
+		jobs []*batchv1.Job
+		want string
+	}{
+		{"none", nil, ""},
+		{"a running one is followed", []*batchv1.Job{mk("done", true, batchv1.JobComplete), mk("running", true, "")}, "running"},
+		{"else one that succeeded", []*batchv1.Job{mk("failed", true, batchv1.JobFailed), mk("done", true, batchv1.JobComplete)}, "done"},
+		{"a failed one is left behind", []*batchv1.Job{mk("failed", true, batchv1.JobFailed)}, ""},
+		{"other owners' Jobs do not count", []*batchv1.Job{mk("foreign", false, "")}, ""},
+	} {
+		got := ""
+		if j := EarlierJob(tc.jobs, owner); j != nil {
+			got = j.Name
+		}
+		if got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }

@@ -242,3 +242,29 @@ func Readiness(obj map[string]any) (ready bool, reason, message string, err erro
 	}
 	return false, "", "", nil
 }
+
+// LiveCacheMounts are the cache volumes an InferenceService mounts now, read back from the live object.
+func LiveCacheMounts(obj map[string]any) []CacheMount {
+	var isvc kservev1beta1.InferenceService
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, &isvc); err != nil {
+		return nil
+	}
+	claims := map[string]string{}
+	for _, v := range isvc.Spec.Predictor.Volumes {
+		if v.PersistentVolumeClaim != nil {
+			claims[v.Name] = v.PersistentVolumeClaim.ClaimName
+		}
+	}
+	var out []CacheMount
+	for _, c := range isvc.Spec.Predictor.Containers {
+		if c.Name != ContainerName {
+			continue
+		}
+		for _, m := range c.VolumeMounts {
+			if pvc, ok := claims[m.Name]; ok && strings.HasPrefix(m.MountPath, CacheRoot+"/") {
+				out = append(out, CacheMount{ModelID: strings.TrimPrefix(m.MountPath, CacheRoot+"/"), Volume: m.Name, PVC: pvc})
+			}
+		}
+	}
+	return out
+}

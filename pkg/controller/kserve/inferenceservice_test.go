@@ -4,11 +4,13 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
@@ -125,5 +127,19 @@ func TestGoldenCPUOnlyWithOverrides(t *testing.T) {
 func TestCacheMountPath(t *testing.T) {
 	if got := CacheMountPath("../../etc/passwd"); got != "/workspace/cache/etc/passwd" {
 		t.Errorf("path traversal: %s", got)
+	}
+}
+
+func TestLiveCacheMountsReadBackWhatBuildMounts(t *testing.T) {
+	want := []CacheMount{{ModelID: "Org/Model", Volume: "cache-org-model-abc123", PVC: "pvc-1"}, {ModelID: "Org/Draft", Volume: "cache-org-draft-def456", PVC: "pvc-2"}}
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(Build(Input{Name: "s", Namespace: "n", GPUs: 1, Caches: want}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := LiveCacheMounts(obj); !reflect.DeepEqual(got, want) {
+		t.Errorf("LiveCacheMounts = %+v, want %+v (and not /dev/shm)", got, want)
+	}
+	if got := LiveCacheMounts(map[string]any{"spec": "not an object"}); got != nil {
+		t.Errorf("a malformed object gave %+v", got)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -297,7 +298,12 @@ func (m *Manager) Run(ctx context.Context) error {
 	return nil
 }
 
-// runWorkers processes the queues until ctx is done, then drains them.
+// stopKeyPrefix marks the keys that end a worker at the end of a leadership term. Queues live across terms
+// (a replica that loses the Lease may win it back, and what changed meanwhile is still queued), so workers are
+// stopped by these keys rather than by shutting the queues down. No object key starts with a NUL byte.
+const stopKeyPrefix = "\x00stop-"
+
+// runWorkers processes the queues until ctx is done, then stops the workers and returns.
 func (m *Manager) runWorkers(ctx context.Context) {
 	var wg sync.WaitGroup
 	for _, c := range m.controllers {
@@ -314,17 +320,24 @@ func (m *Manager) runWorkers(ctx context.Context) {
 	}
 	<-ctx.Done()
 	for _, c := range m.controllers {
-		c.Queue.ShutDown()
+		for i := range m.Options.Workers {
+			c.Queue.Add(fmt.Sprintf("%s%d", stopKeyPrefix, i))
+		}
 	}
 	wg.Wait()
 }
 
+// processNext reconciles one key; it returns false when the worker should stop.
 func (m *Manager) processNext(ctx context.Context, c *Controller) bool {
 	key, quit := c.Queue.Get()
 	if quit {
 		return false
 	}
 	defer c.Queue.Done(key)
+	if strings.HasPrefix(key, stopKeyPrefix) {
+		c.Queue.Forget(key)
+		return ctx.Err() == nil
+	}
 	after, err := c.Reconciler.Reconcile(ctx, key)
 	switch {
 	case err != nil:

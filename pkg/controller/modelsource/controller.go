@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
@@ -31,6 +32,8 @@ const (
 	syncTimeout = 2 * time.Minute
 	// secretRecheck is how often a source waiting for a pull secret looks for it: secrets are not watched.
 	secretRecheck = 30 * time.Second
+	// infraRetry spaces the listings of an unreachable registry.
+	infraRetry = 30 * time.Second
 	// Component names; their conditions are RegistryReady and ModelsReady.
 	componentRegistry = "Registry"
 	componentModels   = "Models"
@@ -54,7 +57,17 @@ func Register(m *manager.Manager) error {
 		newLister: newRegistryLister, now: time.Now}
 	c := manager.NewController("clustermodelsource", manager.ReconcilerFunc(ctl.reconcile))
 	owners := manager.Owners{"AIMClusterModelSource": {Controller: c}}
-	if _, err := v.AIMClusterModelSources().Informer().AddEventHandler(c.Handler()); err != nil {
+	// The controller's own status writes are no news: only spec, label and annotation changes are.
+	if _, err := v.AIMClusterModelSources().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: c.Enqueue, DeleteFunc: c.Enqueue,
+		UpdateFunc: func(old, obj any) {
+			o, n := old.(*aimv1.AIMClusterModelSource), obj.(*aimv1.AIMClusterModelSource)
+			if o.Generation != n.Generation || !apiequality.Semantic.DeepEqual(o.ObjectMeta.Annotations, n.ObjectMeta.Annotations) ||
+				!apiequality.Semantic.DeepEqual(o.ObjectMeta.Labels, n.ObjectMeta.Labels) {
+				c.Enqueue(obj)
+			}
+		},
+	}); err != nil {
 		return fmt.Errorf("watching model sources: %w", err)
 	}
 	if _, err := v.AIMClusterModels().Informer().AddEventHandler(owners.Handler()); err != nil {
@@ -205,15 +218,16 @@ func SyncDue(src *aimv1.AIMClusterModelSource, now time.Time) (bool, time.Durati
 	if st.LastSyncTime == nil || st.ObservedGeneration != src.Generation {
 		return true, 0
 	}
-	if meta.IsStatusConditionFalse(st.Conditions, state.ConditionDependenciesReachable) {
-		return true, 0
-	}
 	wait := aimv1.DefaultSyncInterval
 	if src.Spec.SyncInterval != nil && src.Spec.SyncInterval.Duration > 0 {
 		wait = src.Spec.SyncInterval.Duration
 	}
 	if c := meta.FindStatusCondition(st.Conditions, componentRegistry+"Ready"); c != nil && c.Reason == "SecretNotFound" {
 		wait = min(wait, secretRecheck)
+	}
+	// An unreachable registry is tried again soon, but not faster than that: each try lists the registry.
+	if meta.IsStatusConditionFalse(st.Conditions, state.ConditionDependenciesReachable) {
+		wait = min(wait, infraRetry)
 	}
 	next := st.LastSyncTime.Add(wait)
 	if !now.Before(next) {

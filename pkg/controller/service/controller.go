@@ -216,26 +216,37 @@ func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration
 	// The InferenceService and what it needs.
 	wname := WorkloadName(svc)
 	live, isvcErr := ctl.getISVC(namespace, wname)
+	// Without its runtime config the desired children are unknown (its env, scheduling and routing are part of
+	// them): the live ones are kept as they are, not rewritten without it.
+	mayApply := rcErr == nil
 	if isvcErr != nil {
 		comps = append(comps, state.Component{Name: ComponentISVC, Dependency: state.DependencyDownstream, Errors: []error{isvcErr}})
 	} else {
-		comps = append(comps, ctl.workload(ctx, svc, mres.Model, run, rc, live, &status, &applyErrs)...)
+		comps = append(comps, ctl.workload(ctx, svc, mres.Model, run, rc, live, mayApply, &status, &applyErrs)...)
 	}
 
 	// The route, independent of the InferenceService: a routing mistake fails the route only.
-	comps = append(comps, ctl.route(ctx, svc, rc, &status, &applyErrs)...)
+	if mayApply {
+		comps = append(comps, ctl.route(ctx, svc, rc, &status, &applyErrs)...)
+	}
 
 	out := state.Derive(state.Input{Components: comps, Previous: svc.Status.Conditions, Status: svc.Status.Status,
 		Generation: svc.Generation, Now: time.Now(), ServiceStatuses: true})
 	status.Conditions, status.Status = out.Conditions, out.Status
-	manager.RecordTransitions(ctl.c.Recorder, svc, out.Transitions)
 	if !apiequality.Semantic.DeepEqual(status, svc.Status) {
 		updated := svc.DeepCopy()
 		updated.Status = status
-		if _, err := ctl.c.AIM.AimV1alpha1().AIMServices(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: FieldManager}); err != nil && !apierrors.IsNotFound(err) {
+		_, err := ctl.c.AIM.AimV1alpha1().AIMServices(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: FieldManager})
+		switch {
+		case apierrors.IsConflict(err), apierrors.IsNotFound(err):
+			// A newer version exists (or none): its watch event brings the service back with fresh data.
+			return 0, nil
+		case err != nil:
 			return 0, fmt.Errorf("writing the status of AIMService %s: %w", key, err)
 		}
 	}
+	// Events only for transitions that were written, so that a reconcile of a stale copy does not repeat them.
+	manager.RecordTransitions(ctl.c.Recorder, svc, out.Transitions)
 	if len(applyErrs) > 0 {
 		return 0, applyErrs[0]
 	}
@@ -274,9 +285,9 @@ func (ctl *Controller) patchService(namespace string) func(context.Context, stri
 
 // workload plans and applies the cache and the InferenceService, and reports them and the pods.
 func (ctl *Controller) workload(ctx context.Context, svc *aimv1.AIMService, model *Model, run *Template, rc runtimeconfig.Resolved,
-	live *unstructured.Unstructured, status *aimv1.AIMServiceStatus, applyErrs *[]error) []state.Component {
+	live *unstructured.Unstructured, mayApply bool, status *aimv1.AIMServiceStatus, applyErrs *[]error) []state.Component {
 	var comps []state.Component
-	ready := run != nil && model != nil && run.Status.Status == aimv1.AIMStatusReady
+	ready := mayApply && run != nil && model != nil && run.Status.Status == aimv1.AIMStatusReady
 	var mounts []kserve.CacheMount
 	cacheReady := true
 	status.Cache = nil
@@ -297,6 +308,11 @@ func (ctl *Controller) workload(ctx context.Context, svc *aimv1.AIMService, mode
 				Name: cp.Use.Name, Namespace: cp.Use.Namespace, UID: cp.Use.UID, Kind: "AIMTemplateCache", Scope: aimv1.AIMResolutionScopeNamespace}}
 		}
 		mounts = cp.Mounts
+		if !cacheReady && live != nil {
+			// A cache that is briefly not Ready must not unmount the volumes the pods run from (and restart
+			// them twice): the live InferenceService keeps its mounts until the cache is Ready again.
+			mounts = kserve.LiveCacheMounts(live.Object)
+		}
 	}
 
 	// Create the InferenceService once everything it mounts is ready; once it exists, keep it up to date so

@@ -138,6 +138,7 @@ func ResolveModel(svc *aimv1.AIMService, found []Model) ModelResolution {
 		case 1:
 			return resolved(same[0], comp)
 		}
+		slices.SortFunc(same, func(a, b Model) int { return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name) })
 		var names []string
 		for _, s := range same {
 			names = append(names, s.Ref().Kind+" "+strings.TrimPrefix(s.Namespace+"/"+s.Name, "/"))
@@ -238,6 +239,12 @@ func ResolveTemplate(svc *aimv1.AIMService, model *Model, templates []Template, 
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, "AwaitingModel", "the model is not resolved yet"
 		return TemplateResolution{Component: comp}
 	}
+	// Listers return objects in no particular order; the recorded candidates (and so the status) must not
+	// change from one reconcile to the next.
+	templates = slices.Clone(templates)
+	slices.SortFunc(templates, func(a, b Template) int {
+		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
+	})
 	var cands []Candidate
 	byKey := map[string]Template{}
 	for _, t := range templates {
@@ -337,7 +344,9 @@ func DerivedTemplate(svc *aimv1.AIMService, base Template, modelName string) *ai
 	return &aimv1.AIMServiceTemplate{
 		TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMServiceTemplate"},
 		ObjectMeta: metav1.ObjectMeta{
-			Name:      naming.Name(naming.MaxLength, naming.Hash(8, base.Namespace, base.Name, o), append([]string{base.Name, "ovr"}, parts...)...),
+			// The service's UID in the hash: each service owns its derived template, so two services with the
+			// same base and overrides must not collide.
+			Name:      naming.Name(naming.MaxLength, naming.Hash(8, svc.UID, base.Namespace, base.Name, o), append([]string{base.Name, "ovr"}, parts...)...),
 			Namespace: svc.Namespace,
 			Labels: map[string]string{aimv1.LabelOrigin: aimv1.OriginDerived, aimv1.LabelManagedBy: aimv1.ManagedByValue,
 				aimv1.LabelService: naming.LabelValue(svc.Name)},

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -243,5 +244,21 @@ func TestDerivedTemplate(t *testing.T) {
 	derived := Template{Name: d.Name, Labels: d.Labels}
 	if DerivedTemplate(svc, derived, "qwen") != nil {
 		t.Error("derived a template from a derived template")
+	}
+}
+
+func TestResolutionDoesNotDependOnListOrder(t *testing.T) {
+	m := model("qwen", "", aimv1.AIMStatusReady, "img")
+	a, b, c := template("a", "", "qwen", aimv1.AIMStatusReady, "optimized", "MI300X"),
+		template("b", "", "qwen", aimv1.AIMStatusReady, "optimized", "MI300X"), template("c", "", "qwen", aimv1.AIMStatusProgressing, "", "MI300X")
+	first := ResolveTemplate(service(nil), &m, []Template{a, b, c}, []string{"MI300X"})
+	second := ResolveTemplate(service(nil), &m, []Template{c, b, a}, []string{"MI300X"})
+	if fmt.Sprint(first.Candidates) != fmt.Sprint(second.Candidates) || first.Component.Errors[0].Error() != second.Component.Errors[0].Error() {
+		t.Errorf("order changed the outcome:\n%v\n%v", first, second)
+	}
+	img := service(func(s *aimv1.AIMService) { s.Spec.Model = aimv1.AIMServiceModel{Image: ptr.To("img")} })
+	x, y := model("x", "team", aimv1.AIMStatusReady, "img"), model("y", "", aimv1.AIMStatusReady, "img")
+	if r1, r2 := ResolveModel(img, []Model{x, y}), ResolveModel(img, []Model{y, x}); r1.Component.Errors[0].Error() != r2.Component.Errors[0].Error() {
+		t.Errorf("order changed the message: %v / %v", r1.Component.Errors, r2.Component.Errors)
 	}
 }

@@ -199,7 +199,9 @@ func DesiredArtifact(c *aimv1.AIMTemplateCache, src aimv1.AIMModelSource) *aimv1
 
 // match finds the artifact serving a source. Dedicated: the one of the derived name, which must be this
 // cache's. Shared: an unowned artifact of the same source and a compatible storage class, the best-off first,
-// the derived name winning ties; another cache may have made it, or a user.
+// the derived name winning ties; another cache may have made it, or a user. An artifact of another name is
+// taken only when Ready: its env (credentials) differs from this cache's, and a download that failed or is
+// still running with other credentials is no reason not to start this cache's own.
 func match(c *aimv1.AIMTemplateCache, desired *aimv1.AIMArtifact, all []*aimv1.AIMArtifact) (*aimv1.AIMArtifact, error) {
 	if c.Spec.Mode == aimv1.AIMTemplateCacheModeDedicated {
 		for _, a := range all {
@@ -217,7 +219,8 @@ func match(c *aimv1.AIMTemplateCache, desired *aimv1.AIMArtifact, all []*aimv1.A
 	var best *aimv1.AIMArtifact
 	for _, a := range all {
 		if len(a.OwnerReferences) > 0 || a.Spec.SourceURI != desired.Spec.SourceURI || a.DeletionTimestamp != nil ||
-			(c.Spec.StorageClassName != "" && a.Spec.StorageClassName != c.Spec.StorageClassName) {
+			(c.Spec.StorageClassName != "" && a.Spec.StorageClassName != c.Spec.StorageClassName) ||
+			(a.Name != desired.Name && a.Status.Status != aimv1.AIMStatusReady) {
 			continue
 		}
 		if best == nil || rank(a, desired.Name) < rank(best, desired.Name) {
@@ -298,9 +301,10 @@ func nonEmpty(s, fallback string) string {
 // uses them.
 const FinalizerArtifactCleanup = "aim.eai.amd.com/artifact-cleanup"
 
-// ArtifactsToClean are the shared artifacts a deleted cache leaves that nobody needs: listed in its status, not
-// owned (Dedicated ones go with the cache by owner reference), not Ready (a downloaded model is worth keeping),
-// and listed by no other live cache of the namespace.
+// ArtifactsToClean are the shared artifacts a deleted cache leaves that nobody needs: listed in its status,
+// made by the controller (a user's own artifact stays), not owned (Dedicated ones go with the cache by owner
+// reference), not Ready (a downloaded model is worth keeping), and listed by no other live cache of the
+// namespace.
 func ArtifactsToClean(c *aimv1.AIMTemplateCache, artifacts []*aimv1.AIMArtifact, caches []*aimv1.AIMTemplateCache) []*aimv1.AIMArtifact {
 	used := map[string]bool{}
 	for _, o := range caches {
@@ -313,7 +317,8 @@ func ArtifactsToClean(c *aimv1.AIMTemplateCache, artifacts []*aimv1.AIMArtifact,
 	}
 	var out []*aimv1.AIMArtifact
 	for _, a := range artifacts {
-		if _, mine := c.Status.Artifacts[a.Name]; mine && !used[a.Name] && len(a.OwnerReferences) == 0 && a.Status.Status != aimv1.AIMStatusReady {
+		if _, mine := c.Status.Artifacts[a.Name]; mine && !used[a.Name] && len(a.OwnerReferences) == 0 &&
+			a.Labels[aimv1.LabelManagedBy] == aimv1.ManagedByValue && a.Status.Status != aimv1.AIMStatusReady {
 			out = append(out, a)
 		}
 	}

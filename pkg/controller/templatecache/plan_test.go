@@ -140,6 +140,9 @@ func TestPlanCache(t *testing.T) {
 		{name: "shared: a Ready artifact of the same source beats a failed one of the derived name", status: aimv1.AIMStatusReady,
 			obs:      observe(shared, readyTemplate(src), artifact(sharedName, aimv1.AIMStatusFailed), artifact("by-hand", aimv1.AIMStatusReady)),
 			artifact: "by-hand", pvc: "by-hand-cache", entryStatus: aimv1.AIMStatusReady, kind: KindNamespaced, comp: ComponentArtifacts, reason: "AllArtifactsReady"},
+		{name: "shared: a failed artifact of another name (other credentials) is not adopted", status: aimv1.AIMStatusProgressing, create: 1,
+			obs:      observe(shared, readyTemplate(src), artifact("other-creds", aimv1.AIMStatusFailed), artifact("downloading-elsewhere", aimv1.AIMStatusProgressing)),
+			artifact: sharedName, entryStatus: aimv1.AIMStatusPending, kind: KindNamespaced, comp: ComponentArtifacts, reason: "ArtifactsNotReady"},
 		{name: "shared: ignores owned artifacts and other storage classes", status: aimv1.AIMStatusProgressing, create: 1,
 			obs: func() Observation {
 				other := artifact("other-class", aimv1.AIMStatusReady)
@@ -223,7 +226,8 @@ func TestPlanCache(t *testing.T) {
 
 func TestArtifactsToClean(t *testing.T) {
 	art := func(name string, st aimv1.AIMStatus, owned bool) *aimv1.AIMArtifact {
-		a := &aimv1.AIMArtifact{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: aimv1.AIMArtifactStatus{Status: st}}
+		a := &aimv1.AIMArtifact{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{aimv1.LabelManagedBy: aimv1.ManagedByValue}},
+			Status: aimv1.AIMArtifactStatus{Status: st}}
 		if owned {
 			a.OwnerReferences = []metav1.OwnerReference{{Kind: "AIMTemplateCache", Name: "c"}}
 		}
@@ -240,10 +244,12 @@ func TestArtifactsToClean(t *testing.T) {
 		}
 		return c
 	}
-	me := cacheWith("me", true, "pending", "ready", "dedicated", "shared-with-other", "shared-with-deleting")
+	me := cacheWith("me", true, "pending", "ready", "dedicated", "shared-with-other", "shared-with-deleting", "users-own")
+	users := art("users-own", aimv1.AIMStatusProgressing, false)
+	users.Labels = nil
 	artifacts := []*aimv1.AIMArtifact{art("pending", aimv1.AIMStatusProgressing, false), art("ready", aimv1.AIMStatusReady, false),
 		art("dedicated", aimv1.AIMStatusProgressing, true), art("shared-with-other", aimv1.AIMStatusProgressing, false),
-		art("shared-with-deleting", aimv1.AIMStatusFailed, false), art("not-mine", aimv1.AIMStatusProgressing, false)}
+		art("shared-with-deleting", aimv1.AIMStatusFailed, false), art("not-mine", aimv1.AIMStatusProgressing, false), users}
 	got := ArtifactsToClean(me, artifacts, []*aimv1.AIMTemplateCache{me, cacheWith("other", false, "shared-with-other"), cacheWith("dying", true, "shared-with-deleting")})
 	var names []string
 	for _, a := range got {
