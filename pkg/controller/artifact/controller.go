@@ -10,7 +10,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -139,30 +138,15 @@ func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration
 		Generation: a.Generation, Now: time.Now(), Informational: plan.Informational})
 	status := plan.Status
 	status.Conditions, status.Status = out.Conditions, out.Status
-	if !apiequality.Semantic.DeepEqual(status, a.Status) {
-		// The update carries the observed resourceVersion: when the downloader patched progress meanwhile, it
-		// conflicts, and the watch event of that patch queues the artifact again with fresh data. Progress is
-		// never overwritten with a stale copy.
+	// The update carries the observed resourceVersion: when the downloader patched progress meanwhile, it
+	// conflicts, and the watch event of that patch queues the artifact again with fresh data. Progress is never
+	// overwritten with a stale copy.
+	return manager.Finish(ctl.c.Recorder, a, "artifact "+key, !apiequality.Semantic.DeepEqual(status, a.Status), func() error {
 		updated := a.DeepCopy()
 		updated.Status = status
 		_, err := ctl.c.AIM.AimV1alpha1().AIMArtifacts(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: FieldManager})
-		switch {
-		case apierrors.IsConflict(err), apierrors.IsNotFound(err):
-			// A newer version exists (or none): its watch event brings the artifact back with fresh data.
-			return 0, applyErr
-		case err != nil:
-			return 0, fmt.Errorf("writing the status of artifact %s: %w", key, err)
-		}
-	}
-	// Events only for transitions that were written, so that a retried reconcile does not repeat them.
-	manager.RecordTransitions(ctl.c.Recorder, a, out.Transitions)
-	if applyErr != nil {
-		return 0, applyErr
-	}
-	if out.Retry {
-		return 0, fmt.Errorf("artifact %s: infrastructure errors; retrying", key)
-	}
-	return 0, nil
+		return err
+	}, out, applyErr)
 }
 
 // observe gathers an artifact's inputs from the informer caches; only children the artifact owns count.

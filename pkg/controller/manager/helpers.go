@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 
@@ -157,4 +158,28 @@ func SetFinalizer(ctx context.Context, obj metav1.Object, finalizer string, pres
 		return fmt.Errorf("setting finalizer %s on %s: %w", finalizer, obj.GetName(), err)
 	}
 	return nil
+}
+
+// Finish ends a reconcile the same way for every kind. It writes the status when it changed (write carries the
+// resourceVersion read, so nothing newer is overwritten: a conflict, or an object gone meanwhile, ends the
+// reconcile quietly, and the newer version's watch event brings the object back), records Events for the
+// transitions that were written, then reports an apply error or asks for a retry after infrastructure errors.
+func Finish(rec record.EventRecorder, obj runtime.Object, what string, changed bool, write func() error, out state.Output, applyErr error) (time.Duration, error) {
+	if changed {
+		err := write()
+		switch {
+		case apierrors.IsConflict(err), apierrors.IsNotFound(err):
+			return 0, applyErr
+		case err != nil:
+			return 0, fmt.Errorf("writing the status of %s: %w", what, err)
+		}
+	}
+	RecordTransitions(rec, obj, out.Transitions)
+	if applyErr != nil {
+		return 0, applyErr
+	}
+	if out.Retry {
+		return 0, fmt.Errorf("%s: infrastructure errors; retrying", what)
+	}
+	return 0, nil
 }

@@ -204,12 +204,13 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, meta *
 	out := state.Derive(state.Input{Components: comps, Previous: current.Conditions, Status: current.Status,
 		Generation: meta.Generation, Now: time.Now()})
 	status.Conditions, status.Status = out.Conditions, out.Status
-	manager.RecordTransitions(ctl.c.Recorder, obj, out.Transitions)
 	if !apiequality.Semantic.DeepEqual(status, current) {
 		if err := write(status); err != nil && !apierrors.IsNotFound(err) {
 			return 0, err
 		}
 	}
+	// Events only for transitions that were written, so that a retried reconcile does not repeat them.
+	manager.RecordTransitions(ctl.c.Recorder, obj, out.Transitions)
 	if applyErr != nil {
 		return 0, applyErr
 	}

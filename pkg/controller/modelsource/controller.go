@@ -107,10 +107,11 @@ func (ctl *Controller) reconcile(ctx context.Context, name string) (time.Duratio
 	out := state.Derive(state.Input{Components: comps, Previous: current.Conditions, Status: current.Status,
 		Generation: src.Generation, Now: now})
 	status.Conditions, status.Status = out.Conditions, out.Status
-	manager.RecordTransitions(ctl.c.Recorder, src, out.Transitions)
 	if err := ctl.writeIfChanged(ctx, src, status); err != nil {
 		return 0, err
 	}
+	// Events only for transitions that were written, so that a retried reconcile does not repeat them.
+	manager.RecordTransitions(ctl.c.Recorder, src, out.Transitions)
 	if out.Retry {
 		return 0, fmt.Errorf("model source %s: infrastructure errors; retrying", name)
 	}

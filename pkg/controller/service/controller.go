@@ -233,27 +233,16 @@ func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration
 	out := state.Derive(state.Input{Components: comps, Previous: svc.Status.Conditions, Status: svc.Status.Status,
 		Generation: svc.Generation, Now: time.Now(), ServiceStatuses: true})
 	status.Conditions, status.Status = out.Conditions, out.Status
-	if !apiequality.Semantic.DeepEqual(status, svc.Status) {
+	var applyErr error
+	if len(applyErrs) > 0 {
+		applyErr = applyErrs[0]
+	}
+	return manager.Finish(ctl.c.Recorder, svc, "AIMService "+key, !apiequality.Semantic.DeepEqual(status, svc.Status), func() error {
 		updated := svc.DeepCopy()
 		updated.Status = status
 		_, err := ctl.c.AIM.AimV1alpha1().AIMServices(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: FieldManager})
-		switch {
-		case apierrors.IsConflict(err), apierrors.IsNotFound(err):
-			// A newer version exists (or none): its watch event brings the service back with fresh data.
-			return 0, nil
-		case err != nil:
-			return 0, fmt.Errorf("writing the status of AIMService %s: %w", key, err)
-		}
-	}
-	// Events only for transitions that were written, so that a reconcile of a stale copy does not repeat them.
-	manager.RecordTransitions(ctl.c.Recorder, svc, out.Transitions)
-	if len(applyErrs) > 0 {
-		return 0, applyErrs[0]
-	}
-	if out.Retry {
-		return 0, fmt.Errorf("AIMService %s: infrastructure errors; retrying", key)
-	}
-	return 0, nil
+		return err
+	}, out, applyErr)
 }
 
 // finalize removes the shared caches the deleted service leaves unneeded, then its finalizer.

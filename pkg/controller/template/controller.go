@@ -257,12 +257,13 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, o Obse
 	})
 	status := plan.Status
 	status.Conditions, status.Status = out.Conditions, out.Status
-	manager.RecordTransitions(ctl.c.Recorder, obj, out.Transitions)
 	if !apiequality.Semantic.DeepEqual(status, o.Status) {
 		if err := write(status); err != nil && !apierrors.IsNotFound(err) {
 			return 0, err
 		}
 	}
+	// Events only for transitions that were written, so that a retried reconcile does not repeat them.
+	manager.RecordTransitions(ctl.c.Recorder, obj, out.Transitions)
 	if applyErr != nil {
 		return 0, applyErr
 	}

@@ -126,27 +126,12 @@ func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration
 		Generation: c.Generation, Now: time.Now()})
 	status := plan.Status
 	status.Conditions, status.Status = out.Conditions, out.Status
-	if !apiequality.Semantic.DeepEqual(status, c.Status) {
+	return manager.Finish(ctl.c.Recorder, c, "template cache "+key, !apiequality.Semantic.DeepEqual(status, c.Status), func() error {
 		updated := c.DeepCopy()
 		updated.Status = status
 		_, err := ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: FieldManager})
-		switch {
-		case apierrors.IsConflict(err), apierrors.IsNotFound(err):
-			// A newer version exists (or none): its watch event brings the cache back with fresh data.
-			return 0, applyErr
-		case err != nil:
-			return 0, fmt.Errorf("writing the status of template cache %s: %w", key, err)
-		}
-	}
-	// Events only for transitions that were written, so that a retried reconcile does not repeat them.
-	manager.RecordTransitions(ctl.c.Recorder, c, out.Transitions)
-	if applyErr != nil {
-		return 0, applyErr
-	}
-	if out.Retry {
-		return 0, fmt.Errorf("template cache %s: infrastructure errors; retrying", key)
-	}
-	return 0, nil
+		return err
+	}, out, applyErr)
 }
 
 // finalize removes the shared artifacts the deleted cache leaves unneeded, then its finalizer.
