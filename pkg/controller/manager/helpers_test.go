@@ -3,6 +3,7 @@ package manager
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -10,8 +11,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/record"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
 func TestLookup(t *testing.T) {
@@ -93,3 +96,36 @@ func TestSetFinalizer(t *testing.T) {
 }
 
 var boomErr = errors.New("conflict")
+
+func TestFinish(t *testing.T) {
+	obj := &aimv1.AIMService{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "n"}}
+	transition := state.Output{Transitions: []state.Transition{{Type: "Ready", Reason: "Resolved", Status: metav1.ConditionTrue}}}
+	conflict := apierrors.NewConflict(schema.GroupResource{Resource: "aimservices"}, "s", errors.New("modified"))
+	applyErr := errors.New("apply failed")
+	for _, tc := range []struct {
+		name       string
+		changed    bool
+		writeErr   error
+		out        state.Output
+		applyErr   error
+		wantErr    string
+		wantEvents int
+	}{
+		{"unchanged: no write, events", false, errors.New("must not be called"), transition, nil, "", 1},
+		{"written: events", true, nil, transition, nil, "", 1},
+		{"conflict: quiet, no events", true, conflict, transition, nil, "", 0},
+		{"conflict keeps the apply error", true, conflict, transition, applyErr, "apply failed", 0},
+		{"write error", true, errors.New("etcd down"), transition, nil, "writing the status of thing: etcd down", 0},
+		{"apply error after the write", true, nil, transition, applyErr, "apply failed", 1},
+		{"infrastructure retry", false, nil, state.Output{Retry: true}, nil, "thing: infrastructure errors; retrying", 0},
+	} {
+		rec := record.NewFakeRecorder(10)
+		_, err := Finish(rec, obj, "thing", tc.changed, func() error { return tc.writeErr }, tc.out, tc.applyErr)
+		if got := fmt.Sprint(err); (tc.wantErr == "" && err != nil) || (tc.wantErr != "" && got != tc.wantErr) {
+			t.Errorf("%s: err %v, want %q", tc.name, err, tc.wantErr)
+		}
+		if len(rec.Events) != tc.wantEvents {
+			t.Errorf("%s: %d events, want %d", tc.name, len(rec.Events), tc.wantEvents)
+		}
+	}
+}
