@@ -40,9 +40,14 @@ FUZZ_PKG := ./pkg/apis/aim/validation
 fuzz-short:
 	@for t in $(FUZZ_TARGETS); do $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $(FUZZ_PKG); done
 
-## fuzz: the same targets for longer (LONG_FUZZTIME).
+# The controller's parsers of user and container input: path templates, check-size and discovery output.
+# Their seed corpora run with the unit tests; make fuzz explores them.
+CONTROLLER_FUZZ := ./pkg/controller/service:FuzzRenderPath ./pkg/controller/artifact:FuzzParseSizeOutput ./pkg/controller/discovery:FuzzParse
+
+## fuzz: the same targets for longer (LONG_FUZZTIME), and the controller's parsers.
 fuzz:
 	@for t in $(FUZZ_TARGETS); do $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(LONG_FUZZTIME) $(FUZZ_PKG); done
+	@for pt in $(CONTROLLER_FUZZ); do $(GO) test -run '^$$' -fuzz "^$${pt#*:}$$" -fuzztime $(LONG_FUZZTIME) $${pt%%:*}; done
 
 ## tools: kube-apiserver, kube-controller-manager, kubectl and etcd at the pinned release, into $(BIN).
 tools:
