@@ -392,3 +392,46 @@ spec:
 	contains(t, "InferenceService", isvc, fmt.Sprintf(`"aim.eai.amd.com/template": %q`, derived), `"name": "AIM_PRECISION"`, `"value": "fp16"`)
 	jsonpathEquals(t, 30*time.Second, derived, "aimsvc", "tuned", "-n", ns, "-o", "jsonpath={.status.resolvedTemplate.name}")
 }
+
+func TestAutoscaledServiceFollowsKEDA(t *testing.T) {
+	k := admin(t)
+	readyClusterTemplate(t, "e2e-keda")
+	ns := namespace(t, "keda")
+	k.mustApply(fmt.Sprintf(`apiVersion: aim.eai.amd.com/v1alpha1
+kind: AIMService
+metadata: {name: elastic, namespace: %s}
+spec:
+  model: {name: e2e-keda-model}
+  caching: {mode: Never}
+  minReplicas: 1
+  maxReplicas: 4
+  autoScaling:
+    metrics:
+    - type: PodMetric
+      podmetric:
+        metric: {backend: opentelemetry, metricNames: [vllm:num_requests_running], query: "vllm:num_requests_running"}
+        target: {type: Value, value: "8"}
+`, ns))
+	var isvc string
+	eventually(t, 60*time.Second, "InferenceService", func() error {
+		out, err := k.run("", "get", "inferenceservice", "elastic", "-n", ns, "-o", "json")
+		isvc = out
+		return err
+	})
+	contains(t, "autoscaled InferenceService", isvc, `"serving.kserve.io/autoscalerClass": "keda"`, `"sidecar.opentelemetry.io/inject": "elastic-predictor"`,
+		`"minReplicas": 1`, `"maxReplicas": 4`, `"vllm:num_requests_running"`)
+	jsonpathEquals(t, 30*time.Second, "0/1 (1-4)", "aimsvc", "elastic", "-n", ns, "-o", "jsonpath={.status.runtime.replicas}")
+
+	// Play KEDA: its HPA wants 3 replicas.
+	k.mustApply(fmt.Sprintf(`apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: keda-hpa-elastic-predictor, namespace: %s}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: elastic-predictor}
+  minReplicas: 1
+  maxReplicas: 4
+  metrics: [{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 80}}}]
+`, ns))
+	patchStatus(t, "hpa", "keda-hpa-elastic-predictor", ns, map[string]any{"currentReplicas": 1, "desiredReplicas": 3})
+	jsonpathEquals(t, 30*time.Second, "0/3 (1-4)", "aimsvc", "elastic", "-n", ns, "-o", "jsonpath={.status.runtime.replicas}")
+}

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -16,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	autoscalinglisters "k8s.io/client-go/listers/autoscaling/v2"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
@@ -58,6 +61,7 @@ type Controller struct {
 	caches           aimlisters.AIMTemplateCacheLister
 	nodes            corelisters.NodeLister
 	pods             corelisters.PodLister
+	hpas             autoscalinglisters.HorizontalPodAutoscalerLister
 	events           cache.Indexer
 	// isvcs and routes are nil when the cluster does not serve the API.
 	isvcs, routes cache.GenericLister
@@ -72,6 +76,7 @@ func Register(m *manager.Manager) error {
 		templates: v.AIMServiceTemplates().Lister(), clusterTemplates: v.AIMClusterServiceTemplates().Lister(),
 		configs: v.AIMRuntimeConfigs().Lister(), clusterConfigs: v.AIMClusterRuntimeConfigs().Lister(),
 		caches: v.AIMTemplateCaches().Lister(), nodes: k.Core().V1().Nodes().Lister(), pods: k.Core().V1().Pods().Lister(),
+		hpas: k.Autoscaling().V2().HorizontalPodAutoscalers().Lister(),
 	}
 	ctl.q = manager.NewController("service", manager.ReconcilerFunc(ctl.reconcile))
 	owners := manager.Owners{"AIMService": {Controller: ctl.q, Namespaced: true}}
@@ -103,6 +108,7 @@ func Register(m *manager.Manager) error {
 		{k.Core().V1().Nodes().Informer(), ctl.nodeHandler()},
 		{k.Core().V1().Pods().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isPredictorPod, Handler: ctl.podHandler()}},
 		{events, ctl.eventHandler()},
+		{k.Autoscaling().V2().HorizontalPodAutoscalers().Informer(), ctl.hpaHandler()},
 	}
 	for _, api := range []struct {
 		gvr    schema.GroupVersionResource
@@ -322,7 +328,7 @@ func (ctl *Controller) workload(ctx context.Context, svc *aimv1.AIMService, mode
 		if ready {
 			comps = append(comps, ISVCComponent(ISVCState{}, nil))
 		}
-		status.Runtime, status.Endpoint = Runtime(svc, nil), nil
+		status.Runtime, status.Endpoint = Runtime(svc, nil, nil), nil
 		return comps
 	}
 	st := ISVCState{Exists: true}
@@ -334,7 +340,8 @@ func (ctl *Controller) workload(ctx context.Context, svc *aimv1.AIMService, mode
 		podEvents = append(podEvents, ctl.warnings(p.Namespace, p.Name, "Pod")...)
 	}
 	comps = append(comps, ISVCComponent(st, warnings), PodsComponent(pods, podEvents, st.Ready))
-	status.Runtime = Runtime(svc, pods)
+	hpa, _ := ctl.hpas.HorizontalPodAutoscalers(svc.Namespace).Get(HPAName(live.GetName()))
+	status.Runtime = Runtime(svc, pods, hpa)
 	path := ""
 	if status.Routing != nil {
 		path = status.Routing.Path
@@ -608,6 +615,19 @@ func (ctl *Controller) podHandler() cache.ResourceEventHandler {
 		}
 		if p, ok := obj.(*corev1.Pod); ok {
 			ctl.enqueueISVCOwner(p.Namespace, p.Labels[LabelInferenceService])
+		}
+	}
+	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
+}
+
+// hpaHandler maps KEDA's HorizontalPodAutoscaler of a predictor to the service.
+func (ctl *Controller) hpaHandler() cache.ResourceEventHandler {
+	enqueue := func(obj any) {
+		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = tomb.Obj
+		}
+		if h, ok := obj.(*autoscalingv2.HorizontalPodAutoscaler); ok && strings.HasPrefix(h.Name, "keda-hpa-") && strings.HasSuffix(h.Name, "-predictor") {
+			ctl.enqueueISVCOwner(h.Namespace, strings.TrimSuffix(strings.TrimPrefix(h.Name, "keda-hpa-"), "-predictor"))
 		}
 	}
 	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -511,8 +512,12 @@ func sortedPods(pods []*corev1.Pod) []*corev1.Pod {
 	return out
 }
 
+// HPAName is the HorizontalPodAutoscaler KEDA makes for an autoscaled InferenceService's predictor.
+func HPAName(isvc string) string { return "keda-hpa-" + isvc + "-predictor" }
+
 // Runtime is the replica summary: "ready/desired" for a fixed count, "ready/desired (min-max)" when autoscaled.
-func Runtime(svc *aimv1.AIMService, pods []*corev1.Pod) *aimv1.AIMServiceRuntimeStatus {
+// An autoscaled service's desired count is its HPA's when KEDA has made one, else its minimum.
+func Runtime(svc *aimv1.AIMService, pods []*corev1.Pod, hpa *autoscalingv2.HorizontalPodAutoscaler) *aimv1.AIMServiceRuntimeStatus {
 	ready := int32(0)
 	for _, p := range pods {
 		if podReady(p) {
@@ -523,7 +528,13 @@ func Runtime(svc *aimv1.AIMService, pods []*corev1.Pod) *aimv1.AIMServiceRuntime
 	if svc.Spec.MinReplicas != nil || svc.Spec.MaxReplicas != nil {
 		r.MinReplicas = ptr.Deref(svc.Spec.MinReplicas, 1)
 		r.MaxReplicas = ptr.Deref(svc.Spec.MaxReplicas, r.MinReplicas)
-		r.DesiredReplicas = min(max(int32(len(pods)), r.MinReplicas), r.MaxReplicas)
+		r.DesiredReplicas = r.MinReplicas
+		if hpa != nil {
+			r.MinReplicas, r.MaxReplicas = ptr.Deref(hpa.Spec.MinReplicas, r.MinReplicas), hpa.Spec.MaxReplicas
+			if hpa.Status.DesiredReplicas > 0 {
+				r.DesiredReplicas = hpa.Status.DesiredReplicas
+			}
+		}
 		r.Replicas = fmt.Sprintf("%d/%d (%d-%d)", ready, r.DesiredReplicas, r.MinReplicas, r.MaxReplicas)
 		return r
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -325,12 +326,20 @@ func TestISVCComponent(t *testing.T) {
 
 func TestRuntime(t *testing.T) {
 	pods := []*corev1.Pod{pod("a", nil), pod("b", func(p *corev1.Pod) { p.Status.Conditions = nil })}
-	if r := Runtime(service(func(s *aimv1.AIMService) { s.Spec.Replicas = ptr.To[int32](2) }), pods); r.Replicas != "1/2" || r.CurrentReplicas != 1 || r.DesiredReplicas != 2 {
+	if r := Runtime(service(func(s *aimv1.AIMService) { s.Spec.Replicas = ptr.To[int32](2) }), pods, nil); r.Replicas != "1/2" || r.CurrentReplicas != 1 || r.DesiredReplicas != 2 {
 		t.Errorf("fixed = %+v", r)
 	}
 	auto := service(func(s *aimv1.AIMService) { s.Spec.MinReplicas, s.Spec.MaxReplicas = ptr.To[int32](1), ptr.To[int32](4) })
-	if r := Runtime(auto, pods); r.Replicas != "1/2 (1-4)" || r.MinReplicas != 1 || r.MaxReplicas != 4 {
-		t.Errorf("autoscaled = %+v", r)
+	if r := Runtime(auto, pods, nil); r.Replicas != "1/1 (1-4)" || r.MinReplicas != 1 || r.MaxReplicas != 4 {
+		t.Errorf("autoscaled before KEDA made its HPA = %+v", r)
+	}
+	hpa := &autoscalingv2.HorizontalPodAutoscaler{Spec: autoscalingv2.HorizontalPodAutoscalerSpec{MinReplicas: ptr.To[int32](1), MaxReplicas: 4},
+		Status: autoscalingv2.HorizontalPodAutoscalerStatus{DesiredReplicas: 3, CurrentReplicas: 2}}
+	if r := Runtime(auto, pods, hpa); r.Replicas != "1/3 (1-4)" || r.DesiredReplicas != 3 {
+		t.Errorf("autoscaled with KEDA's HPA = %+v", r)
+	}
+	if HPAName("chat") != "keda-hpa-chat-predictor" {
+		t.Errorf("HPAName = %s", HPAName("chat"))
 	}
 }
 
