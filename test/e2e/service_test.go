@@ -257,7 +257,16 @@ func TestServiceWithSharedCacheMountsTheVolume(t *testing.T) {
 	jsonpathEquals(t, 30*time.Second, "False CacheNotReady Starting", "aimsvc", "cached", "-n", ns, "-o",
 		`jsonpath={.status.conditions[?(@.type=="CacheReady")].status} {.status.conditions[?(@.type=="CacheReady")].reason} {.status.status}`)
 
-	// Play the downloader (progress in the artifact's status) and kubelet (the download pod succeeds).
+	// Play the downloader (progress in the artifact's status), which the service shows, and kubelet (the
+	// download pod succeeds).
+	k.must("patch", "aimart", art, "-n", ns, "--subresource=status", "--type=merge", "-p",
+		`{"status":{"progress":{"totalBytes":100,"downloadedBytes":50,"percentage":50,"displayPercentage":"50 %"}}}`)
+	eventually(t, 30*time.Second, "download progress on the service", func() error {
+		if msg := condition(k, "aimsvc/cached", ns, "CacheReady", "message"); !strings.Contains(msg, "Org/Model 50 %") {
+			return fmt.Errorf("CacheReady message %q", msg)
+		}
+		return nil
+	})
 	k.must("patch", "aimart", art, "-n", ns, "--subresource=status", "--type=merge", "-p",
 		`{"status":{"progress":{"totalBytes":100,"downloadedBytes":100,"percentage":100,"displayPercentage":"100 %"}}}`)
 	succeedPod(t, ns, pod, "model-download", "")

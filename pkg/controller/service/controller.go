@@ -59,6 +59,7 @@ type Controller struct {
 	configs          aimlisters.AIMRuntimeConfigLister
 	clusterConfigs   aimlisters.AIMClusterRuntimeConfigLister
 	caches           aimlisters.AIMTemplateCacheLister
+	artifacts        aimlisters.AIMArtifactLister
 	nodes            corelisters.NodeLister
 	pods             corelisters.PodLister
 	hpas             autoscalinglisters.HorizontalPodAutoscalerLister
@@ -75,7 +76,7 @@ func Register(m *manager.Manager) error {
 		services: v.AIMServices().Lister(), models: v.AIMModels().Lister(), clusterModels: v.AIMClusterModels().Lister(),
 		templates: v.AIMServiceTemplates().Lister(), clusterTemplates: v.AIMClusterServiceTemplates().Lister(),
 		configs: v.AIMRuntimeConfigs().Lister(), clusterConfigs: v.AIMClusterRuntimeConfigs().Lister(),
-		caches: v.AIMTemplateCaches().Lister(), nodes: k.Core().V1().Nodes().Lister(), pods: k.Core().V1().Pods().Lister(),
+		caches: v.AIMTemplateCaches().Lister(), artifacts: v.AIMArtifacts().Lister(), nodes: k.Core().V1().Nodes().Lister(), pods: k.Core().V1().Pods().Lister(),
 		hpas: k.Autoscaling().V2().HorizontalPodAutoscalers().Lister(),
 	}
 	ctl.q = manager.NewController("service", manager.ReconcilerFunc(ctl.reconcile))
@@ -102,6 +103,8 @@ func Register(m *manager.Manager) error {
 		{v.AIMServiceTemplates().Informer(), ctl.namespaceHandler()},
 		{v.AIMRuntimeConfigs().Informer(), ctl.namespaceHandler()},
 		{v.AIMTemplateCaches().Informer(), ctl.namespaceHandler()},
+		// Download progress shows in CacheReady's message.
+		{v.AIMArtifacts().Informer(), ctl.namespaceHandler()},
 		{v.AIMClusterModels().Informer(), ctl.allHandler()},
 		{v.AIMClusterServiceTemplates().Informer(), ctl.allHandler()},
 		{v.AIMClusterRuntimeConfigs().Informer(), ctl.allHandler()},
@@ -303,6 +306,17 @@ func (ctl *Controller) workload(ctx context.Context, svc *aimv1.AIMService, mode
 				Name: cp.Use.Name, Namespace: cp.Use.Namespace, UID: cp.Use.UID, Kind: "AIMTemplateCache", Scope: aimv1.AIMResolutionScopeNamespace}}
 		}
 		mounts = cp.Mounts
+		if cp.Use != nil && cp.Component != nil && cp.Component.Reason == "CacheNotReady" {
+			arts := map[string]*aimv1.AIMArtifact{}
+			for name := range cp.Use.Status.Artifacts {
+				if a, err := ctl.artifacts.AIMArtifacts(svc.Namespace).Get(name); err == nil {
+					arts[name] = a
+				}
+			}
+			if p := DownloadProgress(cp.Use, arts); p != "" {
+				comps[len(comps)-1].Message += ": " + p
+			}
+		}
 		if !cacheReady && live != nil {
 			// A cache that is briefly not Ready must not unmount the volumes the pods run from (and restart
 			// them twice): the live InferenceService keeps its mounts until the cache is Ready again.

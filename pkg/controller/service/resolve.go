@@ -276,7 +276,13 @@ func ResolveTemplate(svc *aimv1.AIMService, model *Model, templates []Template, 
 	case len(cands) == 0:
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, "TemplateNotFound", fmt.Sprintf("model %s has no templates yet", model.Name)
 	case slices.ContainsFunc(cands, func(c Candidate) bool { return !settled(c.Status) }):
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, "TemplateNotReady", "templates of the model are still being prepared"
+		var preparing []string
+		for _, c := range cands {
+			if !settled(c.Status) {
+				preparing = append(preparing, fmt.Sprintf("%s (%s)", c.Name, nonEmpty(string(c.Status), "Pending")))
+			}
+		}
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, "TemplateNotReady", "waiting for the model's templates: "+strings.Join(preparing, ", ")
 	case !slices.ContainsFunc(cands, func(c Candidate) bool { return c.Status != aimv1.AIMStatusNotAvailable }):
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusNotAvailable, "TemplateNotAvailable", "no template of the model can run on this cluster's GPUs"
 	default:

@@ -2,6 +2,7 @@ package service
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -150,6 +151,24 @@ func PlanCache(svc *aimv1.AIMService, t Template, existing []*aimv1.AIMTemplateC
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "CacheNotReady", what+" is downloading the model"
 	}
 	return plan
+}
+
+// DownloadProgress says how far a cache's downloads are, for the CacheReady message: each artifact not yet
+// Ready with the progress its downloader reports.
+func DownloadProgress(c *aimv1.AIMTemplateCache, artifacts map[string]*aimv1.AIMArtifact) string {
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(c.Status.Artifacts)) {
+		entry := c.Status.Artifacts[name]
+		if entry.Status == aimv1.AIMStatusReady {
+			continue
+		}
+		progress := nonEmpty(string(entry.Status), "Pending")
+		if a := artifacts[name]; a != nil && a.Status.Progress != nil && a.Status.Progress.DisplayPercentage != "" {
+			progress = a.Status.Progress.DisplayPercentage
+		}
+		parts = append(parts, fmt.Sprintf("%s %s", nonEmpty(entry.Model, name), progress))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Mounts are a cache's ready artifacts as volumes, in a stable order.

@@ -391,3 +391,12 @@ func TestCachesToClean(t *testing.T) {
 		t.Errorf("a service that never resolved a template cleaned %v", got)
 	}
 }
+
+func TestDownloadProgress(t *testing.T) {
+	c := readyCache("c", aimv1.AIMTemplateCacheModeShared, aimv1.AIMStatusProgressing)
+	c.Status.Artifacts["art-c"] = aimv1.AIMTemplateCacheArtifactStatus{Name: "art-c", Model: "Org/Third", Status: aimv1.AIMStatusPending}
+	arts := map[string]*aimv1.AIMArtifact{"art-a": {Status: aimv1.AIMArtifactStatus{Progress: &aimv1.AIMDownloadProgress{DisplayPercentage: "45 %"}}}}
+	if got := DownloadProgress(c, arts); got != "Org/Draft 45 %, Org/Third Pending" {
+		t.Errorf("DownloadProgress = %q (ready artifacts left out, sorted by name)", got)
+	}
+}
