@@ -1,0 +1,41 @@
+package service
+
+import (
+	"fmt"
+	"testing"
+
+	"k8s.io/utils/ptr"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
+)
+
+// BenchmarkResolveTemplate: selection over a large catalog runs on every reconcile of every service of the model.
+func BenchmarkResolveTemplate(b *testing.B) {
+	gpus := []string{"MI355X", "MI325X", "MI300X", "MI210"}
+	m := model("qwen", "", aimv1.AIMStatusReady, "img")
+	var templates []Template
+	for i := range 500 {
+		t := template(fmt.Sprintf("t-%03d", i), "", "qwen", aimv1.AIMStatusReady, "optimized", gpus[i%len(gpus)])
+		t.Spec.Precision = ptr.To([]aimv1.AIMPrecision{"fp8", "fp16", "bf16", "int4"}[i%4])
+		templates = append(templates, t)
+	}
+	svc := service(nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		ResolveTemplate(svc, &m, templates, gpus)
+	}
+}
+
+// BenchmarkInferenceService: building the desired InferenceService, which every reconcile of a running service does.
+func BenchmarkInferenceService(b *testing.B) {
+	tpl := cachedTemplate()
+	m := model("qwen", "", aimv1.AIMStatusReady, "registry.example/qwen:1")
+	svc := service(func(s *aimv1.AIMService) { s.Spec.Replicas = ptr.To[int32](2) })
+	mounts := Mounts(readyCache("c", aimv1.AIMTemplateCacheModeShared, aimv1.AIMStatusReady))
+	b.ReportAllocs()
+	for b.Loop() {
+		kserve.Build(InferenceService(svc, m, tpl, runtimeconfig.Resolved{}, mounts))
+	}
+}
