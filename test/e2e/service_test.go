@@ -39,6 +39,49 @@ func predictorPod(t *testing.T, namespace, isvc, name string) {
 		name, namespace, isvc))
 }
 
+// objectJSON waits for an object to exist and returns it as JSON.
+func objectJSON(t *testing.T, timeout time.Duration, kind, name, namespace string) string {
+	t.Helper()
+	var out string
+	eventually(t, timeout, kind+" "+name, func() error {
+		var err error
+		out, err = admin(t).run("", "get", kind, name, "-n", namespace, "-o", "json")
+		return err
+	})
+	return out
+}
+
+// onlyOne waits until exactly one object of a kind (selected by the optional label selector) exists in a
+// namespace and returns its name.
+func onlyOne(t *testing.T, timeout time.Duration, kind, namespace string, selector ...string) string {
+	t.Helper()
+	var name string
+	eventually(t, timeout, "one "+kind, func() error {
+		args := []string{"get", kind, "-n", namespace, "-o", "name"}
+		if len(selector) > 0 {
+			args = append(args, "-l", selector[0])
+		}
+		out := strings.Fields(admin(t).must(args...))
+		if len(out) != 1 {
+			return fmt.Errorf("%s: %v", kind, out)
+		}
+		name = out[0][strings.Index(out[0], "/")+1:]
+		return nil
+	})
+	return name
+}
+
+// noneLeft waits until no objects of the kinds remain in a namespace.
+func noneLeft(t *testing.T, timeout time.Duration, kinds, namespace string) {
+	t.Helper()
+	eventually(t, timeout, kinds+" gone", func() error {
+		if out := strings.TrimSpace(admin(t).must("get", kinds, "-n", namespace, "-o", "name")); out != "" {
+			return fmt.Errorf("left: %q", out)
+		}
+		return nil
+	})
+}
+
 func condition(k kubectl, resource, namespace, typ, field string) string {
 	out, _ := k.run("", "get", resource, "-n", namespace, "-o", fmt.Sprintf(`jsonpath={.status.conditions[?(@.type==%q)].%s}`, typ, field))
 	return out
@@ -63,12 +106,7 @@ spec:
 `, ns))
 
 	// The InferenceService appears with the template's GPU placement.
-	var isvc string
-	eventually(t, 60*time.Second, "InferenceService chat", func() error {
-		out, err := k.run("", "get", "inferenceservice", "chat", "-n", ns, "-o", "json")
-		isvc = out
-		return err
-	})
+	isvc := objectJSON(t, 60*time.Second, "inferenceservice", "chat", ns)
 	contains(t, "InferenceService", isvc, `"image": "registry.example/aim/e2e-svc:1.0"`, `"amd.com/gpu": "1"`, `"cpu": "4"`,
 		`"memory": "32Gi"`, `"memory": "48Gi"`, `"amd.com/gpu.device-id"`, `"74a1"`, `"mountPath": "/dev/shm"`, `"medium": "Memory"`,
 		`"containerPort": 8000`, `"name": "kserve-container"`, `"kind": "AIMService"`, `"minReplicas": 1`, `"maxReplicas": 1`,
@@ -148,13 +186,7 @@ spec:
 	// Deleting the service removes its InferenceService and HTTPRoute (the garbage collector follows the owner
 	// references across the aggregation layer).
 	k.must("delete", "aimsvc", "chat", "-n", ns)
-	eventually(t, 60*time.Second, "InferenceService and HTTPRoute removed", func() error {
-		out, _ := k.run("", "get", "inferenceservice,httproute", "-n", ns, "-o", "name")
-		if strings.TrimSpace(out) != "" {
-			return fmt.Errorf("still there: %q", out)
-		}
-		return nil
-	})
+	noneLeft(t, 60*time.Second, "inferenceservice,httproute", ns)
 }
 
 func TestServiceBrokenRouteStillServes(t *testing.T) {
@@ -180,10 +212,7 @@ spec:
 	})
 	msg := condition(k, "aimsvc/broken", ns, "HTTPRouteReady", "message")
 	contains(t, "route condition message", msg, "doesNotExist")
-	eventually(t, 30*time.Second, "InferenceService despite the broken route", func() error {
-		_, err := k.run("", "get", "inferenceservice", "broken", "-n", ns)
-		return err
-	})
+	objectJSON(t, 30*time.Second, "inferenceservice", "broken", ns)
 	if out, _ := k.run("", "get", "httproute", "-n", ns, "-o", "name"); strings.TrimSpace(out) != "" {
 		t.Errorf("a route was made from a broken template: %q", out)
 	}
@@ -223,16 +252,8 @@ func TestServiceWithSharedCacheMountsTheVolume(t *testing.T) {
 	k.mustApply(fmt.Sprintf("apiVersion: aim.eai.amd.com/v1alpha1\nkind: AIMService\nmetadata: {name: cached, namespace: %s}\nspec: {model: {name: e2e-svc-cache-model}}\n", ns))
 
 	// The service makes a shared template cache, which makes an artifact for the template's discovered source.
-	var cache, art string
-	eventually(t, 60*time.Second, "a template cache and its artifact", func() error {
-		caches := strings.Fields(k.must("get", "aimtc", "-n", ns, "-o", "name"))
-		arts := strings.Fields(k.must("get", "aimart", "-n", ns, "-o", "name"))
-		if len(caches) != 1 || len(arts) != 1 {
-			return fmt.Errorf("caches %v, artifacts %v", caches, arts)
-		}
-		cache, art = strings.TrimPrefix(caches[0], "aimtemplatecache.aim.eai.amd.com/"), strings.TrimPrefix(arts[0], "aimartifact.aim.eai.amd.com/")
-		return nil
-	})
+	cache := onlyOne(t, 60*time.Second, "aimtc", ns)
+	art := onlyOne(t, 60*time.Second, "aimart", ns)
 	if got := k.must("get", "aimtc", cache, "-n", ns, "-o", "jsonpath={.spec.templateName} {.spec.templateScope} {.spec.mode} {.metadata.ownerReferences}"); got != "e2e-svc-cache Cluster Shared " {
 		t.Errorf("template cache: %q", got)
 	}
@@ -273,12 +294,7 @@ func TestServiceWithSharedCacheMountsTheVolume(t *testing.T) {
 	jsonpathEquals(t, 60*time.Second, "True", "job", job, "-n", ns, "-o", `jsonpath={.status.conditions[?(@.type=="Complete")].status}`)
 
 	// The service then mounts the volume at /workspace/cache/<modelId>.
-	var isvc string
-	eventually(t, 60*time.Second, "InferenceService with the cache", func() error {
-		out, err := k.run("", "get", "inferenceservice", "cached", "-n", ns, "-o", "json")
-		isvc = out
-		return err
-	})
+	isvc := objectJSON(t, 60*time.Second, "inferenceservice", "cached", ns)
 	contains(t, "InferenceService volumes", isvc, fmt.Sprintf(`"claimName": %q`, pvc), `"mountPath": "/workspace/cache/Org/Model"`)
 	jsonpathEquals(t, 30*time.Second, "True "+cache, "aimsvc", "cached", "-n", ns, "-o",
 		`jsonpath={.status.conditions[?(@.type=="CacheReady")].status} {.status.cache.templateCacheRef.name}`)
@@ -294,14 +310,8 @@ func TestDeletedServiceRemovesTheCacheNobodyNeeds(t *testing.T) {
 	readyClusterTemplate(t, "e2e-svc-clean")
 	ns := namespace(t, "svc-clean")
 	k.mustApply(fmt.Sprintf("apiVersion: aim.eai.amd.com/v1alpha1\nkind: AIMService\nmetadata: {name: brief, namespace: %s}\nspec: {model: {name: e2e-svc-clean-model}}\n", ns))
-	eventually(t, 60*time.Second, "the service's artifact and its download Job", func() error {
-		arts := strings.Fields(k.must("get", "aimart", "-n", ns, "-o", "name"))
-		jobs := strings.Fields(k.must("get", "jobs", "-n", ns, "-o", "name"))
-		if len(arts) != 1 || len(jobs) != 1 {
-			return fmt.Errorf("artifacts %v, jobs %v", arts, jobs)
-		}
-		return nil
-	})
+	onlyOne(t, 60*time.Second, "aimart", ns)
+	onlyOne(t, 60*time.Second, "jobs", ns)
 	if got := k.must("get", "aimsvc", "brief", "-n", ns, "-o", "jsonpath={.metadata.finalizers}"); !strings.Contains(got, "aim.eai.amd.com/template-cache-cleanup") {
 		t.Errorf("service finalizers = %s", got)
 	}
@@ -309,13 +319,7 @@ func TestDeletedServiceRemovesTheCacheNobodyNeeds(t *testing.T) {
 	// Deleting the service while the download runs removes the cache, its artifact, and with it the volume
 	// and the download Job.
 	k.must("delete", "aimsvc", "brief", "-n", ns, "--timeout=60s")
-	eventually(t, 60*time.Second, "cache, artifact, volume and Job gone", func() error {
-		out := k.must("get", "aimtc,aimart,pvc,jobs", "-n", ns, "-o", "name")
-		if strings.TrimSpace(out) != "" {
-			return fmt.Errorf("left: %q", out)
-		}
-		return nil
-	})
+	noneLeft(t, 60*time.Second, "aimtc,aimart,pvc,jobs", ns)
 }
 
 func TestServiceByImageCreatesItsModel(t *testing.T) {
@@ -328,15 +332,7 @@ spec:
   model: {image: registry.example/aim/auto-model:2.1}
   imagePullSecrets: [{name: pull}]
 `, ns))
-	var model string
-	eventually(t, 30*time.Second, "an AIMModel for the image", func() error {
-		out := strings.Fields(k.must("get", "aimmdl", "-n", ns, "-o", "name"))
-		if len(out) != 1 {
-			return fmt.Errorf("models: %v", out)
-		}
-		model = strings.TrimPrefix(out[0], "aimmodel.aim.eai.amd.com/")
-		return nil
-	})
+	model := onlyOne(t, 30*time.Second, "aimmdl", ns)
 	if !strings.HasPrefix(model, "auto-model-2-1-") {
 		t.Errorf("model name %q", model)
 	}
@@ -362,42 +358,21 @@ spec:
 `, ns))
 
 	// F10: the service derives a namespaced template from the cluster template, with the override, and owns it.
-	var derived string
-	eventually(t, 30*time.Second, "a derived template", func() error {
-		out := strings.Fields(k.must("get", "aimtpl", "-n", ns, "-o", "name"))
-		if len(out) != 1 {
-			return fmt.Errorf("templates: %v", out)
-		}
-		derived = strings.TrimPrefix(out[0], "aimservicetemplate.aim.eai.amd.com/")
-		return nil
-	})
+	derived := onlyOne(t, 30*time.Second, "aimtpl", ns)
 	got := k.must("get", "aimtpl", derived, "-n", ns, "-o", `jsonpath={.spec.modelName} {.spec.precision} {.spec.metric} {.metadata.labels.aim\.eai\.amd\.com/origin} {.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name}`)
 	if !strings.HasPrefix(derived, "e2e-ovr-ovr-fp16-") || got != "e2e-ovr-model fp16 latency derived AIMService/tuned" {
 		t.Errorf("derived template %s: %q", derived, got)
 	}
 
 	// It runs its own discovery for fp16 in the service's namespace; the test plays that pod.
-	var job string
-	eventually(t, 60*time.Second, "discovery Job of the derived template", func() error {
-		out := strings.Fields(k.must("get", "jobs", "-n", ns, "-l", "aim.eai.amd.com/template="+derived, "-o", "name"))
-		if len(out) != 1 {
-			return fmt.Errorf("jobs: %v", out)
-		}
-		job = strings.TrimPrefix(out[0], "job.batch/")
-		return nil
-	})
+	job := onlyOne(t, 60*time.Second, "jobs", ns, "aim.eai.amd.com/template="+derived)
 	contains(t, "derived discovery Job", k.must("get", "job", job, "-n", ns, "-o", "json"), `"AIM_PRECISION"`, `"fp16"`)
 	pod := podOfJob(t, ns, job)
 	succeedPod(t, ns, pod, "discovery", strings.ReplaceAll(discoveryOutput, `"precision":"fp8"`, `"precision":"fp16"`))
 	k.must("wait", "-n", ns, "--for=condition=Ready", "aimtpl/"+derived, "--timeout=60s")
 
 	// The InferenceService runs the derived template.
-	var isvc string
-	eventually(t, 60*time.Second, "InferenceService on the derived template", func() error {
-		out, err := k.run("", "get", "inferenceservice", "tuned", "-n", ns, "-o", "json")
-		isvc = out
-		return err
-	})
+	isvc := objectJSON(t, 60*time.Second, "inferenceservice", "tuned", ns)
 	contains(t, "InferenceService", isvc, fmt.Sprintf(`"aim.eai.amd.com/template": %q`, derived), `"name": "AIM_PRECISION"`, `"value": "fp16"`)
 	jsonpathEquals(t, 30*time.Second, derived, "aimsvc", "tuned", "-n", ns, "-o", "jsonpath={.status.resolvedTemplate.name}")
 }
@@ -421,12 +396,7 @@ spec:
         metric: {backend: opentelemetry, metricNames: [vllm:num_requests_running], query: "vllm:num_requests_running"}
         target: {type: Value, value: "8"}
 `, ns))
-	var isvc string
-	eventually(t, 60*time.Second, "InferenceService", func() error {
-		out, err := k.run("", "get", "inferenceservice", "elastic", "-n", ns, "-o", "json")
-		isvc = out
-		return err
-	})
+	isvc := objectJSON(t, 60*time.Second, "inferenceservice", "elastic", ns)
 	contains(t, "autoscaled InferenceService", isvc, `"serving.kserve.io/autoscalerClass": "keda"`, `"sidecar.opentelemetry.io/inject": "elastic-predictor"`,
 		`"minReplicas": 1`, `"maxReplicas": 4`, `"vllm:num_requests_running"`)
 	jsonpathEquals(t, 30*time.Second, "0/1 (1-4)", "aimsvc", "elastic", "-n", ns, "-o", "jsonpath={.status.runtime.replicas}")
