@@ -90,12 +90,12 @@ func TestSetFinalizer(t *testing.T) {
 	if want := `s {"metadata":{"finalizers":["other"],"resourceVersion":"7"}}`; len(sent) != 1 || sent[0] != want {
 		t.Fatalf("patch = %v, want %s", sent, want)
 	}
-	if err := SetFinalizer(context.Background(), obj, "x", true, func(context.Context, string, []byte) error { return boomErr }); !errors.Is(err, boomErr) {
+	if err := SetFinalizer(context.Background(), obj, "x", true, func(context.Context, string, []byte) error { return errBoom }); !errors.Is(err, errBoom) {
 		t.Fatalf("the patch error was lost: %v", err)
 	}
 }
 
-var boomErr = errors.New("conflict")
+var errBoom = errors.New("conflict")
 
 func TestFinish(t *testing.T) {
 	obj := &aimv1.AIMService{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "n"}}
