@@ -5,6 +5,7 @@
 package artifact
 
 import (
+	"cmp"
 	"fmt"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -198,7 +199,7 @@ func planVolume(o Observation, p *Plan, size int64) bool {
 			st.HeadroomPercent = ptr.To(headroom)
 		}
 		p.report(ComponentVolume, state.DependencyDownstream, aimv1.AIMStatusReady, "VolumeCreated",
-			fmt.Sprintf("%s is %s", o.PVC.Name, nonEmpty(string(o.PVC.Status.Phase), string(corev1.ClaimPending))))
+			fmt.Sprintf("%s is %s", o.PVC.Name, cmp.Or(string(o.PVC.Status.Phase), string(corev1.ClaimPending))))
 		return true
 	}
 	allocated, err := AllocatedBytes(size, headroom)
@@ -293,18 +294,11 @@ func PodProblem(pods []*corev1.Pod) (reason, msg string, ok bool) {
 	for _, pod := range pods {
 		for _, cs := range pod.Status.ContainerStatuses {
 			if w := cs.State.Waiting; w != nil && podProblems[w.Reason] {
-				return w.Reason, fmt.Sprintf("pod %s, container %s: %s", pod.Name, cs.Name, nonEmpty(w.Message, w.Reason)), true
+				return w.Reason, fmt.Sprintf("pod %s, container %s: %s", pod.Name, cs.Name, cmp.Or(w.Message, w.Reason)), true
 			}
 		}
 	}
 	return "", "", false
-}
-
-func nonEmpty(s, fallback string) string {
-	if s == "" {
-		return fallback
-	}
-	return s
 }
 
 // EarlierJob picks, among an artifact's Jobs of one component from earlier specs, the one still to follow: a

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -82,9 +83,9 @@ func (t Template) candidate() Candidate {
 	}
 	if p := t.Status.Profile; p != nil {
 		c.Type = p.Metadata.Type
-		c.Metric = aimv1.AIMMetric(nonEmpty(string(p.Metadata.Metric), string(c.Metric)))
-		c.Precision = aimv1.AIMPrecision(nonEmpty(string(p.Metadata.Precision), string(c.Precision)))
-		c.GPUModel = nonEmpty(c.GPUModel, p.Metadata.GPU)
+		c.Metric = aimv1.AIMMetric(cmp.Or(string(p.Metadata.Metric), string(c.Metric)))
+		c.Precision = aimv1.AIMPrecision(cmp.Or(string(p.Metadata.Precision), string(c.Precision)))
+		c.GPUModel = cmp.Or(c.GPUModel, p.Metadata.GPU)
 		if p.Metadata.GPUCount > 0 {
 			c.GPUCount = p.Metadata.GPUCount
 		}
@@ -279,7 +280,7 @@ func ResolveTemplate(svc *aimv1.AIMService, model *Model, templates []Template, 
 		var preparing []string
 		for _, c := range cands {
 			if !settled(c.Status) {
-				preparing = append(preparing, fmt.Sprintf("%s (%s)", c.Name, nonEmpty(string(c.Status), "Pending")))
+				preparing = append(preparing, fmt.Sprintf("%s (%s)", c.Name, cmp.Or(string(c.Status), "Pending")))
 			}
 		}
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, "TemplateNotReady", "waiting for the model's templates: "+strings.Join(preparing, ", ")
@@ -312,7 +313,7 @@ func TemplateComponent(t *Template, comp state.Component) state.Component {
 	case aimv1.AIMStatusFailed, aimv1.AIMStatusDegraded:
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, "TemplateNotReady", what+" is "+string(t.Status.Status)
 	default:
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, "TemplateNotReady", what+" is "+nonEmpty(string(t.Status.Status), "Pending")
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, "TemplateNotReady", what+" is "+cmp.Or(string(t.Status.Status), "Pending")
 	}
 	return comp
 }
@@ -325,8 +326,8 @@ func DerivedTemplate(svc *aimv1.AIMService, base Template, modelName string) *ai
 		return nil
 	}
 	spec := *base.Spec.DeepCopy()
-	spec.ModelName = nonEmpty(spec.ModelName, modelName)
-	spec.RuntimeConfigName = nonEmpty(svc.Spec.RuntimeConfigName, spec.RuntimeConfigName)
+	spec.ModelName = cmp.Or(spec.ModelName, modelName)
+	spec.RuntimeConfigName = cmp.Or(svc.Spec.RuntimeConfigName, spec.RuntimeConfigName)
 	var parts []string
 	if o.Hardware != nil {
 		spec.Hardware = o.Hardware.DeepCopy()

@@ -84,9 +84,9 @@ func Select(cands []Candidate, req Request) Selection {
 	for _, c := range cands {
 		switch {
 		case c.Status != aimv1.AIMStatusReady:
-			reject(c, ReasonTemplateNotReady, fmt.Sprintf("template is %s", nonEmpty(string(c.Status), "Pending")))
+			reject(c, ReasonTemplateNotReady, fmt.Sprintf("template is %s", cmp.Or(string(c.Status), "Pending")))
 		case !req.AllowUnoptimized && c.Type != aimv1.AIMProfileTypeOptimized:
-			reject(c, ReasonUnoptimizedFiltered, fmt.Sprintf("profile is %s; set spec.template.allowUnoptimized to use it", nonEmpty(string(c.Type), "unoptimized")))
+			reject(c, ReasonUnoptimizedFiltered, fmt.Sprintf("profile is %s; set spec.template.allowUnoptimized to use it", cmp.Or(string(c.Type), "unoptimized")))
 		case !matches(c, req):
 			reject(c, ReasonOverridesNotMatched, "the profile does not match spec.overrides")
 		case c.GPUModel != "" && !present[gpu.NormalizeModel(c.GPUModel)]:
@@ -219,11 +219,4 @@ func scope(c Candidate) aimv1.AIMResolutionScope {
 		return aimv1.AIMResolutionScopeCluster
 	}
 	return aimv1.AIMResolutionScopeNamespace
-}
-
-func nonEmpty(s, fallback string) string {
-	if s == "" {
-		return fallback
-	}
-	return s
 }

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -162,11 +163,11 @@ func DownloadProgress(c *aimv1.AIMTemplateCache, artifacts map[string]*aimv1.AIM
 		if entry.Status == aimv1.AIMStatusReady {
 			continue
 		}
-		progress := nonEmpty(string(entry.Status), "Pending")
+		progress := cmp.Or(string(entry.Status), "Pending")
 		if a := artifacts[name]; a != nil && a.Status.Progress != nil && a.Status.Progress.DisplayPercentage != "" {
 			progress = a.Status.Progress.DisplayPercentage
 		}
-		parts = append(parts, fmt.Sprintf("%s %s", nonEmpty(entry.Model, name), progress))
+		parts = append(parts, fmt.Sprintf("%s %s", cmp.Or(entry.Model, name), progress))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -242,7 +243,7 @@ func InferenceService(svc *aimv1.AIMService, m Model, t Template, rc runtimeconf
 		Image: m.Spec.Image, NodeAffinity: t.Status.ResolvedNodeAffinity, Scheduling: rc.Spec.Scheduling,
 		Env: Environment(svc, m, t, rc), ServiceResources: svc.Spec.Resources,
 		ImagePullSecrets:   unionSecrets(svc.Spec.ImagePullSecrets, t.Spec.ImagePullSecrets, m.Spec.ImagePullSecrets),
-		ServiceAccountName: nonEmpty(svc.Spec.ServiceAccountName, nonEmpty(t.Spec.ServiceAccountName, m.Spec.ServiceAccountName)),
+		ServiceAccountName: cmp.Or(svc.Spec.ServiceAccountName, cmp.Or(t.Spec.ServiceAccountName, m.Spec.ServiceAccountName)),
 		Replicas:           svc.Spec.Replicas, MinReplicas: svc.Spec.MinReplicas, MaxReplicas: svc.Spec.MaxReplicas, AutoScaling: svc.Spec.AutoScaling,
 		Caches: mounts,
 	}
@@ -365,7 +366,7 @@ func RouteComponent(comp state.Component, a gateway.Acceptance) state.Component 
 	case a.Accepted:
 		comp.State, comp.Reason, comp.Message = "", "HTTPRouteAccepted", ""
 	case a.Known:
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, nonEmpty(a.Reason, "HTTPRouteRejected"), a.Message
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, cmp.Or(a.Reason, "HTTPRouteRejected"), a.Message
 	default:
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "HTTPRoutePending", "waiting for the gateway to accept the route"
 	}
@@ -388,9 +389,9 @@ func ISVCComponent(s ISVCState, warnings []corev1.Event) state.Component {
 	case s.Ready:
 		comp.Reason = "RuntimeReady"
 	default:
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "CreatingRuntime", nonEmpty(s.Message, "the InferenceService is not ready yet")
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "CreatingRuntime", cmp.Or(s.Message, "the InferenceService is not ready yet")
 		if e := latest(warnings); e != nil {
-			comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, nonEmpty(e.Reason, "InternalError"), e.Message
+			comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, cmp.Or(e.Reason, "InternalError"), e.Message
 			if strings.Contains(strings.ToLower(e.Message), "serverless") || strings.Contains(e.Message, "Knative") {
 				comp.Reason, comp.Message = "ServerlessModeRejected", e.Message+"; configure KServe for RawDeployment (Standard) mode"
 			}
@@ -441,9 +442,9 @@ func podProblem(p *corev1.Pod, events []corev1.Event) *state.Component {
 		if w := cs.State.Waiting; w != nil {
 			switch w.Reason {
 			case "ImagePullBackOff", "ErrImagePull", "InvalidImageName", "ErrImageNeverPull":
-				return bad(aimv1.AIMStatusDegraded, imagePullReason(w.Message, w.Reason), nonEmpty(w.Message, w.Reason+" for "+cs.Image))
+				return bad(aimv1.AIMStatusDegraded, imagePullReason(w.Message, w.Reason), cmp.Or(w.Message, w.Reason+" for "+cs.Image))
 			case "CrashLoopBackOff", "CreateContainerConfigError", "CreateContainerError":
-				msg := nonEmpty(w.Message, w.Reason)
+				msg := cmp.Or(w.Message, w.Reason)
 				if t := cs.LastTerminationState.Terminated; t != nil && t.Reason == "OOMKilled" {
 					return bad(aimv1.AIMStatusDegraded, "PodOOMKilled", "container "+cs.Name+" was killed for running out of memory")
 				}
@@ -456,13 +457,13 @@ func podProblem(p *corev1.Pod, events []corev1.Event) *state.Component {
 	}
 	switch {
 	case p.Status.Phase == corev1.PodFailed && p.Status.Reason == "Evicted":
-		return bad(aimv1.AIMStatusDegraded, "PodEvicted", nonEmpty(p.Status.Message, "evicted"))
+		return bad(aimv1.AIMStatusDegraded, "PodEvicted", cmp.Or(p.Status.Message, "evicted"))
 	case p.Status.Phase == corev1.PodFailed:
-		return bad(aimv1.AIMStatusDegraded, "PodFailed", nonEmpty(p.Status.Message, "failed"))
+		return bad(aimv1.AIMStatusDegraded, "PodFailed", cmp.Or(p.Status.Message, "failed"))
 	}
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
-			return bad(aimv1.AIMStatusPending, "FailedScheduling", nonEmpty(c.Message, "unschedulable"))
+			return bad(aimv1.AIMStatusPending, "FailedScheduling", cmp.Or(c.Message, "unschedulable"))
 		}
 	}
 	if p.Status.Phase == corev1.PodPending {

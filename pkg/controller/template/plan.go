@@ -4,6 +4,7 @@
 package template
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -260,7 +261,7 @@ func planDiscovery(o Observation, p *Plan) {
 
 	if wait := o.Backoff.Wait(st.Discovery, hash, o.Now); wait > 0 {
 		// Keep telling what went wrong (the output excerpt) while waiting.
-		reason := nonEmpty(st.Discovery.LastFailureReason, ReasonJobFailed)
+		reason := cmp.Or(st.Discovery.LastFailureReason, ReasonJobFailed)
 		msg := fmt.Sprintf("attempt %d failed", st.Discovery.Attempts)
 		if prev := meta.FindStatusCondition(o.Status.Conditions, "DiscoveryJobReady"); prev != nil && prev.Reason == reason {
 			msg, _, _ = strings.Cut(prev.Message, retryingIn)
@@ -311,7 +312,7 @@ func jobSpec(o Observation, attempt int32) discovery.JobSpec {
 	if o.Model != nil {
 		js.Image = o.Model.Image
 		js.ImagePullSecrets = nonEmptySecrets(o.Spec.ImagePullSecrets, o.Model.ImagePullSecrets)
-		js.ServiceAccountName = nonEmpty(o.Spec.ServiceAccountName, o.Model.ServiceAccountName)
+		js.ServiceAccountName = cmp.Or(o.Spec.ServiceAccountName, o.Model.ServiceAccountName)
 	}
 	if d := o.RuntimeConfig.Spec.Discovery; d != nil && d.ServiceAccountName != nil {
 		js.ServiceAccountName = *d.ServiceAccountName
@@ -406,13 +407,6 @@ func cond(typ string, ok bool, reason, msg string) metav1.Condition {
 		s = metav1.ConditionTrue
 	}
 	return metav1.Condition{Type: typ, Status: s, Reason: reason, Message: msg}
-}
-
-func nonEmpty(s, fallback string) string {
-	if s == "" {
-		return fallback
-	}
-	return s
 }
 
 func nonEmptySecrets(a, b []corev1.LocalObjectReference) []corev1.LocalObjectReference {

@@ -8,6 +8,7 @@
 package templatecache
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -115,7 +116,7 @@ func PlanCache(o Observation) Plan {
 	case t.Status != aimv1.AIMStatusReady:
 		st.ResolvedTemplateKind = t.Kind
 		report(ComponentTemplate, aimv1.AIMStatusPending, ReasonTemplateNotReady,
-			fmt.Sprintf("%s %s is %s", t.Kind, t.Name, nonEmpty(string(t.Status), string(aimv1.AIMStatusPending))))
+			fmt.Sprintf("%s %s is %s", t.Kind, t.Name, cmp.Or(string(t.Status), string(aimv1.AIMStatusPending))))
 		blocked = true
 	default:
 		st.ResolvedTemplateKind = t.Kind
@@ -147,7 +148,7 @@ func PlanCache(o Observation) Plan {
 			Status: aimv1.AIMStatusPending, MountPoint: MountRoot + src.ModelID}
 		if cur != nil {
 			entry.Name, entry.UID, entry.PersistentVolumeClaim = cur.Name, cur.UID, cur.Status.PersistentVolumeClaim
-			entry.Status = aimv1.AIMStatus(nonEmpty(string(cur.Status.Status), string(aimv1.AIMStatusPending)))
+			entry.Status = aimv1.AIMStatus(cmp.Or(string(cur.Status.Status), string(aimv1.AIMStatusPending)))
 		}
 		entries[entry.Name] = entry
 		states = append(states, artifactState{entry.Name, entry.Status})
@@ -288,13 +289,6 @@ func artifactsComponent(states []artifactState, errs []error) state.Component {
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusReady, "AllArtifactsReady", fmt.Sprintf("%d artifact(s)", len(states))
 	}
 	return comp
-}
-
-func nonEmpty(s, fallback string) string {
-	if s == "" {
-		return fallback
-	}
-	return s
 }
 
 // FinalizerArtifactCleanup lets a deleted cache remove the shared artifacts it started when no other cache
