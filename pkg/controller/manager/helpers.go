@@ -154,10 +154,38 @@ func SetFinalizer(ctx context.Context, obj metav1.Object, finalizer string, pres
 	if err != nil {
 		return err
 	}
-	if err := patch(ctx, obj.GetName(), data); err != nil {
+	if err := patch(ctx, obj.GetName(), data); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("setting finalizer %s on %s: %w", finalizer, obj.GetName(), err)
 	}
 	return nil
+}
+
+// LookupFinalized is Lookup for kinds whose controller holds a finalizer. A deleted object that still has it
+// gets cleanup run and then loses it, even when paused, so that a pause never blocks a deletion. A live object
+// is reconciled only once it has the finalizer: without it, the finalizer is added and the patch's watch
+// event brings the object back.
+func LookupFinalized[T metav1.Object](ctx context.Context, get func() (T, error), finalizer string,
+	patch func(ctx context.Context, name string, data []byte) error, cleanup func(T) error) (obj T, reconcile bool, err error) {
+	obj, err = get()
+	switch {
+	case apierrors.IsNotFound(err):
+		return obj, false, nil
+	case err != nil:
+		return obj, false, err
+	case obj.GetDeletionTimestamp() != nil:
+		if !slices.Contains(obj.GetFinalizers(), finalizer) {
+			return obj, false, nil
+		}
+		if err := cleanup(obj); err != nil {
+			return obj, false, err
+		}
+		return obj, false, SetFinalizer(ctx, obj, finalizer, false, patch)
+	case aimv1.Paused(obj.GetAnnotations()):
+		return obj, false, nil
+	case !slices.Contains(obj.GetFinalizers(), finalizer):
+		return obj, false, SetFinalizer(ctx, obj, finalizer, true, patch)
+	}
+	return obj, true, nil
 }
 
 // Finish ends a reconcile the same way for every kind. It writes the status when it changed (write carries the

@@ -2,6 +2,7 @@ package manager
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
@@ -126,6 +127,53 @@ func TestFinish(t *testing.T) {
 		}
 		if len(rec.Events) != tc.wantEvents {
 			t.Errorf("%s: %d events, want %d", tc.name, len(rec.Events), tc.wantEvents)
+		}
+	}
+}
+
+func TestLookupFinalized(t *testing.T) {
+	now := metav1.Now()
+	svc := func(finalizers []string, deleted, paused bool) *aimv1.AIMService {
+		s := &aimv1.AIMService{ObjectMeta: metav1.ObjectMeta{Name: "s", Finalizers: finalizers}}
+		if deleted {
+			s.DeletionTimestamp = &now
+		}
+		if paused {
+			s.Annotations = map[string]string{aimv1.AnnotationReconciliationPaused: "true"}
+		}
+		return s
+	}
+	const f = "aim.eai.amd.com/test"
+	for _, tc := range []struct {
+		name             string
+		obj              *aimv1.AIMService
+		getErr           error
+		wantReconcile    bool
+		wantCleanup      bool
+		wantPatch        string // the finalizers patched, or "" for none
+		wantErr, cleanup error
+	}{
+		{name: "gone", getErr: apierrors.NewNotFound(schema.GroupResource{}, "s")},
+		{name: "live with the finalizer", obj: svc([]string{f}, false, false), wantReconcile: true},
+		{name: "live without: adds it first", obj: svc(nil, false, false), wantPatch: `["aim.eai.amd.com/test"]`},
+		{name: "paused: left alone", obj: svc(nil, false, true)},
+		{name: "deleted, even paused: cleanup, then off", obj: svc([]string{"other", f}, true, true), wantCleanup: true, wantPatch: `["other"]`},
+		{name: "deleted without ours: nothing to do", obj: svc([]string{"other"}, true, false)},
+		{name: "cleanup fails: the finalizer stays", obj: svc([]string{f}, true, false), wantCleanup: true, cleanup: errBoom, wantErr: errBoom},
+	} {
+		var patched string
+		cleaned := false
+		_, ok, err := LookupFinalized(context.Background(), func() (*aimv1.AIMService, error) { return tc.obj, tc.getErr }, f,
+			func(_ context.Context, _ string, data []byte) error {
+				var p struct {
+					Metadata struct{ Finalizers json.RawMessage } `json:"metadata"`
+				}
+				_ = json.Unmarshal(data, &p)
+				patched = string(p.Metadata.Finalizers)
+				return nil
+			}, func(*aimv1.AIMService) error { cleaned = true; return tc.cleanup })
+		if ok != tc.wantReconcile || cleaned != tc.wantCleanup || patched != tc.wantPatch || !errors.Is(err, tc.wantErr) {
+			t.Errorf("%s: reconcile %v cleanup %v patch %s err %v", tc.name, ok, cleaned, patched, err)
 		}
 	}
 }

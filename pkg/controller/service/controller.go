@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -146,20 +145,10 @@ func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration
 	if err != nil {
 		return 0, nil
 	}
-	svc, err := ctl.services.AIMServices(namespace).Get(name)
-	switch {
-	case apierrors.IsNotFound(err):
-		return 0, nil
-	case err != nil:
+	svc, ok, err := manager.LookupFinalized(ctx, func() (*aimv1.AIMService, error) { return ctl.services.AIMServices(namespace).Get(name) },
+		FinalizerCacheCleanup, ctl.patchService(namespace), func(svc *aimv1.AIMService) error { return ctl.cleanupCaches(ctx, svc) })
+	if !ok {
 		return 0, err
-	case svc.DeletionTimestamp != nil:
-		// Even a paused service may go: its finalizer must not hold it.
-		return 0, ctl.finalize(ctx, svc)
-	case aimv1.Paused(svc.Annotations):
-		return 0, nil
-	case !slices.Contains(svc.Finalizers, FinalizerCacheCleanup):
-		// The patch's watch event brings the service back.
-		return 0, manager.SetFinalizer(ctx, svc, FinalizerCacheCleanup, true, ctl.patchService(namespace))
 	}
 	status := *svc.Status.DeepCopy()
 	status.ObservedGeneration = svc.Generation
@@ -254,11 +243,8 @@ func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration
 	}, out, applyErr)
 }
 
-// finalize removes the shared caches the deleted service leaves unneeded, then its finalizer.
-func (ctl *Controller) finalize(ctx context.Context, svc *aimv1.AIMService) error {
-	if !slices.Contains(svc.Finalizers, FinalizerCacheCleanup) {
-		return nil
-	}
+// cleanupCaches removes the shared caches a deleted service leaves unneeded.
+func (ctl *Controller) cleanupCaches(ctx context.Context, svc *aimv1.AIMService) error {
 	caches, _ := ctl.caches.AIMTemplateCaches(svc.Namespace).List(labels.Everything())
 	services, _ := ctl.services.AIMServices(svc.Namespace).List(labels.Everything())
 	for _, c := range CachesToClean(svc, caches, services) {
@@ -268,15 +254,12 @@ func (ctl *Controller) finalize(ctx context.Context, svc *aimv1.AIMService) erro
 		}
 		ctl.c.Recorder.Eventf(svc, corev1.EventTypeNormal, "TemplateCacheDeleted", "Deleted AIMTemplateCache %s, which no other service needs and which was not ready", c.Name)
 	}
-	return manager.SetFinalizer(ctx, svc, FinalizerCacheCleanup, false, ctl.patchService(svc.Namespace))
+	return nil
 }
 
 func (ctl *Controller) patchService(namespace string) func(context.Context, string, []byte) error {
 	return func(ctx context.Context, name string, data []byte) error {
 		_, err := ctl.c.AIM.AimV1alpha1().AIMServices(namespace).Patch(ctx, name, types.MergePatchType, data, metav1.PatchOptions{FieldManager: FieldManager})
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
 		return err
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -76,20 +75,10 @@ func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration
 	if err != nil {
 		return 0, nil
 	}
-	c, err := ctl.caches.AIMTemplateCaches(namespace).Get(name)
-	switch {
-	case apierrors.IsNotFound(err):
-		return 0, nil
-	case err != nil:
+	c, ok, err := manager.LookupFinalized(ctx, func() (*aimv1.AIMTemplateCache, error) { return ctl.caches.AIMTemplateCaches(namespace).Get(name) },
+		FinalizerArtifactCleanup, ctl.patchCache(namespace), func(c *aimv1.AIMTemplateCache) error { return ctl.cleanupArtifacts(ctx, c) })
+	if !ok {
 		return 0, err
-	case c.DeletionTimestamp != nil:
-		// Even a paused cache may go: its finalizer must not hold it.
-		return 0, ctl.finalize(ctx, c)
-	case aimv1.Paused(c.Annotations):
-		return 0, nil
-	case !slices.Contains(c.Finalizers, FinalizerArtifactCleanup):
-		// The patch's watch event brings the cache back.
-		return 0, manager.SetFinalizer(ctx, c, FinalizerArtifactCleanup, true, ctl.patchCache(namespace))
 	}
 	o := Observation{Cache: c}
 	o.RuntimeConfig, o.RuntimeConfigErr = runtimeconfig.Lookup(c.Spec.RuntimeConfigName, namespace, ctl.configs, ctl.clusterConfigs)
@@ -134,11 +123,8 @@ func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration
 	}, out, applyErr)
 }
 
-// finalize removes the shared artifacts the deleted cache leaves unneeded, then its finalizer.
-func (ctl *Controller) finalize(ctx context.Context, c *aimv1.AIMTemplateCache) error {
-	if !slices.Contains(c.Finalizers, FinalizerArtifactCleanup) {
-		return nil
-	}
+// cleanupArtifacts removes the shared artifacts a deleted cache leaves unneeded.
+func (ctl *Controller) cleanupArtifacts(ctx context.Context, c *aimv1.AIMTemplateCache) error {
 	artifacts, _ := ctl.artifacts.AIMArtifacts(c.Namespace).List(labels.Everything())
 	caches, _ := ctl.caches.AIMTemplateCaches(c.Namespace).List(labels.Everything())
 	for _, a := range ArtifactsToClean(c, artifacts, caches) {
@@ -147,15 +133,12 @@ func (ctl *Controller) finalize(ctx context.Context, c *aimv1.AIMTemplateCache) 
 			return fmt.Errorf("deleting unneeded artifact %s/%s: %w", a.Namespace, a.Name, err)
 		}
 	}
-	return manager.SetFinalizer(ctx, c, FinalizerArtifactCleanup, false, ctl.patchCache(c.Namespace))
+	return nil
 }
 
 func (ctl *Controller) patchCache(namespace string) func(context.Context, string, []byte) error {
 	return func(ctx context.Context, name string, data []byte) error {
 		_, err := ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(namespace).Patch(ctx, name, types.MergePatchType, data, metav1.PatchOptions{FieldManager: FieldManager})
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
 		return err
 	}
 }
