@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -155,6 +156,9 @@ type Manager struct {
 	broadcaster record.EventBroadcaster
 	controllers []*Controller
 	synced      atomic.Bool
+	// served remembers what discovery said, so that controllers registering against the same optional API
+	// ask once.
+	served map[schema.GroupVersionResource]bool
 }
 
 // New builds a manager: AIM objects through loopback (privileged, not rate limited), Kubernetes objects
@@ -212,19 +216,24 @@ func New(loopback, kube *rest.Config, opts Options) (*Manager, error) {
 
 // Served reports whether the cluster serves a resource, so that controllers inform only on APIs that exist
 // (an informer on a missing API never syncs).
-func (c Clients) Served(gvr schema.GroupVersionResource) (bool, error) {
-	list, err := c.Kube.Discovery().ServerResourcesForGroupVersion(gvr.GroupVersion().String())
-	if apierrors.IsNotFound(err) {
-		return false, nil
-	} else if err != nil {
+// It is meant for registration, before Run.
+func (m *Manager) Served(gvr schema.GroupVersionResource) (bool, error) {
+	if served, ok := m.served[gvr]; ok {
+		return served, nil
+	}
+	list, err := m.Kube.Discovery().ServerResourcesForGroupVersion(gvr.GroupVersion().String())
+	if err != nil && !apierrors.IsNotFound(err) {
 		return false, fmt.Errorf("discovering %s: %w", gvr.GroupVersion(), err)
 	}
-	for _, r := range list.APIResources {
-		if r.Name == gvr.Resource {
-			return true, nil
-		}
+	served := false
+	if err == nil {
+		served = slices.ContainsFunc(list.APIResources, func(r metav1.APIResource) bool { return r.Name == gvr.Resource })
 	}
-	return false, nil
+	if m.served == nil {
+		m.served = map[schema.GroupVersionResource]bool{}
+	}
+	m.served[gvr] = served
+	return served, nil
 }
 
 // Add registers a controller; call before Run.
