@@ -229,25 +229,26 @@ func copyMap(m map[string]string) map[string]string {
 // Resource is the InferenceService resource, for dynamic clients and informers.
 var Resource = kservev1beta1.SchemeGroupVersion.WithResource("inferenceservices")
 
-// Readiness reads an InferenceService's Ready condition: whether it is ready, and if not, why.
-func Readiness(obj map[string]any) (ready bool, reason, message string, err error) {
-	var isvc kservev1beta1.InferenceService
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, &isvc); err != nil {
-		return false, "", "", fmt.Errorf("reading the InferenceService: %w", err)
-	}
-	for _, c := range isvc.Status.Conditions {
-		if c.Type == "Ready" {
-			return c.Status == corev1.ConditionTrue, c.Reason, c.Message, nil
-		}
-	}
-	return false, "", "", nil
+// Live is what the controller reads back from a live InferenceService.
+type Live struct {
+	// Ready, and if not, why (its Ready condition).
+	Ready           bool
+	Reason, Message string
+	// CacheMounts are the cache volumes it mounts now.
+	CacheMounts []CacheMount
 }
 
-// LiveCacheMounts are the cache volumes an InferenceService mounts now, read back from the live object.
-func LiveCacheMounts(obj map[string]any) []CacheMount {
+// Observe reads a live InferenceService, converted once from its unstructured form.
+func Observe(obj map[string]any) (Live, error) {
 	var isvc kservev1beta1.InferenceService
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, &isvc); err != nil {
-		return nil
+		return Live{}, fmt.Errorf("reading the InferenceService: %w", err)
+	}
+	var live Live
+	for _, c := range isvc.Status.Conditions {
+		if c.Type == "Ready" {
+			live.Ready, live.Reason, live.Message = c.Status == corev1.ConditionTrue, c.Reason, c.Message
+		}
 	}
 	claims := map[string]string{}
 	for _, v := range isvc.Spec.Predictor.Volumes {
@@ -255,16 +256,15 @@ func LiveCacheMounts(obj map[string]any) []CacheMount {
 			claims[v.Name] = v.PersistentVolumeClaim.ClaimName
 		}
 	}
-	var out []CacheMount
 	for _, c := range isvc.Spec.Predictor.Containers {
 		if c.Name != ContainerName {
 			continue
 		}
 		for _, m := range c.VolumeMounts {
 			if pvc, ok := claims[m.Name]; ok && strings.HasPrefix(m.MountPath, CacheRoot+"/") {
-				out = append(out, CacheMount{ModelID: strings.TrimPrefix(m.MountPath, CacheRoot+"/"), Volume: m.Name, PVC: pvc})
+				live.CacheMounts = append(live.CacheMounts, CacheMount{ModelID: strings.TrimPrefix(m.MountPath, CacheRoot+"/"), Volume: m.Name, PVC: pvc})
 			}
 		}
 	}
-	return out
+	return live, nil
 }

@@ -130,16 +130,24 @@ func TestCacheMountPath(t *testing.T) {
 	}
 }
 
-func TestLiveCacheMountsReadBackWhatBuildMounts(t *testing.T) {
+func TestObserveReadsBackWhatBuildMounts(t *testing.T) {
 	want := []CacheMount{{ModelID: "Org/Model", Volume: "cache-org-model-abc123", PVC: "pvc-1"}, {ModelID: "Org/Draft", Volume: "cache-org-draft-def456", PVC: "pvc-2"}}
 	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(Build(Input{Name: "s", Namespace: "n", GPUs: 1, Caches: want}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := LiveCacheMounts(obj); !reflect.DeepEqual(got, want) {
-		t.Errorf("LiveCacheMounts = %+v, want %+v (and not /dev/shm)", got, want)
+	if got, err := Observe(obj); err != nil || !reflect.DeepEqual(got.CacheMounts, want) || got.Ready {
+		t.Errorf("Observe = %+v, %v; want mounts %+v (and not /dev/shm), not ready", got, err, want)
 	}
-	if got := LiveCacheMounts(map[string]any{"spec": "not an object"}); got != nil {
-		t.Errorf("a malformed object gave %+v", got)
+	obj["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "False", "reason": "PredictorNotReady", "message": "waiting"}}}
+	if got, _ := Observe(obj); got.Ready || got.Reason != "PredictorNotReady" || got.Message != "waiting" {
+		t.Errorf("not ready: %+v", got)
+	}
+	obj["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}
+	if got, _ := Observe(obj); !got.Ready {
+		t.Errorf("ready: %+v", got)
+	}
+	if got, err := Observe(map[string]any{"spec": "not an object"}); err == nil || got.CacheMounts != nil {
+		t.Errorf("a malformed object gave %+v, %v", got, err)
 	}
 }

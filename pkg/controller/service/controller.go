@@ -49,6 +49,8 @@ const eventIndex = "involvedObject"
 type Controller struct {
 	c manager.Clients
 	q *manager.Controller
+	// owners routes events of children to their service.
+	owners manager.Owners
 
 	services         aimlisters.AIMServiceLister
 	models           aimlisters.AIMModelLister
@@ -79,7 +81,7 @@ func Register(m *manager.Manager) error {
 		hpas: k.Autoscaling().V2().HorizontalPodAutoscalers().Lister(),
 	}
 	ctl.q = manager.NewController("service", manager.ReconcilerFunc(ctl.reconcile))
-	owners := manager.Owners{"AIMService": {Controller: ctl.q, Namespaced: true}}
+	ctl.owners = manager.Owners{"AIMService": {Controller: ctl.q, Namespaced: true}}
 
 	events := m.WarningEvents.Core().V1().Events().Informer()
 	if err := events.AddIndexers(cache.Indexers{eventIndex: func(obj any) ([]string, error) {
@@ -129,7 +131,7 @@ func Register(m *manager.Manager) error {
 		handlers = append(handlers, struct {
 			inf cache.SharedIndexInformer
 			h   cache.ResourceEventHandler
-		}{inf.Informer(), owners.Handler()})
+		}{inf.Informer(), ctl.owners.Handler()})
 	}
 	for _, h := range handlers {
 		if _, err := h.inf.AddEventHandler(h.h); err != nil {
@@ -228,6 +230,10 @@ func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration
 		comps = append(comps, ctl.route(ctx, svc, rc, &status, &applyErrs)...)
 	}
 
+	if status.Endpoint != nil && status.Routing != nil {
+		status.Endpoint.Path = status.Routing.Path
+	}
+
 	out := state.Derive(state.Input{Components: comps, Previous: svc.Status.Conditions, Status: svc.Status.Status,
 		Generation: svc.Generation, Now: time.Now(), ServiceStatuses: true})
 	status.Conditions, status.Status = out.Conditions, out.Status
@@ -268,13 +274,22 @@ func (ctl *Controller) patchService(namespace string) func(context.Context, stri
 func (ctl *Controller) workload(ctx context.Context, svc *aimv1.AIMService, model *Model, run *Template, rc runtimeconfig.Resolved,
 	live *unstructured.Unstructured, mayApply bool, status *aimv1.AIMServiceStatus, applyErrs *[]error) []state.Component {
 	var comps []state.Component
+	var observed kserve.Live
+	if live != nil {
+		var err error
+		if observed, err = kserve.Observe(live.Object); err != nil {
+			comps = append(comps, state.Component{Name: ComponentISVC, Dependency: state.DependencyDownstream, Errors: []error{err}})
+			return comps
+		}
+	}
 	ready := mayApply && run != nil && model != nil && run.Status.Status == aimv1.AIMStatusReady
 	var mounts []kserve.CacheMount
 	cacheReady := true
 	status.Cache = nil
 	if ready {
 		caches, _ := ctl.caches.AIMTemplateCaches(svc.Namespace).List(labels.Everything())
-		cp := PlanCache(svc, *run, caches, rc)
+		artifacts, _ := ctl.artifacts.AIMArtifacts(svc.Namespace).List(labels.Everything())
+		cp := PlanCache(svc, *run, caches, artifacts, rc)
 		if cp.Create != nil {
 			if err := ctl.createCache(ctx, cp.Create); err != nil {
 				*applyErrs = append(*applyErrs, err)
@@ -289,61 +304,43 @@ func (ctl *Controller) workload(ctx context.Context, svc *aimv1.AIMService, mode
 				Name: cp.Use.Name, Namespace: cp.Use.Namespace, UID: cp.Use.UID, Kind: "AIMTemplateCache", Scope: aimv1.AIMResolutionScopeNamespace}}
 		}
 		mounts = cp.Mounts
-		if cp.Use != nil && cp.Component != nil && cp.Component.Reason == "CacheNotReady" {
-			arts := map[string]*aimv1.AIMArtifact{}
-			for name := range cp.Use.Status.Artifacts {
-				if a, err := ctl.artifacts.AIMArtifacts(svc.Namespace).Get(name); err == nil {
-					arts[name] = a
-				}
-			}
-			if p := DownloadProgress(cp.Use, arts); p != "" {
-				comps[len(comps)-1].Message += ": " + p
-			}
-		}
 		if !cacheReady && live != nil {
 			// A cache that is briefly not Ready must not unmount the volumes the pods run from (and restart
 			// them twice): the live InferenceService keeps its mounts until the cache is Ready again.
-			mounts = kserve.LiveCacheMounts(live.Object)
+			mounts = observed.CacheMounts
 		}
 	}
 
 	// Create the InferenceService once everything it mounts is ready; once it exists, keep it up to date so
 	// that changes of mutable fields (replicas, env, resources, ...) reach it.
-	if ready && (cacheReady || live != nil) {
+	name := WorkloadName(svc)
+	exists := live != nil
+	if ready && (cacheReady || exists) {
 		isvc := kserve.Build(InferenceService(svc, *model, *run, rc, mounts))
 		if err := ctl.apply(ctx, kserve.Resource, isvc, &isvc.ObjectMeta, live); err != nil {
 			*applyErrs = append(*applyErrs, err)
 			comps = append(comps, state.Component{Name: ComponentISVC, Dependency: state.DependencyDownstream, Errors: []error{err}})
 			return comps
 		}
-		if live == nil {
-			live = &unstructured.Unstructured{} // created; its status is not known yet
-			live.SetName(isvc.Name)
-		}
+		exists = true // created now, if not before; its status is not known yet
 	}
-	if live == nil {
+	if !exists {
 		if ready {
 			comps = append(comps, ISVCComponent(ISVCState{}, nil))
 		}
 		status.Runtime, status.Endpoint = Runtime(svc, nil, nil), nil
 		return comps
 	}
-	st := ISVCState{Exists: true}
-	st.Ready, st.Reason, st.Message, _ = kserve.Readiness(live.Object)
-	warnings := ctl.warnings(svc.Namespace, live.GetName(), "InferenceService")
-	pods, _ := ctl.pods.Pods(svc.Namespace).List(labels.SelectorFromSet(labels.Set{LabelInferenceService: live.GetName()}))
+	st := ISVCState{Exists: true, Ready: observed.Ready, Reason: observed.Reason, Message: observed.Message}
+	pods, _ := ctl.pods.Pods(svc.Namespace).List(labels.SelectorFromSet(labels.Set{LabelInferenceService: name}))
 	var podEvents []corev1.Event
 	for _, p := range pods {
 		podEvents = append(podEvents, ctl.warnings(p.Namespace, p.Name, "Pod")...)
 	}
-	comps = append(comps, ISVCComponent(st, warnings), PodsComponent(pods, podEvents, st.Ready))
-	hpa, _ := ctl.hpas.HorizontalPodAutoscalers(svc.Namespace).Get(HPAName(live.GetName()))
+	comps = append(comps, ISVCComponent(st, ctl.warnings(svc.Namespace, name, "InferenceService")), PodsComponent(pods, podEvents, st.Ready))
+	hpa, _ := ctl.hpas.HorizontalPodAutoscalers(svc.Namespace).Get(HPAName(name))
 	status.Runtime = Runtime(svc, pods, hpa)
-	path := ""
-	if status.Routing != nil {
-		path = status.Routing.Path
-	}
-	status.Endpoint = Endpoint(svc, path)
+	status.Endpoint = Endpoint(svc, "")
 	return comps
 }
 
@@ -352,9 +349,6 @@ func (ctl *Controller) route(ctx context.Context, svc *aimv1.AIMService, rc runt
 	rp := PlanRoute(svc, rc)
 	name := WorkloadName(svc)
 	status.Routing = nil
-	if status.Endpoint != nil {
-		status.Endpoint.Path = ""
-	}
 	if rp.Component == nil {
 		// Routing is off: remove a route the service made earlier.
 		if ctl.routes != nil {
@@ -388,9 +382,6 @@ func (ctl *Controller) route(ctx context.Context, svc *aimv1.AIMService, rc runt
 		return []state.Component{comp}
 	}
 	status.Routing = &aimv1.AIMServiceRoutingStatus{Path: rp.Path}
-	if status.Endpoint != nil {
-		status.Endpoint.Path = rp.Path
-	}
 	if live != nil {
 		var r gatewayv1.HTTPRoute
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(live.Object, &r); err == nil {
@@ -446,27 +437,31 @@ func (ctl *Controller) findModels(svc *aimv1.AIMService) []Model {
 	switch {
 	case m.Name != nil:
 		if x, err := ctl.models.AIMModels(svc.Namespace).Get(*m.Name); err == nil {
-			out = append(out, fromModel(x.Name, x.Namespace, x.UID, x.Labels, x.Status.Status, x.Spec))
+			out = append(out, fromNamespacedModel(x))
 		} else if x, err := ctl.clusterModels.Get(*m.Name); err == nil {
-			out = append(out, fromModel(x.Name, "", x.UID, x.Labels, x.Status.Status, x.Spec))
+			out = append(out, fromClusterModel(x))
 		}
 	case m.Image != nil, m.Custom != nil:
 		ns, _ := ctl.models.AIMModels(svc.Namespace).List(labels.Everything())
 		for _, x := range ns {
-			out = append(out, fromModel(x.Name, x.Namespace, x.UID, x.Labels, x.Status.Status, x.Spec))
+			out = append(out, fromNamespacedModel(x))
 		}
 		if m.Image != nil {
 			cl, _ := ctl.clusterModels.List(labels.Everything())
 			for _, x := range cl {
-				out = append(out, fromModel(x.Name, "", x.UID, x.Labels, x.Status.Status, x.Spec))
+				out = append(out, fromClusterModel(x))
 			}
 		}
 	}
 	return out
 }
 
-func fromModel(name, namespace string, uid types.UID, lbls map[string]string, st aimv1.AIMStatus, spec aimv1.AIMModelSpec) Model {
-	return Model{Name: name, Namespace: namespace, UID: uid, Labels: lbls, Status: st, Spec: spec}
+func fromNamespacedModel(m *aimv1.AIMModel) Model {
+	return Model{Name: m.Name, Namespace: m.Namespace, UID: m.UID, Labels: m.Labels, Status: m.Status.Status, Spec: m.Spec}
+}
+
+func fromClusterModel(m *aimv1.AIMClusterModel) Model {
+	return Model{Name: m.Name, UID: m.UID, Labels: m.Labels, Status: m.Status.Status, Spec: m.Spec}
 }
 
 // findTemplates lists the template named in spec.template (namespaced first), or every template for selection.
@@ -654,7 +649,7 @@ func (ctl *Controller) enqueueISVCOwner(namespace, name string) {
 		return
 	}
 	if obj, err := ctl.isvcs.ByNamespace(namespace).Get(name); err == nil {
-		manager.Owners{"AIMService": {Controller: ctl.q, Namespaced: true}}.Enqueue(obj)
+		ctl.owners.Enqueue(obj)
 	}
 }
 

@@ -78,9 +78,9 @@ type CachePlan struct {
 }
 
 // PlanCache decides on the cache of a service running template t. existing are the namespace's template
-// caches. A Shared cache is any shared cache of the template and belongs to no service; a Dedicated one is the
+// caches, artifacts its artifacts (for the progress of downloads). A Shared cache is any shared cache of the template and belongs to no service; a Dedicated one is the
 // service's own.
-func PlanCache(svc *aimv1.AIMService, t Template, existing []*aimv1.AIMTemplateCache, rc runtimeconfig.Resolved) CachePlan {
+func PlanCache(svc *aimv1.AIMService, t Template, existing []*aimv1.AIMTemplateCache, artifacts []*aimv1.AIMArtifact, rc runtimeconfig.Resolved) CachePlan {
 	mode := CachingMode(svc)
 	if mode == aimv1.AIMCachingModeNever || len(t.Status.ModelSources) == 0 {
 		return CachePlan{}
@@ -150,6 +150,13 @@ func PlanCache(svc *aimv1.AIMService, t Template, existing []*aimv1.AIMTemplateC
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, "CacheFailed", what+" is "+string(use.Status.Status)
 	default:
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "CacheNotReady", what+" is downloading the model"
+		byName := map[string]*aimv1.AIMArtifact{}
+		for _, a := range artifacts {
+			byName[a.Name] = a
+		}
+		if p := DownloadProgress(use, byName); p != "" {
+			comp.Message += ": " + p
+		}
 	}
 	return plan
 }

@@ -64,15 +64,15 @@ func TestPlanCache(t *testing.T) {
 	rc := runtimeconfig.Resolved{Spec: aimv1.AIMRuntimeConfigSpec{Storage: &aimv1.AIMStorageConfig{DefaultStorageClassName: ptr.To("rc-class")}}}
 
 	never := service(func(s *aimv1.AIMService) { s.Spec.Caching = &aimv1.AIMServiceCaching{Mode: aimv1.AIMCachingModeNever} })
-	if p := PlanCache(never, tpl, nil, rc); p.Component != nil || p.Create != nil {
+	if p := PlanCache(never, tpl, nil, nil, rc); p.Component != nil || p.Create != nil {
 		t.Errorf("mode Never planned a cache (F9): %+v", p)
 	}
-	if p := PlanCache(service(nil), template("t", "", "qwen", aimv1.AIMStatusReady, "optimized", ""), nil, rc); p.Component != nil {
+	if p := PlanCache(service(nil), template("t", "", "qwen", aimv1.AIMStatusReady, "optimized", ""), nil, nil, rc); p.Component != nil {
 		t.Errorf("a template without sources planned a cache: %+v", p)
 	}
 
 	svc := service(func(s *aimv1.AIMService) { s.Spec.Env = []corev1.EnvVar{{Name: "B", Value: "service"}} })
-	p := PlanCache(svc, tpl, nil, rc)
+	p := PlanCache(svc, tpl, nil, nil, rc)
 	if p.Create == nil || p.Create.Spec.Mode != aimv1.AIMTemplateCacheModeShared || len(p.Create.OwnerReferences) != 0 ||
 		p.Create.Spec.TemplateScope != aimv1.AIMTemplateScopeCluster || p.Create.Spec.StorageClassName != "rc-class" {
 		t.Fatalf("shared cache to create = %+v", p.Create)
@@ -86,7 +86,7 @@ func TestPlanCache(t *testing.T) {
 
 	// An existing shared cache of the template is used, ready ones first; a dedicated one of another service is not.
 	p = PlanCache(svc, tpl, []*aimv1.AIMTemplateCache{readyCache("b-pending", aimv1.AIMTemplateCacheModeShared, aimv1.AIMStatusProgressing),
-		readyCache("z-ready", "", aimv1.AIMStatusReady), readyCache("dedicated", aimv1.AIMTemplateCacheModeDedicated, aimv1.AIMStatusReady)}, rc)
+		readyCache("z-ready", "", aimv1.AIMStatusReady), readyCache("dedicated", aimv1.AIMTemplateCacheModeDedicated, aimv1.AIMStatusReady)}, nil, rc)
 	if p.Create != nil || p.Use == nil || p.Use.Name != "z-ready" {
 		t.Fatalf("used %+v, created %+v", p.Use, p.Create)
 	}
@@ -97,18 +97,25 @@ func TestPlanCache(t *testing.T) {
 		t.Errorf("mounts = %+v (only ready artifacts)", p.Mounts)
 	}
 
+	downloading := readyCache("z-ready", aimv1.AIMTemplateCacheModeShared, aimv1.AIMStatusProgressing)
+	p = PlanCache(svc, tpl, []*aimv1.AIMTemplateCache{downloading}, []*aimv1.AIMArtifact{{ObjectMeta: metav1.ObjectMeta{Name: "art-a"},
+		Status: aimv1.AIMArtifactStatus{Progress: &aimv1.AIMDownloadProgress{DisplayPercentage: "45 %"}}}}, rc)
+	if st, reason := outcome(*p.Component); st != aimv1.AIMStatusProgressing || reason != "CacheNotReady" || !strings.HasSuffix(p.Component.Message, ": Org/Draft 45 %") {
+		t.Errorf("downloading cache component = %s %s %q", st, reason, p.Component.Message)
+	}
+
 	// Dedicated: the service's own, owned cache.
 	ded := service(func(s *aimv1.AIMService) {
 		s.Spec.Caching = &aimv1.AIMServiceCaching{Mode: aimv1.AIMCachingModeDedicated}
 		s.Spec.Storage = &aimv1.AIMStorageConfig{DefaultStorageClassName: ptr.To("svc-class")}
 	})
-	p = PlanCache(ded, tpl, []*aimv1.AIMTemplateCache{readyCache("z-ready", aimv1.AIMTemplateCacheModeShared, aimv1.AIMStatusReady)}, rc)
+	p = PlanCache(ded, tpl, []*aimv1.AIMTemplateCache{readyCache("z-ready", aimv1.AIMTemplateCacheModeShared, aimv1.AIMStatusReady)}, nil, rc)
 	if p.Create == nil || p.Create.Spec.Mode != aimv1.AIMTemplateCacheModeDedicated || p.Create.OwnerReferences[0].UID != "svc-uid" ||
 		p.Create.Spec.StorageClassName != "svc-class" {
 		t.Fatalf("dedicated cache = %+v", p.Create)
 	}
 	failed := readyCache(p.Create.Name, aimv1.AIMTemplateCacheModeDedicated, aimv1.AIMStatusFailed)
-	p = PlanCache(ded, tpl, []*aimv1.AIMTemplateCache{failed}, rc)
+	p = PlanCache(ded, tpl, []*aimv1.AIMTemplateCache{failed}, nil, rc)
 	if st, reason := outcome(*p.Component); st != aimv1.AIMStatusFailed || reason != "CacheFailed" {
 		t.Errorf("failed cache component = %s %s", st, reason)
 	}
