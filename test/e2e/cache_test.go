@@ -62,19 +62,6 @@ func succeedPod(t *testing.T, ns, pod, container, message string) {
 	admin(t).must("patch", "pod", pod, "-n", ns, "--subresource=status", "--type=merge", "--patch-file", f)
 }
 
-// jsonpathEquals waits until a jsonpath of an object reads want.
-func jsonpathEquals(t *testing.T, timeout time.Duration, want string, args ...string) {
-	t.Helper()
-	k := admin(t)
-	eventually(t, timeout, strings.Join(args, " ")+" = "+want, func() error {
-		out, err := k.run("", append([]string{"get"}, args...)...)
-		if err != nil || out != want {
-			return fmt.Errorf("%v: %q", err, out)
-		}
-		return nil
-	})
-}
-
 // TestTemplateCacheDownloadsSharedArtifact: a Shared cache of a Ready template with an inline, sized source
 // makes one artifact, a volume of size + 10 % rounded up to GiB, and a download Job under the dedicated
 // service account, which may patch artifact status (the namespace's default account may not). Progress the
@@ -98,26 +85,11 @@ spec:
 	k.must("wait", "-n", ns, "--for=condition=Ready", "aimtpl/small-cpu", "--timeout=60s")
 	k.mustApply(fmt.Sprintf("apiVersion: aim.eai.amd.com/v1alpha1\nkind: AIMTemplateCache\nmetadata: {name: small, namespace: %s}\nspec: {templateName: small-cpu}\n", ns))
 
-	var art string
-	eventually(t, 30*time.Second, "one artifact", func() error {
-		out := strings.Fields(k.must("get", "aimart", "-n", ns, "-o", "name"))
-		if len(out) != 1 {
-			return fmt.Errorf("artifacts: %v", out)
-		}
-		art = strings.TrimPrefix(out[0], "aimartifact.aim.eai.amd.com/")
-		return nil
-	})
+	art := onlyOne(t, 30*time.Second, "aimart", ns)
 	if owners := k.must("get", "aimart", art, "-n", ns, "-o", "jsonpath={.metadata.ownerReferences} {.spec.size} {.spec.modelId}"); owners != " 10Gi org/small" {
 		t.Errorf("shared artifact: owners/size/model %q", owners)
 	}
-	var pvc string
-	eventually(t, 30*time.Second, "volume in status", func() error {
-		pvc = k.must("get", "aimart", art, "-n", ns, "-o", "jsonpath={.status.persistentVolumeClaim}")
-		if pvc == "" {
-			return fmt.Errorf("no volume yet")
-		}
-		return nil
-	})
+	pvc := jsonpathSet(t, 30*time.Second, "aimart", art, "-n", ns, "-o", "jsonpath={.status.persistentVolumeClaim}")
 	jsonpathEquals(t, 30*time.Second, "11Gi ReadWriteMany", "pvc", pvc, "-n", ns, "-o", "jsonpath={.spec.resources.requests.storage} {.spec.accessModes[0]}")
 	contains(t, "artifact columns", k.must("get", "aimart", art, "-n", ns), "Shared", "10.0 GiB")
 

@@ -12,6 +12,9 @@ import (
 	"encoding/pem"
 	"fmt"
 	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -176,4 +179,86 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// objectJSON waits for an object to exist and returns it as JSON.
+func objectJSON(t *testing.T, timeout time.Duration, kind, name, namespace string) string {
+	t.Helper()
+	var out string
+	eventually(t, timeout, kind+" "+name, func() error {
+		var err error
+		out, err = admin(t).run("", "get", kind, name, "-n", namespace, "-o", "json")
+		return err
+	})
+	return out
+}
+
+// namespace and returns its name.
+func onlyOne(t *testing.T, timeout time.Duration, kind, namespace string, selector ...string) string {
+	t.Helper()
+	var name string
+	eventually(t, timeout, "one "+kind, func() error {
+		args := []string{"get", kind, "-n", namespace, "-o", "name"}
+		if len(selector) > 0 {
+			args = append(args, "-l", selector[0])
+		}
+		out := strings.Fields(admin(t).must(args...))
+		if len(out) != 1 {
+			return fmt.Errorf("%s: %v", kind, out)
+		}
+		name = out[0][strings.Index(out[0], "/")+1:]
+		return nil
+	})
+	return name
+}
+
+// noneLeft waits until no objects of the kinds remain in a namespace.
+func noneLeft(t *testing.T, timeout time.Duration, kinds, namespace string) {
+	t.Helper()
+	eventually(t, timeout, kinds+" gone", func() error {
+		if out := strings.TrimSpace(admin(t).must("get", kinds, "-n", namespace, "-o", "name")); out != "" {
+			return fmt.Errorf("left: %q", out)
+		}
+		return nil
+	})
+}
+
+// jsonpathSet waits until a jsonpath of an object reads something, and returns it.
+func jsonpathSet(t *testing.T, timeout time.Duration, args ...string) string {
+	t.Helper()
+	var out string
+	eventually(t, timeout, strings.Join(args, " ")+" set", func() error {
+		var err error
+		if out, err = admin(t).run("", append([]string{"get"}, args...)...); err != nil || out == "" {
+			return fmt.Errorf("%v: %q", err, out)
+		}
+		return nil
+	})
+	return out
+}
+
+// jsonpathEquals waits until a jsonpath of an object reads want.
+func jsonpathEquals(t *testing.T, timeout time.Duration, want string, args ...string) {
+	t.Helper()
+	k := admin(t)
+	eventually(t, timeout, strings.Join(args, " ")+" = "+want, func() error {
+		out, err := k.run("", append([]string{"get"}, args...)...)
+		if err != nil || out != want {
+			return fmt.Errorf("%v: %q", err, out)
+		}
+		return nil
+	})
+}
+
+// loopbackRegistry serves handler (an in-process registry) on 127.0.0.1, which the harness's aim-apiserver may
+// contact, until the test ends, and returns its host:port.
+func loopbackRegistry(t *testing.T, handler http.Handler) string {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(handler)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	srv.Listener = l
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return strings.TrimPrefix(srv.URL, "http://")
 }

@@ -4,9 +4,7 @@ package e2e
 
 import (
 	"fmt"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -73,7 +71,7 @@ func TestImageLabelsFromRegistry(t *testing.T) {
 	ns := namespace(t, "e2e-registry")
 	const user, pass = "aim", "s3cret"
 	handler := registry.New()
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	host := loopbackRegistry(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if u, p, ok := r.BasicAuth(); !ok || u != user || p != pass {
 			w.Header().Set("WWW-Authenticate", `Basic realm="e2e"`)
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
@@ -81,12 +79,6 @@ func TestImageLabelsFromRegistry(t *testing.T) {
 		}
 		handler.ServeHTTP(w, r)
 	}))
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	must(t, err)
-	srv.Listener = l
-	srv.Start()
-	t.Cleanup(srv.Close)
-	host := strings.TrimPrefix(srv.URL, "http://")
 
 	img, err := random.Image(64, 1)
 	must(t, err)

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"net"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -26,13 +24,7 @@ import (
 // the limit was reached; a wildcard on Docker Hub fails visibly. Settled sources are not written again.
 func TestClusterModelSource(t *testing.T) {
 	k := admin(t)
-	srv := httptest.NewUnstartedServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	must(t, err)
-	srv.Listener = l
-	srv.Start()
-	t.Cleanup(srv.Close)
-	host := strings.TrimPrefix(srv.URL, "http://")
+	host := loopbackRegistry(t, registry.New(registry.Logger(log.New(io.Discard, "", 0))))
 	port := host[strings.LastIndex(host, ":")+1:]
 	for _, ref := range []string{"aim/qwen:0.8.4", "aim/qwen:0.8.5", "aim/qwen:0.9.0", "aim/qwen:latest", "aim/llama:1.0.0"} {
 		img, err := random.Image(64, 1)

@@ -39,47 +39,14 @@ func predictorPod(t *testing.T, namespace, isvc, name string) {
 		name, namespace, isvc))
 }
 
-// objectJSON waits for an object to exist and returns it as JSON.
-func objectJSON(t *testing.T, timeout time.Duration, kind, name, namespace string) string {
-	t.Helper()
-	var out string
-	eventually(t, timeout, kind+" "+name, func() error {
-		var err error
-		out, err = admin(t).run("", "get", kind, name, "-n", namespace, "-o", "json")
-		return err
-	})
-	return out
-}
-
 // onlyOne waits until exactly one object of a kind (selected by the optional label selector) exists in a
-// namespace and returns its name.
-func onlyOne(t *testing.T, timeout time.Duration, kind, namespace string, selector ...string) string {
+// applyService applies an AIMService with the given spec (YAML, a flow mapping or indented lines).
+func applyService(t *testing.T, namespace, name, spec string) {
 	t.Helper()
-	var name string
-	eventually(t, timeout, "one "+kind, func() error {
-		args := []string{"get", kind, "-n", namespace, "-o", "name"}
-		if len(selector) > 0 {
-			args = append(args, "-l", selector[0])
-		}
-		out := strings.Fields(admin(t).must(args...))
-		if len(out) != 1 {
-			return fmt.Errorf("%s: %v", kind, out)
-		}
-		name = out[0][strings.Index(out[0], "/")+1:]
-		return nil
-	})
-	return name
-}
-
-// noneLeft waits until no objects of the kinds remain in a namespace.
-func noneLeft(t *testing.T, timeout time.Duration, kinds, namespace string) {
-	t.Helper()
-	eventually(t, timeout, kinds+" gone", func() error {
-		if out := strings.TrimSpace(admin(t).must("get", kinds, "-n", namespace, "-o", "name")); out != "" {
-			return fmt.Errorf("left: %q", out)
-		}
-		return nil
-	})
+	if !strings.HasPrefix(spec, "\n") {
+		spec = " {" + spec + "}"
+	}
+	admin(t).mustApply(fmt.Sprintf("apiVersion: aim.eai.amd.com/v1alpha1\nkind: AIMService\nmetadata: {name: %s, namespace: %s}\nspec:%s\n", name, namespace, spec))
 }
 
 func condition(k kubectl, resource, namespace, typ, field string) string {
@@ -92,10 +59,7 @@ func TestServiceRunsOnKServe(t *testing.T) {
 	readyClusterTemplate(t, "e2e-svc")
 	ns := namespace(t, "svc")
 
-	k.mustApply(fmt.Sprintf(`apiVersion: aim.eai.amd.com/v1alpha1
-kind: AIMService
-metadata: {name: chat, namespace: %s}
-spec:
+	applyService(t, ns, "chat", `
   model: {name: e2e-svc-model}
   caching: {mode: Never}
   routing:
@@ -103,7 +67,7 @@ spec:
     gatewayRef: {name: inference-gateway, namespace: gateways}
     pathTemplate: "/{.metadata.namespace}/{.metadata.name}"
     requestTimeout: 90s
-`, ns))
+`)
 
 	// The InferenceService appears with the template's GPU placement.
 	isvc := objectJSON(t, 60*time.Second, "inferenceservice", "chat", ns)
@@ -193,17 +157,14 @@ func TestServiceBrokenRouteStillServes(t *testing.T) {
 	k := admin(t)
 	readyClusterTemplate(t, "e2e-route")
 	ns := namespace(t, "route")
-	k.mustApply(fmt.Sprintf(`apiVersion: aim.eai.amd.com/v1alpha1
-kind: AIMService
-metadata: {name: broken, namespace: %s}
-spec:
+	applyService(t, ns, "broken", `
   model: {name: e2e-route-model}
   caching: {mode: Never}
   routing:
     enabled: true
     gatewayRef: {name: gw}
     pathTemplate: "/{.spec.doesNotExist}"
-`, ns))
+`)
 	eventually(t, 60*time.Second, "HTTPRouteReady=False", func() error {
 		if s, r := condition(k, "aimsvc/broken", ns, "HTTPRouteReady", "status"), condition(k, "aimsvc/broken", ns, "HTTPRouteReady", "reason"); s != "False" || r != "PathTemplateInvalid" {
 			return fmt.Errorf("HTTPRouteReady = %q %q", s, r)
@@ -222,13 +183,10 @@ func TestServiceOnUnavailableTemplateIsNotAvailable(t *testing.T) {
 	k := admin(t)
 	clusterTemplate(t, "e2e-mi355x", "MI355X") // no node has it
 	ns := namespace(t, "notavail")
-	k.mustApply(fmt.Sprintf(`apiVersion: aim.eai.amd.com/v1alpha1
-kind: AIMService
-metadata: {name: later, namespace: %s}
-spec:
+	applyService(t, ns, "later", `
   model: {name: e2e-mi355x-model}
   template: {name: e2e-mi355x}
-`, ns))
+`)
 	eventually(t, 60*time.Second, "service NotAvailable", func() error {
 		out := k.must("get", "aimsvc", "later", "-n", ns, "-o", "jsonpath={.status.status}")
 		if out != "NotAvailable" {
@@ -249,7 +207,7 @@ func TestServiceWithSharedCacheMountsTheVolume(t *testing.T) {
 	readyClusterTemplate(t, "e2e-svc-cache")
 	ns := namespace(t, "svc-cache")
 	// No caching field: Shared is the default.
-	k.mustApply(fmt.Sprintf("apiVersion: aim.eai.amd.com/v1alpha1\nkind: AIMService\nmetadata: {name: cached, namespace: %s}\nspec: {model: {name: e2e-svc-cache-model}}\n", ns))
+	applyService(t, ns, "cached", "model: {name: e2e-svc-cache-model}")
 
 	// The service makes a shared template cache, which makes an artifact for the template's discovered source.
 	cache := onlyOne(t, 60*time.Second, "aimtc", ns)
@@ -260,14 +218,7 @@ func TestServiceWithSharedCacheMountsTheVolume(t *testing.T) {
 	if got := k.must("get", "aimart", art, "-n", ns, "-o", "jsonpath={.spec.sourceUri} {.spec.modelId} {.spec.size}"); got != "hf://Org/Model Org/Model 16Gi" {
 		t.Errorf("artifact: %q", got)
 	}
-	var pvc string
-	eventually(t, 30*time.Second, "the artifact's volume", func() error {
-		pvc = k.must("get", "aimart", art, "-n", ns, "-o", "jsonpath={.status.persistentVolumeClaim}")
-		if pvc == "" {
-			return fmt.Errorf("no volume yet")
-		}
-		return nil
-	})
+	pvc := jsonpathSet(t, 30*time.Second, "aimart", art, "-n", ns, "-o", "jsonpath={.status.persistentVolumeClaim}")
 	jsonpathEquals(t, 30*time.Second, "18Gi", "pvc", pvc, "-n", ns, "-o", "jsonpath={.spec.resources.requests.storage}")
 
 	// Until the download is done there is no InferenceService, and the service says why.
@@ -309,7 +260,7 @@ func TestDeletedServiceRemovesTheCacheNobodyNeeds(t *testing.T) {
 	k := admin(t)
 	readyClusterTemplate(t, "e2e-svc-clean")
 	ns := namespace(t, "svc-clean")
-	k.mustApply(fmt.Sprintf("apiVersion: aim.eai.amd.com/v1alpha1\nkind: AIMService\nmetadata: {name: brief, namespace: %s}\nspec: {model: {name: e2e-svc-clean-model}}\n", ns))
+	applyService(t, ns, "brief", "model: {name: e2e-svc-clean-model}")
 	onlyOne(t, 60*time.Second, "aimart", ns)
 	onlyOne(t, 60*time.Second, "jobs", ns)
 	if got := k.must("get", "aimsvc", "brief", "-n", ns, "-o", "jsonpath={.metadata.finalizers}"); !strings.Contains(got, "aim.eai.amd.com/template-cache-cleanup") {
@@ -325,13 +276,10 @@ func TestDeletedServiceRemovesTheCacheNobodyNeeds(t *testing.T) {
 func TestServiceByImageCreatesItsModel(t *testing.T) {
 	k := admin(t)
 	ns := namespace(t, "byimage")
-	k.mustApply(fmt.Sprintf(`apiVersion: aim.eai.amd.com/v1alpha1
-kind: AIMService
-metadata: {name: by-image, namespace: %s}
-spec:
+	applyService(t, ns, "by-image", `
   model: {image: registry.example/aim/auto-model:2.1}
   imagePullSecrets: [{name: pull}]
-`, ns))
+`)
 	model := onlyOne(t, 30*time.Second, "aimmdl", ns)
 	if !strings.HasPrefix(model, "auto-model-2-1-") {
 		t.Errorf("model name %q", model)
@@ -347,15 +295,12 @@ func TestServiceOverridesRunOnADerivedTemplate(t *testing.T) {
 	k := admin(t)
 	readyClusterTemplate(t, "e2e-ovr")
 	ns := namespace(t, "ovr")
-	k.mustApply(fmt.Sprintf(`apiVersion: aim.eai.amd.com/v1alpha1
-kind: AIMService
-metadata: {name: tuned, namespace: %s}
-spec:
+	applyService(t, ns, "tuned", `
   model: {name: e2e-ovr-model}
   template: {name: e2e-ovr}
   caching: {mode: Never}
   overrides: {precision: fp16}
-`, ns))
+`)
 
 	// F10: the service derives a namespaced template from the cluster template, with the override, and owns it.
 	derived := onlyOne(t, 30*time.Second, "aimtpl", ns)
@@ -381,10 +326,7 @@ func TestAutoscaledServiceFollowsKEDA(t *testing.T) {
 	k := admin(t)
 	readyClusterTemplate(t, "e2e-keda")
 	ns := namespace(t, "keda")
-	k.mustApply(fmt.Sprintf(`apiVersion: aim.eai.amd.com/v1alpha1
-kind: AIMService
-metadata: {name: elastic, namespace: %s}
-spec:
+	applyService(t, ns, "elastic", `
   model: {name: e2e-keda-model}
   caching: {mode: Never}
   minReplicas: 1
@@ -395,7 +337,7 @@ spec:
       podmetric:
         metric: {backend: opentelemetry, metricNames: [vllm:num_requests_running], query: "vllm:num_requests_running"}
         target: {type: Value, value: "8"}
-`, ns))
+`)
 	isvc := objectJSON(t, 60*time.Second, "inferenceservice", "elastic", ns)
 	contains(t, "autoscaled InferenceService", isvc, `"serving.kserve.io/autoscalerClass": "keda"`, `"sidecar.opentelemetry.io/inject": "elastic-predictor"`,
 		`"minReplicas": 1`, `"maxReplicas": 4`, `"vllm:num_requests_running"`)
