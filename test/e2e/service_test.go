@@ -118,13 +118,7 @@ func TestServiceRunsOnKServe(t *testing.T) {
 
 	// Mutable fields reach the live InferenceService.
 	k.must("patch", "aimsvc", "chat", "-n", ns, "--type=merge", "-p", `{"spec":{"replicas":2}}`)
-	eventually(t, 30*time.Second, "replicas on the InferenceService", func() error {
-		out := k.must("get", "inferenceservice", "chat", "-n", ns, "-o", "jsonpath={.spec.predictor.minReplicas} {.spec.predictor.maxReplicas}")
-		if out != "2 2" {
-			return fmt.Errorf("min max = %q", out)
-		}
-		return nil
-	})
+	jsonpathEquals(t, 30*time.Second, "2 2", "inferenceservice", "chat", "-n", ns, "-o", "jsonpath={.spec.predictor.minReplicas} {.spec.predictor.maxReplicas}")
 
 	// A pod that cannot pull its image shows in the service's conditions and Events.
 	patchStatus(t, "pod", "chat-predictor-0", ns, map[string]any{"phase": "Pending",
@@ -132,12 +126,7 @@ func TestServiceRunsOnKServe(t *testing.T) {
 		"containerStatuses": []any{map[string]any{"name": "kserve-container", "image": "registry.example/aim/x:1.0", "imageID": "",
 			"ready": false, "restartCount": 0, "state": map[string]any{"waiting": map[string]any{
 				"reason": "ImagePullBackOff", "message": `Back-off pulling image "registry.example/aim/x:1.0"`}}}}})
-	eventually(t, 30*time.Second, "ImagePullBackOff on the service", func() error {
-		if r := condition(k, "aimsvc/chat", ns, "InferenceServicePodsReady", "reason"); r != "ImagePullBackOff" {
-			return fmt.Errorf("InferenceServicePodsReady reason = %q", r)
-		}
-		return nil
-	})
+	jsonpathEquals(t, 30*time.Second, "ImagePullBackOff", "aimsvc", "chat", "-n", ns, "-o", `jsonpath={.status.conditions[?(@.type=="InferenceServicePodsReady")].reason}`)
 	eventually(t, 30*time.Second, "an ImagePullBackOff Event on the service", func() error {
 		out := k.must("get", "events", "-n", ns, "--field-selector", "involvedObject.kind=AIMService,involvedObject.name=chat", "-o",
 			"jsonpath={range .items[*]}{.type} {.reason}{\"\\n\"}{end}")
@@ -165,12 +154,8 @@ func TestServiceBrokenRouteStillServes(t *testing.T) {
     gatewayRef: {name: gw}
     pathTemplate: "/{.spec.doesNotExist}"
 `)
-	eventually(t, 60*time.Second, "HTTPRouteReady=False", func() error {
-		if s, r := condition(k, "aimsvc/broken", ns, "HTTPRouteReady", "status"), condition(k, "aimsvc/broken", ns, "HTTPRouteReady", "reason"); s != "False" || r != "PathTemplateInvalid" {
-			return fmt.Errorf("HTTPRouteReady = %q %q", s, r)
-		}
-		return nil
-	})
+	jsonpathEquals(t, 60*time.Second, "False PathTemplateInvalid", "aimsvc", "broken", "-n", ns, "-o",
+		`jsonpath={.status.conditions[?(@.type=="HTTPRouteReady")].status} {.status.conditions[?(@.type=="HTTPRouteReady")].reason}`)
 	msg := condition(k, "aimsvc/broken", ns, "HTTPRouteReady", "message")
 	contains(t, "route condition message", msg, "doesNotExist")
 	objectJSON(t, 30*time.Second, "inferenceservice", "broken", ns)
@@ -187,13 +172,7 @@ func TestServiceOnUnavailableTemplateIsNotAvailable(t *testing.T) {
   model: {name: e2e-mi355x-model}
   template: {name: e2e-mi355x}
 `)
-	eventually(t, 60*time.Second, "service NotAvailable", func() error {
-		out := k.must("get", "aimsvc", "later", "-n", ns, "-o", "jsonpath={.status.status}")
-		if out != "NotAvailable" {
-			return fmt.Errorf("status = %q", out)
-		}
-		return nil
-	})
+	jsonpathEquals(t, 60*time.Second, "NotAvailable", "aimsvc", "later", "-n", ns, "-o", "jsonpath={.status.status}")
 	if r := condition(k, "aimsvc/later", ns, "TemplateReady", "reason"); r != "TemplateNotAvailable" {
 		t.Errorf("TemplateReady reason = %q", r)
 	}
