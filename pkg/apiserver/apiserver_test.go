@@ -1,7 +1,14 @@
 package apiserver
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
 )
@@ -29,5 +36,52 @@ func TestResourcesCoverTheScheme(t *testing.T) {
 	}
 	if len(installed) != 10 {
 		t.Errorf("%d kinds installed, want 10", len(installed))
+	}
+}
+
+// TestAggregatedRolesNameEveryKind: the user roles of the deploy base grant every served kind, and no
+// write on a subresource: status and finalizers belong to the controller (users could forge Ready).
+func TestAggregatedRolesNameEveryKind(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "artifacts", "deploy", "rbac-aggregated.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var main []string
+	for _, r := range Resources() {
+		main = append(main, r.ResourceName())
+	}
+	slices.Sort(main)
+	roles := map[string]rbacv1.ClusterRole{}
+	for _, doc := range strings.Split(string(data), "\n---\n") {
+		var role rbacv1.ClusterRole
+		if err := yaml.UnmarshalStrict([]byte(doc), &role); err != nil {
+			t.Fatal(err)
+		}
+		roles[role.Name] = role
+	}
+	for _, name := range []string{"aim-view", "aim-edit", "aim-admin"} {
+		role, ok := roles[name]
+		if !ok {
+			t.Fatalf("no ClusterRole %s", name)
+		}
+		var granted []string
+		for _, rule := range role.Rules {
+			writes := slices.ContainsFunc(rule.Verbs, func(v string) bool { return !slices.Contains([]string{"get", "list", "watch"}, v) })
+			for _, res := range rule.Resources {
+				if res == "*" || strings.HasPrefix(res, "*/") {
+					t.Errorf("%s grants the wildcard %q", name, res)
+				}
+				if strings.Contains(res, "/") && writes {
+					t.Errorf("%s grants %v on the subresource %s", name, rule.Verbs, res)
+				}
+				if !strings.Contains(res, "/") {
+					granted = append(granted, res)
+				}
+			}
+		}
+		slices.Sort(granted)
+		if !slices.Equal(granted, main) {
+			t.Errorf("%s grants %v, want every served kind %v", name, granted, main)
+		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/redact"
 )
 
 const (
@@ -156,9 +157,10 @@ func convert(o Output, raw []byte) (*Result, error) {
 	return res, nil
 }
 
-// Excerpt quotes the start and end of long output for a condition message.
+// Excerpt quotes the start and end of long output for a condition message, with what looks like a
+// credential removed (the container may print its environment).
 func Excerpt(out []byte) string {
-	s := strings.ToValidUTF8(string(out), "?")
+	s := redact.Text(string(out))
 	if len(s) <= excerptBytes {
 		return fmt.Sprintf("%q", s)
 	}

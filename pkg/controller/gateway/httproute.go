@@ -12,6 +12,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/redact"
 )
 
 // Resource is the HTTPRoute resource, for dynamic clients and informers.
@@ -115,7 +116,7 @@ func Accepted(status gatewayv1.HTTPRouteStatus) Acceptance {
 				}
 			case (c.Type == string(gatewayv1.RouteConditionAccepted) || c.Type == string(gatewayv1.RouteConditionResolvedRefs)) &&
 				c.Status == metav1.ConditionFalse:
-				return Acceptance{Known: true, Reason: c.Reason, Message: fmt.Sprintf("gateway %s: %s", p.ParentRef.Name, c.Message)}
+				return Acceptance{Known: true, Reason: c.Reason, Message: fmt.Sprintf("gateway %s: %s", p.ParentRef.Name, redact.Excerpt(c.Message, redact.DefaultLimit))}
 			}
 		}
 	}

@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/redact"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
@@ -137,28 +138,38 @@ func (f Fetcher) Labels(ctx context.Context, image string, secrets []corev1.Secr
 	}
 	img, err := remote.Image(ref, opts...)
 	if err != nil {
-		return nil, RegistryError("reading "+image, err)
+		return nil, RegistryError("reading "+image, err, SecretValues(secrets)...)
 	}
 	cfg, err := img.ConfigFile()
 	if err != nil {
-		return nil, RegistryError("reading "+image, err)
+		return nil, RegistryError("reading "+image, err, SecretValues(secrets)...)
 	}
 	return cfg.Config.Labels, nil
 }
 
-// RegistryError sorts an error of a registry request (what says which, for the message): bad credentials
-// and missing images or repositories are for the user, the rest is retried.
-func RegistryError(what string, err error) error {
+// RegistryError sorts an error of a registry request (what says which request, for the message): refused
+// credentials and missing images or repositories are for the user, rate limits and everything else are
+// retried. The message says which it is and quotes at most a redacted excerpt of what the registry answered,
+// with secrets (the values of the pull secrets used) removed: registries may echo the credentials they got,
+// and conditions, Events and logs are readable by far more users than the pull secret. The original error is
+// not wrapped, so that no log line prints it either.
+func RegistryError(what string, err error, secrets ...string) error {
+	excerpt := redact.Excerpt(err.Error(), redact.DefaultLimit, secrets...)
 	var terr *transport.Error
 	if errors.As(err, &terr) {
+		code := fmt.Sprintf("HTTP %d %s", terr.StatusCode, http.StatusText(terr.StatusCode))
 		switch terr.StatusCode {
 		case http.StatusUnauthorized, http.StatusForbidden:
-			return state.NewError(state.Auth, "ImagePullAuthFailure", "%s: %v", what, err)
+			return state.NewError(state.Auth, "ImagePullAuthFailure",
+				"%s: the registry refused the credentials of the pull secrets (%s): %s", what, code, excerpt)
 		case http.StatusNotFound:
-			return state.NewError(state.MissingUpstream, "ImageNotFound", "%s: %v", what, err)
+			return state.NewError(state.MissingUpstream, "ImageNotFound", "%s: not found in the registry (%s): %s", what, code, excerpt)
+		case http.StatusTooManyRequests:
+			return state.NewError(state.Infrastructure, "RegistryRateLimited", "%s: the registry limits the request rate (%s): %s", what, code, excerpt)
 		}
+		return state.NewError(state.Infrastructure, "RegistryUnreachable", "%s: the registry failed (%s): %s", what, code, excerpt)
 	}
-	return state.NewError(state.Infrastructure, "RegistryUnreachable", "%s: %v", what, err)
+	return state.NewError(state.Infrastructure, "RegistryUnreachable", "%s: the registry cannot be reached: %s", what, excerpt)
 }
 
 // PullSecrets reads the named pull secrets from namespace. A missing one is MissingUpstream (SecretNotFound):
@@ -179,6 +190,30 @@ func PullSecrets(ctx context.Context, kube kubernetes.Interface, namespace strin
 
 // Keychain resolves credentials from kubernetes.io/dockerconfigjson and kubernetes.io/dockercfg secrets.
 func Keychain(secrets []corev1.Secret) authn.Keychain {
+	creds := registryCredentials(secrets)
+	return keychainFunc(func(r authn.Resource) (authn.Authenticator, error) {
+		if a, ok := creds[normalizeHost(r.RegistryStr())]; ok {
+			return authn.FromConfig(a), nil
+		}
+		return authn.Anonymous, nil
+	})
+}
+
+// SecretValues are the credential values of pull secrets, for redact to remove wherever a registry echoes
+// them.
+func SecretValues(secrets []corev1.Secret) []string {
+	var out []string
+	for _, a := range registryCredentials(secrets) {
+		out = append(out, a.Password, a.Auth, a.IdentityToken, a.RegistryToken)
+		if a.Username != "" && a.Password != "" {
+			out = append(out, a.Username+":"+a.Password)
+		}
+	}
+	return slices.DeleteFunc(out, func(s string) bool { return s == "" })
+}
+
+// registryCredentials reads the "auths" of dockerconfig secrets, keyed by normalized registry host.
+func registryCredentials(secrets []corev1.Secret) map[string]authn.AuthConfig {
 	creds := map[string]authn.AuthConfig{}
 	for _, s := range secrets {
 		var cfg struct {
@@ -194,18 +229,13 @@ func Keychain(secrets []corev1.Secret) authn.Keychain {
 			if a.Auth != "" && a.Username == "" {
 				if raw, err := base64.StdEncoding.DecodeString(a.Auth); err == nil {
 					a.Username, a.Password, _ = strings.Cut(string(raw), ":")
-					a.Auth = ""
+					a.Auth = "" // SecretValues still covers it: redact removes base64 of user:password
 				}
 			}
 			creds[normalizeHost(host)] = a
 		}
 	}
-	return keychainFunc(func(r authn.Resource) (authn.Authenticator, error) {
-		if a, ok := creds[normalizeHost(r.RegistryStr())]; ok {
-			return authn.FromConfig(a), nil
-		}
-		return authn.Anonymous, nil
-	})
+	return creds
 }
 
 type keychainFunc func(authn.Resource) (authn.Authenticator, error)

@@ -2,12 +2,18 @@ package imagemeta
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/redact"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
@@ -84,3 +90,78 @@ type registryResource string
 
 func (r registryResource) String() string      { return string(r) }
 func (r registryResource) RegistryStr() string { return string(r) }
+
+// echoingRegistry asks for Basic credentials and then answers every request with status, quoting back the
+// Authorization header and the decoded password, as a misconfigured or hostile registry might.
+func echoingRegistry(t *testing.T, status int) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth := r.Header.Get("Authorization")
+		if auth == "" {
+			w.Header().Set("WWW-Authenticate", `Basic realm="echo"`)
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		user, pass, _ := r.BasicAuth()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		fmt.Fprintf(w, `{"errors":[{"code":"DENIED","message":"got %s for %s with password %s","detail":{"header":%q}}]}`,
+			auth, user, pass, auth)
+	}))
+	t.Cleanup(srv.Close)
+	return strings.TrimPrefix(srv.URL, "http://")
+}
+
+func pullSecret(host, user, pass string) corev1.Secret {
+	auth := base64.StdEncoding.EncodeToString([]byte(user + ":" + pass))
+	return corev1.Secret{Type: corev1.SecretTypeDockerConfigJson, Data: map[string][]byte{
+		corev1.DockerConfigJsonKey: fmt.Appendf(nil, `{"auths":{%q:{"auth":%q}}}`, host, auth)}}
+}
+
+// TestRegistryErrorsQuoteNoSecret: whatever the registry answers, the error (which becomes a condition
+// message, an Event and a log line) is classified and carries neither the password nor its encodings.
+func TestRegistryErrorsQuoteNoSecret(t *testing.T) {
+	const pass = "Tr0ub4dor-and-3"
+	for status, want := range map[int]struct {
+		reason string
+		cat    state.Category
+	}{
+		http.StatusUnauthorized:        {"ImagePullAuthFailure", state.Auth},
+		http.StatusForbidden:           {"ImagePullAuthFailure", state.Auth},
+		http.StatusNotFound:            {"ImageNotFound", state.MissingUpstream},
+		http.StatusTooManyRequests:     {"RegistryRateLimited", state.Infrastructure},
+		http.StatusInternalServerError: {"RegistryUnreachable", state.Infrastructure},
+	} {
+		host := echoingRegistry(t, status)
+		secrets := []corev1.Secret{pullSecret(host, "alice", pass)}
+		_, err := Fetcher{Allowed: []string{"*"}}.Labels(context.Background(), host+"/amd/aim:1", secrets)
+		var e *state.Error
+		if !errors.As(err, &e) || e.Reason != want.reason || state.Categorize(err) != want.cat {
+			t.Errorf("HTTP %d: got %v (%T), want reason %s", status, err, err, want.reason)
+			continue
+		}
+		msg := err.Error()
+		for _, leak := range []string{pass, base64.StdEncoding.EncodeToString([]byte("alice:" + pass))} {
+			if strings.Contains(msg, leak) {
+				t.Errorf("HTTP %d: message quotes a secret %q: %s", status, leak, msg)
+			}
+		}
+		if !strings.Contains(msg, fmt.Sprint(status)) || !strings.Contains(msg, "DENIED") {
+			t.Errorf("HTTP %d: message does not say what happened: %s", status, msg)
+		}
+		if len(msg) > 2*redact.DefaultLimit+len(host)+100 {
+			t.Errorf("HTTP %d: message of %d bytes is not capped", status, len(msg))
+		}
+		if errors.Unwrap(e.Err) != nil {
+			t.Errorf("HTTP %d: the registry's error is wrapped, so logs would print it", status)
+		}
+	}
+}
+
+func TestRegistryUnreachable(t *testing.T) {
+	_, err := Fetcher{Allowed: []string{"*"}}.Labels(context.Background(), "127.0.0.1:1/amd/aim:1", nil)
+	var e *state.Error
+	if !errors.As(err, &e) || e.Reason != "RegistryUnreachable" || state.Categorize(err) != state.Infrastructure {
+		t.Errorf("got %v", err)
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/redact"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
@@ -101,7 +102,7 @@ func Lookup[T metav1.Object](get func() (T, error)) (obj T, reconcile bool, err 
 	return obj, true, nil
 }
 
-// JobOutcome reports whether a Job finished and, when it failed, why.
+// JobOutcome reports whether a Job finished and, when it failed, why (redacted: it goes into conditions).
 func JobOutcome(job *batchv1.Job) (finished bool, failed string) {
 	for _, c := range job.Status.Conditions {
 		if c.Status != corev1.ConditionTrue {
@@ -112,7 +113,7 @@ func JobOutcome(job *batchv1.Job) (finished bool, failed string) {
 			return true, ""
 		case batchv1.JobFailed:
 			if msg := strings.TrimSpace(c.Reason + ": " + c.Message); msg != ":" {
-				return true, msg
+				return true, redact.Excerpt(msg, redact.DefaultLimit)
 			}
 			return true, "failed"
 		}

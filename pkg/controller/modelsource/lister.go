@@ -29,13 +29,15 @@ type Lister interface {
 type RegistryLister struct {
 	// Keychain holds the credentials of the source's pull secrets.
 	Keychain authn.Keychain
+	// Secrets are the credential values in Keychain, never to be quoted from a registry's answer.
+	Secrets []string
 	// Transport, if set, carries registry requests (tests).
 	Transport http.RoundTripper
 }
 
 // newRegistryLister lists with the credentials of pull secrets.
 func newRegistryLister(secrets []corev1.Secret) Lister {
-	return RegistryLister{Keychain: imagemeta.Keychain(secrets)}
+	return RegistryLister{Keychain: imagemeta.Keychain(secrets), Secrets: imagemeta.SecretValues(secrets)}
 }
 
 func (l RegistryLister) options(ctx context.Context) []remote.Option {
@@ -63,7 +65,7 @@ func (l RegistryLister) Catalog(ctx context.Context, registry string) ([]string,
 		return nil, catalogUnsupported(registry)
 	}
 	if err != nil {
-		return nil, imagemeta.RegistryError("listing the repositories of "+registry, err)
+		return nil, imagemeta.RegistryError("listing the repositories of "+registry, err, l.Secrets...)
 	}
 	return repos, nil
 }
@@ -76,7 +78,7 @@ func (l RegistryLister) Tags(ctx context.Context, registry, repository string) (
 	}
 	tags, err := remote.List(repo, l.options(ctx)...)
 	if err != nil {
-		return nil, imagemeta.RegistryError(fmt.Sprintf("listing the tags of %s/%s", registry, repository), err)
+		return nil, imagemeta.RegistryError(fmt.Sprintf("listing the tags of %s/%s", registry, repository), err, l.Secrets...)
 	}
 	return tags, nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gateway"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/redact"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
@@ -396,11 +397,12 @@ func ISVCComponent(s ISVCState, warnings []corev1.Event) state.Component {
 	case s.Ready:
 		comp.Reason = "RuntimeReady"
 	default:
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "CreatingRuntime", cmp.Or(s.Message, "the InferenceService is not ready yet")
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "CreatingRuntime",
+			cmp.Or(redact.Excerpt(s.Message, redact.DefaultLimit), "the InferenceService is not ready yet")
 		if e := latest(warnings); e != nil {
-			comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, cmp.Or(e.Reason, "InternalError"), e.Message
+			comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, cmp.Or(e.Reason, "InternalError"), redact.Excerpt(e.Message, redact.DefaultLimit)
 			if strings.Contains(strings.ToLower(e.Message), "serverless") || strings.Contains(e.Message, "Knative") {
-				comp.Reason, comp.Message = "ServerlessModeRejected", e.Message+"; configure KServe for RawDeployment (Standard) mode"
+				comp.Reason, comp.Message = "ServerlessModeRejected", comp.Message+"; configure KServe for RawDeployment (Standard) mode"
 			}
 		}
 	}
@@ -442,8 +444,9 @@ func PodsComponent(pods []*corev1.Pod, events []corev1.Event, isvcReady bool) st
 
 func podProblem(p *corev1.Pod, events []corev1.Event) *state.Component {
 	bad := func(st aimv1.AIMStatus, reason, msg string) *state.Component {
+		// msg is kubelet's or an Event's text, which may quote a registry's answer.
 		return &state.Component{Name: ComponentPods, Dependency: state.DependencyDownstream, State: st, Reason: reason,
-			Message: fmt.Sprintf("pod %s: %s", p.Name, msg)}
+			Message: fmt.Sprintf("pod %s: %s", p.Name, redact.Excerpt(msg, redact.DefaultLimit))}
 	}
 	for _, cs := range append(slices.Clone(p.Status.InitContainerStatuses), p.Status.ContainerStatuses...) {
 		if w := cs.State.Waiting; w != nil {

@@ -5,11 +5,13 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/redact"
 )
 
 // Condition types every kind has.
@@ -310,14 +312,21 @@ func cond(typ string, ok bool, reason, msg string) metav1.Condition {
 	if ok {
 		status = metav1.ConditionTrue
 	}
-	return metav1.Condition{Type: typ, Status: status, Reason: reason, Message: truncateMessage(msg)}
+	return metav1.Condition{Type: typ, Status: status, Reason: reason, Message: conditionMessage(msg)}
 }
 
-// truncateMessage keeps messages within the API's 32768-byte limit and readable in kubectl describe.
-func truncateMessage(msg string) string {
+// conditionMessage keeps messages within the API's 32768-byte limit and readable in kubectl describe. It
+// redacts again what looks like a credential: text from outside (registries, containers) is redacted where it
+// is read, and this is the last place before status and Events where a missed path would show.
+func conditionMessage(msg string) string {
 	const limit = 4096
+	msg = redact.Text(msg)
 	if len(msg) <= limit {
 		return msg
 	}
-	return msg[:limit-3] + "..."
+	cut := limit - 3
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + "..."
 }

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -241,5 +243,29 @@ func TestSanitizeReason(t *testing.T) {
 		if got := sanitizeReason(in); got != want {
 			t.Errorf("sanitizeReason(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestMessagesAreRedacted: an error that quotes a credential, from any path, reaches neither a condition
+// nor a transition (and so no Event) with the credential in it; and messages are capped on a rune boundary.
+func TestMessagesAreRedacted(t *testing.T) {
+	const secret = "c2VjcmV0LXRva2VuLXZhbHVlCg=="
+	out := Derive(Input{Now: time.Now(), Components: []Component{{
+		Name: "Image", Dependency: DependencyUpstream,
+		Errors: []error{NewError(Auth, "ImagePullAuthFailure", "registry said: Authorization: Basic %s", secret)},
+	}}})
+	for _, c := range out.Conditions {
+		if strings.Contains(c.Message, secret) {
+			t.Errorf("condition %s quotes the credential: %s", c.Type, c.Message)
+		}
+	}
+	for _, tr := range out.Transitions {
+		if strings.Contains(tr.Message, secret) {
+			t.Errorf("transition %s quotes the credential: %s", tr.Type, tr.Message)
+		}
+	}
+	long := conditionMessage(strings.Repeat("ü", 5000))
+	if len(long) > 4096 || !utf8.ValidString(long) {
+		t.Errorf("long message: %d bytes, valid UTF-8 %v", len(long), utf8.ValidString(long))
 	}
 }

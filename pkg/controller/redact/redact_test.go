@@ -1,0 +1,96 @@
+package redact
+
+import (
+	"encoding/base64"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestExcerptRemovesCredentials(t *testing.T) {
+	basic := base64.StdEncoding.EncodeToString([]byte("alice:s3cret-Passw0rd"))
+	cases := []struct {
+		name, in string
+		secrets  []string
+		gone     []string
+		kept     []string
+	}{
+		{name: "echoed Authorization header", in: "unauthorized: got header Authorization: Basic " + basic + " for /v2/",
+			gone: []string{basic}, kept: []string{"unauthorized", "Authorization: " + Mask}},
+		{name: "bearer token in prose", in: "token Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.abc123DEF456ghi rejected",
+			gone: []string{"eyJhbGciOiJIUzI1NiJ9"}, kept: []string{"rejected"}},
+		{name: "known password", in: "login failed for alice with s3cret-Passw0rd", secrets: []string{"s3cret-Passw0rd"},
+			gone: []string{"s3cret-Passw0rd"}, kept: []string{"login failed for alice"}},
+		{name: "known password base64 encoded", in: "got " + base64.StdEncoding.EncodeToString([]byte("hunter22")),
+			secrets: []string{"hunter22"}, gone: []string{base64.StdEncoding.EncodeToString([]byte("hunter22"))}},
+		{name: "key value pairs", in: `password=hunter2 token: abc.def "secret":"xyz" api_key=k1 AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI`,
+			gone: []string{"hunter2", "abc.def", `"xyz"`, "k1", "wJalrXUtnFEMI"}, kept: []string{"password=" + Mask, "AWS_SECRET_ACCESS_KEY=" + Mask}},
+		{name: "url userinfo", in: "dial https://bob:pa55word@registry.example.com/v2/ failed",
+			gone: []string{"pa55word", "bob:"}, kept: []string{"https://" + Mask + "@registry.example.com/v2/"}},
+		{name: "presigned url", in: "GET https://b.s3.amazonaws.com/m?X-Amz-Signature=deadbeef&X-Amz-Credential=AKIA123&part=2",
+			gone: []string{"deadbeef", "AKIA123"}, kept: []string{"part=2"}},
+		{name: "random blob", in: "value AKIAIOSFODNN7EXAMPLEwJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY end",
+			gone: []string{"wJalrXUtnFEMI"}, kept: []string{"value", "end"}},
+		{name: "cookie header", in: "Set-Cookie: session=abcdef; Path=/", gone: []string{"abcdef"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out := Excerpt(tc.in, 1000, tc.secrets...)
+			for _, g := range tc.gone {
+				if strings.Contains(out, g) {
+					t.Errorf("%q still contains %q", out, g)
+				}
+			}
+			for _, k := range tc.kept {
+				if !strings.Contains(out, k) {
+					t.Errorf("%q lost %q", out, k)
+				}
+			}
+		})
+	}
+}
+
+// TestExcerptKeepsNames: the names messages are about must stay readable.
+func TestExcerptKeepsNames(t *testing.T) {
+	for _, in := range []string{
+		"image docker.io/amdenterpriseai/aim-qwen-qwen3-32b:0.8.5 not found",
+		"model Qwen/Qwen2-VL-72B-Instruct-GPTQ-Int4 from hf://Qwen/Qwen2-VL-72B-Instruct-GPTQ-Int4",
+		"digest sha256:4f8e2a4f0e0f3a1bd0f6c6b4f0a3e3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6",
+		"AIMServiceTemplate aim-qwen-qwen3-32b-0-8-5-1x-mi300x-lat-fp8-9f2c is Failed",
+		"mounted at /workspace/cache/meta-llama/Llama-3.1-8B-Instruct",
+		"Back-off pulling image \"rocm/vllm:latest\"",
+	} {
+		if out := Excerpt(in, 1000); out != in {
+			t.Errorf("changed a harmless message:\n in: %s\nout: %s", in, out)
+		}
+	}
+}
+
+func TestExcerptFoldsAndCaps(t *testing.T) {
+	out := Excerpt("line one\n\tline\x00two\r\n   three", 0)
+	if out != "line one line two three" {
+		t.Errorf("got %q", out)
+	}
+	long := strings.Repeat("é", 300) // two bytes each
+	out = Excerpt(long, 101)
+	if len(out) > 101 || !strings.HasSuffix(out, "...") || !utf8.ValidString(out) {
+		t.Errorf("bad cut: %d bytes, valid %v, %q", len(out), utf8.ValidString(out), out[len(out)-6:])
+	}
+	if got := Excerpt(string([]byte{0xff, 'a', 0xfe}), 0); !utf8.ValidString(got) {
+		t.Errorf("invalid UTF-8 kept: %q", got)
+	}
+}
+
+func FuzzExcerpt(f *testing.F) {
+	f.Add("Authorization: Basic dXNlcjpwYXNz", "pass")
+	f.Add("password=x https://u:p@h/ X-Amz-Signature=1", "")
+	f.Fuzz(func(t *testing.T, in, secret string) {
+		out := Excerpt(in, 128, secret)
+		if len(out) > 128 || !utf8.ValidString(out) {
+			t.Fatalf("excerpt of %d bytes, valid UTF-8 %v", len(out), utf8.ValidString(out))
+		}
+		if len(secret) >= 4 && !strings.Contains(Mask, secret) && strings.Contains(out, secret) && !strings.Contains(in, Mask) {
+			t.Fatalf("secret %q survives in %q", secret, out)
+		}
+	})
+}
