@@ -7,7 +7,10 @@
 #   hack/local-up.sh            # then: export KUBECONFIG=_output/local/kubeconfig
 #   hack/local-down.sh [--purge]
 #
-# Ports (override with the environment): ETCD_PORT, KUBE_APISERVER_PORT, KCM_PORT, AIM_PORT.
+# Ports (override with the environment): ETCD_PORT, ETCD_PEER_PORT, ETCD_METRICS_PORT, KUBE_APISERVER_PORT,
+# KCM_PORT, AIM_PORT. etcd serves TLS only and admits clients with a certificate of its CA (kube-apiserver's
+# and aim-apiserver's), as artifacts/deploy runs it. kube-apiserver and aim-apiserver write audit logs of every
+# write to _output/local/logs/*-audit.log.
 # AIM_DISCOVERY_BACKOFF_BASE (default 3s) shortens discovery retries so that tests see them; AIM_RESYNC_PERIOD
 # (default 5s) makes resyncs frequent enough to show they write nothing.
 # AIM_IMAGE_METADATA_REGISTRIES (default 127.0.0.1,localhost): registries models may read labels from; this
@@ -26,6 +29,9 @@ PIDS="${OUT}/pids"
 KUBECONFIG_ADMIN="${OUT}/kubeconfig"
 ETCD_PORT="${ETCD_PORT:-23790}"
 ETCD_PEER_PORT="${ETCD_PEER_PORT:-23800}"
+ETCD_METRICS_PORT="${ETCD_METRICS_PORT:-23810}"
+# etcd's PKI is the deploy base's (hack/gen-etcd-certs.sh), so the harness runs etcd as a cluster would.
+ETCD_PKI="${ROOT}/artifacts/deploy/certs/etcd"
 KUBE_APISERVER_PORT="${KUBE_APISERVER_PORT:-16443}"
 KCM_PORT="${KCM_PORT:-20257}"
 AIM_PORT="${AIM_PORT:-18443}"
@@ -76,7 +82,10 @@ if [[ -d "${PIDS}" ]] && ls "${PIDS}"/*.pid >/dev/null 2>&1; then
 	hack/local-down.sh
 fi
 
-for p in "${ETCD_PORT}" "${ETCD_PEER_PORT}" "${KUBE_APISERVER_PORT}" "${KCM_PORT}" "${AIM_PORT}"; do
+if [[ -d "${OUT}/etcd" && ! -f "${OUT}/etcd-tls" ]]; then
+	fail "${OUT} holds the state of an older harness (plain-HTTP etcd); remove it with hack/local-down.sh --purge"
+fi
+for p in "${ETCD_PORT}" "${ETCD_PEER_PORT}" "${ETCD_METRICS_PORT}" "${KUBE_APISERVER_PORT}" "${KCM_PORT}" "${AIM_PORT}"; do
 	port_free "${p}" || fail "port ${p} on 127.0.0.1 is in use; stop what uses it or set the *_PORT variables"
 done
 command -v openssl >/dev/null || fail "openssl is required (apt-get install openssl)"
@@ -93,13 +102,15 @@ ca() { # NAME CN
 	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 3650 -subj "/CN=$2" \
 		-keyout "${PKI}/$1.key" -out "${PKI}/$1.crt" 2>/dev/null
 }
-cert() { # NAME CA SUBJECT [SANS] [USAGE]
+cert() { # NAME CA SUBJECT [SANS] [USAGE]; CA is a name in ${PKI} or a path without .crt/.key
 	[[ -s "${PKI}/$1.crt" ]] && return
+	local ca="$2"
+	[[ "${ca}" == */* ]] || ca="${PKI}/${ca}"
 	local ext=(-addext "extendedKeyUsage=${5:-clientAuth}")
 	[[ -n "${4:-}" ]] && ext+=(-addext "subjectAltName=$4")
 	openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj "$3" "${ext[@]}" \
 		-keyout "${PKI}/$1.key" -out "${PKI}/$1.csr" 2>/dev/null
-	openssl x509 -req -in "${PKI}/$1.csr" -CA "${PKI}/$2.crt" -CAkey "${PKI}/$2.key" -CAcreateserial -days 365 \
+	openssl x509 -req -in "${PKI}/$1.csr" -CA "${ca}.crt" -CAkey "${ca}.key" -CAcreateserial -days 365 \
 		-copy_extensions copyall -out "${PKI}/$1.crt" 2>/dev/null
 	rm -f "${PKI}/$1.csr"
 }
@@ -117,6 +128,10 @@ cert front-proxy-client front-proxy-ca "/CN=front-proxy-client"
 }
 # aim-apiserver's serving certificate is the one the deploy base turns into the APIService caBundle.
 AIM_CERT_EXTRA_SANS="DNS:localhost,IP:127.0.0.1" hack/gen-serving-cert.sh
+# etcd's server, peer and aim-apiserver client certificates are the deploy base's; kube-apiserver, which
+# shares this etcd here, gets its own client certificate of the etcd CA.
+AIM_ETCD_CERT_EXTRA_SANS="DNS:localhost,IP:127.0.0.1" hack/gen-etcd-certs.sh
+cert kube-apiserver-etcd-client "${ETCD_PKI}/ca" "/CN=kube-apiserver"
 
 kubeconfig() { # FILE USER CERT
 	local file="$1"
@@ -131,14 +146,23 @@ kubeconfig "${KUBECONFIG_ADMIN}" admin admin
 kubeconfig "${OUT}/kube-controller-manager.kubeconfig" kube-controller-manager kube-controller-manager
 
 # ---- etcd, kube-apiserver, kube-controller-manager -----------------------------------------------------------
+touch "${OUT}/etcd-tls"
 start etcd "${BIN}/etcd" --name local --data-dir "${OUT}/etcd" \
-	--listen-client-urls "http://127.0.0.1:${ETCD_PORT}" --advertise-client-urls "http://127.0.0.1:${ETCD_PORT}" \
-	--listen-peer-urls "http://127.0.0.1:${ETCD_PEER_PORT}" --initial-advertise-peer-urls "http://127.0.0.1:${ETCD_PEER_PORT}" \
-	--initial-cluster "local=http://127.0.0.1:${ETCD_PEER_PORT}" --unsafe-no-fsync --log-level warn
-wait_for etcd 30 "${LOGS}/etcd.log" curl -fsS "http://127.0.0.1:${ETCD_PORT}/health"
+	--listen-client-urls "https://127.0.0.1:${ETCD_PORT}" --advertise-client-urls "https://127.0.0.1:${ETCD_PORT}" \
+	--client-cert-auth --trusted-ca-file "${ETCD_PKI}/ca.crt" \
+	--cert-file "${ETCD_PKI}/server.crt" --key-file "${ETCD_PKI}/server.key" \
+	--listen-peer-urls "https://127.0.0.1:${ETCD_PEER_PORT}" --initial-advertise-peer-urls "https://127.0.0.1:${ETCD_PEER_PORT}" \
+	--initial-cluster "local=https://127.0.0.1:${ETCD_PEER_PORT}" \
+	--peer-client-cert-auth --peer-trusted-ca-file "${ETCD_PKI}/ca.crt" \
+	--peer-cert-file "${ETCD_PKI}/peer.crt" --peer-key-file "${ETCD_PKI}/peer.key" \
+	--listen-metrics-urls "http://127.0.0.1:${ETCD_METRICS_PORT}" \
+	--unsafe-no-fsync --log-level warn
+wait_for etcd 30 "${LOGS}/etcd.log" curl -fsS "http://127.0.0.1:${ETCD_METRICS_PORT}/health"
 
 start kube-apiserver "${BIN}/kube-apiserver" \
-	--etcd-servers "http://127.0.0.1:${ETCD_PORT}" \
+	--etcd-servers "https://127.0.0.1:${ETCD_PORT}" --etcd-cafile "${ETCD_PKI}/ca.crt" \
+	--etcd-certfile "${PKI}/kube-apiserver-etcd-client.crt" --etcd-keyfile "${PKI}/kube-apiserver-etcd-client.key" \
+	--audit-policy-file "${ROOT}/hack/audit-policy.yaml" --audit-log-path "${LOGS}/kube-apiserver-audit.log" \
 	--bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "${KUBE_APISERVER_PORT}" \
 	--endpoint-reconciler-type none \
 	--tls-cert-file "${PKI}/kube-apiserver.crt" --tls-private-key-file "${PKI}/kube-apiserver.key" \
@@ -240,7 +264,9 @@ AIM_KUBECONFIG="${OUT}/aim-apiserver.kubeconfig"
 "${BIN}/kubectl" config --kubeconfig "${AIM_KUBECONFIG}" use-context local >/dev/null
 
 start aim-apiserver "${BIN}/aim-apiserver" \
-	--etcd-servers "http://127.0.0.1:${ETCD_PORT}" \
+	--etcd-servers "https://127.0.0.1:${ETCD_PORT}" --etcd-cafile "${ETCD_PKI}/ca.crt" \
+	--etcd-certfile "${ETCD_PKI}/client.crt" --etcd-keyfile "${ETCD_PKI}/client.key" \
+	--audit-policy-file "${ROOT}/hack/audit-policy.yaml" --audit-log-path "${LOGS}/aim-apiserver-audit.log" \
 	--bind-address 127.0.0.1 --secure-port "${AIM_PORT}" \
 	--tls-cert-file "${ROOT}/artifacts/deploy/certs/tls.crt" --tls-private-key-file "${ROOT}/artifacts/deploy/certs/tls.key" \
 	--kubeconfig "${AIM_KUBECONFIG}" --authentication-kubeconfig "${AIM_KUBECONFIG}" --authorization-kubeconfig "${AIM_KUBECONFIG}" \

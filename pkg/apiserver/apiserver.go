@@ -3,9 +3,12 @@
 package apiserver
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"sync/atomic"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/registry/rest"
@@ -128,12 +131,40 @@ func (c completedConfig) installController(s *genericapiserver.GenericAPIServer)
 	})); err != nil {
 		return fmt.Errorf("adding controller readiness check: %w", err)
 	}
-	return s.AddPostStartHook("aim-controller", func(ctx genericapiserver.PostStartHookContext) error {
+	// The controller stops first on shutdown, before the server drains: its workers end and it releases
+	// the Lease at once, so that another replica leads within a round trip instead of after the lease
+	// duration, and its informers' watches on this server close before the server waits for watches.
+	run, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	var started atomic.Bool
+	if err := s.AddPostStartHook("aim-controller", func(hook genericapiserver.PostStartHookContext) error {
+		started.Store(true)
+		context.AfterFunc(hook.Context, stop)
 		go func() {
-			if err := m.Run(ctx); err != nil {
+			defer close(done)
+			if err := m.Run(run); err != nil {
 				klog.ErrorS(err, "Embedded controller stopped")
 			}
 		}()
 		return nil
+	}); err != nil {
+		return fmt.Errorf("adding the controller start hook: %w", err)
+	}
+	return s.AddPreShutdownHook("aim-controller", func() error {
+		stop()
+		if !started.Load() {
+			return nil
+		}
+		select {
+		case <-done:
+			klog.InfoS("Embedded controller stopped for shutdown")
+		case <-time.After(controllerStopTimeout):
+			klog.InfoS("Embedded controller still stopping; shutting down anyway", "waited", controllerStopTimeout)
+		}
+		return nil
 	})
 }
+
+// controllerStopTimeout bounds how long shutdown waits for the controller's workers to finish their current
+// reconciles and release the Lease.
+const controllerStopTimeout = 10 * time.Second

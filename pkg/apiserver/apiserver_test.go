@@ -42,7 +42,7 @@ func TestResourcesCoverTheScheme(t *testing.T) {
 // TestAggregatedRolesNameEveryKind: the user roles of the deploy base grant every served kind, and no
 // write on a subresource: status and finalizers belong to the controller (users could forge Ready).
 func TestAggregatedRolesNameEveryKind(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "artifacts", "deploy", "rbac-aggregated.yaml"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "artifacts", "deploy", "base", "rbac-aggregated.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

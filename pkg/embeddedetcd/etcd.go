@@ -1,5 +1,7 @@
 // Package embeddedetcd runs a single-member etcd inside the aim-apiserver process, for local mode and for
-// in-process integration tests. Data persists in its directory across restarts.
+// in-process integration tests. Data persists in its directory across restarts. It listens on loopback only,
+// and only with TLS: clients and its own peer listener require a certificate of the given CA, so other
+// processes on the machine can neither read nor write the store.
 package embeddedetcd
 
 import (
@@ -12,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.etcd.io/etcd/client/pkg/v3/transport"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -31,6 +34,9 @@ const (
 type Options struct {
 	// Dir holds the data; it is created with mode 0700.
 	Dir string
+	// TLS: the CA that client and peer certificates must be signed by, and the certificate etcd serves (and
+	// presents to itself as a peer: it must allow server and client auth for 127.0.0.1).
+	CAFile, CertFile, KeyFile string
 	// UnsafeNoFsync trades durability for speed; for throwaway test data only.
 	UnsafeNoFsync bool
 	// LogLevel of etcd's own logger; defaults to error.
@@ -49,6 +55,9 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if o.Dir == "" {
 		return nil, errors.New("embedded etcd needs a data directory")
 	}
+	if o.CAFile == "" || o.CertFile == "" || o.KeyFile == "" {
+		return nil, errors.New("embedded etcd needs a CA, a certificate and a key: it serves TLS only")
+	}
 	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating etcd data directory: %w", err)
 	}
@@ -57,8 +66,9 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	clientURL := url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", ports[0])}
-	peerURL := url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", ports[1])}
+	clientURL := url.URL{Scheme: "https", Host: fmt.Sprintf("127.0.0.1:%d", ports[0])}
+	peerURL := url.URL{Scheme: "https", Host: fmt.Sprintf("127.0.0.1:%d", ports[1])}
+	tlsInfo := transport.TLSInfo{CertFile: o.CertFile, KeyFile: o.KeyFile, TrustedCAFile: o.CAFile, ClientCertAuth: true}
 
 	cfg := embed.NewConfig()
 	cfg.Name = "aim-apiserver"
@@ -67,6 +77,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	cfg.AdvertiseClientUrls = []url.URL{clientURL}
 	cfg.ListenPeerUrls = []url.URL{peerURL}
 	cfg.AdvertisePeerUrls = []url.URL{peerURL}
+	cfg.ClientTLSInfo, cfg.PeerTLSInfo = tlsInfo, tlsInfo
 	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
 	cfg.MaxRequestBytes = maxRequestBytes
 	cfg.WatchProgressNotifyInterval = watchProgressNotifyInterval
@@ -101,7 +112,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		e.Close()
 		return nil, errors.New("embedded etcd has no client listener")
 	}
-	return &Server{etcd: e, clientURL: "http://" + e.Clients[0].Addr().String(), closing: closing}, nil
+	return &Server{etcd: e, clientURL: "https://" + e.Clients[0].Addr().String(), closing: closing}, nil
 }
 
 // closingMessage is what etcd logs, as an error, for each listener it closes on shutdown.

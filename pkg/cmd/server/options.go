@@ -26,6 +26,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller"
 	"github.com/aim-apiserver/aim-apiserver/pkg/embeddedetcd"
 	generatedopenapi "github.com/aim-apiserver/aim-apiserver/pkg/generated/openapi"
+	"github.com/aim-apiserver/aim-apiserver/pkg/localmode"
 )
 
 // EtcdPathPrefix is where AIM objects live in etcd.
@@ -34,6 +35,7 @@ const EtcdPathPrefix = "/registry/" + aim.GroupName
 // Options are every flag of aim-apiserver.
 type Options struct {
 	RecommendedOptions *genericoptions.RecommendedOptions
+	Lifecycle          *LifecycleOptions
 	Local              *LocalOptions
 	Controller         *ControllerOptions
 
@@ -63,6 +65,7 @@ func NewOptions(out io.Writer) *Options {
 	o := &Options{
 		RecommendedOptions: genericoptions.NewRecommendedOptions(EtcdPathPrefix,
 			apiserver.Codecs.LegacyCodec(v1alpha1.SchemeGroupVersion)),
+		Lifecycle:  NewLifecycleOptions(),
 		Local:      &LocalOptions{},
 		Controller: &ControllerOptions{Options: controller.DefaultOptions(), Run: true},
 		StdOut:     out,
@@ -113,6 +116,7 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 
 	r := o.RecommendedOptions
 	r.Etcd.AddFlags(fss.FlagSet("etcd"))
+	o.Lifecycle.AddFlags(fss.FlagSet("etcd"), fss.FlagSet("shutdown"))
 	r.SecureServing.AddFlags(fss.FlagSet("secure serving"))
 	r.Authentication.AddFlags(fss.FlagSet("authentication"))
 	r.Authorization.AddFlags(fss.FlagSet("authorization"))
@@ -144,6 +148,10 @@ func (o *Options) Complete() error {
 	r.Features.EnablePriorityAndFairness = false
 	// Without kube-controller-manager nobody would remove the garbage collector's finalizers.
 	r.Etcd.EnableGarbageCollection = false
+	// Nothing routes to local mode through a load balancer: stop at once unless asked otherwise.
+	if !o.Lifecycle.ShutdownDelaySet {
+		o.Lifecycle.ShutdownDelay = 0
+	}
 	return nil
 }
 
@@ -183,7 +191,7 @@ func (o *Options) Validate() error {
 	etcd := *r.Etcd
 	if o.Local.Enabled {
 		// The embedded etcd's address is only known once it runs; validate the rest of the etcd options.
-		etcd.StorageConfig.Transport.ServerList = []string{"http://127.0.0.1"}
+		etcd.StorageConfig.Transport.ServerList = []string{"https://127.0.0.1"}
 	}
 	errs = append(errs, etcd.Validate()...)
 	errs = append(errs, r.SecureServing.Validate()...)
@@ -193,6 +201,7 @@ func (o *Options) Validate() error {
 	errs = append(errs, r.Features.Validate()...)
 	errs = append(errs, r.CoreAPI.Validate()...)
 	errs = append(errs, r.Admission.Validate()...)
+	errs = append(errs, o.Lifecycle.Validate()...)
 	return errors.Join(errs...)
 }
 
@@ -221,13 +230,20 @@ func (o *Options) config(ctx context.Context) (_ *runningConfig, err error) {
 	}()
 	r := o.RecommendedOptions
 	if o.Local.Enabled {
+		pki, err := localmode.EnsureEtcdPKI(filepath.Join(o.Local.DataDir, "etcd-pki"))
+		if err != nil {
+			return nil, fmt.Errorf("preparing the embedded etcd's PKI: %w", err)
+		}
 		rc.etcd, err = embeddedetcd.Start(ctx, embeddedetcd.Options{
 			Dir: filepath.Join(o.Local.DataDir, "etcd"), UnsafeNoFsync: o.Local.UnsafeNoFsync,
+			CAFile: pki.CAFile, CertFile: pki.ServerCertFile, KeyFile: pki.ServerKeyFile,
 		})
 		if err != nil {
 			return nil, err
 		}
-		r.Etcd.StorageConfig.Transport.ServerList = []string{rc.etcd.ClientURL()}
+		t := &r.Etcd.StorageConfig.Transport
+		t.ServerList = []string{rc.etcd.ClientURL()}
+		t.TrustedCAFile, t.CertFile, t.KeyFile = pki.CAFile, pki.ClientCertFile, pki.ClientKeyFile
 	}
 
 	if err := r.SecureServing.MaybeDefaultWithSelfSignedCerts("localhost", nil,
@@ -249,11 +265,14 @@ func (o *Options) config(ctx context.Context) (_ *runningConfig, err error) {
 	if err := r.ApplyTo(serverConfig); err != nil {
 		return nil, fmt.Errorf("applying options: %w", err)
 	}
+	o.Lifecycle.ApplyTo(&serverConfig.Config)
 	if o.Local.Enabled {
 		rc.localAuth, err = applyLocalAuthentication(o.Local.DataDir, serverConfig)
 		if err != nil {
 			return nil, err
 		}
+	} else if err := o.gateOnAuthenticationBundles(ctx, serverConfig); err != nil {
+		return nil, err
 	}
 	rc.config = &apiserver.Config{GenericConfig: serverConfig}
 	if o.controllerEnabled() {

@@ -29,13 +29,12 @@ import (
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/tools/leaderelection"
-	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/leader"
 	"github.com/aim-apiserver/aim-apiserver/pkg/generated/clientset/versioned"
 	aiminformers "github.com/aim-apiserver/aim-apiserver/pkg/generated/informers/externalversions"
 )
@@ -153,6 +152,8 @@ func (c *Controller) Handler() cache.ResourceEventHandler {
 // Manager owns the informers and runs the controllers.
 type Manager struct {
 	Clients
+	// elector is nil without leader election.
+	elector     *leader.Elector
 	broadcaster record.EventBroadcaster
 	controllers []*Controller
 	synced      atomic.Bool
@@ -174,20 +175,6 @@ func New(loopback, kube *rest.Config, opts Options) (*Manager, error) {
 		}
 		opts.Identity = host + "_" + fmt.Sprint(time.Now().UnixNano())
 	}
-	aimClient, err := versioned.NewForConfig(loopback)
-	if err != nil {
-		return nil, fmt.Errorf("AIM client: %w", err)
-	}
-	kube = rest.CopyConfig(kube)
-	kube.QPS, kube.Burst = opts.KubeQPS, opts.KubeBurst
-	kubeClient, err := kubernetes.NewForConfig(kube)
-	if err != nil {
-		return nil, fmt.Errorf("kube client: %w", err)
-	}
-	dynClient, err := dynamic.NewForConfig(kube)
-	if err != nil {
-		return nil, fmt.Errorf("dynamic client: %w", err)
-	}
 	// Events refer to AIM objects, so the recorder's scheme must know them.
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
@@ -197,6 +184,49 @@ func New(loopback, kube *rest.Config, opts Options) (*Manager, error) {
 		return nil, fmt.Errorf("event scheme: %w", err)
 	}
 	broadcaster := record.NewBroadcaster()
+	recorder := broadcaster.NewRecorder(scheme, corev1.EventSource{Component: "aim-apiserver"})
+	// Every write of the controller goes through the fence: with leader election, a replica that does not
+	// hold a valid Lease sends none (see package leader). The user agent names the replica, so that audit logs
+	// tell the replicas' writes apart.
+	fence := leader.Unfenced()
+	var elector *leader.Elector
+	if opts.LeaderElect {
+		leClient, err := kubernetes.NewForConfig(rest.AddUserAgent(rest.CopyConfig(kube), userAgent(opts.Identity)))
+		if err != nil {
+			return nil, fmt.Errorf("leader election client: %w", err)
+		}
+		elector = leader.New(leader.Config{
+			Client: leClient, Namespace: opts.SystemNamespace, Name: LeaseName, Identity: opts.Identity,
+			LeaseDuration: opts.LeaseDuration, RenewDeadline: opts.RenewDeadline, RetryPeriod: opts.RetryPeriod,
+			EventRecorder: recorder,
+			OnNewLeader: func(id string) {
+				if id != opts.Identity {
+					klog.InfoS("Another replica leads", "leader", id)
+				}
+			},
+		})
+		fence = elector.Fence()
+	}
+	fenced := func(c *rest.Config) *rest.Config {
+		c = rest.CopyConfig(c)
+		c.UserAgent = userAgent(opts.Identity)
+		c.Wrap(fence.WrapTransport)
+		return c
+	}
+	aimClient, err := versioned.NewForConfig(fenced(loopback))
+	if err != nil {
+		return nil, fmt.Errorf("AIM client: %w", err)
+	}
+	kube = fenced(kube)
+	kube.QPS, kube.Burst = opts.KubeQPS, opts.KubeBurst
+	kubeClient, err := kubernetes.NewForConfig(kube)
+	if err != nil {
+		return nil, fmt.Errorf("kube client: %w", err)
+	}
+	dynClient, err := dynamic.NewForConfig(kube)
+	if err != nil {
+		return nil, fmt.Errorf("dynamic client: %w", err)
+	}
 	m := &Manager{
 		Clients: Clients{
 			AIM: aimClient, Kube: kubeClient,
@@ -206,9 +236,10 @@ func New(loopback, kube *rest.Config, opts Options) (*Manager, error) {
 			DynamicInformers: dynamicinformer.NewDynamicSharedInformerFactory(dynClient, opts.ResyncPeriod),
 			WarningEvents: kubeinformers.NewSharedInformerFactoryWithOptions(kubeClient, opts.ResyncPeriod,
 				kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "type=" + corev1.EventTypeWarning })),
-			Recorder: broadcaster.NewRecorder(scheme, corev1.EventSource{Component: "aim-apiserver"}),
+			Recorder: recorder,
 			Options:  opts,
 		},
+		elector:     elector,
 		broadcaster: broadcaster,
 	}
 	return m, nil
@@ -281,30 +312,16 @@ func (m *Manager) Run(ctx context.Context) error {
 		m.runWorkers(ctx)
 		return nil
 	}
-	lock := &resourcelock.LeaseLock{
-		LeaseMeta:  metaFor(LeaseName, m.Options.SystemNamespace),
-		Client:     m.Kube.CoordinationV1(),
-		LockConfig: resourcelock.ResourceLockConfig{Identity: m.Options.Identity, EventRecorder: m.Recorder},
-	}
-	for ctx.Err() == nil {
-		leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
-			Lock: lock, ReleaseOnCancel: true, Name: LeaseName,
-			LeaseDuration: m.Options.LeaseDuration, RenewDeadline: m.Options.RenewDeadline, RetryPeriod: m.Options.RetryPeriod,
-			Callbacks: leaderelection.LeaderCallbacks{
-				OnStartedLeading: func(ctx context.Context) {
-					logger.Info("Became leader; reconciling", "identity", m.Options.Identity)
-					m.runWorkers(ctx)
-				},
-				OnStoppedLeading: func() { logger.Info("Stopped leading", "identity", m.Options.Identity) },
-				OnNewLeader: func(id string) {
-					if id != m.Options.Identity {
-						logger.Info("Another replica leads", "leader", id)
-					}
-				},
-			},
-		})
-	}
-	return nil
+	return m.elector.Run(ctx, func(ctx context.Context) {
+		logger.Info("Became leader; reconciling", "identity", m.Options.Identity)
+		m.runWorkers(ctx)
+		logger.Info("Stopped leading", "identity", m.Options.Identity)
+	})
+}
+
+// userAgent names this replica's controller in the requests it sends.
+func userAgent(identity string) string {
+	return "aim-apiserver-controller/" + identity
 }
 
 // stopKeyPrefix marks the keys that end a worker at the end of a leadership term. Queues live across terms
@@ -360,10 +377,6 @@ func (m *Manager) processNext(ctx context.Context, c *Controller) bool {
 		c.Queue.Forget(key)
 	}
 	return true
-}
-
-func metaFor(name, namespace string) metav1.ObjectMeta {
-	return metav1.ObjectMeta{Name: name, Namespace: namespace}
 }
 
 // ReconcilerFunc adapts a function to Reconciler.
