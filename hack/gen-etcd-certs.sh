@@ -42,7 +42,8 @@ sign() {
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days "$((DAYS * 10))" \
 	-subj "/CN=aim-etcd-ca" -keyout "${DIR}/ca.key" -out "${DIR}/ca.crt" 2>/dev/null
 chmod 600 "${DIR}/ca.key"
-sign server "/CN=aim-etcd" serverAuth "${client_service},${members},DNS:localhost,IP:127.0.0.1${extra}"
+# Client auth too: etcd's gRPC gateway (its JSON API) connects to etcd itself with the server certificate.
+sign server "/CN=aim-etcd" "serverAuth,clientAuth" "${client_service},${members},DNS:localhost,IP:127.0.0.1${extra}"
 sign peer "/CN=aim-etcd-peer" "serverAuth,clientAuth" "${members}${extra}"
 sign client "/CN=aim-apiserver" clientAuth
 rm -f "${DIR}/ca.srl"

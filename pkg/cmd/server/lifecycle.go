@@ -52,8 +52,8 @@ func NewLifecycleOptions() *LifecycleOptions {
 // AddFlags adds the etcd timeout to etcdFlags and the shutdown flags to shutdownFlags.
 func (o *LifecycleOptions) AddFlags(etcdFlags, shutdownFlags *pflag.FlagSet) {
 	etcdFlags.DurationVar(&o.EtcdRequestTimeout, "etcd-request-timeout", o.EtcdRequestTimeout,
-		"Longest wait for etcd to answer a write or a single-object read; then the request fails with 504 and "+
-			"Retry-After instead of hanging until the etcd client gives up. 0 waits as long as the request may.")
+		"Longest wait for etcd to answer a write or a single-object read; then the request fails with reason ServerTimeout "+
+			"and Retry-After (clients retry it) instead of hanging until the etcd client gives up. 0 waits as long as the request may.")
 	shutdownFlags.Var(&trackedDuration{value: &o.ShutdownDelay, set: &o.ShutdownDelaySet}, "shutdown-delay-duration",
 		"After SIGTERM, keep serving this long with /readyz failing, so that load balancers and kube-apiserver's "+
 			"aggregator stop routing here first. Local mode defaults to 0.")

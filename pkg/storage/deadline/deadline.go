@@ -1,7 +1,10 @@
-// Package deadline bounds how long a write or a single-object read may wait for etcd. Without it a request
+// Package deadline bounds how long a write or a single-object read may wait for etcd, and reports an
+// unreachable etcd as such (reason ServerTimeout with Retry-After, which clients retry) rather than as an
+// internal error. Without it a request
 // against an etcd that accepted the connection but does not answer (a stalled or partitioned member) waits
 // until the etcd client's keepalive gives up, about half a minute, before the client sees an error; with it
-// the request ends after the timeout with 504 and Retry-After, as for any unreachable storage.
+// the request ends after the timeout with reason ServerTimeout and Retry-After, as Kubernetes answers for any
+// unreachable storage.
 //
 // Lists and watches are left alone: lists are served from the watch cache, and a large list from etcd may
 // legitimately take longer than a write ever should.
@@ -12,6 +15,8 @@ import (
 	"errors"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/registry/generic"
@@ -90,14 +95,19 @@ func (s *Storage) GuaranteedUpdate(ctx context.Context, key string, destination 
 	})
 }
 
-// bounded runs op with the timeout. When the timeout (not the caller) ended it, the error is storage's
-// "unreachable", which the registry answers with 504 and Retry-After.
+// bounded runs op with the timeout. When the timeout (not the caller) ended it, or the etcd client gave up on
+// the connection, the error is storage's "unreachable", which the registry answers with reason ServerTimeout
+// and Retry-After
+// rather than a 500 quoting a gRPC error.
 func (s *Storage) bounded(ctx context.Context, key string, op func(context.Context) error) error {
 	bctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	err := op(bctx)
-	if err != nil && ctx.Err() == nil && errors.Is(bctx.Err(), context.DeadlineExceeded) {
-		klog.FromContext(ctx).Info("etcd did not answer in time", "key", key, "timeout", s.timeout, "err", err)
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	if errors.Is(bctx.Err(), context.DeadlineExceeded) || status.Code(err) == codes.Unavailable {
+		klog.FromContext(ctx).Info("etcd did not answer", "key", key, "timeout", s.timeout, "err", err)
 		return storage.NewUnreachableError(key, 0)
 	}
 	return err

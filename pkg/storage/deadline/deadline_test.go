@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/storage"
@@ -87,5 +89,19 @@ func TestAnswersPassThrough(t *testing.T) {
 	err := New(answering{}, time.Second).Create(context.Background(), "/k", &metav1.Status{}, &metav1.Status{}, 0)
 	if !storage.IsExist(err) {
 		t.Errorf("got %v, want etcd's own answer", err)
+	}
+}
+
+type disconnected struct{ storage.Interface }
+
+func (disconnected) Get(context.Context, string, storage.GetOptions, runtime.Object) error {
+	return status.Error(codes.Unavailable, "keepalive ping failed to receive ACK within timeout")
+}
+
+// TestLostConnectionIsUnreachable: the etcd client giving up on a connection is an outage, not a 500.
+func TestLostConnectionIsUnreachable(t *testing.T) {
+	err := New(disconnected{}, time.Minute).Get(context.Background(), "/k", storage.GetOptions{}, &metav1.Status{})
+	if !storage.IsUnreachable(err) {
+		t.Errorf("got %v, want an unreachable storage error", err)
 	}
 }
