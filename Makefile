@@ -10,7 +10,7 @@ FUZZTIME  ?= 10s
 LONG_FUZZTIME ?= 5m
 GO        ?= go
 
-.PHONY: all build run test verify unit fuzz fuzz-short update-codegen verify-codegen clean tools image e2e local-up local-down
+.PHONY: all build run test verify unit fuzz fuzz-short update-codegen verify-codegen clean tools image e2e crash local-up local-down
 
 all: build
 
@@ -65,6 +65,12 @@ image:
 ## e2e: local control plane up, end-to-end suite with the pinned kubectl, down again (KEEP_UP=1 keeps it).
 e2e: tools
 	hack/e2e.sh
+
+## crash: the crash-consistency test alone, with CRASH_KILLS kill -9 rounds of aim-apiserver during a write
+## churn (make e2e runs it with 3), then the ledger check.
+CRASH_KILLS ?= 15
+crash: tools
+	hack/e2e.sh -run '^TestCrashConsistency$$' -crash.kills=$(CRASH_KILLS)
 
 local-up:
 	hack/local-up.sh
