@@ -40,9 +40,11 @@ FUZZ_PKG := ./pkg/apis/aim/validation
 fuzz-short:
 	@for t in $(FUZZ_TARGETS); do $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $(FUZZ_PKG); done
 
-# The controller's parsers of user and container input: path templates, check-size and discovery output.
+# The controller's parsers of user and container input (path templates, check-size and discovery output) and
+# the redaction of outside text.
 # Their seed corpora run with the unit tests; make fuzz explores them.
-CONTROLLER_FUZZ := ./pkg/controller/service:FuzzRenderPath ./pkg/controller/artifact:FuzzParseSizeOutput ./pkg/controller/discovery:FuzzParse
+CONTROLLER_FUZZ := ./pkg/controller/service:FuzzRenderPath ./pkg/controller/artifact:FuzzParseSizeOutput ./pkg/controller/discovery:FuzzParse \
+  ./pkg/controller/redact:FuzzExcerpt
 
 ## fuzz: the same targets for longer (LONG_FUZZTIME), and the controller's parsers.
 fuzz:
