@@ -234,7 +234,7 @@ func TestPlanArtifact(t *testing.T) {
 		wantPVC, wantSA   bool
 		check             func(t *testing.T, p Plan)
 	}{
-		{name: "missing runtime config blocks everything", status: aimv1.AIMStatusPending, component: ComponentRuntimeConfig, reason: "ConfigNotFound",
+		{name: "missing runtime config fails and blocks everything", status: aimv1.AIMStatusFailed, component: ComponentRuntimeConfig, reason: "ConfigNotFound",
 			obs: func() Observation {
 				o := ready()
 				o.RuntimeConfigErr = &runtimeconfig.NotFoundError{Name: "x", Namespace: "team"}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -65,6 +66,9 @@ func Register(m *manager.Manager, fetcher imagemeta.Fetcher) error {
 		{v.AIMClusterModels().Informer(), cl.Handler()},
 		{v.AIMServiceTemplates().Informer(), owners.Handler()},
 		{v.AIMClusterServiceTemplates().Informer(), owners.Handler()},
+		// A model waiting for (or using) a runtime config re-checks when it comes, changes or goes.
+		{v.AIMRuntimeConfigs().Informer(), ctl.configHandler(ns, cl, true)},
+		{v.AIMClusterRuntimeConfigs().Informer(), ctl.configHandler(ns, cl, false)},
 	} {
 		if _, err := h.inf.AddEventHandler(h.h); err != nil {
 			return err
@@ -73,6 +77,39 @@ func Register(m *manager.Manager, fetcher imagemeta.Fetcher) error {
 	m.Add(ns)
 	m.Add(cl)
 	return nil
+}
+
+// configHandler enqueues the models that name a runtime config: for a namespaced config those of its
+// namespace, for a cluster config every model (a namespaced config of the same name may be missing).
+func (ctl *Controller) configHandler(ns, cl *manager.Controller, namespaced bool) cache.ResourceEventHandler {
+	enqueue := func(obj any) {
+		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = tomb.Obj
+		}
+		cfg, ok := obj.(metav1.Object)
+		if !ok {
+			return
+		}
+		uses := func(name string) bool { return cmp.Or(name, runtimeconfig.DefaultName) == cfg.GetName() }
+		var models []*aimv1.AIMModel
+		if namespaced {
+			models, _ = ctl.models.AIMModels(cfg.GetNamespace()).List(labels.Everything())
+		} else {
+			models, _ = ctl.models.List(labels.Everything())
+			clusterModels, _ := ctl.clusterModels.List(labels.Everything())
+			for _, m := range clusterModels {
+				if uses(m.Spec.RuntimeConfigName) {
+					cl.Enqueue(m)
+				}
+			}
+		}
+		for _, m := range models {
+			if uses(m.Spec.RuntimeConfigName) {
+				ns.Enqueue(m)
+			}
+		}
+	}
+	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
 }
 
 func (ctl *Controller) reconcileNamespaced(ctx context.Context, key string) (time.Duration, error) {

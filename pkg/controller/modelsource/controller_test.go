@@ -138,7 +138,7 @@ func TestReconcile(t *testing.T) {
 		t.Errorf("steady state: wait %s err %v registry calls %v API actions %v", wait, err, fake.calls, client.Actions()[before:])
 	}
 
-	// A missing pull secret: Pending, looked for again in 30 s.
+	// A missing pull secret: Failed (a reference that does not exist), looked for again in 30 s.
 	s.Spec.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "regcred"}}
 	s.Generation = 2
 	_, err = client.AimV1alpha1().AIMClusterModelSources().Update(ctx, s, metav1.UpdateOptions{})
@@ -146,7 +146,7 @@ func TestReconcile(t *testing.T) {
 	refresh()
 	wait, err = ctl.reconcile(ctx, "src")
 	s = refresh()
-	if err != nil || wait != secretRecheck || s.Status.Status != aimv1.AIMStatusPending {
+	if err != nil || wait != secretRecheck || s.Status.Status != aimv1.AIMStatusFailed {
 		t.Errorf("missing secret: wait %s err %v status %s %v", wait, err, s.Status.Status, s.Status.Conditions)
 	}
 }

@@ -11,6 +11,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/env"
@@ -42,6 +44,18 @@ type Resolved struct {
 // NotFoundError is a named config that exists neither in the namespace nor in the cluster.
 type NotFoundError struct {
 	Name, Namespace string
+}
+
+// Status makes it an API NotFound (apierrors.IsNotFound), so that consumers report it as any missing
+// reference: ConfigValid=False/ReferenceNotFound, Failed.
+func (e *NotFoundError) Status() metav1.Status {
+	resource := schema.GroupResource{Group: aimv1.GroupName, Resource: "aimclusterruntimeconfigs"}
+	if e.Namespace != "" {
+		resource.Resource = "aimruntimeconfigs"
+	}
+	status := apierrors.NewNotFound(resource, e.Name).ErrStatus
+	status.Message = e.Error()
+	return status
 }
 
 func (e *NotFoundError) Error() string {

@@ -31,6 +31,14 @@ const (
 	ComponentRoute         = "HTTPRoute"
 )
 
+// Reasons of the Model and Template components.
+const (
+	ReasonModelNotReady = "ModelNotReady"
+	// ReasonTemplateUnready is the Template component's reason for a template that is not Ready, whatever the
+	// state it is in (the reference's TemplateNotReady).
+	ReasonTemplateUnready = "TemplateNotReady"
+)
+
 // Model is a model of either kind.
 type Model struct {
 	// Namespace is empty for an AIMClusterModel.
@@ -161,13 +169,21 @@ func ResolveModel(svc *aimv1.AIMService, found []Model) ModelResolution {
 	return ModelResolution{Component: comp}
 }
 
-// resolved reports a found model. A model that failed has no usable templates; any other state is fine here,
-// because the template a service runs on carries its own readiness (a model is Degraded when only some of its
-// templates fail, and the service may still run on a good one).
+// resolved reports a found model, which counts as resolved only once it is Ready, as in the reference: a
+// model still preparing keeps the service Pending, a Failed or Degraded one fails it, and one whose
+// templates all need GPUs the cluster lacks makes it NotAvailable (F1).
 func resolved(m Model, comp state.Component) ModelResolution {
-	comp.Reason, comp.Message = "ModelResolved", m.Ref().Kind+" "+strings.TrimPrefix(m.Namespace+"/"+m.Name, "/")
-	if m.Status == aimv1.AIMStatusFailed {
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, "ModelFailed", comp.Message+" is Failed"
+	what := m.Ref().Kind + " " + strings.TrimPrefix(m.Namespace+"/"+m.Name, "/")
+	switch m.Status {
+	case aimv1.AIMStatusReady:
+		comp.Reason, comp.Message = "ModelResolved", what
+	case aimv1.AIMStatusFailed, aimv1.AIMStatusDegraded:
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, ReasonModelNotReady, what+" is "+string(m.Status)
+	case aimv1.AIMStatusNotAvailable:
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusNotAvailable, ReasonModelNotReady, what+" has no template this cluster's GPUs can run"
+	default:
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, ReasonModelNotReady,
+			what+" is "+cmp.Or(string(m.Status), string(aimv1.AIMStatusPending))
 	}
 	return ModelResolution{Model: &m, Component: comp}
 }
@@ -276,30 +292,20 @@ func ResolveTemplate(svc *aimv1.AIMService, model *Model, templates []Template, 
 		comp.Errors = []error{state.NewError(state.InvalidSpec, ReasonAmbiguous, "%s", s.Message)}
 	case len(cands) == 0:
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, "TemplateNotFound", fmt.Sprintf("model %s has no templates yet", model.Name)
-	case slices.ContainsFunc(cands, func(c Candidate) bool { return !settled(c.Status) }):
-		var preparing []string
+	case !slices.ContainsFunc(cands, func(c Candidate) bool { return c.Status == aimv1.AIMStatusReady }):
+		// Templates exist but none is Ready (preparing, Failed or NotAvailable): the service waits for one, as
+		// in the reference; templateMatching says why each was passed over.
+		var states []string
 		for _, c := range cands {
-			if !settled(c.Status) {
-				preparing = append(preparing, fmt.Sprintf("%s (%s)", c.Name, cmp.Or(string(c.Status), "Pending")))
-			}
+			states = append(states, fmt.Sprintf("%s (%s)", c.Name, cmp.Or(string(c.Status), "Pending")))
 		}
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, "TemplateNotReady", "waiting for the model's templates: "+strings.Join(preparing, ", ")
-	case !slices.ContainsFunc(cands, func(c Candidate) bool { return c.Status != aimv1.AIMStatusNotAvailable }):
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusNotAvailable, "TemplateNotAvailable", "no template of the model can run on this cluster's GPUs"
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, ReasonTemplateUnready,
+			"no template of the model is Ready: "+strings.Join(states, ", ")
 	default:
 		comp.Errors = []error{state.NewError(state.InvalidSpec, s.Reason, "%s", s.Message)}
 	}
 	res.Component = comp
 	return res
-}
-
-// settled reports whether a template has finished preparing, well or badly.
-func settled(s aimv1.AIMStatus) bool {
-	switch s {
-	case aimv1.AIMStatusReady, aimv1.AIMStatusNotAvailable, aimv1.AIMStatusFailed, aimv1.AIMStatusDegraded:
-		return true
-	}
-	return false
 }
 
 // TemplateComponent reports the state of the template the service runs on.
@@ -309,11 +315,11 @@ func TemplateComponent(t *Template, comp state.Component) state.Component {
 	case aimv1.AIMStatusReady:
 		comp.Reason, comp.Message = "Resolved", what
 	case aimv1.AIMStatusNotAvailable:
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusNotAvailable, "TemplateNotAvailable", what+" needs a GPU this cluster does not have"
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusNotAvailable, ReasonTemplateUnready, what+" needs a GPU this cluster does not have"
 	case aimv1.AIMStatusFailed, aimv1.AIMStatusDegraded:
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, "TemplateNotReady", what+" is "+string(t.Status.Status)
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, ReasonTemplateUnready, what+" is "+string(t.Status.Status)
 	default:
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, "TemplateNotReady", what+" is "+cmp.Or(string(t.Status.Status), "Pending")
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, ReasonTemplateUnready, what+" is "+cmp.Or(string(t.Status.Status), "Pending")
 	}
 	return comp
 }

@@ -42,12 +42,7 @@ func outcome(c state.Component) (aimv1.AIMStatus, string) {
 			reason = e.Reason
 		}
 		if st == "" {
-			switch state.Categorize(c.Errors[0]) {
-			case state.MissingUpstream:
-				st = aimv1.AIMStatusPending
-			default:
-				st = aimv1.AIMStatusFailed
-			}
+			st = aimv1.AIMStatusFailed // user-fixable, missing references included
 		}
 	}
 	if st == "" {
@@ -69,9 +64,12 @@ func TestResolveModel(t *testing.T) {
 	}{
 		{"by name, namespaced first", service(nil), []Model{model("qwen", "team", aimv1.AIMStatusReady, img), model("qwen", "", aimv1.AIMStatusReady, img)},
 			"team/qwen", "", aimv1.AIMStatusReady, "ModelResolved"},
-		{"by name, missing", service(nil), nil, "", "", aimv1.AIMStatusPending, "ModelNotFound"},
-		{"by name, failed model", service(nil), []Model{model("qwen", "", aimv1.AIMStatusFailed, img)}, "/qwen", "", aimv1.AIMStatusFailed, "ModelFailed"},
-		{"by name, degraded model still serves", service(nil), []Model{model("qwen", "", aimv1.AIMStatusDegraded, img)}, "/qwen", "", aimv1.AIMStatusReady, "ModelResolved"},
+		{"by name, missing", service(nil), nil, "", "", aimv1.AIMStatusFailed, "ModelNotFound"},
+		{"by name, failed model", service(nil), []Model{model("qwen", "", aimv1.AIMStatusFailed, img)}, "/qwen", "", aimv1.AIMStatusFailed, "ModelNotReady"},
+		{"by name, degraded model fails the service", service(nil), []Model{model("qwen", "", aimv1.AIMStatusDegraded, img)}, "/qwen", "", aimv1.AIMStatusFailed, "ModelNotReady"},
+		{"by name, model still progressing", service(nil), []Model{model("qwen", "", aimv1.AIMStatusProgressing, img)}, "/qwen", "", aimv1.AIMStatusPending, "ModelNotReady"},
+		{"by name, model without status yet", service(nil), []Model{model("qwen", "", "", img)}, "/qwen", "", aimv1.AIMStatusPending, "ModelNotReady"},
+		{"by name, model not available", service(nil), []Model{model("qwen", "", aimv1.AIMStatusNotAvailable, img)}, "/qwen", "", aimv1.AIMStatusNotAvailable, "ModelNotReady"},
 		{"by image, one match", service(func(s *aimv1.AIMService) { s.Spec.Model = aimv1.AIMServiceModel{Image: ptr.To(" " + img + " ")} }),
 			[]Model{model("other", "team", aimv1.AIMStatusReady, "x:1"), model("q", "", aimv1.AIMStatusReady, img)}, "/q", "", aimv1.AIMStatusReady, "ModelResolved"},
 		{"by image, none: create", service(func(s *aimv1.AIMService) { s.Spec.Model = aimv1.AIMServiceModel{Image: ptr.To(img)} }),
@@ -145,7 +143,7 @@ func TestResolveTemplateByName(t *testing.T) {
 	svc := service(func(s *aimv1.AIMService) { s.Spec.Template = &aimv1.AIMServiceTemplateSelector{Name: "t"} })
 	if r := ResolveTemplate(svc, nil, nil, nil); r.Base != nil {
 		t.Fatal("resolved a missing template")
-	} else if st, reason := outcome(r.Component); st != aimv1.AIMStatusPending || reason != "TemplateNotFound" {
+	} else if st, reason := outcome(r.Component); st != aimv1.AIMStatusFailed || reason != "TemplateNotFound" {
 		t.Fatalf("missing template: %s %s", st, reason)
 	}
 	ns, cl := template("t", "team", "qwen", aimv1.AIMStatusReady, "optimized", ""), template("t", "", "qwen", aimv1.AIMStatusReady, "optimized", "")
@@ -171,7 +169,9 @@ func TestResolveTemplateBySelection(t *testing.T) {
 		{"still discovering", service(nil), []Template{template("a", "", "qwen", aimv1.AIMStatusProgressing, "", "MI300X")},
 			"", aimv1.AIMStatusPending, "TemplateNotReady"},
 		{"all not available", service(nil), []Template{template("a", "", "qwen", aimv1.AIMStatusNotAvailable, "", "MI355X")},
-			"", aimv1.AIMStatusNotAvailable, "TemplateNotAvailable"},
+			"", aimv1.AIMStatusPending, "TemplateNotReady"},
+		{"the only one failed", service(nil), []Template{template("a", "", "qwen", aimv1.AIMStatusFailed, "", "MI300X")},
+			"", aimv1.AIMStatusPending, "TemplateNotReady"},
 		{"only unoptimized", service(nil), []Template{template("a", "", "qwen", aimv1.AIMStatusReady, "preview", "MI300X")},
 			"", aimv1.AIMStatusFailed, "TemplateNotFound"},
 		{"tie", service(nil), []Template{template("a", "", "qwen", aimv1.AIMStatusReady, "optimized", "MI300X"),

@@ -187,6 +187,17 @@ func Derive(in Input) Output {
 		if worstMsg != "" {
 			msg += ": " + worstMsg
 		}
+		// What the user must fix names the Ready reason by its kind, as the reference does: AuthError,
+		// InvalidSpec or ReferenceNotFound (the component conditions keep their own reasons).
+		for _, c := range []struct {
+			cat    Category
+			reason string
+		}{{Auth, "AuthError"}, {InvalidSpec, "InvalidSpec"}, {MissingUpstream, "ReferenceNotFound"}} {
+			if cats[c.cat] != nil {
+				worstReason = c.reason
+				break
+			}
+		}
 		set(cond(ConditionReady, false, worstReason, msg), priority[status] <= priority[aimv1.AIMStatusDegraded])
 	}
 	if in.ServiceStatuses {
@@ -238,10 +249,11 @@ func stateFromErrors(errs []error) aimv1.AIMStatus {
 	switch {
 	case len(errs) == 0:
 		return aimv1.AIMStatusReady
-	case hasCategory(errs, Auth), hasCategory(errs, InvalidSpec), hasCategory(errs, ResourceExhaustion):
+	case hasCategory(errs, Auth), hasCategory(errs, InvalidSpec), hasCategory(errs, ResourceExhaustion),
+		hasCategory(errs, MissingUpstream):
+		// A reference to something that does not exist is for the user to fix, like a bad spec; the object
+		// recovers by itself when the thing appears (its controller watches it).
 		return aimv1.AIMStatusFailed
-	case hasCategory(errs, MissingUpstream):
-		return aimv1.AIMStatusPending
 	case hasCategory(errs, Infrastructure):
 		return aimv1.AIMStatusDegraded
 	default:

@@ -72,15 +72,17 @@ func failing(name string, d Dependency, err error) Component {
 func TestDerive(t *testing.T) {
 	missingModel := UpstreamError(apierrors.NewNotFound(gr, "qwen"))
 	cases := []struct {
-		name        string
-		components  []Component
-		service     bool
-		wantStatus  aimv1.AIMStatus
-		wantReady   metav1.ConditionStatus
-		wantReason  string
-		wantConds   map[string]metav1.ConditionStatus
-		wantRetry   bool
-		wantBlocked bool
+		name       string
+		components []Component
+		service    bool
+		wantStatus aimv1.AIMStatus
+		wantReady  metav1.ConditionStatus
+		wantReason string
+		wantConds  map[string]metav1.ConditionStatus
+		// wantCondReasons are the reasons of some conditions.
+		wantCondReasons map[string]string
+		wantRetry       bool
+		wantBlocked     bool
 	}{
 		{name: "all ready", components: []Component{ready("Model", DependencyUpstream), ready("DiscoveryJob", DependencyDownstream)},
 			wantStatus: aimv1.AIMStatusReady, wantReady: metav1.ConditionTrue, wantReason: "AllComponentsReady",
@@ -91,21 +93,29 @@ func TestDerive(t *testing.T) {
 			wantStatus: aimv1.AIMStatusProgressing, wantReady: "False", wantReason: "ResourceNotReady"},
 		{name: "downstream being created, service", service: true, components: []Component{{Name: "InferenceService", Dependency: DependencyDownstream, State: aimv1.AIMStatusProgressing, Reason: "CreatingRuntime"}},
 			wantStatus: aimv1.AIMStatusStarting, wantReady: "False", wantReason: "CreatingRuntime"},
-		{name: "missing upstream", components: []Component{failing("Model", DependencyUpstream, missingModel), ready("RuntimeConfig", DependencyUpstream)},
-			wantStatus: aimv1.AIMStatusPending, wantReady: "False", wantReason: "ReferenceNotFound", wantBlocked: true,
+		{name: "missing upstream fails", components: []Component{failing("Model", DependencyUpstream, missingModel), ready("RuntimeConfig", DependencyUpstream)},
+			wantStatus: aimv1.AIMStatusFailed, wantReady: "False", wantReason: "ReferenceNotFound", wantBlocked: true,
 			wantConds: map[string]metav1.ConditionStatus{"ConfigValid": "False", "ModelReady": "False"}},
+		{name: "missing upstream keeps the component reason", components: []Component{
+			failing("Model", DependencyUpstream, NewError(MissingUpstream, "ModelNotFound", "no model qwen"))},
+			wantStatus: aimv1.AIMStatusFailed, wantReady: "False", wantReason: "ReferenceNotFound", wantBlocked: true,
+			wantConds: map[string]metav1.ConditionStatus{"ConfigValid": "False", "ModelReady": "False"}, wantCondReasons: map[string]string{"ModelReady": "ModelNotFound", "ConfigValid": "ReferenceNotFound"}},
 		{name: "upstream progressing counts as pending", components: []Component{{Name: "Template", Dependency: DependencyUpstream, State: aimv1.AIMStatusProgressing, Reason: "TemplateNotReady"}},
 			wantStatus: aimv1.AIMStatusPending, wantReady: "False", wantReason: "TemplateNotReady"},
 		{name: "invalid spec fails", components: []Component{failing("HTTPRoute", DependencyDownstream, NewError(InvalidSpec, "GatewayNotConfigured", "routing is enabled without a gateway"))},
-			wantStatus: aimv1.AIMStatusFailed, wantReady: "False", wantReason: "GatewayNotConfigured", wantBlocked: true,
-			wantConds: map[string]metav1.ConditionStatus{"ConfigValid": "False"}},
+			wantStatus: aimv1.AIMStatusFailed, wantReady: "False", wantReason: "InvalidSpec", wantBlocked: true,
+			wantConds: map[string]metav1.ConditionStatus{"ConfigValid": "False"}, wantCondReasons: map[string]string{"HTTPRouteReady": "GatewayNotConfigured"}},
 		{name: "auth fails", components: []Component{failing("ImageMetadata", DependencyUpstream, apierrors.NewUnauthorized("registry"))},
 			wantStatus: aimv1.AIMStatusFailed, wantReady: "False", wantReason: "AuthError", wantBlocked: true,
 			wantConds: map[string]metav1.ConditionStatus{"AuthValid": "False"}},
 		{name: "GPU absent is NotAvailable, worse than pending", components: []Component{
+			{Name: "Model", Dependency: DependencyUpstream, State: aimv1.AIMStatusPending, Reason: "ModelNotReady"},
+			{Name: "GPU", Dependency: DependencyUpstream, State: aimv1.AIMStatusNotAvailable, Reason: "GPUNotAvailable", Message: "no node has MI355X"}},
+			wantStatus: aimv1.AIMStatusNotAvailable, wantReady: "False", wantReason: "GPUNotAvailable"},
+		{name: "a missing reference is worse than an absent GPU", components: []Component{
 			failing("Model", DependencyUpstream, missingModel),
 			{Name: "GPU", Dependency: DependencyUpstream, State: aimv1.AIMStatusNotAvailable, Reason: "GPUNotAvailable", Message: "no node has MI355X"}},
-			wantStatus: aimv1.AIMStatusNotAvailable, wantReady: "False", wantReason: "GPUNotAvailable", wantBlocked: true},
+			wantStatus: aimv1.AIMStatusFailed, wantReady: "False", wantReason: "ReferenceNotFound", wantBlocked: true},
 		{name: "failed beats not available", components: []Component{
 			{Name: "GPU", Dependency: DependencyUpstream, State: aimv1.AIMStatusNotAvailable, Reason: "GPUNotAvailable"},
 			{Name: "DiscoveryJob", Dependency: DependencyDownstream, State: aimv1.AIMStatusFailed, Reason: "DiscoveryOutputInvalid"}},
@@ -128,6 +138,11 @@ func TestDerive(t *testing.T) {
 			for typ, want := range tc.wantConds {
 				if c := meta.FindStatusCondition(out.Conditions, typ); c == nil || c.Status != want {
 					t.Errorf("%s = %+v, want %s", typ, c, want)
+				}
+			}
+			for typ, want := range tc.wantCondReasons {
+				if c := meta.FindStatusCondition(out.Conditions, typ); c == nil || c.Reason != want {
+					t.Errorf("%s = %+v, want reason %s", typ, c, want)
 				}
 			}
 			if out.Retry != tc.wantRetry || out.Blocked != tc.wantBlocked {

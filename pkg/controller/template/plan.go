@@ -148,7 +148,7 @@ func PlanTemplate(o Observation) Plan {
 		st.ModelSources = append([]aimv1.AIMModelSource(nil), o.Spec.ModelSources...)
 		st.Profile = profileFromSpec(o.Spec)
 		st.Discovery, st.DiscoveryJob = nil, nil
-		p.Informational = append(p.Informational, cond(ConditionDiscovered, true, ReasonInlineModelSources, "the template lists its model sources"))
+		p.Informational = append(p.Informational, cond(ConditionDiscovered, true, ReasonInlineModelSources, "Model sources provided in-line in spec"))
 	case blocked:
 		p.Informational = append(p.Informational, cond(ConditionDiscovered, discovered(o), ReasonAwaitingDiscovery,
 			"discovery waits for the model, the runtime config and the GPU"))

@@ -104,7 +104,8 @@ func TestPlanInlineSourcesSkipDiscovery(t *testing.T) {
 	if p.Job != nil || component(p, "DiscoveryJob") != nil || len(p.Status.ModelSources) != 1 || p.Status.Profile == nil {
 		t.Errorf("inline sources: job %v status %+v", p.Job, p.Status)
 	}
-	if len(p.Informational) != 1 || p.Informational[0].Reason != ReasonInlineModelSources || p.Informational[0].Status != metav1.ConditionTrue {
+	if len(p.Informational) != 1 || p.Informational[0].Reason != ReasonInlineModelSources || p.Informational[0].Status != metav1.ConditionTrue ||
+		p.Informational[0].Message != "Model sources provided in-line in spec" {
 		t.Errorf("Discovered %+v", p.Informational)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -151,7 +152,8 @@ func (ctl *Controller) resolveTemplate(c *aimv1.AIMTemplateCache) (*Template, er
 		t, err := ctl.templates.AIMServiceTemplates(c.Namespace).Get(name)
 		switch {
 		case err == nil:
-			return &Template{Kind: KindNamespaced, Name: t.Name, Status: t.Status.Status, ModelSources: t.Status.ModelSources}, nil
+			return &Template{Kind: KindNamespaced, Name: t.Name, Status: t.Status.Status, ModelSources: t.Status.ModelSources,
+				Ready: meta.FindStatusCondition(t.Status.Conditions, state.ConditionReady)}, nil
 		case !apierrors.IsNotFound(err):
 			return nil, err
 		case scope == aimv1.AIMTemplateScopeNamespace:
@@ -162,7 +164,8 @@ func (ctl *Controller) resolveTemplate(c *aimv1.AIMTemplateCache) (*Template, er
 	t, err := ctl.clusterTemplates.Get(name)
 	switch {
 	case err == nil:
-		return &Template{Kind: KindCluster, Name: t.Name, Status: t.Status.Status, ModelSources: t.Status.ModelSources}, nil
+		return &Template{Kind: KindCluster, Name: t.Name, Status: t.Status.Status, ModelSources: t.Status.ModelSources,
+			Ready: meta.FindStatusCondition(t.Status.Conditions, state.ConditionReady)}, nil
 	case !apierrors.IsNotFound(err):
 		return nil, err
 	case scope == aimv1.AIMTemplateScopeCluster:

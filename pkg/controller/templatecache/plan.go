@@ -40,7 +40,8 @@ const (
 	// MountRoot is where inference pods mount artifacts: <MountRoot>/<modelId>.
 	MountRoot = "/workspace/cache/"
 
-	ReasonTemplateNotFound = "TemplateNotFound"
+	// ReasonTemplateNotFound is the reason of a template that does not exist (in the cache's scope).
+	ReasonTemplateNotFound = "ReferenceNotFound"
 	ReasonTemplateNotReady = "TemplateNotReady"
 	ReasonArtifactFailed   = "ArtifactFailed"
 	ReasonArtifactConflict = "ArtifactConflict"
@@ -53,6 +54,8 @@ type Template struct {
 	Kind, Name   string
 	Status       aimv1.AIMStatus
 	ModelSources []aimv1.AIMModelSource
+	// Ready is the template's Ready condition, which a cache waiting for it mirrors.
+	Ready *metav1.Condition
 }
 
 // Observation is what one reconcile of a cache saw.
@@ -114,9 +117,19 @@ func PlanCache(o Observation) Plan {
 		report(ComponentTemplate, aimv1.AIMStatusReady, "TemplateFound", t.Kind+" "+t.Name)
 		sources = c.Spec.ModelSources
 	case t.Status != aimv1.AIMStatusReady:
+		// The cache mirrors its template, as the reference does: a Failed template fails the cache, one whose GPU
+		// is absent makes it NotAvailable, the rest is waiting; reason and message are the template's.
 		st.ResolvedTemplateKind = t.Kind
-		report(ComponentTemplate, aimv1.AIMStatusPending, ReasonTemplateNotReady,
-			fmt.Sprintf("%s %s is %s", t.Kind, t.Name, cmp.Or(string(t.Status), string(aimv1.AIMStatusPending))))
+		mirror, reason := aimv1.AIMStatusPending, ReasonTemplateNotReady
+		msg := fmt.Sprintf("%s %s is %s", t.Kind, t.Name, cmp.Or(string(t.Status), string(aimv1.AIMStatusPending)))
+		switch t.Status {
+		case aimv1.AIMStatusFailed, aimv1.AIMStatusDegraded, aimv1.AIMStatusNotAvailable:
+			mirror = t.Status
+		}
+		if t.Ready != nil && t.Ready.Status == metav1.ConditionFalse {
+			reason, msg = t.Ready.Reason, t.Ready.Message
+		}
+		report(ComponentTemplate, mirror, reason, msg)
 		blocked = true
 	default:
 		st.ResolvedTemplateKind = t.Kind

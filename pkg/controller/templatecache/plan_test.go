@@ -123,10 +123,18 @@ func TestPlanCache(t *testing.T) {
 		entryStatus        aimv1.AIMStatus
 		kind, reason, comp string
 	}{
-		{name: "missing template waits", obs: observe(shared, nil), status: aimv1.AIMStatusPending, comp: ComponentTemplate, reason: ReasonTemplateNotFound},
+		{name: "missing template fails", obs: observe(shared, nil), status: aimv1.AIMStatusFailed, comp: ComponentTemplate, reason: "ReferenceNotFound"},
+		{name: "failed template fails the cache with its reason", status: aimv1.AIMStatusFailed, comp: ComponentTemplate, reason: "DiscoveryOutputInvalid", kind: KindNamespaced,
+			obs: observe(shared, &Template{Kind: KindNamespaced, Name: "tpl", Status: aimv1.AIMStatusFailed,
+				Ready: &metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: "DiscoveryOutputInvalid", Message: "DiscoveryJob is not ready"}})},
+		{name: "unavailable template makes the cache NotAvailable", status: aimv1.AIMStatusNotAvailable, comp: ComponentTemplate, reason: "GPUNotAvailable", kind: KindCluster,
+			obs: observe(shared, &Template{Kind: KindCluster, Name: "tpl", Status: aimv1.AIMStatusNotAvailable,
+				Ready: &metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: "GPUNotAvailable", Message: "no node has MI355X"}})},
+		{name: "degraded template degrades the cache", status: aimv1.AIMStatusDegraded, comp: ComponentTemplate, reason: ReasonTemplateNotReady, kind: KindNamespaced,
+			obs: observe(shared, &Template{Kind: KindNamespaced, Name: "tpl", Status: aimv1.AIMStatusDegraded})},
 		{name: "unready template waits", status: aimv1.AIMStatusPending, comp: ComponentTemplate, reason: ReasonTemplateNotReady, kind: KindNamespaced,
 			obs: observe(shared, &Template{Kind: KindNamespaced, Name: "tpl", Status: aimv1.AIMStatusProgressing})},
-		{name: "missing runtime config", status: aimv1.AIMStatusPending, comp: ComponentRuntimeConfig, reason: "ConfigNotFound", kind: KindNamespaced,
+		{name: "missing runtime config fails", status: aimv1.AIMStatusFailed, comp: ComponentRuntimeConfig, reason: "ConfigNotFound", kind: KindNamespaced,
 			obs: func() Observation {
 				o := observe(shared, readyTemplate(src))
 				o.RuntimeConfigErr = &runtimeconfig.NotFoundError{Name: "rc", Namespace: "team"}
@@ -200,8 +208,9 @@ func TestPlanCache(t *testing.T) {
 			if comp == nil {
 				t.Fatalf("no %s component: %+v", tc.comp, p.Components)
 			}
+			// The condition's reason: the component's own, else its first error's.
 			reason := comp.Reason
-			if len(comp.Errors) > 0 {
+			if len(comp.Errors) > 0 && reason == "" {
 				if se, ok := comp.Errors[0].(*state.Error); ok {
 					reason = se.Reason
 				}

@@ -1,0 +1,211 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// These tests pin what aim-engine users see (reference-operator.md §3): status values, condition types and
+// reasons, exactly. Each is named after the behaviour.
+
+// statusIs waits until an object's status and one condition read "status condStatus condReason".
+func statusIs(t *testing.T, resource, ns, condType, want string) {
+	t.Helper()
+	args := []string{resource, "-o", fmt.Sprintf(`jsonpath={.status.status} {.status.conditions[?(@.type==%q)].status} {.status.conditions[?(@.type==%q)].reason}`, condType, condType)}
+	if ns != "" {
+		args = append(args, "-n", ns)
+	}
+	jsonpathEquals(t, 60*time.Second, want, args...)
+}
+
+// conditionReads waits until a condition reads "status reason".
+func conditionReads(t *testing.T, resource, ns, condType, want string) {
+	t.Helper()
+	args := []string{resource, "-o", fmt.Sprintf(`jsonpath={.status.conditions[?(@.type==%q)].status} {.status.conditions[?(@.type==%q)].reason}`, condType, condType)}
+	if ns != "" {
+		args = append(args, "-n", ns)
+	}
+	jsonpathEquals(t, 60*time.Second, want, args...)
+}
+
+// frozen applies objects with the reconciliation-paused annotation, so that the status the test writes stays.
+const paused = `aim.eai.amd.com/reconciliation-paused: "true"`
+
+// frozenModel is an AIMModel the controller leaves alone, with the given status.
+func frozenModel(t *testing.T, ns, name, status string) {
+	t.Helper()
+	admin(t).mustApply(fmt.Sprintf(`apiVersion: aim.eai.amd.com/v1alpha1
+kind: AIMModel
+metadata: {name: %s, namespace: %s, annotations: {%s}}
+spec: {image: registry.example/aim/%s:1.0}
+`, name, ns, paused, name))
+	setStatus(t, "aimmdl/"+name, ns, status, "")
+}
+
+// setStatus writes status.status (and a Ready condition with reason, when given) of a paused object.
+func setStatus(t *testing.T, resource, ns, status, reason string) {
+	t.Helper()
+	s := map[string]any{"status": status}
+	if reason != "" {
+		s["conditions"] = []map[string]any{{"type": "Ready", "status": "False", "reason": reason, "message": "set by the test",
+			"lastTransitionTime": time.Now().UTC().Format(time.RFC3339)}}
+	}
+	kind, name, _ := strings.Cut(resource, "/")
+	patchStatus(t, kind, name, ns, s)
+}
+
+// TestMissingReferencesFailAndRecover: a service naming a model, a template or a runtime config that does not
+// exist is Failed (the component says which, ConfigValid says ReferenceNotFound), as is a model naming a
+// missing runtime config or pull secret; each recovers by itself when the object appears.
+func TestMissingReferencesFailAndRecover(t *testing.T) {
+	k := admin(t)
+	ns := namespace(t, "e2e-missing")
+
+	applyService(t, ns, "no-model", "model: {name: nowhere}")
+	statusIs(t, "aimsvc/no-model", ns, "ModelReady", "Failed False ModelNotFound")
+	conditionReads(t, "aimsvc/no-model", ns, "ConfigValid", "False ReferenceNotFound")
+	conditionReads(t, "aimsvc/no-model", ns, "Ready", "False ReferenceNotFound")
+	frozenModel(t, ns, "nowhere", "Progressing")
+	statusIs(t, "aimsvc/no-model", ns, "ModelReady", "Pending False ModelNotReady")
+	conditionReads(t, "aimsvc/no-model", ns, "ConfigValid", "True ConfigurationValid")
+
+	frozenModel(t, ns, "qwen", "Ready")
+	applyService(t, ns, "no-template", "model: {name: qwen}, template: {name: nowhere}")
+	statusIs(t, "aimsvc/no-template", ns, "TemplateReady", "Failed False TemplateNotFound")
+	conditionReads(t, "aimsvc/no-template", ns, "ConfigValid", "False ReferenceNotFound")
+	k.mustApply(fmt.Sprintf(`apiVersion: aim.eai.amd.com/v1alpha1
+kind: AIMServiceTemplate
+metadata: {name: nowhere, namespace: %s, annotations: {%s}}
+spec: {modelName: qwen, metric: latency, precision: fp8, hardware: {gpu: {requests: 1, model: MI300X}}}
+`, ns, paused))
+	setStatus(t, "aimtpl/nowhere", ns, "Progressing", "")
+	statusIs(t, "aimsvc/no-template", ns, "TemplateReady", "Pending False TemplateNotReady")
+
+	applyService(t, ns, "no-config", "model: {name: qwen}, runtimeConfigName: nowhere")
+	statusIs(t, "aimsvc/no-config", ns, "RuntimeConfigReady", "Failed False ConfigNotFound")
+	conditionReads(t, "aimsvc/no-config", ns, "ConfigValid", "False ReferenceNotFound")
+
+	k.mustApply(fmt.Sprintf(`apiVersion: aim.eai.amd.com/v1alpha1
+kind: AIMModel
+metadata: {name: configless, namespace: %s}
+spec:
+  image: registry.example/aim/configless:1.0
+  runtimeConfigName: nowhere
+  imageMetadata: {model: {canonicalName: Org/configless}}
+`, ns))
+	statusIs(t, "aimmdl/configless", ns, "RuntimeConfigReady", "Failed False ConfigNotFound")
+	conditionReads(t, "aimmdl/configless", ns, "ConfigValid", "False ReferenceNotFound")
+
+	k.mustApply(fmt.Sprintf(`apiVersion: aim.eai.amd.com/v1alpha1
+kind: AIMModel
+metadata: {name: secretless, namespace: %s}
+spec:
+  image: 127.0.0.1:1/aim/secretless:1.0
+  imagePullSecrets: [{name: nowhere}]
+`, ns))
+	statusIs(t, "aimmdl/secretless", ns, "ImageMetadataReady", "Failed False SecretNotFound")
+	conditionReads(t, "aimmdl/secretless", ns, "ConfigValid", "False ReferenceNotFound")
+
+	// The runtime config appears: the service and the model that named it recover without being touched.
+	k.mustApply(fmt.Sprintf("apiVersion: aim.eai.amd.com/v1alpha1\nkind: AIMRuntimeConfig\nmetadata: {name: nowhere, namespace: %s}\nspec: {}\n", ns))
+	conditionReads(t, "aimsvc/no-config", ns, "RuntimeConfigReady", "True RuntimeConfigResolved")
+	jsonpathEquals(t, 60*time.Second, "True", "aimmdl", "configless", "-n", ns, "-o", `jsonpath={.status.conditions[?(@.type=="RuntimeConfigReady")].status}`)
+	conditionReads(t, "aimmdl/configless", ns, "ConfigValid", "True ConfigurationValid")
+}
+
+// TestServiceModelReadyOnlyWhenModelReady: ModelReady is True/ModelResolved only for a Ready model; a model
+// still preparing keeps the service Pending, a Failed or Degraded one fails it (ModelNotReady).
+func TestServiceModelReadyOnlyWhenModelReady(t *testing.T) {
+	ns := namespace(t, "e2e-modelready")
+	frozenModel(t, ns, "qwen", "")
+	applyService(t, ns, "chat", "model: {name: qwen}")
+	statusIs(t, "aimsvc/chat", ns, "ModelReady", "Pending False ModelNotReady")
+	setStatus(t, "aimmdl/qwen", ns, "Progressing", "")
+	statusIs(t, "aimsvc/chat", ns, "ModelReady", "Pending False ModelNotReady")
+	setStatus(t, "aimmdl/qwen", ns, "Degraded", "SomeTemplatesDegraded")
+	statusIs(t, "aimsvc/chat", ns, "ModelReady", "Failed False ModelNotReady")
+	setStatus(t, "aimmdl/qwen", ns, "Failed", "AllTemplatesFailed")
+	statusIs(t, "aimsvc/chat", ns, "ModelReady", "Failed False ModelNotReady")
+	setStatus(t, "aimmdl/qwen", ns, "Ready", "")
+	conditionReads(t, "aimsvc/chat", ns, "ModelReady", "True ModelResolved")
+}
+
+// TestServiceAutoSelectionWithoutReadyTemplateIsPending: the model has templates, none Ready (the only one is
+// Failed): the service waits, TemplateReady=False/TemplateNotReady, and templateMatching records the
+// candidate (F3).
+func TestServiceAutoSelectionWithoutReadyTemplateIsPending(t *testing.T) {
+	k := admin(t)
+	ns := namespace(t, "e2e-noready")
+	frozenModel(t, ns, "qwen", "Ready")
+	k.mustApply(fmt.Sprintf(`apiVersion: aim.eai.amd.com/v1alpha1
+kind: AIMServiceTemplate
+metadata: {name: broken, namespace: %s, annotations: {%s}}
+spec: {modelName: qwen, metric: latency, precision: fp8, hardware: {gpu: {requests: 1, model: MI300X}}}
+`, ns, paused))
+	setStatus(t, "aimtpl/broken", ns, "Failed", "DiscoveryOutputInvalid")
+	applyService(t, ns, "chat", "model: {name: qwen}")
+	statusIs(t, "aimsvc/chat", ns, "TemplateReady", "Pending False TemplateNotReady")
+	conditionReads(t, "aimsvc/chat", ns, "ConfigValid", "True ConfigurationValid")
+	jsonpathEquals(t, 30*time.Second, "broken rejected TemplateNotReady", "aimsvc", "chat", "-n", ns, "-o",
+		`jsonpath={.status.templateMatching.candidates[0].name} {.status.templateMatching.candidates[0].status} {.status.templateMatching.candidates[0].reason}`)
+}
+
+// TestTemplateCacheMirrorsItsTemplate: a cache follows its template's state: Failed fails it, NotAvailable
+// makes it NotAvailable (reason and message from the template's Ready condition), and a template that does
+// not exist in the cache's scope fails it with ReferenceNotFound.
+func TestTemplateCacheMirrorsItsTemplate(t *testing.T) {
+	k := admin(t)
+	ns := namespace(t, "e2e-cachemirror")
+	frozenModel(t, ns, "qwen", "Ready")
+	k.mustApply(fmt.Sprintf(`apiVersion: aim.eai.amd.com/v1alpha1
+kind: AIMServiceTemplate
+metadata: {name: tpl, namespace: %[1]s, annotations: {%[2]s}}
+spec: {modelName: qwen, metric: latency, precision: fp8, hardware: {gpu: {requests: 1, model: MI300X}}}
+---
+apiVersion: aim.eai.amd.com/v1alpha1
+kind: AIMTemplateCache
+metadata: {name: mirror, namespace: %[1]s}
+spec: {templateName: tpl, templateScope: Namespace}
+---
+apiVersion: aim.eai.amd.com/v1alpha1
+kind: AIMTemplateCache
+metadata: {name: absent, namespace: %[1]s}
+spec: {templateName: nowhere, templateScope: Namespace}
+---
+apiVersion: aim.eai.amd.com/v1alpha1
+kind: AIMTemplateCache
+metadata: {name: wrong-scope, namespace: %[1]s}
+spec: {templateName: tpl, templateScope: Cluster}
+`, ns, paused))
+	setStatus(t, "aimtpl/tpl", ns, "Failed", "DiscoveryOutputInvalid")
+	statusIs(t, "aimtc/mirror", ns, "ServiceTemplateReady", "Failed False DiscoveryOutputInvalid")
+	setStatus(t, "aimtpl/tpl", ns, "NotAvailable", "GPUNotAvailable")
+	statusIs(t, "aimtc/mirror", ns, "ServiceTemplateReady", "NotAvailable False GPUNotAvailable")
+	statusIs(t, "aimtc/absent", ns, "ServiceTemplateReady", "Failed False ReferenceNotFound")
+	statusIs(t, "aimtc/wrong-scope", ns, "ServiceTemplateReady", "Failed False ReferenceNotFound")
+	conditionReads(t, "aimtc/wrong-scope", ns, "ConfigValid", "False ReferenceNotFound")
+}
+
+// TestInlineModelSourcesAreDiscovered: a template listing its model sources needs no discovery and says so as
+// the reference does.
+func TestInlineModelSourcesAreDiscovered(t *testing.T) {
+	k := admin(t)
+	ns := namespace(t, "e2e-inline")
+	frozenModel(t, ns, "qwen", "Ready")
+	k.mustApply(fmt.Sprintf(`apiVersion: aim.eai.amd.com/v1alpha1
+kind: AIMServiceTemplate
+metadata: {name: inline, namespace: %s}
+spec:
+  modelName: qwen
+  metric: latency
+  precision: fp16
+  hardware: {cpu: {requests: "4"}}
+  modelSources: [{modelId: Org/Qwen, sourceUri: "hf://Org/Qwen", size: 1Gi}]
+`, ns))
+	jsonpathEquals(t, 60*time.Second, "True InlineModelSources Model sources provided in-line in spec", "aimtpl", "inline", "-n", ns, "-o",
+		`jsonpath={.status.conditions[?(@.type=="Discovered")].status} {.status.conditions[?(@.type=="Discovered")].reason} {.status.conditions[?(@.type=="Discovered")].message}`)
+}
