@@ -21,6 +21,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
+	"github.com/aim-apiserver/aim-apiserver/pkg/fieldformat"
 	"github.com/aim-apiserver/aim-apiserver/pkg/registry/aim/aimartifact"
 	"github.com/aim-apiserver/aim-apiserver/pkg/registry/aim/aimclustermodel"
 	"github.com/aim-apiserver/aim-apiserver/pkg/registry/aim/aimclustermodelsource"
@@ -86,6 +87,9 @@ func (c *Config) Complete() CompletedConfig {
 
 // New builds the server and installs the AIM API group.
 func (c completedConfig) New() (*AIMServer, error) {
+	if err := c.checkFieldFormats(); err != nil {
+		return nil, err
+	}
 	generic, err := c.GenericConfig.New("aim-apiserver", genericapiserver.NewEmptyDelegate())
 	if err != nil {
 		return nil, fmt.Errorf("creating generic API server: %w", err)
@@ -111,6 +115,24 @@ func (c completedConfig) New() (*AIMServer, error) {
 		}
 	}
 	return &AIMServer{GenericAPIServer: generic}, nil
+}
+
+// checkFieldFormats puts the field format check innermost in the handler chain, right before the handlers:
+// a quantity, date-time or duration that would not decode is a 422 naming the field (package fieldformat).
+func (c completedConfig) checkFieldFormats() error {
+	kinds := map[string]string{} // the status subresource is checked too: it is the same resource
+	for _, r := range Resources() {
+		kinds[r.ResourceName()] = r.KindName()
+	}
+	checker, err := fieldformat.New(Scheme, v1alpha1.SchemeGroupVersion, kinds, c.GenericConfig.MaxRequestBodyBytes)
+	if err != nil {
+		return err
+	}
+	chain := c.GenericConfig.BuildHandlerChainFunc
+	c.GenericConfig.BuildHandlerChainFunc = func(api http.Handler, gc *genericapiserver.Config) http.Handler {
+		return chain(checker.WithCheck(api, gc.Serializer), gc)
+	}
+	return nil
 }
 
 // installController starts the embedded controller after the server serves (it reads AIM objects through

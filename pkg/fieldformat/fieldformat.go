@@ -1,0 +1,286 @@
+// Package fieldformat turns a quantity, date-time or duration that does not parse into a 422 that names the
+// field, as a CRD's schema validation does.
+//
+// A typed API server decodes the request body into Go structs, and a value such as `size: 12xyz` fails inside
+// resource.Quantity's JSON decoder, which knows no field path: the generic handlers answer 400 "decode error".
+// The check runs just before the handlers, after authentication and authorization: it reads the body of
+// creates, updates and patches of the guarded resources, walks it alongside the resource's Go type and
+// reports every such field that would not decode. Anything it cannot read is left to the handlers.
+package fieldformat
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
+	"k8s.io/apiserver/pkg/endpoints/request"
+	"sigs.k8s.io/yaml"
+)
+
+// Checker guards the resources of one API group version.
+type Checker struct {
+	gv schema.GroupVersion
+	// kinds maps a resource (plural) to its kind and Go type.
+	kinds map[string]kind
+	// maxBodyBytes is the server's body limit; larger bodies are left to the handlers, which answer 413.
+	maxBodyBytes int64
+}
+
+type kind struct {
+	name string
+	typ  reflect.Type
+}
+
+// New guards the resources of gv; resources maps each resource (plural) to its kind, whose Go type the
+// scheme knows.
+func New(scheme *runtime.Scheme, gv schema.GroupVersion, resources map[string]string, maxBodyBytes int64) (*Checker, error) {
+	c := &Checker{gv: gv, kinds: map[string]kind{}, maxBodyBytes: maxBodyBytes}
+	for res, k := range resources {
+		obj, err := scheme.New(gv.WithKind(k))
+		if err != nil {
+			return nil, fmt.Errorf("field format check for %s: %w", res, err)
+		}
+		c.kinds[res] = kind{name: k, typ: reflect.TypeOf(obj).Elem()}
+	}
+	return c, nil
+}
+
+// WithCheck wraps the API handler (inside the handler chain, where the request info is known).
+func (c *Checker) WithCheck(handler http.Handler, s runtime.NegotiatedSerializer) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		info, ok := request.RequestInfoFrom(r.Context())
+		k, guarded := c.kinds[info.Resource]
+		if !ok || !info.IsResourceRequest || info.APIGroup != c.gv.Group || info.APIVersion != c.gv.Version || !guarded ||
+			(info.Verb != "create" && info.Verb != "update" && info.Verb != "patch") || r.Body == nil {
+			handler.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, c.maxBodyBytes+1))
+		r.Body.Close()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if err != nil || int64(len(body)) > c.maxBodyBytes {
+			handler.ServeHTTP(w, r)
+			return
+		}
+		if errs := c.check(body, r.Header.Get("Content-Type"), k.typ); len(errs) > 0 {
+			name := info.Name
+			if name == "" {
+				name = nameOf(body)
+			}
+			err := apierrors.NewInvalid(schema.GroupKind{Group: c.gv.Group, Kind: k.name}, name, errs)
+			responsewriters.ErrorNegotiated(err, s, c.gv, w, r)
+			return
+		}
+		handler.ServeHTTP(w, r)
+	})
+}
+
+// check reads the body by its content type and reports the fields that would not decode.
+func (c *Checker) check(body []byte, contentType string, typ reflect.Type) field.ErrorList {
+	mediaType, _, _ := mime.ParseMediaType(contentType)
+	var doc any
+	switch {
+	case mediaType == "application/json-patch+json":
+		var ops []struct {
+			Op    string          `json:"op"`
+			Path  string          `json:"path"`
+			Value json.RawMessage `json:"value"`
+		}
+		if decode(body, &ops) != nil {
+			return nil
+		}
+		var errs field.ErrorList
+		for _, op := range ops {
+			if (op.Op != "add" && op.Op != "replace" && op.Op != "test") || op.Value == nil {
+				continue
+			}
+			t, path, ok := resolvePointer(typ, op.Path)
+			var v any
+			if ok && decode(op.Value, &v) == nil {
+				errs = append(errs, walk(v, t, path)...)
+			}
+		}
+		return errs
+	case strings.HasSuffix(mediaType, "yaml"):
+		js, err := yaml.YAMLToJSON(body)
+		if err != nil || decode(js, &doc) != nil {
+			return nil
+		}
+	default:
+		if decode(body, &doc) != nil {
+			return nil
+		}
+	}
+	return walk(doc, typ, nil)
+}
+
+// decode reads JSON keeping numbers as written, so that a quantity given as a number is checked exactly.
+func decode(data []byte, into any) error {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	return d.Decode(into)
+}
+
+var (
+	quantityType = reflect.TypeOf(resource.Quantity{})
+	timeType     = reflect.TypeOf(metav1.Time{})
+	durationType = reflect.TypeOf(metav1.Duration{})
+)
+
+// walk checks a decoded JSON value against a Go type.
+func walk(v any, t reflect.Type, path *field.Path) field.ErrorList {
+	if v == nil {
+		return nil
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t {
+	case quantityType:
+		return checkQuantity(v, path)
+	case timeType:
+		if s, ok := v.(string); ok {
+			if _, err := time.Parse(time.RFC3339, s); err != nil {
+				return field.ErrorList{field.Invalid(path, s, "must be a date-time in RFC 3339 format, e.g. 2026-01-02T15:04:05Z")}
+			}
+		}
+		return nil
+	case durationType:
+		if s, ok := v.(string); ok {
+			if _, err := time.ParseDuration(s); err != nil {
+				return field.ErrorList{field.Invalid(path, s, "must be a duration such as 30s, 5m or 1h30m")}
+			}
+		}
+		return nil
+	}
+	var errs field.ErrorList
+	switch t.Kind() {
+	case reflect.Struct:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		fields := map[string]reflect.StructField{}
+		collectFields(t, fields)
+		for key, val := range obj {
+			if f, ok := fields[key]; ok {
+				errs = append(errs, walk(val, f.Type, path.Child(key))...)
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		if items, ok := v.([]any); ok {
+			for i, item := range items {
+				errs = append(errs, walk(item, t.Elem(), path.Index(i))...)
+			}
+		}
+	case reflect.Map:
+		if obj, ok := v.(map[string]any); ok {
+			for key, val := range obj {
+				errs = append(errs, walk(val, t.Elem(), path.Key(key))...)
+			}
+		}
+	}
+	return errs
+}
+
+// collectFields maps the JSON names of a struct's fields, embedded (inline) structs included.
+func collectFields(t reflect.Type, into map[string]reflect.StructField) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case name == "-":
+		case f.Anonymous && (name == "" || strings.Contains(opts, "inline")):
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				collectFields(ft, into)
+			}
+		case name != "" && f.IsExported():
+			into[name] = f
+		}
+	}
+}
+
+func checkQuantity(v any, path *field.Path) field.ErrorList {
+	var s string
+	switch q := v.(type) {
+	case string:
+		s = q
+	case json.Number:
+		s = q.String()
+	default:
+		return field.ErrorList{field.Invalid(path, v, "must be a quantity, a string or a number")}
+	}
+	if _, err := resource.ParseQuantity(s); err != nil {
+		return field.ErrorList{field.Invalid(path, s, `quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`)}
+	}
+	return nil
+}
+
+// resolvePointer finds the Go type and field path a JSON pointer (RFC 6901) names in t.
+func resolvePointer(t reflect.Type, pointer string) (reflect.Type, *field.Path, bool) {
+	if !strings.HasPrefix(pointer, "/") {
+		return nil, nil, false
+	}
+	var path *field.Path
+	for _, seg := range strings.Split(pointer[1:], "/") {
+		seg = strings.NewReplacer("~1", "/", "~0", "~").Replace(seg)
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		switch t.Kind() {
+		case reflect.Struct:
+			fields := map[string]reflect.StructField{}
+			collectFields(t, fields)
+			f, ok := fields[seg]
+			if !ok {
+				return nil, nil, false
+			}
+			t, path = f.Type, path.Child(seg)
+		case reflect.Slice, reflect.Array:
+			i, err := strconv.Atoi(seg)
+			if seg == "-" {
+				i, err = -1, nil
+			}
+			if err != nil {
+				return nil, nil, false
+			}
+			t, path = t.Elem(), path.Index(i)
+		case reflect.Map:
+			t, path = t.Elem(), path.Key(seg)
+		default:
+			return nil, nil, false
+		}
+	}
+	return t, path, true
+}
+
+// nameOf reads metadata.name from a body, for the message of a create.
+func nameOf(body []byte) string {
+	var obj struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	}
+	if js, err := yaml.YAMLToJSON(body); err == nil && json.Unmarshal(js, &obj) == nil {
+		return obj.Metadata.Name
+	}
+	return ""
+}

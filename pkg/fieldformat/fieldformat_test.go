@@ -1,0 +1,62 @@
+package fieldformat
+
+import (
+	"reflect"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+)
+
+var serviceType = reflect.TypeOf(aimv1.AIMService{})
+
+func fields(errs field.ErrorList) []string {
+	var out []string
+	for _, e := range errs {
+		out = append(out, e.Field)
+	}
+	return out
+}
+
+func TestCheck(t *testing.T) {
+	c := &Checker{}
+	for _, tc := range []struct {
+		name, contentType, body string
+		want                    []string
+	}{
+		{"valid", "application/json", `{"spec":{"resources":{"limits":{"cpu":"2"}},"routing":{"requestTimeout":"30s"}}}`, nil},
+		{"bad quantity in a map", "application/json", `{"spec":{"resources":{"limits":{"cpu":"two"}}}}`, []string{"spec.resources.limits[cpu]"}},
+		{"numbers are quantities too", "application/json", `{"spec":{"resources":{"requests":{"memory":123456789012345678901234567890}}}}`, nil},
+		{"a boolean is no quantity", "application/json", `{"spec":{"resources":{"requests":{"cpu":true}}}}`, []string{"spec.resources.requests[cpu]"}},
+		{"bad duration", "application/json", `{"spec":{"routing":{"requestTimeout":"soon"}}}`, []string{"spec.routing.requestTimeout"}},
+		{"YAML", "application/yaml", "spec:\n  routing: {requestTimeout: 3 days}\n", []string{"spec.routing.requestTimeout"}},
+		{"JSON patch", "application/json-patch+json", `[{"op":"add","path":"/spec/resources/limits","value":{"cpu":"x"}},{"op":"remove","path":"/spec/replicas"}]`,
+			[]string{"spec.resources.limits[cpu]"}},
+		{"JSON patch into a list", "application/json-patch+json", `[{"op":"add","path":"/spec/routing/requestTimeout","value":"1 minute"}]`,
+			[]string{"spec.routing.requestTimeout"}},
+		{"unknown fields are not ours to judge", "application/json", `{"spec":{"nope":{"size":"x"}}}`, nil},
+		{"malformed bodies are left to the handlers", "application/json", `{"spec":`, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := fields(c.check([]byte(tc.body), tc.contentType, serviceType))
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("fields %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func FuzzCheck(f *testing.F) {
+	f.Add(`{"spec":{"resources":{"limits":{"cpu":"2"}}}}`, "application/json")
+	f.Add(`[{"op":"add","path":"/spec/env/-","value":{"name":"X"}}]`, "application/json-patch+json")
+	f.Add("spec: {routing: {requestTimeout: 1s}}", "application/yaml")
+	c := &Checker{}
+	f.Fuzz(func(t *testing.T, body, contentType string) {
+		for _, e := range c.check([]byte(body), contentType, serviceType) {
+			if e.Field == "" {
+				t.Fatalf("an error without a field: %v", e)
+			}
+		}
+	})
+}
