@@ -62,6 +62,28 @@ func succeedPod(t *testing.T, ns, pod, container, message string) {
 	admin(t).must("patch", "pod", pod, "-n", ns, "--subresource=status", "--type=merge", "--patch-file", f)
 }
 
+// bindVolume plays the volume provisioner (none runs here): the claim becomes Bound.
+func bindVolume(t *testing.T, ns, pvc string) {
+	t.Helper()
+	admin(t).must("patch", "pvc", pvc, "-n", ns, "--subresource=status", "--type=merge", "-p", `{"status":{"phase":"Bound"}}`)
+}
+
+// failPod plays kubelet for a failed attempt: the container exits 1 with message as its termination message.
+func failPod(t *testing.T, ns, pod, container, message string) {
+	t.Helper()
+	now := time.Now().UTC().Format(time.RFC3339)
+	data, _ := json.Marshal(map[string]any{"status": map[string]any{
+		"phase": "Failed",
+		"containerStatuses": []any{map[string]any{
+			"name": container, "image": "x", "imageID": "", "ready": false, "restartCount": 0,
+			"state": map[string]any{"terminated": map[string]any{"exitCode": 1, "reason": "Error", "message": message, "startedAt": now, "finishedAt": now}},
+		}},
+	}})
+	f := filepath.Join(t.TempDir(), "status.json")
+	must(t, os.WriteFile(f, data, 0o600))
+	admin(t).must("patch", "pod", pod, "-n", ns, "--subresource=status", "--type=merge", "--patch-file", f)
+}
+
 // TestTemplateCacheDownloadsSharedArtifact: a Shared cache of a Ready template with an inline, sized source
 // makes one artifact, a volume of size + 10 % rounded up to GiB, and a download Job under the dedicated
 // service account, which may patch artifact status (the namespace's default account may not). Progress the
@@ -114,14 +136,17 @@ spec:
 		}
 		return nil
 	})
-	// The controller reconciles on that change and must keep the downloader's fields.
+	// The controller reconciles on that change and must keep the downloader's fields. (The artifact is Pending:
+	// no kubelet starts the download pod here, and aim-engine reports a pending pod so.)
 	time.Sleep(2 * time.Second)
-	if got := k.must("get", "aimart", art, "-n", ns, "-o", "jsonpath={.status.progress.displayPercentage} {.status.download.protocol} {.status.status}"); got != "50 % XET Progressing" {
+	if got := k.must("get", "aimart", art, "-n", ns, "-o", "jsonpath={.status.progress.displayPercentage} {.status.download.protocol} {.status.status}"); got != "50 % XET Pending" {
 		t.Errorf("progress after the controller saw it: %q", got)
 	}
 
+	bindVolume(t, ns, pvc)
 	succeedPod(t, ns, pod, "model-download", "")
 	jsonpathEquals(t, 60*time.Second, "Ready 100 %", "aimart", art, "-n", ns, "-o", "jsonpath={.status.status} {.status.progress.displayPercentage}")
+	conditionReads(t, "aimart/"+art, ns, "DownloadComplete", "True Verified")
 	jsonpathEquals(t, 30*time.Second, "Ready", "aimtc", "small", "-n", ns, "-o", "jsonpath={.status.status}")
 	got := k.must("get", "aimtc", "small", "-n", ns, "-o", fmt.Sprintf(`jsonpath={.status.artifacts.%s.persistentVolumeClaim} {.status.artifacts.%s.mountPoint} {.status.resolvedTemplateKind}`, art, art))
 	if got != pvc+" /workspace/cache/org/small AIMServiceTemplate" {
@@ -140,7 +165,8 @@ func TestArtifactCheckSizeSizesTheVolume(t *testing.T) {
 	if spec != downloaderSA+" /check-size.sh FallbackToLogsOnError 2" {
 		t.Errorf("check-size Job: %q", spec)
 	}
-	jsonpathEquals(t, 30*time.Second, "Progressing", "aimart", "unsized", "-n", ns, "-o", "jsonpath={.status.status}")
+	jsonpathEquals(t, 30*time.Second, "Pending False PodsPending", "aimart", "unsized", "-n", ns, "-o",
+		`jsonpath={.status.status} {.status.conditions[?(@.type=="CheckSizeJobPodsReady")].status} {.status.conditions[?(@.type=="CheckSizeJobPodsReady")].reason}`)
 
 	succeedPod(t, ns, pod, "check-size", "checking hf://x/y\n"+`{"url":"hf://x/y","sizeBytes":123456789}`)
 	jsonpathEquals(t, 60*time.Second, "123456789 117.7 MiB", "aimart", "unsized", "-n", ns, "-o", "jsonpath={.status.discoveredSizeBytes} {.status.displaySize}")

@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -208,4 +209,104 @@ spec:
 `, ns))
 	jsonpathEquals(t, 60*time.Second, "True InlineModelSources Model sources provided in-line in spec", "aimtpl", "inline", "-n", ns, "-o",
 		`jsonpath={.status.conditions[?(@.type=="Discovered")].status} {.status.conditions[?(@.type=="Discovered")].reason} {.status.conditions[?(@.type=="Discovered")].message}`)
+}
+
+// labelsOf reads an object's labels as a map.
+func labelsOf(t *testing.T, kind, name, ns string) map[string]string {
+	t.Helper()
+	out := admin(t).must("get", kind, name, "-n", ns, "-o", "jsonpath={.metadata.labels}")
+	labels := map[string]string{}
+	must(t, json.Unmarshal([]byte(out), &labels))
+	return labels
+}
+
+func hasLabels(t *testing.T, what string, got map[string]string, want map[string]string) {
+	t.Helper()
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: label %s = %q, want %q (all: %v)", what, k, got[k], v, got)
+		}
+	}
+}
+
+// TestCacheChildrenCarryReferenceLabels: a service's template cache, the cache's artifact, and the artifact's
+// volume and download Job carry aim-engine's labels (so selectors written for it work), the cache holds
+// aim-engine's finalizer, and a cache holding the old finalizer name gets the new one.
+func TestCacheChildrenCarryReferenceLabels(t *testing.T) {
+	k := admin(t)
+	readyClusterTemplate(t, "e2e-labels")
+	ns := namespace(t, "e2e-labels")
+	applyService(t, ns, "labelled", "model: {name: e2e-labels-model}")
+	k.must("label", "aimsvc", "labelled", "-n", ns, "aim.eai.amd.com/team=inference")
+
+	cache := onlyOne(t, 60*time.Second, "aimtc", ns)
+	hasLabels(t, "template cache", labelsOf(t, "aimtc", cache, ns), map[string]string{
+		"aim.eai.amd.com/service": "labelled", "aim.eai.amd.com/service.name": "labelled"})
+	jsonpathEquals(t, 30*time.Second, "aim.eai.amd.com/artifactcleanup", "aimtc", cache, "-n", ns, "-o", "jsonpath={.metadata.finalizers[*]}")
+
+	art := onlyOne(t, 60*time.Second, "aimart", ns)
+	hasLabels(t, "artifact", labelsOf(t, "aimart", art, ns), map[string]string{
+		"template-created": "true", "aim.eai.amd.com/template.name": "e2e-labels", "aim.eai.amd.com/template.scope": "Cluster",
+		"aim.eai.amd.com/template.index": "0", "aim.eai.amd.com/template-cache.name": cache, "aim.eai.amd.com/service": "labelled"})
+
+	pvc := jsonpathSet(t, 30*time.Second, "aimart", art, "-n", ns, "-o", "jsonpath={.status.persistentVolumeClaim}")
+	hasLabels(t, "volume", labelsOf(t, "pvc", pvc, ns), map[string]string{
+		"aim.eai.amd.com/cache.name": art, "aim.eai.amd.com/cache.type": "template-cache", "aim.eai.amd.com/source-model": "org_model",
+		"aim.eai.amd.com/artifact.name": art, "aim.eai.amd.com/template.name": "e2e-labels"})
+	job, _ := jobPodOf(t, ns, art, "download")
+	hasLabels(t, "download Job", labelsOf(t, "job", job, ns), map[string]string{
+		"aim.eai.amd.com/cache.name": art, "aim.eai.amd.com/cache.type": "artifact", "aim.eai.amd.com/component": "download"})
+	envs := k.must("get", "job", job, "-n", ns, "-o", "jsonpath={.spec.template.spec.containers[0].env[*].name}")
+	if envs != "AIM_DOWNLOADER_PROTOCOL TMPDIR HF_HOME EXPECTED_SIZE_BYTES MOUNT_PATH ARTIFACT_NAME ARTIFACT_NAMESPACE STALL_TIMEOUT TARGET_DIR" {
+		t.Errorf("download env %q", envs)
+	}
+
+	// A cache from an earlier release, with the old finalizer name, gets aim-engine's.
+	k.mustApply(fmt.Sprintf(`apiVersion: aim.eai.amd.com/v1alpha1
+kind: AIMTemplateCache
+metadata: {name: legacy, namespace: %s, finalizers: [aim.eai.amd.com/artifact-cleanup]}
+spec: {templateName: e2e-labels, templateScope: Cluster}
+`, ns))
+	jsonpathEquals(t, 30*time.Second, "aim.eai.amd.com/artifactcleanup", "aimtc", "legacy", "-n", ns, "-o", "jsonpath={.metadata.finalizers[*]}")
+}
+
+// TestStalledDownloadEndsFailed: the download pods report aim-engine's reasons (an image that cannot be
+// pulled, a failed attempt), a failed attempt fails the artifact with progress N/A, and a download that
+// exhausts its retries (the downloader gives up on a stall) ends Failed with JobBackoffLimitExceeded.
+func TestStalledDownloadEndsFailed(t *testing.T) {
+	k := admin(t)
+	ns := namespace(t, "e2e-stall")
+	k.mustApply(fmt.Sprintf("apiVersion: aim.eai.amd.com/v1alpha1\nkind: AIMArtifact\nmetadata: {name: stalls, namespace: %s}\nspec: {sourceUri: \"hf://x/stalls\", modelId: x/stalls, size: 1Gi}\n", ns))
+	pvc := jsonpathSet(t, 30*time.Second, "aimart", "stalls", "-n", ns, "-o", "jsonpath={.status.persistentVolumeClaim}")
+	conditionReads(t, "aimart/stalls", ns, "CachePvcReady", "False PvcPending")
+	bindVolume(t, ns, pvc)
+	conditionReads(t, "aimart/stalls", ns, "CachePvcReady", "True Ready")
+	job, pod := jobPodOf(t, ns, "stalls", "download")
+	conditionReads(t, "aimart/stalls", ns, "DownloadJobReady", "False JobRunning")
+
+	patchStatus(t, "pod", pod, ns, map[string]any{"phase": "Pending", "containerStatuses": []any{map[string]any{
+		"name": "model-download", "image": "x", "imageID": "", "ready": false, "restartCount": 0,
+		"state": map[string]any{"waiting": map[string]any{"reason": "ErrImagePull", "message": "pull access denied: unauthorized"}}}}})
+	conditionReads(t, "aimart/stalls", ns, "DownloadJobPodsReady", "False ImagePullAuthFailure")
+
+	k.must("patch", "aimart", "stalls", "-n", ns, "--subresource=status", "--type=merge", "-p",
+		`{"status":{"progress":{"totalBytes":1073741824,"downloadedBytes":536870912,"percentage":50,"displayPercentage":"50 %"}}}`)
+	for attempt := 1; attempt <= 3; attempt++ {
+		var current string
+		eventually(t, 60*time.Second, fmt.Sprintf("download pod %d", attempt), func() error {
+			out := strings.Fields(k.must("get", "pods", "-n", ns, "-l", "batch.kubernetes.io/job-name="+job,
+				"--field-selector", "status.phase=Pending", "-o", "name"))
+			if len(out) == 0 {
+				return fmt.Errorf("no pending pod")
+			}
+			current = strings.TrimPrefix(out[0], "pod/")
+			return nil
+		})
+		failPod(t, ns, current, "model-download", "no progress for 120s (STALL_TIMEOUT); giving up")
+		statusIs(t, "aimart/stalls", ns, "DownloadJobPodsReady", "Failed False PodFailed")
+		jsonpathEquals(t, 30*time.Second, "N/A False Downloading", "aimart", "stalls", "-n", ns, "-o",
+			`jsonpath={.status.progress.displayPercentage} {.status.conditions[?(@.type=="DownloadComplete")].status} {.status.conditions[?(@.type=="DownloadComplete")].reason}`)
+	}
+	statusIs(t, "aimart/stalls", ns, "DownloadJobReady", "Failed False JobBackoffLimitExceeded")
+	jsonpathEquals(t, 30*time.Second, "N/A", "aimart", "stalls", "-n", ns, "-o", "jsonpath={.status.progress.displayPercentage}")
 }

@@ -221,6 +221,8 @@ func TestServiceWithSharedCacheMountsTheVolume(t *testing.T) {
 	})
 	k.must("patch", "aimart", art, "-n", ns, "--subresource=status", "--type=merge", "-p",
 		`{"status":{"progress":{"totalBytes":100,"downloadedBytes":100,"percentage":100,"displayPercentage":"100 %"}}}`)
+	conditionReads(t, "aimart/"+art, ns, "DownloadComplete", "True Verifying")
+	bindVolume(t, ns, pvc)
 	succeedPod(t, ns, pod, "model-download", "")
 	jsonpathEquals(t, 60*time.Second, "True", "job", job, "-n", ns, "-o", `jsonpath={.status.conditions[?(@.type=="Complete")].status}`)
 

@@ -2,6 +2,7 @@ package artifact
 
 import (
 	"strconv"
+	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/env"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
@@ -23,8 +25,18 @@ const (
 	// binding grants (artifacts/deploy): patching aimartifacts/status and nothing else (F15).
 	DownloaderName = "aim-artifact-downloader"
 
-	LabelArtifact  = "aim.eai.amd.com/artifact.name"
-	LabelComponent = "aim.eai.amd.com/component"
+	// LabelArtifact names the artifact of a child (aim-engine's framework label of the artifact controller).
+	LabelArtifact = "aim.eai.amd.com/artifact.name"
+	// The labels aim-engine puts on an artifact's volume and Jobs.
+	LabelComponent   = "aim.eai.amd.com/component"
+	LabelCacheName   = "aim.eai.amd.com/cache.name"
+	LabelCacheType   = "aim.eai.amd.com/cache.type"
+	LabelSourceModel = "aim.eai.amd.com/source-model"
+	// CacheTypeArtifact marks the Jobs; CacheTypeTemplateCache the volume of an artifact a template cache made.
+	CacheTypeArtifact      = "artifact"
+	CacheTypeTemplateCache = "template-cache"
+	// LabelTemplateCreated marks artifacts a template cache made (aim-engine's label, without a domain).
+	LabelTemplateCreated = "template-created"
 
 	ComponentCheckSize = "check-size"
 	ComponentDownload  = "download"
@@ -52,13 +64,34 @@ func PVCName(a *aimv1.AIMArtifact) string {
 	return naming.Name(naming.MaxLength, childHash(a), a.Name, "cache")
 }
 
-// Labels are the labels of an artifact's children; component is empty for the volume.
-func Labels(a *aimv1.AIMArtifact, component string) map[string]string {
-	l := map[string]string{aimv1.LabelManagedBy: aimv1.ManagedByValue, LabelArtifact: naming.LabelValue(a.Name)}
-	if component != "" {
-		l[LabelComponent] = component
+// JobLabels are the labels of an artifact's Job of a component: aim-engine's, the artifact's propagated
+// labels and the framework label naming the artifact.
+func JobLabels(a *aimv1.AIMArtifact, rc runtimeconfig.Resolved, component string) map[string]string {
+	return childlabels.For(childlabels.Artifact, a, rc, map[string]string{
+		LabelCacheName: naming.LabelValue(a.Name), LabelCacheType: CacheTypeArtifact, LabelComponent: component,
+	})
+}
+
+// jobSelector finds the Jobs of a component of an artifact, whatever else they are labelled with.
+func jobSelector(a *aimv1.AIMArtifact, component string) map[string]string {
+	return map[string]string{LabelArtifact: naming.LabelValue(a.Name), LabelComponent: component}
+}
+
+// PVCLabels are the labels of an artifact's volume, as aim-engine sets them: the artifact, the cache type
+// when a template cache made the artifact, and the model the source holds.
+func PVCLabels(a *aimv1.AIMArtifact, rc runtimeconfig.Resolved) map[string]string {
+	own := map[string]string{LabelCacheName: naming.LabelValue(a.Name)}
+	if a.Labels[LabelTemplateCreated] == "true" {
+		own[LabelCacheType] = CacheTypeTemplateCache
 	}
-	return l
+	if src := a.Spec.SourceURI; src != "" {
+		_, rest, found := strings.Cut(src, "://")
+		if !found {
+			rest = src
+		}
+		own[LabelSourceModel] = naming.SanitizedLabelValue(rest)
+	}
+	return childlabels.For(childlabels.Artifact, a, rc, own)
 }
 
 func ownerRef(a *aimv1.AIMArtifact) metav1.OwnerReference {
@@ -80,7 +113,7 @@ func StorageClassName(a *aimv1.AIMArtifact, rc runtimeconfig.Resolved) *string {
 func BuildPVC(a *aimv1.AIMArtifact, rc runtimeconfig.Resolved, allocated resource.Quantity) *corev1.PersistentVolumeClaim {
 	return &corev1.PersistentVolumeClaim{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolumeClaim"},
-		ObjectMeta: metav1.ObjectMeta{Name: PVCName(a), Namespace: a.Namespace, Labels: Labels(a, ""),
+		ObjectMeta: metav1.ObjectMeta{Name: PVCName(a), Namespace: a.Namespace, Labels: PVCLabels(a, rc),
 			OwnerReferences: []metav1.OwnerReference{ownerRef(a)}},
 		Spec: corev1.PersistentVolumeClaimSpec{
 			AccessModes:      append([]corev1.PersistentVolumeAccessMode(nil), rc.AccessModes()...),
@@ -101,8 +134,8 @@ func image(a *aimv1.AIMArtifact) string {
 // job is what both Jobs share: ownership, labels, retries, the dedicated service account and a non-root pod.
 // The name hashes the artifact's UID and the pod spec: a spec change (say, fixed credentials) runs a new Job
 // at once instead of waiting for the failed one to expire, and a finished Job is never re-run for nothing.
-func job(a *aimv1.AIMArtifact, component string, ttl int32, c corev1.Container, extend func(*corev1.PodSpec)) *batchv1.Job {
-	labels := Labels(a, component)
+func job(a *aimv1.AIMArtifact, rc runtimeconfig.Resolved, component string, ttl int32, c corev1.Container, extend func(*corev1.PodSpec)) *batchv1.Job {
+	labels := JobLabels(a, rc, component)
 	c.Image = image(a)
 	c.ImagePullPolicy = corev1.PullIfNotPresent
 	c.Args = []string{a.Spec.SourceURI}
@@ -118,7 +151,7 @@ func job(a *aimv1.AIMArtifact, component string, ttl int32, c corev1.Container, 
 			BackoffLimit:            ptr.To(backoffLimit),
 			TTLSecondsAfterFinished: ptr.To(ttl),
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				ObjectMeta: metav1.ObjectMeta{Labels: childlabels.ForPods(labels)},
 				Spec: corev1.PodSpec{
 					RestartPolicy: corev1.RestartPolicyNever,
 					// Never the namespace's default account (reference bug 9.21): this one may only patch
@@ -146,7 +179,7 @@ func job(a *aimv1.AIMArtifact, component string, ttl int32, c corev1.Container, 
 // BuildCheckSizeJob measures the source: its container prints {"url": ..., "sizeBytes": N} last, and the
 // result is read from the termination message (logs are the fallback), so that no log access is needed.
 func BuildCheckSizeJob(a *aimv1.AIMArtifact, rc runtimeconfig.Resolved) *batchv1.Job {
-	return job(a, ComponentCheckSize, checkSizeTTL, corev1.Container{
+	return job(a, rc, ComponentCheckSize, checkSizeTTL, corev1.Container{
 		Name:                     CheckSizeContainer,
 		Command:                  []string{"/check-size.sh"},
 		Env:                      env.Merge(rc.Spec.Env, a.Spec.Env),
@@ -154,8 +187,8 @@ func BuildCheckSizeJob(a *aimv1.AIMArtifact, rc runtimeconfig.Resolved) *batchv1
 	}, nil)
 }
 
-// DownloadEnv is the download container's environment: the contract defaults, then the runtime config's env,
-// then the artifact's, merged by name.
+// DownloadEnv is the download container's environment: aim-engine's defaults (in its order), then the runtime
+// config's env, then the artifact's, merged by name.
 func DownloadEnv(a *aimv1.AIMArtifact, rc runtimeconfig.Resolved, sizeBytes int64) []corev1.EnvVar {
 	defaults := []corev1.EnvVar{
 		{Name: "AIM_DOWNLOADER_PROTOCOL", Value: "XET,HF_TRANSFER"},
@@ -163,10 +196,10 @@ func DownloadEnv(a *aimv1.AIMArtifact, rc runtimeconfig.Resolved, sizeBytes int6
 		{Name: "HF_HOME", Value: "/tmp/.hf"},
 		{Name: "EXPECTED_SIZE_BYTES", Value: strconv.FormatInt(sizeBytes, 10)},
 		{Name: "MOUNT_PATH", Value: MountPath},
-		{Name: "TARGET_DIR", Value: MountPath},
 		{Name: "ARTIFACT_NAME", Value: a.Name},
 		{Name: "ARTIFACT_NAMESPACE", Value: a.Namespace},
 		{Name: "STALL_TIMEOUT", Value: "120"},
+		{Name: "TARGET_DIR", Value: MountPath},
 	}
 	return env.Merge(defaults, rc.Spec.Env, a.Spec.Env)
 }
@@ -174,10 +207,13 @@ func DownloadEnv(a *aimv1.AIMArtifact, rc runtimeconfig.Resolved, sizeBytes int6
 // BuildDownloadJob downloads the source into the volume. The downloader patches status.progress and
 // status.download itself, under the dedicated service account.
 func BuildDownloadJob(a *aimv1.AIMArtifact, rc runtimeconfig.Resolved, sizeBytes int64) *batchv1.Job {
-	return job(a, ComponentDownload, downloadTTL, corev1.Container{
+	return job(a, rc, ComponentDownload, downloadTTL, corev1.Container{
 		Name:         DownloadContainer,
 		Env:          DownloadEnv(a, rc, sizeBytes),
 		VolumeMounts: []corev1.VolumeMount{{Name: cacheVolume, MountPath: MountPath}},
+		// The end of the log becomes the termination message, which tells a failed attempt's cause (source not
+		// found, credentials refused, disk full) without log access.
+		TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 	}, func(pod *corev1.PodSpec) {
 		// fsGroup makes the volume writable for the non-root user.
 		pod.SecurityContext.FSGroup = ptr.To(nonRootID)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -21,6 +22,7 @@ import (
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/discovery"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/jobhealth"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
@@ -48,6 +50,7 @@ type Controller struct {
 	pvcs           corelisters.PersistentVolumeClaimLister
 	jobs           batchlisters.JobLister
 	pods           corelisters.PodLister
+	events         corelisters.EventLister
 	accounts       corelisters.ServiceAccountLister
 	bindings       rbaclisters.RoleBindingLister
 
@@ -62,6 +65,7 @@ func Register(m *manager.Manager) error {
 		artifacts: v.AIMArtifacts().Lister(), configs: v.AIMRuntimeConfigs().Lister(), clusterConfigs: v.AIMClusterRuntimeConfigs().Lister(),
 		pvcs: k.Core().V1().PersistentVolumeClaims().Lister(), jobs: k.Batch().V1().Jobs().Lister(), pods: k.Core().V1().Pods().Lister(),
 		accounts: k.Core().V1().ServiceAccounts().Lister(), bindings: k.Rbac().V1().RoleBindings().Lister(),
+		events: m.WarningEvents.Core().V1().Events().Lister(),
 	}
 	ctl.ctl = manager.NewController("artifact", manager.ReconcilerFunc(ctl.reconcile))
 	owners := manager.Owners{"AIMArtifact": {Controller: ctl.ctl, Namespaced: true}}
@@ -78,6 +82,8 @@ func Register(m *manager.Manager) error {
 		{k.Core().V1().PersistentVolumeClaims().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isChild, Handler: owners.Handler()}},
 		{k.Batch().V1().Jobs().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isChild, Handler: owners.Handler()}},
 		{k.Core().V1().Pods().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isChild, Handler: manager.JobPodHandler(ctl.jobs, owners)}},
+		// A Warning about a download pod (FailedScheduling, FailedMount, ...) is what keeps it pending.
+		{m.WarningEvents.Core().V1().Events().Informer(), ctl.podEventHandler(manager.JobPodHandler(ctl.jobs, owners))},
 		// The downloader's account and binding are shared by the artifacts of a namespace.
 		{k.Core().V1().ServiceAccounts().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isDownloader, Handler: inNamespace}},
 		{k.Rbac().V1().RoleBindings().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isDownloader, Handler: inNamespace}},
@@ -126,7 +132,7 @@ func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration
 		if err := apply(ctx, plan.Job, ctl.c.Kube.BatchV1().Jobs(namespace).Patch); err != nil {
 			component := ComponentDownloadJob
 			if plan.Job.Labels[LabelComponent] == ComponentCheckSize {
-				component = ComponentSize
+				component = ComponentCheckSizeJob
 			}
 			fail(component, err)
 		} else {
@@ -170,19 +176,18 @@ func (ctl *Controller) observe(ctx context.Context, a *aimv1.AIMArtifact) Observ
 	if !known {
 		if j := ctl.componentJob(a, BuildCheckSizeJob(a, o.RuntimeConfig).Name, ComponentCheckSize); j != nil {
 			o.CheckSizeJob = j
-			switch finished, failed := manager.JobOutcome(j); {
-			case !finished:
-				o.Pods = ctl.jobPods(j)
-			case failed == "":
+			if jobhealth.Succeeded(j) {
 				o.CheckSizeOutput, o.CheckSizeOutputErr = ctl.output(ctx, j)
+			} else {
+				o.Pods, o.Events = ctl.jobPods(j)
 			}
 		}
 		return o
 	}
 	if j := ctl.componentJob(a, BuildDownloadJob(a, o.RuntimeConfig, size).Name, ComponentDownload); j != nil {
 		o.DownloadJob = j
-		if finished, _ := manager.JobOutcome(j); !finished {
-			o.Pods = ctl.jobPods(j)
+		if !jobhealth.Succeeded(j) {
+			o.Pods, o.Events = ctl.jobPods(j)
 		}
 	}
 	return o
@@ -196,19 +201,42 @@ func (ctl *Controller) componentJob(a *aimv1.AIMArtifact, name, component string
 	if j, err := ctl.jobs.Jobs(a.Namespace).Get(name); err == nil && manager.OwnedBy(j, a.UID) {
 		return j
 	}
-	jobs, _ := ctl.jobs.Jobs(a.Namespace).List(labels.SelectorFromSet(Labels(a, component)))
+	jobs, _ := ctl.jobs.Jobs(a.Namespace).List(labels.SelectorFromSet(jobSelector(a, component)))
 	return EarlierJob(jobs, a.UID)
 }
 
-func (ctl *Controller) jobPods(j *batchv1.Job) []*corev1.Pod {
+// podEventHandler passes the pod an event is about to the pod handler.
+func (ctl *Controller) podEventHandler(pods cache.ResourceEventHandler) cache.ResourceEventHandler {
+	forward := func(obj any) {
+		e, ok := obj.(*corev1.Event)
+		if !ok || e.InvolvedObject.Kind != "Pod" {
+			return
+		}
+		if pod, err := ctl.pods.Pods(e.InvolvedObject.Namespace).Get(e.InvolvedObject.Name); err == nil && isChild(pod) {
+			pods.OnUpdate(pod, pod)
+		}
+	}
+	return cache.ResourceEventHandlerFuncs{AddFunc: forward, UpdateFunc: func(_, o any) { forward(o) }}
+}
+
+// jobPods are a Job's pods and the Warning events about them.
+func (ctl *Controller) jobPods(j *batchv1.Job) ([]*corev1.Pod, []corev1.Event) {
 	pods, _ := ctl.pods.Pods(j.Namespace).List(labels.SelectorFromSet(labels.Set{batchv1.JobNameLabel: j.Name}))
-	return pods
+	var events []corev1.Event
+	all, _ := ctl.events.Events(j.Namespace).List(labels.Everything())
+	for _, e := range all {
+		if e.InvolvedObject.Kind == "Pod" && slices.ContainsFunc(pods, func(p *corev1.Pod) bool { return p.UID == e.InvolvedObject.UID }) {
+			events = append(events, *e)
+		}
+	}
+	return pods, events
 }
 
 // output reads a succeeded check-size pod's result: the termination message, else the end of its log.
 func (ctl *Controller) output(ctx context.Context, j *batchv1.Job) (string, error) {
 	var succeeded *corev1.Pod
-	for _, p := range ctl.jobPods(j) {
+	pods, _ := ctl.jobPods(j)
+	for _, p := range pods {
 		if p.Status.Phase == corev1.PodSucceeded {
 			succeeded = p
 		}
@@ -284,10 +312,10 @@ func objectMeta(obj any) (metav1.Object, bool) {
 	return m, ok
 }
 
-// isChild selects the PVCs, Jobs and pods the controller made for artifacts.
+// isChild selects the PVCs, Jobs and pods made for artifacts (pods carry no managed-by label).
 func isChild(obj any) bool {
 	m, ok := objectMeta(obj)
-	return ok && m.GetLabels()[aimv1.LabelManagedBy] == aimv1.ManagedByValue && m.GetLabels()[LabelArtifact] != ""
+	return ok && m.GetLabels()[LabelArtifact] != ""
 }
 
 func isDownloader(obj any) bool {

@@ -5,8 +5,7 @@
 package artifact
 
 import (
-	"cmp"
-	"fmt"
+	"slices"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -18,28 +17,37 @@ import (
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/jobhealth"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
-// Components, conditions and reasons of artifacts.
+// Components, conditions and reasons of artifacts: aim-engine's, and the downloader's ServiceAccount (F15).
 const (
-	ComponentRuntimeConfig = "RuntimeConfig"
-	ComponentAccount       = "ServiceAccount"
-	ComponentSize          = "Size"
-	ComponentVolume        = "PersistentVolumeClaim"
-	ComponentDownloadJob   = "Download"
+	ComponentRuntimeConfig    = "RuntimeConfig"
+	ComponentAccount          = "ServiceAccount"
+	ComponentCheckSizeJob     = "CheckSizeJob"
+	ComponentCheckSizeJobPods = "CheckSizeJobPods"
+	ComponentCheckSizeOutput  = "CheckSizeOutput"
+	ComponentVolume           = "CachePvc"
+	ComponentDownloadJob      = "DownloadJob"
+	ComponentDownloadJobPods  = "DownloadJobPods"
 
-	// ConditionDownloadComplete stays True once a download succeeded, so that the artifact stays Ready after
-	// its Job expires.
+	// ConditionDownloadComplete follows the download Job as aim-engine's does; True/Verified stays once a
+	// download succeeded, so that the artifact stays Ready after its Job expires.
 	ConditionDownloadComplete = "DownloadComplete"
 
-	ReasonCheckSizeFailed  = "CheckSizeFailed"
-	ReasonDownloadFailed   = "DownloadFailed"
-	ReasonDownloading      = "Downloading"
-	ReasonDownloadComplete = "DownloadComplete"
-	ReasonJobCreated       = "JobCreated"
+	ReasonDownloading         = "Downloading"
+	ReasonVerifying           = "Verifying"
+	ReasonVerified            = "Verified"
+	ReasonVerificationFailed  = "VerificationFailed"
+	ReasonJobCreated          = "JobCreated"
+	ReasonPVCPending          = "PvcPending"
+	ReasonPVCLost             = "PvcLost"
+	ReasonWaitingForAccount   = "WaitingForServiceAccount"
+	reasonLegacyDownloadDone  = "DownloadComplete"
+	displayPercentageNotKnown = "N/A"
 )
 
 // Observation is what one reconcile of an artifact saw. Children are only given when the artifact owns them.
@@ -59,8 +67,9 @@ type Observation struct {
 	CheckSizeOutput    string
 	CheckSizeOutputErr error
 	DownloadJob        *batchv1.Job
-	// Pods of the unfinished Job, for problems such as ImagePullBackOff.
-	Pods []*corev1.Pod
+	// Pods of the Job being followed while it has not succeeded, and Warning events about them.
+	Pods   []*corev1.Pod
+	Events []corev1.Event
 }
 
 // Plan is what a reconcile should create and report.
@@ -125,7 +134,6 @@ func PlanArtifact(o Observation) Plan {
 
 	size, known := planSize(o, &p)
 	if !known {
-		p.Informational = append(p.Informational, downloadCondition(false, "AwaitingSize", "the model size is not known yet"))
 		return p
 	}
 	st.DisplaySize = DisplaySize(size)
@@ -136,70 +144,66 @@ func PlanArtifact(o Observation) Plan {
 	return p
 }
 
-// planSize takes the size from the spec or the status, or measures it with a check-size Job.
+// planSize takes the size from the spec or the status, or measures it with a check-size Job, reported as
+// aim-engine does: the Job, its pods and, once it succeeded, its output.
 func planSize(o Observation, p *Plan) (int64, bool) {
 	a := o.Artifact
 	if n, ok := EffectiveSize(a); ok {
-		reason := "SizeDiscovered"
-		if a.Spec.Size != nil && a.Spec.Size.Value() > 0 {
-			reason = "SizeFromSpec"
-		}
-		p.report(ComponentSize, state.DependencyDownstream, aimv1.AIMStatusReady, reason, DisplaySize(n))
 		return n, true
-	}
-	progressing := func(reason, msg string) {
-		p.report(ComponentSize, state.DependencyDownstream, aimv1.AIMStatusProgressing, reason, msg)
 	}
 	j := o.CheckSizeJob
 	if j == nil {
+		comp := jobhealth.Job(ComponentCheckSizeJob, nil)
 		if !o.ServiceAccountReady {
-			progressing("WaitingForServiceAccount", "the check-size Job waits for ServiceAccount "+DownloaderName)
-			return 0, false
+			comp.Reason, comp.Message = ReasonWaitingForAccount, "the check-size Job waits for ServiceAccount "+DownloaderName
+		} else {
+			p.Job = BuildCheckSizeJob(a, o.RuntimeConfig)
+			comp.Message = "creating check-size Job " + p.Job.Name
 		}
-		p.Job = BuildCheckSizeJob(a, o.RuntimeConfig)
-		progressing(ReasonJobCreated, "created check-size Job "+p.Job.Name)
+		p.Components = append(p.Components, comp)
 		return 0, false
 	}
-	switch finished, failed := manager.JobOutcome(j); {
-	case !finished:
-		if reason, msg, bad := PodProblem(o.Pods); bad {
-			p.report(ComponentSize, state.DependencyDownstream, aimv1.AIMStatusFailed, reason, msg)
-		} else {
-			progressing("CheckingSize", "check-size Job "+j.Name+" is running")
-		}
-	case failed != "":
-		p.report(ComponentSize, state.DependencyDownstream, aimv1.AIMStatusFailed, ReasonCheckSizeFailed,
-			fmt.Sprintf("check-size Job %s failed: %s", j.Name, failed))
-	case o.CheckSizeOutputErr != nil:
-		p.report(ComponentSize, state.DependencyDownstream, "", "", "", o.CheckSizeOutputErr)
-	default:
-		n, err := ParseSizeOutput(o.CheckSizeOutput)
-		if err != nil {
-			p.report(ComponentSize, state.DependencyDownstream, aimv1.AIMStatusFailed, "", "", err)
-			return 0, false
-		}
-		p.Status.DiscoveredSizeBytes = ptr.To(n)
-		p.report(ComponentSize, state.DependencyDownstream, aimv1.AIMStatusReady, "SizeDiscovered", DisplaySize(n))
-		return n, true
+	p.Components = append(p.Components, jobhealth.Job(ComponentCheckSizeJob, j))
+	if !jobhealth.Succeeded(j) {
+		p.Components = append(p.Components, jobhealth.Pods(ComponentCheckSizeJobPods, o.Pods, o.Events))
+		return 0, false
 	}
-	return 0, false
+	if o.CheckSizeOutputErr != nil {
+		p.report(ComponentCheckSizeOutput, state.DependencyDownstream, "", "", "", o.CheckSizeOutputErr)
+		return 0, false
+	}
+	n, err := ParseSizeOutput(o.CheckSizeOutput)
+	if err != nil {
+		p.report(ComponentCheckSizeOutput, state.DependencyDownstream, aimv1.AIMStatusFailed, "", "", err)
+		return 0, false
+	}
+	p.Status.DiscoveredSizeBytes = ptr.To(n)
+	return n, true
 }
 
-// planVolume creates the volume once. An existing volume keeps its size and class: both are fixed at
-// creation, so the status reports what the volume has. It returns whether the volume exists.
+// planVolume creates the volume once and reports its phase. An existing volume keeps its size and class: both
+// are fixed at creation, so the status reports what the volume has. It returns whether the volume exists; a
+// pending one is fine, volumes of WaitForFirstConsumer classes bind when the download pod starts.
 func planVolume(o Observation, p *Plan, size int64) bool {
 	a, st := o.Artifact, &p.Status
 	headroom := o.RuntimeConfig.PVCHeadroomPercent()
 	st.PersistentVolumeClaim = PVCName(a)
-	if o.PVC != nil {
-		if q, ok := o.PVC.Spec.Resources.Requests[corev1.ResourceStorage]; ok {
+	if pvc := o.PVC; pvc != nil {
+		if q, ok := pvc.Spec.Resources.Requests[corev1.ResourceStorage]; ok {
 			st.AllocatedSize = &q
 		}
 		if st.HeadroomPercent == nil {
 			st.HeadroomPercent = ptr.To(headroom)
 		}
-		p.report(ComponentVolume, state.DependencyDownstream, aimv1.AIMStatusReady, "VolumeCreated",
-			fmt.Sprintf("%s is %s", o.PVC.Name, cmp.Or(string(o.PVC.Status.Phase), string(corev1.ClaimPending))))
+		switch pvc.Status.Phase {
+		case corev1.ClaimBound:
+			p.report(ComponentVolume, state.DependencyDownstream, aimv1.AIMStatusReady, "Ready", "")
+		case corev1.ClaimLost:
+			p.report(ComponentVolume, state.DependencyDownstream, "", "", "",
+				state.NewError(state.Infrastructure, ReasonPVCLost, "PVC %s lost its underlying volume", pvc.Name))
+		default:
+			p.report(ComponentVolume, state.DependencyDownstream, aimv1.AIMStatusProgressing, ReasonPVCPending, "PVC is pending")
+		}
 		return true
 	}
 	allocated, err := AllocatedBytes(size, headroom)
@@ -210,53 +214,59 @@ func planVolume(o Observation, p *Plan, size int64) bool {
 	q := *resource.NewQuantity(allocated, resource.BinarySI)
 	p.PVC = BuildPVC(a, o.RuntimeConfig, q)
 	st.AllocatedSize, st.HeadroomPercent = &q, ptr.To(headroom)
-	p.report(ComponentVolume, state.DependencyDownstream, aimv1.AIMStatusProgressing, "Creating", "creating "+p.PVC.Name+" of "+q.String())
-	p.Informational = append(p.Informational, downloadCondition(false, "AwaitingVolume", "the volume is being created"))
+	p.report(ComponentVolume, state.DependencyDownstream, aimv1.AIMStatusProgressing, jobhealth.ReasonResourceNotReady,
+		"creating "+p.PVC.Name+" of "+q.String())
 	return false
 }
 
-// planDownload runs the download Job and follows it. A success is remembered in DownloadComplete, so that
-// the artifact stays Ready after the Job expires and is never downloaded twice onto the same volume.
+// planDownload runs the download Job and follows it, with its pods and the DownloadComplete condition as
+// aim-engine reports them. A success is remembered in DownloadComplete (Verified), so that the artifact stays
+// Ready after the Job expires and is never downloaded twice onto the same volume.
 func planDownload(o Observation, p *Plan, size int64) {
 	a := o.Artifact
-	report := func(s aimv1.AIMStatus, reason, msg string) {
-		p.report(ComponentDownloadJob, state.DependencyDownstream, s, reason, msg)
-	}
 	j := o.DownloadJob
-	if j == nil && meta.IsStatusConditionTrue(a.Status.Conditions, ConditionDownloadComplete) {
-		report(aimv1.AIMStatusReady, ReasonDownloadComplete, "")
-		p.Informational = append(p.Informational, *meta.FindStatusCondition(a.Status.Conditions, ConditionDownloadComplete))
+	if done := meta.FindStatusCondition(a.Status.Conditions, ConditionDownloadComplete); j == nil && done != nil &&
+		done.Status == metav1.ConditionTrue && (done.Reason == ReasonVerified || done.Reason == reasonLegacyDownloadDone) {
+		p.Informational = append(p.Informational, *done)
 		return
 	}
 	if j == nil {
+		comp := jobhealth.Job(ComponentDownloadJob, nil)
 		if !o.ServiceAccountReady || !o.RoleBindingReady {
-			report(aimv1.AIMStatusProgressing, "WaitingForServiceAccount", "the download waits for ServiceAccount "+DownloaderName)
+			comp.Reason, comp.Message = ReasonWaitingForAccount, "the download waits for ServiceAccount "+DownloaderName
 		} else {
 			p.Job = BuildDownloadJob(a, o.RuntimeConfig, size)
-			report(aimv1.AIMStatusProgressing, ReasonJobCreated, "created download Job "+p.Job.Name)
+			comp.Message = "creating download Job " + p.Job.Name
 		}
-		p.Informational = append(p.Informational, downloadCondition(false, "AwaitingDownload", "the download is starting"))
+		p.Components = append(p.Components, comp)
 		return
 	}
-	switch finished, failed := manager.JobOutcome(j); {
-	case !finished:
-		if reason, msg, bad := PodProblem(o.Pods); bad {
-			report(aimv1.AIMStatusFailed, reason, msg)
+	p.Components = append(p.Components, jobhealth.Job(ComponentDownloadJob, j))
+	if !jobhealth.Succeeded(j) {
+		p.Components = append(p.Components, jobhealth.Pods(ComponentDownloadJobPods, o.Pods, o.Events))
+	}
+	pr := p.Status.Progress
+	downloaded := pr != nil && pr.Percentage >= 100
+	podFailed := slices.ContainsFunc(o.Pods, func(pod *corev1.Pod) bool { return pod.Status.Phase == corev1.PodFailed })
+	switch {
+	case jobhealth.Succeeded(j):
+		p.Informational = append(p.Informational, downloadCondition(true, ReasonVerified, "Download and verification complete"))
+		p.Status.Progress = complete(pr, size)
+	case podFailed || jobhealth.Failed(j):
+		if downloaded {
+			p.Informational = append(p.Informational, downloadCondition(false, ReasonVerificationFailed, "Download completed but verification failed"))
 		} else {
-			msg := "download Job " + j.Name + " is running"
-			if pr := a.Status.Progress; pr != nil && pr.DisplayPercentage != "" {
-				msg += ": " + pr.DisplayPercentage
-			}
-			report(aimv1.AIMStatusProgressing, ReasonDownloading, msg)
+			p.Informational = append(p.Informational, downloadCondition(false, ReasonDownloading, "Download failed before completion"))
 		}
-		p.Informational = append(p.Informational, downloadCondition(false, ReasonDownloading, "the download is running"))
-	case failed != "":
-		report(aimv1.AIMStatusFailed, ReasonDownloadFailed, fmt.Sprintf("download Job %s failed: %s", j.Name, failed))
-		p.Informational = append(p.Informational, downloadCondition(false, ReasonDownloadFailed, failed))
+		if pr == nil {
+			pr = &aimv1.AIMDownloadProgress{}
+		}
+		pr.DisplayPercentage = displayPercentageNotKnown
+		p.Status.Progress = pr
+	case downloaded:
+		p.Informational = append(p.Informational, downloadCondition(true, ReasonVerifying, "Download complete, verifying integrity..."))
 	default:
-		report(aimv1.AIMStatusReady, ReasonDownloadComplete, "")
-		p.Informational = append(p.Informational, downloadCondition(true, ReasonDownloadComplete, "downloaded by Job "+j.Name))
-		p.Status.Progress = complete(p.Status.Progress, size)
+		p.Informational = append(p.Informational, downloadCondition(false, ReasonDownloading, "Download in progress"))
 	}
 }
 
@@ -280,25 +290,6 @@ func downloadCondition(done bool, reason, msg string) metav1.Condition {
 		s = metav1.ConditionTrue
 	}
 	return metav1.Condition{Type: ConditionDownloadComplete, Status: s, Reason: reason, Message: msg}
-}
-
-// podProblems are container waiting reasons a user must fix (an image or its pull secret, the pod's config);
-// the Job would otherwise wait silently.
-var podProblems = map[string]bool{
-	"ErrImagePull": true, "ImagePullBackOff": true, "InvalidImageName": true,
-	"CreateContainerConfigError": true, "CreateContainerError": true,
-}
-
-// PodProblem finds a problem of a Job's pods that needs the user; ok is false when there is none.
-func PodProblem(pods []*corev1.Pod) (reason, msg string, ok bool) {
-	for _, pod := range pods {
-		for _, cs := range pod.Status.ContainerStatuses {
-			if w := cs.State.Waiting; w != nil && podProblems[w.Reason] {
-				return w.Reason, fmt.Sprintf("pod %s, container %s: %s", pod.Name, cs.Name, cmp.Or(w.Message, w.Reason)), true
-			}
-		}
-	}
-	return "", "", false
 }
 
 // EarlierJob picks, among an artifact's Jobs of one component from earlier specs, the one still to follow: a

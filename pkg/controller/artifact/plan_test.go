@@ -8,6 +8,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -232,7 +233,9 @@ func TestPlanArtifact(t *testing.T) {
 		component, reason string
 		wantJob           string
 		wantPVC, wantSA   bool
-		check             func(t *testing.T, p Plan)
+		// download is the DownloadComplete condition: "status reason message", empty when absent.
+		download string
+		check    func(t *testing.T, p Plan)
 	}{
 		{name: "missing runtime config fails and blocks everything", status: aimv1.AIMStatusFailed, component: ComponentRuntimeConfig, reason: "ConfigNotFound",
 			obs: func() Observation {
@@ -241,37 +244,37 @@ func TestPlanArtifact(t *testing.T) {
 				return o
 			}},
 		{name: "first pass creates account and binding, and waits with the check-size Job", status: aimv1.AIMStatusProgressing,
-			component: ComponentSize, reason: "WaitingForServiceAccount", wantSA: true,
+			component: ComponentCheckSizeJob, reason: ReasonWaitingForAccount, wantSA: true,
 			obs: func() Observation { return Observation{Artifact: testArtifact(), RuntimeConfig: config(nil)} }},
-		{name: "unknown size runs check-size", status: aimv1.AIMStatusProgressing, component: ComponentSize, reason: ReasonJobCreated,
+		{name: "unknown size runs check-size", status: aimv1.AIMStatusProgressing, component: ComponentCheckSizeJob, reason: "ResourceNotReady",
 			wantJob: ComponentCheckSize, obs: ready},
-		{name: "check-size image cannot be pulled", status: aimv1.AIMStatusFailed, component: ComponentSize, reason: "ImagePullBackOff",
+		{name: "check-size image cannot be pulled", status: aimv1.AIMStatusProgressing, component: ComponentCheckSizeJobPods, reason: "ImagePullBackOff",
 			obs: func() Observation {
 				o := ready()
 				o.CheckSizeJob, o.Pods = testJob(), waitingPod("ImagePullBackOff")
 				return o
 			}},
-		{name: "check-size running", status: aimv1.AIMStatusProgressing, component: ComponentSize, reason: "CheckingSize",
+		{name: "check-size running", status: aimv1.AIMStatusProgressing, component: ComponentCheckSizeJob, reason: "JobRunning",
 			obs: func() Observation {
 				o := ready()
 				o.CheckSizeJob, o.Pods = testJob(), waitingPod("ContainerCreating")
 				return o
 			}},
-		{name: "check-size failed", status: aimv1.AIMStatusFailed, component: ComponentSize, reason: ReasonCheckSizeFailed,
+		{name: "check-size failed", status: aimv1.AIMStatusFailed, component: ComponentCheckSizeJob, reason: "JobBackoffLimitExceeded",
 			obs: func() Observation { o := ready(); o.CheckSizeJob = testJob(batchv1.JobFailed); return o }},
-		{name: "check-size printed garbage", status: aimv1.AIMStatusFailed, component: ComponentSize, reason: ReasonInvalidSizeOutput,
+		{name: "check-size printed garbage", status: aimv1.AIMStatusFailed, component: ComponentCheckSizeOutput, reason: ReasonInvalidSizeOutput,
 			obs: func() Observation {
 				o := ready()
 				o.CheckSizeJob, o.CheckSizeOutput = testJob(batchv1.JobComplete), "Traceback"
 				return o
 			}},
-		{name: "check-size output unreadable", status: aimv1.AIMStatusProgressing, component: ComponentSize, reason: "CheckSizePodNotFound",
+		{name: "check-size output unreadable", status: aimv1.AIMStatusProgressing, component: ComponentCheckSizeOutput, reason: "CheckSizePodNotFound",
 			obs: func() Observation {
 				o := ready()
 				o.CheckSizeJob, o.CheckSizeOutputErr = testJob(batchv1.JobComplete), state.NewError(state.MissingDownstream, "CheckSizePodNotFound", "gone")
 				return o
 			}},
-		{name: "measured size makes the volume", status: aimv1.AIMStatusProgressing, component: ComponentVolume, reason: "Creating", wantPVC: true,
+		{name: "measured size makes the volume", status: aimv1.AIMStatusProgressing, component: ComponentVolume, reason: "ResourceNotReady", wantPVC: true,
 			obs: func() Observation {
 				o := ready()
 				o.CheckSizeJob, o.CheckSizeOutput = testJob(batchv1.JobComplete), `{"url":"hf://org/m","sizeBytes":16106127360}`
@@ -286,7 +289,7 @@ func TestPlanArtifact(t *testing.T) {
 					t.Errorf("volume %s, status %+v", q.String(), p.Status)
 				}
 			}},
-		{name: "spec size with zero headroom", status: aimv1.AIMStatusProgressing, component: ComponentVolume, reason: "Creating", wantPVC: true,
+		{name: "spec size with zero headroom", status: aimv1.AIMStatusProgressing, component: ComponentVolume, reason: "ResourceNotReady", wantPVC: true,
 			obs: func() Observation {
 				o := ready()
 				sized(o.Artifact, "10Gi")
@@ -298,29 +301,43 @@ func TestPlanArtifact(t *testing.T) {
 					t.Errorf("volume %s headroom %v", q.String(), *p.Status.HeadroomPercent)
 				}
 			}},
-		{name: "volume exists: download starts", status: aimv1.AIMStatusProgressing, component: ComponentDownloadJob, reason: ReasonJobCreated,
+		{name: "a pending volume does not hold the download back", status: aimv1.AIMStatusProgressing, component: ComponentVolume, reason: ReasonPVCPending,
 			wantJob: ComponentDownload,
-			obs:     func() Observation { o := ready(); sized(o.Artifact, "15Gi"); return withPVC(o) },
+			obs:     func() Observation { o := ready(); sized(o.Artifact, "15Gi"); return withPVC(o) }},
+		{name: "volume exists: download starts", status: aimv1.AIMStatusProgressing, component: ComponentDownloadJob, reason: "ResourceNotReady",
+			wantJob: ComponentDownload,
+			obs:     func() Observation { o := ready(); sized(o.Artifact, "15Gi"); return bound(withPVC(o)) },
 			check: func(t *testing.T, p Plan) {
 				if p.Status.AllocatedSize.String() != "17Gi" {
 					t.Errorf("allocated %s: the status reports the volume's size", p.Status.AllocatedSize)
 				}
+				if meta.FindStatusCondition(p.Informational, ConditionDownloadComplete) != nil {
+					t.Error("DownloadComplete before the download Job exists")
+				}
 			}},
-		{name: "download waits for the binding", status: aimv1.AIMStatusProgressing, component: ComponentDownloadJob, reason: "WaitingForServiceAccount",
+		{name: "lost volume", status: aimv1.AIMStatusProgressing, component: ComponentVolume, reason: ReasonPVCLost, wantJob: ComponentDownload,
+			obs: func() Observation {
+				o := withPVC(ready())
+				sized(o.Artifact, "15Gi")
+				o.PVC.Status.Phase = corev1.ClaimLost
+				return o
+			}},
+		{name: "download waits for the binding", status: aimv1.AIMStatusProgressing, component: ComponentDownloadJob, reason: ReasonWaitingForAccount,
 			wantSA: true,
 			obs: func() Observation {
 				o := ready()
 				sized(o.Artifact, "15Gi")
 				o.RoleBindingReady = false
-				return withPVC(o)
+				return bound(withPVC(o))
 			}},
-		{name: "downloading keeps the downloader's progress", status: aimv1.AIMStatusProgressing, component: ComponentDownloadJob, reason: ReasonDownloading,
+		{name: "downloading keeps the downloader's progress", status: aimv1.AIMStatusProgressing, component: ComponentDownloadJob, reason: "JobRunning",
+			download: "False Downloading Download in progress",
 			obs: func() Observation {
-				o := withPVC(ready())
+				o := bound(withPVC(ready()))
 				sized(o.Artifact, "15Gi")
 				o.Artifact.Status.Progress = progress.DeepCopy()
 				o.Artifact.Status.Download = &aimv1.AIMDownloadState{Protocol: "XET", Attempt: 1}
-				o.DownloadJob = testJob()
+				o.DownloadJob, o.Pods = testJob(), []*corev1.Pod{runningPod()}
 				return o
 			},
 			check: func(t *testing.T, p Plan) {
@@ -328,23 +345,63 @@ func TestPlanArtifact(t *testing.T) {
 					t.Errorf("progress %+v download %+v", p.Status.Progress, p.Status.Download)
 				}
 			}},
-		{name: "download pod cannot pull", status: aimv1.AIMStatusFailed, component: ComponentDownloadJob, reason: "ErrImagePull",
+		{name: "verifying", status: aimv1.AIMStatusProgressing, component: ComponentDownloadJobPods, reason: "PodsReady",
+			download: "True Verifying Download complete, verifying integrity...",
 			obs: func() Observation {
-				o := withPVC(ready())
+				o := bound(withPVC(ready()))
+				sized(o.Artifact, "15Gi")
+				o.Artifact.Status.Progress = &aimv1.AIMDownloadProgress{TotalBytes: 100, DownloadedBytes: 100, Percentage: 100, DisplayPercentage: "100 %"}
+				o.DownloadJob, o.Pods = testJob(), []*corev1.Pod{runningPod()}
+				return o
+			}},
+		{name: "download pod cannot pull", status: aimv1.AIMStatusProgressing, component: ComponentDownloadJobPods, reason: "ImagePullBackOff",
+			download: "False Downloading Download in progress",
+			obs: func() Observation {
+				o := bound(withPVC(ready()))
 				sized(o.Artifact, "15Gi")
 				o.DownloadJob, o.Pods = testJob(), waitingPod("ErrImagePull")
 				return o
 			}},
-		{name: "download failed", status: aimv1.AIMStatusFailed, component: ComponentDownloadJob, reason: ReasonDownloadFailed,
+		{name: "a failed attempt fails the artifact", status: aimv1.AIMStatusFailed, component: ComponentDownloadJobPods, reason: "PodFailed",
+			download: "False Downloading Download failed before completion",
 			obs: func() Observation {
-				o := withPVC(ready())
+				o := bound(withPVC(ready()))
 				sized(o.Artifact, "15Gi")
+				o.Artifact.Status.Progress = progress.DeepCopy()
+				o.DownloadJob, o.Pods = testJob(), []*corev1.Pod{failedPod("no progress for 120s (STALL_TIMEOUT), giving up")}
+				return o
+			},
+			check: func(t *testing.T, p Plan) {
+				if pr := p.Status.Progress; pr.DisplayPercentage != "N/A" || pr.DownloadedBytes != 40 {
+					t.Errorf("progress %+v, want N/A with the bytes kept", pr)
+				}
+			}},
+		{name: "download exhausted its retries", status: aimv1.AIMStatusFailed, component: ComponentDownloadJob, reason: "JobBackoffLimitExceeded",
+			download: "False Downloading Download failed before completion",
+			obs: func() Observation {
+				o := bound(withPVC(ready()))
+				sized(o.Artifact, "15Gi")
+				o.DownloadJob, o.Pods = testJob(batchv1.JobFailed), []*corev1.Pod{failedPod("stalled"), failedPod("stalled"), failedPod("stalled")}
+				return o
+			},
+			check: func(t *testing.T, p Plan) {
+				if pr := p.Status.Progress; pr == nil || pr.DisplayPercentage != "N/A" {
+					t.Errorf("progress %+v, want N/A", pr)
+				}
+			}},
+		{name: "verification failed", status: aimv1.AIMStatusFailed, component: ComponentDownloadJob, reason: "JobBackoffLimitExceeded",
+			download: "False VerificationFailed Download completed but verification failed",
+			obs: func() Observation {
+				o := bound(withPVC(ready()))
+				sized(o.Artifact, "15Gi")
+				o.Artifact.Status.Progress = &aimv1.AIMDownloadProgress{TotalBytes: 100, DownloadedBytes: 100, Percentage: 100}
 				o.DownloadJob = testJob(batchv1.JobFailed)
 				return o
 			}},
-		{name: "download succeeded", status: aimv1.AIMStatusReady, component: ComponentDownloadJob, reason: ReasonDownloadComplete,
+		{name: "download succeeded", status: aimv1.AIMStatusReady, component: ComponentDownloadJob, reason: "Ready",
+			download: "True Verified Download and verification complete",
 			obs: func() Observation {
-				o := withPVC(ready())
+				o := bound(withPVC(ready()))
 				sized(o.Artifact, "15Gi")
 				o.Artifact.Status.Progress = progress.DeepCopy()
 				o.DownloadJob = testJob(batchv1.JobComplete)
@@ -355,11 +412,12 @@ func TestPlanArtifact(t *testing.T) {
 					t.Errorf("progress %+v", pr)
 				}
 			}},
-		{name: "an expired Job after success stays Ready", status: aimv1.AIMStatusReady, component: ComponentDownloadJob, reason: ReasonDownloadComplete,
+		{name: "an expired Job after success stays Ready", status: aimv1.AIMStatusReady, component: ComponentVolume, reason: "Ready",
+			download: "True Verified done",
 			obs: func() Observation {
-				o := withPVC(ready())
+				o := bound(withPVC(ready()))
 				sized(o.Artifact, "15Gi")
-				o.Artifact.Status.Conditions = []metav1.Condition{downloadCondition(true, ReasonDownloadComplete, "done")}
+				o.Artifact.Status.Conditions = []metav1.Condition{downloadCondition(true, ReasonVerified, "done")}
 				return o
 			}},
 	} {
@@ -398,11 +456,34 @@ func TestPlanArtifact(t *testing.T) {
 			if p.Status.ObservedGeneration != 3 || p.Status.Mode != aimv1.AIMTemplateCacheModeShared {
 				t.Errorf("observedGeneration %d mode %s", p.Status.ObservedGeneration, p.Status.Mode)
 			}
+			got := ""
+			if c := meta.FindStatusCondition(out.Conditions, ConditionDownloadComplete); c != nil {
+				got = string(c.Status) + " " + c.Reason + " " + c.Message
+			}
+			if got != tc.download {
+				t.Errorf("DownloadComplete %q, want %q", got, tc.download)
+			}
 			if tc.check != nil {
 				tc.check(t, p)
 			}
 		})
 	}
+}
+
+func bound(o Observation) Observation {
+	o.PVC.Status.Phase = corev1.ClaimBound
+	return o
+}
+
+func runningPod() *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Status: corev1.PodStatus{Phase: corev1.PodRunning,
+		Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}}
+}
+
+func failedPod(msg string) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Status: corev1.PodStatus{Phase: corev1.PodFailed,
+		ContainerStatuses: []corev1.ContainerStatus{{Name: DownloadContainer, State: corev1.ContainerState{
+			Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error", Message: msg}}}}}}
 }
 
 func TestPlanArtifactModeDedicatedWhenOwned(t *testing.T) {
@@ -443,5 +524,46 @@ func TestEarlierJob(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestChildLabels: the volume and the Jobs carry aim-engine's labels, so that selectors written for it keep
+// working; the artifact's aim.eai.amd.com/ labels propagate; pods get no managed-by.
+func TestChildLabels(t *testing.T) {
+	a := testArtifact()
+	a.Labels = map[string]string{LabelTemplateCreated: "true", "aim.eai.amd.com/template.name": "tpl", "team": "x"}
+	a.Spec.SourceURI = "hf://amd/Llama-3.1-8B"
+	pvc := BuildPVC(a, config(nil), *resource.NewQuantity(gi, resource.BinarySI))
+	for k, want := range map[string]string{
+		LabelCacheName: "org-m", LabelCacheType: CacheTypeTemplateCache, LabelSourceModel: "amd_llama-3.1-8b",
+		LabelArtifact: "org-m", "aim.eai.amd.com/template.name": "tpl", aimv1.LabelManagedBy: aimv1.ManagedByValue, "team": "",
+	} {
+		if got := pvc.Labels[k]; got != want {
+			t.Errorf("volume label %s = %q, want %q", k, got, want)
+		}
+	}
+	delete(a.Labels, LabelTemplateCreated)
+	if pvc := BuildPVC(a, config(nil), *resource.NewQuantity(gi, resource.BinarySI)); pvc.Labels[LabelCacheType] != "" {
+		t.Errorf("cache.type %q on the volume of an artifact no template cache made", pvc.Labels[LabelCacheType])
+	}
+	for component, j := range map[string]*batchv1.Job{
+		ComponentCheckSize: BuildCheckSizeJob(a, config(nil)), ComponentDownload: BuildDownloadJob(a, config(nil), 1),
+	} {
+		for k, want := range map[string]string{LabelCacheName: "org-m", LabelCacheType: CacheTypeArtifact, LabelComponent: component,
+			LabelArtifact: "org-m", "aim.eai.amd.com/template.name": "tpl"} {
+			if j.Labels[k] != want || j.Spec.Template.Labels[k] != want {
+				t.Errorf("%s Job label %s = %q, pod %q, want %q", component, k, j.Labels[k], j.Spec.Template.Labels[k], want)
+			}
+		}
+		if j.Labels[aimv1.LabelManagedBy] != aimv1.ManagedByValue || j.Spec.Template.Labels[aimv1.LabelManagedBy] != "" {
+			t.Errorf("%s managed-by: Job %q, pod %q", component, j.Labels[aimv1.LabelManagedBy], j.Spec.Template.Labels[aimv1.LabelManagedBy])
+		}
+	}
+	var names []string
+	for _, e := range DownloadEnv(testArtifact(), config(nil), 1) {
+		names = append(names, e.Name)
+	}
+	if want := "AIM_DOWNLOADER_PROTOCOL TMPDIR HF_HOME EXPECTED_SIZE_BYTES MOUNT_PATH ARTIFACT_NAME ARTIFACT_NAMESPACE STALL_TIMEOUT TARGET_DIR HF_TOKEN"; strings.Join(names, " ") != want {
+		t.Errorf("download env order %v, want %s", names, want)
 	}
 }

@@ -138,18 +138,19 @@ func JobPodHandler(jobs batchlisters.JobLister, owners Owners) cache.ResourceEve
 	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
 }
 
-// SetFinalizer adds (present) or removes a finalizer with a merge patch that carries the object's
-// resourceVersion, so that a concurrent change of the list conflicts instead of being lost. It does nothing when
-// the list already is as wanted.
+// SetFinalizer adds (present) or removes a finalizer, and removes the legacy names of it, with a merge patch
+// that carries the object's resourceVersion, so that a concurrent change of the list conflicts instead of
+// being lost. It does nothing when the list already is as wanted.
 func SetFinalizer(ctx context.Context, obj metav1.Object, finalizer string, present bool,
-	patch func(ctx context.Context, name string, data []byte) error) error {
-	has := slices.Contains(obj.GetFinalizers(), finalizer)
-	if has == present {
-		return nil
-	}
-	list := slices.DeleteFunc(slices.Clone(obj.GetFinalizers()), func(f string) bool { return f == finalizer })
+	patch func(ctx context.Context, name string, data []byte) error, legacy ...string) error {
+	list := slices.DeleteFunc(slices.Clone(obj.GetFinalizers()), func(f string) bool {
+		return f == finalizer || slices.Contains(legacy, f)
+	})
 	if present {
 		list = append(list, finalizer)
+	}
+	if slices.Equal(list, obj.GetFinalizers()) {
+		return nil
 	}
 	data, err := json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": obj.GetResourceVersion(), "finalizers": list}})
 	if err != nil {
@@ -162,29 +163,32 @@ func SetFinalizer(ctx context.Context, obj metav1.Object, finalizer string, pres
 }
 
 // LookupFinalized is Lookup for kinds whose controller holds a finalizer. A deleted object that still has it
-// gets cleanup run and then loses it, even when paused, so that a pause never blocks a deletion. A live object
-// is reconciled only once it has the finalizer: without it, the finalizer is added and the patch's watch
-// event brings the object back.
+// (or one of its legacy names) gets cleanup run and then loses it, even when paused, so that a pause never
+// blocks a deletion. A live object is reconciled only once it has the finalizer and no legacy name of it:
+// otherwise the list is fixed and the patch's watch event brings the object back.
 func LookupFinalized[T metav1.Object](ctx context.Context, get func() (T, error), finalizer string,
-	patch func(ctx context.Context, name string, data []byte) error, cleanup func(T) error) (obj T, reconcile bool, err error) {
+	patch func(ctx context.Context, name string, data []byte) error, cleanup func(T) error, legacy ...string) (obj T, reconcile bool, err error) {
 	obj, err = get()
-	switch {
-	case apierrors.IsNotFound(err):
-		return obj, false, nil
-	case err != nil:
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			return obj, false, nil
+		}
 		return obj, false, err
+	}
+	held := slices.ContainsFunc(obj.GetFinalizers(), func(f string) bool { return f == finalizer || slices.Contains(legacy, f) })
+	switch {
 	case obj.GetDeletionTimestamp() != nil:
-		if !slices.Contains(obj.GetFinalizers(), finalizer) {
+		if !held {
 			return obj, false, nil
 		}
 		if err := cleanup(obj); err != nil {
 			return obj, false, err
 		}
-		return obj, false, SetFinalizer(ctx, obj, finalizer, false, patch)
+		return obj, false, SetFinalizer(ctx, obj, finalizer, false, patch, legacy...)
 	case aimv1.Paused(obj.GetAnnotations()):
 		return obj, false, nil
-	case !slices.Contains(obj.GetFinalizers(), finalizer):
-		return obj, false, SetFinalizer(ctx, obj, finalizer, true, patch)
+	case !slices.Contains(obj.GetFinalizers(), finalizer) || slices.ContainsFunc(obj.GetFinalizers(), func(f string) bool { return slices.Contains(legacy, f) }):
+		return obj, false, SetFinalizer(ctx, obj, finalizer, true, patch, legacy...)
 	}
 	return obj, true, nil
 }

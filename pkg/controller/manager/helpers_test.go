@@ -98,6 +98,31 @@ func TestSetFinalizer(t *testing.T) {
 
 var errBoom = errors.New("conflict")
 
+// TestLookupFinalizedMigratesLegacyNames: a live object holding an old name of the finalizer gets the new one
+// instead, and a deleted one holding only the old name is cleaned up and released.
+func TestLookupFinalizedMigratesLegacyNames(t *testing.T) {
+	var sent []string
+	patch := func(_ context.Context, name string, data []byte) error {
+		sent = append(sent, string(data))
+		return nil
+	}
+	live := &aimv1.AIMTemplateCache{ObjectMeta: metav1.ObjectMeta{Name: "c", ResourceVersion: "3", Finalizers: []string{"old", "other"}}}
+	_, reconcile, err := LookupFinalized(context.Background(), func() (*aimv1.AIMTemplateCache, error) { return live, nil },
+		"new", patch, func(*aimv1.AIMTemplateCache) error { t.Fatal("cleanup of a live object"); return nil }, "old")
+	if want := `{"metadata":{"finalizers":["other","new"],"resourceVersion":"3"}}`; err != nil || reconcile || len(sent) != 1 || sent[0] != want {
+		t.Fatalf("live: reconcile %v err %v patches %v, want %s", reconcile, err, sent, want)
+	}
+	sent = nil
+	gone := live.DeepCopy()
+	gone.DeletionTimestamp = &metav1.Time{}
+	cleaned := false
+	_, reconcile, err = LookupFinalized(context.Background(), func() (*aimv1.AIMTemplateCache, error) { return gone, nil },
+		"new", patch, func(*aimv1.AIMTemplateCache) error { cleaned = true; return nil }, "old")
+	if want := `{"metadata":{"finalizers":["other"],"resourceVersion":"3"}}`; err != nil || reconcile || !cleaned || len(sent) != 1 || sent[0] != want {
+		t.Fatalf("deleted: reconcile %v err %v cleaned %v patches %v, want %s", reconcile, err, cleaned, sent, want)
+	}
+}
+
 func TestFinish(t *testing.T) {
 	obj := &aimv1.AIMService{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "n"}}
 	transition := state.Output{Transitions: []state.Transition{{Type: "Ready", Reason: "Resolved", Status: metav1.ConditionTrue}}}

@@ -52,6 +52,28 @@ func Name(maxLen int, hash string, parts ...string) string {
 	return name + "-" + hash
 }
 
+// SanitizedLabelValue makes a label value of any text, as aim-engine does: lower case, every run of
+// characters other than letters, digits, '.', '_' and '-' becomes '_', leading and trailing '_', '.' and '-'
+// go, and at most 63 characters remain.
+func SanitizedLabelValue(s string) string {
+	var b strings.Builder
+	replaced := false
+	for _, r := range strings.ToLower(s) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
+			b.WriteRune(r)
+			replaced = false
+		} else if !replaced {
+			b.WriteByte('_')
+			replaced = true
+		}
+	}
+	out := strings.Trim(b.String(), "_.-")
+	if len(out) > MaxLength {
+		out = strings.TrimRight(out[:MaxLength], "_.-")
+	}
+	return out
+}
+
 // LabelValue makes a label value of a name: names longer than 63 characters keep a prefix and a hash.
 func LabelValue(name string) string {
 	if len(name) <= MaxLength {

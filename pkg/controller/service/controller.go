@@ -192,7 +192,7 @@ func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration
 		if tres.Base.Status.Status != aimv1.AIMStatusReady {
 			tcomp = TemplateComponent(tres.Base, tcomp)
 		} else if mres.Model != nil {
-			derived := DerivedTemplate(svc, *tres.Base, mres.Model.Name)
+			derived := DerivedTemplate(svc, *tres.Base, mres.Model.Name, rc)
 			if err := ctl.applyDerived(ctx, svc, derived); err != nil {
 				applyErrs = append(applyErrs, err)
 			}

@@ -13,7 +13,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
@@ -326,7 +328,7 @@ func TemplateComponent(t *Template, comp state.Component) state.Component {
 
 // DerivedTemplate is the namespaced template a service with overrides runs on (F10): the base template's spec
 // with the overrides laid over it, owned by the service. A base that is itself derived is used as it is.
-func DerivedTemplate(svc *aimv1.AIMService, base Template, modelName string) *aimv1.AIMServiceTemplate {
+func DerivedTemplate(svc *aimv1.AIMService, base Template, modelName string, rc runtimeconfig.Resolved) *aimv1.AIMServiceTemplate {
 	o := svc.Spec.Overrides
 	if o == nil || base.Derived() {
 		return nil
@@ -361,8 +363,8 @@ func DerivedTemplate(svc *aimv1.AIMService, base Template, modelName string) *ai
 			// same base and overrides must not collide.
 			Name:      naming.Name(naming.MaxLength, naming.Hash(8, svc.UID, base.Namespace, base.Name, o), append([]string{base.Name, "ovr"}, parts...)...),
 			Namespace: svc.Namespace,
-			Labels: map[string]string{aimv1.LabelOrigin: aimv1.OriginDerived, aimv1.LabelManagedBy: aimv1.ManagedByValue,
-				aimv1.LabelService: naming.LabelValue(svc.Name)},
+			Labels: childlabels.For(childlabels.Service, svc, rc, map[string]string{
+				aimv1.LabelOrigin: aimv1.OriginDerived, aimv1.LabelService: naming.LabelValue(svc.Name)}),
 			OwnerReferences: []metav1.OwnerReference{ownerRef(svc)},
 		},
 		Spec: aimv1.AIMServiceTemplateSpec{AIMServiceTemplateSpecCommon: spec},

@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
@@ -220,14 +221,14 @@ func TestTemplateComponent(t *testing.T) {
 func TestDerivedTemplate(t *testing.T) {
 	base := template("base", "", "qwen", aimv1.AIMStatusReady, "optimized", "MI300X")
 	base.Spec.ProfileID = "p1"
-	if DerivedTemplate(service(nil), base, "qwen") != nil {
+	if DerivedTemplate(service(nil), base, "qwen", runtimeconfig.Resolved{}) != nil {
 		t.Fatal("derived a template without overrides")
 	}
 	svc := service(func(s *aimv1.AIMService) {
 		s.Spec.Overrides = &aimv1.AIMRuntimeParameters{Precision: ptr.To(aimv1.AIMPrecision("fp16")),
 			Hardware: &aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Requests: 2, Model: "MI300X"}}}
 	})
-	d := DerivedTemplate(svc, base, "qwen")
+	d := DerivedTemplate(svc, base, "qwen", runtimeconfig.Resolved{})
 	if d.Namespace != "team" || !strings.HasPrefix(d.Name, "base-ovr-mi300x-2gpu-fp16-") || d.Labels[aimv1.LabelOrigin] != aimv1.OriginDerived {
 		t.Errorf("derived meta = %+v", d.ObjectMeta)
 	}
@@ -242,7 +243,7 @@ func TestDerivedTemplate(t *testing.T) {
 		t.Error("deriving changed the base")
 	}
 	derived := Template{Name: d.Name, Labels: d.Labels}
-	if DerivedTemplate(svc, derived, "qwen") != nil {
+	if DerivedTemplate(svc, derived, "qwen", runtimeconfig.Resolved{}) != nil {
 		t.Error("derived a template from a derived template")
 	}
 }

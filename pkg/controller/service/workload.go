@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/env"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gateway"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
@@ -92,8 +93,10 @@ func PlanCache(svc *aimv1.AIMService, t Template, existing []*aimv1.AIMTemplateC
 	}
 	want := &aimv1.AIMTemplateCache{
 		TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMTemplateCache"},
+		// aim-engine's labels: the service (the one that made a shared cache) and the framework label.
 		ObjectMeta: metav1.ObjectMeta{Namespace: svc.Namespace,
-			Labels: map[string]string{aimv1.LabelManagedBy: aimv1.ManagedByValue, LabelTemplate: naming.LabelValue(t.Name)}},
+			Labels: childlabels.For(childlabels.Service, svc, rc, map[string]string{
+				aimv1.LabelService: naming.LabelValue(svc.Name), LabelTemplate: naming.LabelValue(t.Name)})},
 		Spec: aimv1.AIMTemplateCacheSpec{TemplateName: t.Name, TemplateScope: scope, RuntimeConfigName: svc.Spec.RuntimeConfigName,
 			StorageClassName: storageClass(svc, rc)},
 	}
@@ -106,7 +109,6 @@ func PlanCache(svc *aimv1.AIMService, t Template, existing []*aimv1.AIMTemplateC
 	if mode == aimv1.AIMCachingModeDedicated {
 		want.Name = naming.Name(naming.MaxLength, naming.Hash(8, svc.UID), t.Name, svc.Name)
 		want.Spec.Mode = aimv1.AIMTemplateCacheModeDedicated
-		want.Labels[aimv1.LabelService] = naming.LabelValue(svc.Name)
 		want.OwnerReferences = []metav1.OwnerReference{ownerRef(svc)}
 		for _, c := range existing {
 			if c.Name == want.Name {
@@ -233,19 +235,16 @@ func Environment(svc *aimv1.AIMService, m Model, t Template, rc runtimeconfig.Re
 
 // InferenceService is the input of the service's InferenceService.
 func InferenceService(svc *aimv1.AIMService, m Model, t Template, rc runtimeconfig.Resolved, mounts []kserve.CacheMount) kserve.Input {
-	labels := rc.PropagatedLabels(svc.Labels)
-	labels[labelComponent] = "inference"
-	labels[aimv1.LabelManagedBy] = aimv1.ManagedByValue
-	labels[aimv1.LabelService] = naming.LabelValue(svc.Name)
-	labels[LabelTemplate] = naming.LabelValue(t.Name)
-	labels[LabelModel] = naming.LabelValue(m.Name)
+	own := map[string]string{labelComponent: "inference", aimv1.LabelService: naming.LabelValue(svc.Name),
+		LabelTemplate: naming.LabelValue(t.Name), LabelModel: naming.LabelValue(m.Name)}
 	c := t.candidate()
 	if c.Metric != "" {
-		labels[LabelMetric] = string(c.Metric)
+		own[LabelMetric] = string(c.Metric)
 	}
 	if c.Precision != "" {
-		labels[LabelPrecision] = string(c.Precision)
+		own[LabelPrecision] = string(c.Precision)
 	}
+	labels := childlabels.For(childlabels.Service, svc, rc, own)
 	in := kserve.Input{
 		Name: WorkloadName(svc), Namespace: svc.Namespace, Owner: ownerRef(svc), Labels: labels,
 		Image: m.Spec.Image, NodeAffinity: t.Status.ResolvedNodeAffinity, Scheduling: rc.Spec.Scheduling,
@@ -361,7 +360,7 @@ func PlanRoute(svc *aimv1.AIMService, rc runtimeconfig.Resolved) RoutePlan {
 	name := WorkloadName(svc)
 	in := &gateway.Input{
 		Name: name, Namespace: svc.Namespace, Owner: ownerRef(svc), Annotations: annotations,
-		Labels: map[string]string{labelComponent: "routing", aimv1.LabelManagedBy: aimv1.ManagedByValue, aimv1.LabelService: naming.LabelValue(svc.Name)},
+		Labels: childlabels.For(childlabels.Service, svc, rc, map[string]string{labelComponent: "routing", aimv1.LabelService: naming.LabelValue(svc.Name)}),
 		Parent: *gw, Path: path, Backend: name + "-predictor", Timeout: timeout,
 	}
 	comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "HTTPRouteCreating", "creating HTTPRoute "+name

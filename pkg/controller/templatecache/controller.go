@@ -77,7 +77,8 @@ func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration
 		return 0, nil
 	}
 	c, ok, err := manager.LookupFinalized(ctx, func() (*aimv1.AIMTemplateCache, error) { return ctl.caches.AIMTemplateCaches(namespace).Get(name) },
-		FinalizerArtifactCleanup, ctl.patchCache(namespace), func(c *aimv1.AIMTemplateCache) error { return ctl.cleanupArtifacts(ctx, c) })
+		FinalizerArtifactCleanup, ctl.patchCache(namespace), func(c *aimv1.AIMTemplateCache) error { return ctl.cleanupArtifacts(ctx, c) },
+		legacyFinalizerArtifactCleanup)
 	if !ok {
 		return 0, err
 	}

@@ -2,21 +2,25 @@
 // status listing every artifact with its volume, which the AIMService controller mounts.
 //
 // Shared caches (the default) use unowned artifacts named after the source, so every cache of a namespace
-// downloading the same source with the same storage class and env uses one artifact; such artifacts persist
-// when the caches go and are deleted by hand. Dedicated caches own their artifacts, which the garbage
-// collector deletes with the cache. No finalizer is needed for either.
+// downloading the same source with the same storage class and env uses one artifact; Dedicated caches own
+// their artifacts, which the garbage collector deletes with the cache. Artifacts carry aim-engine's labels
+// (the cache that made them, its template, the source's index); a deleted cache's finalizer removes the
+// shared artifacts it listed that are not Ready and that no other cache lists (not, as aim-engine does,
+// every non-Ready artifact with its label: reference bug 9.22).
 package templatecache
 
 import (
 	"cmp"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/env"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
@@ -30,9 +34,14 @@ const (
 	ComponentTemplate      = "ServiceTemplate"
 	ComponentArtifacts     = "Artifacts"
 
-	// LabelCache names the cache that owns a Dedicated artifact. Shared artifacts carry no cache's name:
-	// they belong to every cache using them (reference bug 9.22).
+	// LabelCache names the cache that made an artifact (aim-engine's label; a shared artifact keeps the name
+	// of the first cache).
 	LabelCache = "aim.eai.amd.com/template-cache.name"
+	// The labels aim-engine puts on the artifacts a cache makes.
+	LabelTemplateName    = "aim.eai.amd.com/template.name"
+	LabelTemplateScope   = "aim.eai.amd.com/template.scope"
+	LabelTemplateIndex   = "aim.eai.amd.com/template.index"
+	LabelTemplateCreated = "template-created"
 
 	KindNamespaced = "AIMServiceTemplate"
 	KindCluster    = "AIMClusterServiceTemplate"
@@ -144,8 +153,8 @@ func PlanCache(o Observation) Plan {
 	entries := map[string]aimv1.AIMTemplateCacheArtifactStatus{}
 	var states []artifactState
 	var errs []error
-	for _, src := range sources {
-		desired := DesiredArtifact(c, src)
+	for i, src := range sources {
+		desired := DesiredArtifact(c, src, i, o.RuntimeConfig)
 		cur, err := match(c, desired, o.Artifacts)
 		if err != nil {
 			errs = append(errs, err)
@@ -186,11 +195,15 @@ func ArtifactName(c *aimv1.AIMTemplateCache, src aimv1.AIMModelSource) string {
 }
 
 // DesiredArtifact is the artifact a cache wants for a source.
-func DesiredArtifact(c *aimv1.AIMTemplateCache, src aimv1.AIMModelSource) *aimv1.AIMArtifact {
+func DesiredArtifact(c *aimv1.AIMTemplateCache, src aimv1.AIMModelSource, index int, rc runtimeconfig.Resolved) *aimv1.AIMArtifact {
+	labels := childlabels.For(childlabels.TemplateCache, c, rc, map[string]string{
+		LabelTemplateCreated: "true", LabelTemplateName: naming.LabelValue(c.Spec.TemplateName),
+		LabelTemplateScope: string(c.Spec.TemplateScope), LabelTemplateIndex: strconv.Itoa(index),
+		LabelCache: naming.LabelValue(c.Name),
+	})
 	a := &aimv1.AIMArtifact{
-		TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMArtifact"},
-		ObjectMeta: metav1.ObjectMeta{Name: ArtifactName(c, src), Namespace: c.Namespace,
-			Labels: map[string]string{aimv1.LabelManagedBy: aimv1.ManagedByValue}},
+		TypeMeta:   metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMArtifact"},
+		ObjectMeta: metav1.ObjectMeta{Name: ArtifactName(c, src), Namespace: c.Namespace, Labels: labels},
 		Spec: aimv1.AIMArtifactSpec{
 			SourceURI: src.SourceURI, ModelID: src.ModelID, StorageClassName: c.Spec.StorageClassName,
 			Env: env.Merge(c.Spec.Env, src.Env), ModelDownloadImage: c.Spec.DownloadImage,
@@ -205,7 +218,6 @@ func DesiredArtifact(c *aimv1.AIMTemplateCache, src aimv1.AIMModelSource) *aimv1
 		a.Spec.ImagePullSecrets = append(a.Spec.ImagePullSecrets, c.Spec.ImagePullSecrets...)
 	}
 	if c.Spec.Mode == aimv1.AIMTemplateCacheModeDedicated {
-		a.Labels[LabelCache] = naming.LabelValue(c.Name)
 		a.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(c, aimv1.SchemeGroupVersion.WithKind("AIMTemplateCache"))}
 	}
 	return a
@@ -305,8 +317,12 @@ func artifactsComponent(states []artifactState, errs []error) state.Component {
 }
 
 // FinalizerArtifactCleanup lets a deleted cache remove the shared artifacts it started when no other cache
-// uses them.
-const FinalizerArtifactCleanup = "aim.eai.amd.com/artifact-cleanup"
+// uses them (the reference's name).
+const FinalizerArtifactCleanup = "aim.eai.amd.com/artifactcleanup"
+
+// legacyFinalizerArtifactCleanup is the name earlier aim-apiserver releases used; caches holding it get the
+// reference's name instead.
+const legacyFinalizerArtifactCleanup = "aim.eai.amd.com/artifact-cleanup"
 
 // ArtifactsToClean are the shared artifacts a deleted cache leaves that nobody needs: listed in its status,
 // made by the controller (a user's own artifact stays), not owned (Dedicated ones go with the cache by owner

@@ -42,9 +42,19 @@ func derive(c *aimv1.AIMTemplateCache, p Plan) aimv1.AIMStatus {
 
 func TestDesiredArtifactShared(t *testing.T) {
 	c := testCache("a", aimv1.AIMTemplateCacheModeShared)
-	a := DesiredArtifact(c, src)
-	if len(a.OwnerReferences) != 0 || a.Labels[LabelCache] != "" || a.Labels[aimv1.LabelManagedBy] != aimv1.ManagedByValue {
-		t.Errorf("shared artifact metadata %+v: must be unowned and carry no cache's name (9.22)", a.ObjectMeta)
+	c.Spec.TemplateScope = aimv1.AIMTemplateScopeNamespace
+	c.Labels = map[string]string{"aim.eai.amd.com/service": "chat", "team": "x"}
+	a := DesiredArtifact(c, src, 1, runtimeconfig.Resolved{})
+	if len(a.OwnerReferences) != 0 {
+		t.Errorf("shared artifact owned: %v", a.OwnerReferences)
+	}
+	// aim-engine's labels: the making cache, its template and the source's index, plus the cache's
+	// aim.eai.amd.com/ labels.
+	for k, want := range map[string]string{LabelTemplateCreated: "true", LabelTemplateName: "tpl", LabelTemplateScope: "Namespace",
+		LabelTemplateIndex: "1", LabelCache: "a", "aim.eai.amd.com/service": "chat", aimv1.LabelManagedBy: aimv1.ManagedByValue, "team": ""} {
+		if a.Labels[k] != want {
+			t.Errorf("label %s = %q, want %q", k, a.Labels[k], want)
+		}
 	}
 	if !strings.HasPrefix(a.Name, "hf-org-m-v1-") || len(a.Name) > 63 {
 		t.Errorf("name %q", a.Name)
@@ -59,7 +69,7 @@ func TestDesiredArtifactShared(t *testing.T) {
 	}
 
 	// Another cache with the same download shares the name; a different class or env does not.
-	if other := DesiredArtifact(testCache("b", aimv1.AIMTemplateCacheModeShared), src); other.Name != a.Name {
+	if other := DesiredArtifact(testCache("b", aimv1.AIMTemplateCacheModeShared), src, 0, runtimeconfig.Resolved{}); other.Name != a.Name {
 		t.Errorf("caches with equal downloads got %q and %q", a.Name, other.Name)
 	}
 	slow := testCache("a", aimv1.AIMTemplateCacheModeShared)
@@ -73,14 +83,14 @@ func TestDesiredArtifactShared(t *testing.T) {
 	}
 	noSize := src
 	noSize.Size = ptr.To(resource.MustParse("0"))
-	if DesiredArtifact(c, noSize).Spec.Size != nil {
+	if DesiredArtifact(c, noSize, 0, runtimeconfig.Resolved{}).Spec.Size != nil {
 		t.Error("a zero source size must leave the size to check-size")
 	}
 }
 
 func TestDesiredArtifactDedicated(t *testing.T) {
 	c := testCache("mine", aimv1.AIMTemplateCacheModeDedicated)
-	a := DesiredArtifact(c, src)
+	a := DesiredArtifact(c, src, 0, runtimeconfig.Resolved{})
 	if len(a.OwnerReferences) != 1 || a.OwnerReferences[0].UID != c.UID || !ptr.Deref(a.OwnerReferences[0].Controller, false) ||
 		a.OwnerReferences[0].Kind != "AIMTemplateCache" {
 		t.Errorf("owners %+v", a.OwnerReferences)
@@ -108,7 +118,7 @@ func TestPlanCache(t *testing.T) {
 	sharedName, dedicatedName := ArtifactName(shared, src), ArtifactName(dedicated, src)
 	owned := metav1.OwnerReference{Kind: "AIMTemplateCache", Name: "c", UID: dedicated.UID, Controller: ptr.To(true)}
 	upToDate := func() *aimv1.AIMArtifact {
-		a := DesiredArtifact(dedicated, src)
+		a := DesiredArtifact(dedicated, src, 0, runtimeconfig.Resolved{})
 		a.UID, a.Status = "uid-d", aimv1.AIMArtifactStatus{Status: aimv1.AIMStatusReady, PersistentVolumeClaim: "pvc-d"}
 		return a
 	}

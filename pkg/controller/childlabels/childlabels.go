@@ -1,0 +1,63 @@
+// Package childlabels computes the labels of the objects a controller creates for a parent, as aim-engine
+// does, so that label selectors written for aim-engine's children keep working.
+//
+// Precedence, first wins: the child's own labels; then the parent's labels that propagate (every
+// aim.eai.amd.com/ label, and those matching the runtime config's labelPropagation globs); then the
+// "framework" label aim.eai.amd.com/<controller>.name naming the parent, and app.kubernetes.io/managed-by.
+// (aim-engine's managed-by value is aim-<controller>-controller; here it is aim-apiserver, the program that
+// manages them: see docs/compatibility.md.)
+package childlabels
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
+)
+
+// The controllers' names in the framework label aim.eai.amd.com/<controller>.name.
+const (
+	Service                = "service"
+	ServiceTemplate        = "service-template"
+	ClusterServiceTemplate = "cluster-service-template"
+	Model                  = "model"
+	ClusterModel           = "cluster-model"
+	TemplateCache          = "template-cache"
+	Artifact               = "artifact"
+	ClusterModelSource     = "cluster-model-source"
+)
+
+// Key is the framework label of a controller: aim.eai.amd.com/<controller>.name.
+func Key(controller string) string { return aimv1.GroupName + "/" + controller + ".name" }
+
+// For returns the labels of a child of parent created by controller, with own labels first.
+func For(controller string, parent metav1.Object, rc runtimeconfig.Resolved, own map[string]string) map[string]string {
+	out := make(map[string]string, len(own)+4)
+	for k, v := range own {
+		out[k] = v
+	}
+	for k, v := range rc.PropagatedLabels(parent.GetLabels()) {
+		if _, set := out[k]; !set {
+			out[k] = v
+		}
+	}
+	for k, v := range map[string]string{Key(controller): naming.LabelValue(parent.GetName()), aimv1.LabelManagedBy: aimv1.ManagedByValue} {
+		if _, set := out[k]; !set {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// ForPods are the labels of a Job's pod template: the Job's, without managed-by (the Job controller manages
+// the pods).
+func ForPods(job map[string]string) map[string]string {
+	out := make(map[string]string, len(job))
+	for k, v := range job {
+		if k != aimv1.LabelManagedBy {
+			out[k] = v
+		}
+	}
+	return out
+}

@@ -1,0 +1,279 @@
+// Package jobhealth reports a Job, and its pods, as status components with aim-engine's reasons.
+//
+// A Job is running, complete, or failed (backoff limit, deadline, eviction). Its pods are: missing, images that cannot be pulled (auth, not found, other), failed attempts (classified from the
+// container's termination message: source not found, authentication, disk full, out of memory, deadline,
+// eviction), readiness, and what keeps a pending pod pending (the latest scheduling, mount or sandbox event).
+//
+// The termination message stands in for aim-engine's reading of the last log lines: the controller's
+// containers use terminationMessagePolicy FallbackToLogsOnError, so the message is the end of the log when
+// the container wrote none, and no log access is needed. Text quoted from pods is redacted.
+package jobhealth
+
+import (
+	"cmp"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/redact"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+)
+
+// Reasons of a Job component.
+const (
+	ReasonResourceNotReady        = "ResourceNotReady"
+	ReasonJobRunning              = "JobRunning"
+	ReasonJobFailed               = "JobFailed"
+	ReasonJobBackoffLimitExceeded = "JobBackoffLimitExceeded"
+	ReasonJobDeadlineExceeded     = "JobDeadlineExceeded"
+	ReasonJobEvicted              = "JobEvicted"
+)
+
+// Reasons of a pods component.
+const (
+	ReasonNoPods               = "NoPods"
+	ReasonPodsReady            = "PodsReady"
+	ReasonPodsStarting         = "PodsStarting"
+	ReasonPodsPending          = "PodsPending"
+	ReasonPodsProgressing      = "PodsProgressing"
+	ReasonImagePullAuthFailure = "ImagePullAuthFailure"
+	ReasonImageNotFound        = "ImageNotFound"
+	ReasonImagePullBackOff     = "ImagePullBackOff"
+	ReasonPodFailed            = "PodFailed"
+	ReasonPodOOMKilled         = "PodOOMKilled"
+	ReasonPodDeadlineExceeded  = "PodDeadlineExceeded"
+	ReasonPodEvicted           = "PodEvicted"
+	ReasonSourceNotFound       = "SourceNotFound"
+	ReasonAuthError            = "AuthError"
+	ReasonStorageFull          = "StorageFull"
+)
+
+// pendingEvents are the event reasons that explain a pending pod.
+var pendingEvents = []string{"FailedScheduling", "FailedMount", "FailedAttachVolume", "FailedCreatePodSandBox"}
+
+// Job reports a Job as the component name; a nil Job is being created.
+func Job(name string, j *batchv1.Job) state.Component {
+	comp := state.Component{Name: name, Dependency: state.DependencyDownstream}
+	if j == nil {
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonResourceNotReady, "Downstream resource not found or being created"
+		return comp
+	}
+	for _, c := range j.Status.Conditions {
+		if c.Status != corev1.ConditionTrue {
+			continue
+		}
+		switch c.Type {
+		case batchv1.JobComplete:
+			comp.State, comp.Reason = aimv1.AIMStatusReady, "Ready"
+			return comp
+		case batchv1.JobFailed:
+			msg := redact.Excerpt(cmp.Or(c.Message, "Job failed"), redact.DefaultLimit)
+			cat, reason := state.InvalidSpec, ReasonJobFailed
+			switch c.Reason {
+			case batchv1.JobReasonBackoffLimitExceeded:
+				reason = ReasonJobBackoffLimitExceeded
+			case batchv1.JobReasonDeadlineExceeded:
+				reason = ReasonJobDeadlineExceeded
+			case "Evicted":
+				cat, reason = state.Infrastructure, ReasonJobEvicted
+			}
+			comp.Errors = []error{state.NewError(cat, reason, "%s", msg)}
+			return comp
+		}
+	}
+	comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonJobRunning, "Job is in progress"
+	return comp
+}
+
+// Succeeded reports whether a Job completed.
+func Succeeded(j *batchv1.Job) bool { return condition(j, batchv1.JobComplete) }
+
+// Failed reports whether a Job failed for good.
+func Failed(j *batchv1.Job) bool { return condition(j, batchv1.JobFailed) }
+
+func condition(j *batchv1.Job, t batchv1.JobConditionType) bool {
+	if j == nil {
+		return false
+	}
+	for _, c := range j.Status.Conditions {
+		if c.Type == t && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
+// Pods reports the pods of a Job as the component name; events are events about them, any type.
+func Pods(name string, pods []*corev1.Pod, events []corev1.Event) state.Component {
+	comp := state.Component{Name: name, Dependency: state.DependencyDownstream}
+	set := func(s aimv1.AIMStatus, reason, msg string) state.Component {
+		comp.State, comp.Reason, comp.Message = s, reason, redact.Excerpt(msg, redact.DefaultLimit)
+		return comp
+	}
+	fail := func(cat state.Category, reason, msg string) state.Component {
+		comp.Errors = []error{state.NewError(cat, reason, "%s", redact.Excerpt(msg, redact.DefaultLimit))}
+		return comp
+	}
+	if len(pods) == 0 {
+		return set(aimv1.AIMStatusProgressing, ReasonNoPods, "No pods found")
+	}
+	pods = slices.SortedFunc(slices.Values(pods), func(a, b *corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
+
+	for _, p := range pods {
+		for _, cs := range append(slices.Clone(p.Status.InitContainerStatuses), p.Status.ContainerStatuses...) {
+			if w := cs.State.Waiting; w != nil && (w.Reason == "ImagePullBackOff" || w.Reason == "ErrImagePull") {
+				msg := fmt.Sprintf("Container %s: %s", cs.Name, w.Message)
+				switch ImagePullReason(w.Message) {
+				case ReasonImagePullAuthFailure:
+					return fail(state.Auth, ReasonImagePullAuthFailure, msg)
+				case ReasonImageNotFound:
+					return fail(state.MissingUpstream, ReasonImageNotFound, msg)
+				}
+				return fail(state.Infrastructure, ReasonImagePullBackOff, msg)
+			}
+		}
+	}
+	for _, p := range pods {
+		if p.Status.Phase == corev1.PodFailed {
+			return fail(failedPod(p))
+		}
+	}
+	for _, p := range pods {
+		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodRunning && Ready(p) {
+			return set(aimv1.AIMStatusReady, ReasonPodsReady, "Pods are ready")
+		}
+	}
+	for _, p := range pods {
+		if p.Status.Phase == corev1.PodRunning {
+			return set(aimv1.AIMStatusStarting, ReasonPodsStarting, "Pods are running, waiting for readiness")
+		}
+	}
+	for _, p := range pods {
+		if p.Status.Phase != corev1.PodPending {
+			continue
+		}
+		var mine []corev1.Event
+		for _, e := range events {
+			if e.InvolvedObject.Name == p.Name && (e.InvolvedObject.UID == "" || e.InvolvedObject.UID == p.UID) {
+				mine = append(mine, e)
+			}
+		}
+		if e := Latest(mine); e != nil {
+			switch {
+			case slices.Contains(pendingEvents, e.Reason):
+				return set(aimv1.AIMStatusPending, e.Reason, e.Message)
+			case e.Reason == "Pulling":
+				return set(aimv1.AIMStatusProgressing, e.Reason, e.Message)
+			}
+		}
+		return set(aimv1.AIMStatusPending, ReasonPodsPending, "Pods are pending")
+	}
+	return set(aimv1.AIMStatusProgressing, ReasonPodsProgressing, "Pods are progressing")
+}
+
+var (
+	authWords     = []string{"unauthorized", "401", "403", "forbidden", "denied", "credentials", "authentication required"}
+	notFoundWords = []string{"not found", "404", "manifest unknown", "name unknown", "does not exist"}
+)
+
+// ImagePullReason tells, from a pull error's text, a refused credential and a missing image from the rest.
+func ImagePullReason(msg string) string {
+	m := strings.ToLower(msg)
+	switch {
+	case containsAny(m, authWords):
+		return ReasonImagePullAuthFailure
+	case containsAny(m, notFoundWords):
+		return ReasonImageNotFound
+	}
+	return ReasonImagePullBackOff
+}
+
+var (
+	sourceNotFound = regexp.MustCompile(`(?i)repository not found|revision not found|entry not found|\b404\b|nosuchkey|nosuchbucket|does not exist`)
+	sourceAuth     = regexp.MustCompile(`(?i)\b401\b|\b403\b|unauthori[sz]ed|gated repo|access denied|invalid (user )?token|invalidaccesskeyid|signaturedoesnotmatch|forbidden`)
+	diskFull       = regexp.MustCompile(`(?i)no space left on device|enospc|disk quota exceeded`)
+)
+
+// failedPod classifies a failed pod by its first terminated container: what its termination message says,
+// else its reason.
+func failedPod(p *corev1.Pod) (state.Category, string, string) {
+	var t *corev1.ContainerStateTerminated
+	var name string
+	for _, cs := range append(slices.Clone(p.Status.ContainerStatuses), p.Status.InitContainerStatuses...) {
+		if cs.State.Terminated != nil {
+			t, name = cs.State.Terminated, cs.Name
+			break
+		}
+	}
+	if t == nil {
+		reason := p.Status.Reason
+		msg := fmt.Sprintf("Pod %s failed: %s", p.Name, strings.TrimSpace(reason+" "+p.Status.Message))
+		return byReason(reason, msg)
+	}
+	msg := fmt.Sprintf("Container %s failed with exit code %d: %s", name, t.ExitCode, strings.TrimSpace(t.Reason+" "+t.Message))
+	if t.Reason != "OOMKilled" {
+		switch out := t.Message; {
+		case sourceNotFound.MatchString(out):
+			return state.InvalidSpec, ReasonSourceNotFound, "Source resource not found: " + msg
+		case sourceAuth.MatchString(out):
+			return state.Auth, ReasonAuthError, "Authentication error: " + msg
+		case diskFull.MatchString(out):
+			return state.ResourceExhaustion, ReasonStorageFull, "Storage full: " + msg
+		}
+	}
+	return byReason(t.Reason, msg)
+}
+
+func byReason(reason, msg string) (state.Category, string, string) {
+	switch reason {
+	case "OOMKilled":
+		return state.ResourceExhaustion, ReasonPodOOMKilled, msg
+	case "DeadlineExceeded":
+		return state.InvalidSpec, ReasonPodDeadlineExceeded, msg
+	case "Evicted":
+		return state.Infrastructure, ReasonPodEvicted, msg
+	}
+	return state.InvalidSpec, ReasonPodFailed, msg
+}
+
+// Ready reports whether a pod's Ready condition is True.
+func Ready(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// Latest is the most recent event.
+func Latest(events []corev1.Event) *corev1.Event {
+	var out *corev1.Event
+	for i := range events {
+		e := &events[i]
+		if out == nil || eventTime(e).After(eventTime(out)) {
+			out = e
+		}
+	}
+	return out
+}
+
+func eventTime(e *corev1.Event) time.Time {
+	switch {
+	case !e.LastTimestamp.IsZero():
+		return e.LastTimestamp.Time
+	case !e.EventTime.IsZero():
+		return e.EventTime.Time
+	}
+	return e.FirstTimestamp.Time
+}
+
+func containsAny(s string, words []string) bool {
+	return slices.ContainsFunc(words, func(w string) bool { return strings.Contains(s, w) })
+}
