@@ -49,12 +49,24 @@ func podOfJob(t *testing.T, ns, job string) (pod string) {
 // controller of kube-controller-manager then completes the Job (Complete and SuccessCriteriaMet).
 func succeedPod(t *testing.T, ns, pod, container, message string) {
 	t.Helper()
+	endPod(t, ns, pod, container, "Succeeded", 0, "Completed", message)
+}
+
+// failPod plays kubelet for a failed attempt: the container exits 1 with message as its termination message.
+func failPod(t *testing.T, ns, pod, container, message string) {
+	t.Helper()
+	endPod(t, ns, pod, container, "Failed", 1, "Error", message)
+}
+
+// endPod writes a pod's end as kubelet would: its phase and the container's terminated state.
+func endPod(t *testing.T, ns, pod, container, phase string, exitCode int, reason, message string) {
+	t.Helper()
 	now := time.Now().UTC().Format(time.RFC3339)
 	data, _ := json.Marshal(map[string]any{"status": map[string]any{
-		"phase": "Succeeded",
+		"phase": phase,
 		"containerStatuses": []any{map[string]any{
 			"name": container, "image": "x", "imageID": "", "ready": false, "restartCount": 0,
-			"state": map[string]any{"terminated": map[string]any{"exitCode": 0, "reason": "Completed", "message": message, "startedAt": now, "finishedAt": now}},
+			"state": map[string]any{"terminated": map[string]any{"exitCode": exitCode, "reason": reason, "message": message, "startedAt": now, "finishedAt": now}},
 		}},
 	}})
 	f := filepath.Join(t.TempDir(), "status.json")
@@ -66,22 +78,6 @@ func succeedPod(t *testing.T, ns, pod, container, message string) {
 func bindVolume(t *testing.T, ns, pvc string) {
 	t.Helper()
 	admin(t).must("patch", "pvc", pvc, "-n", ns, "--subresource=status", "--type=merge", "-p", `{"status":{"phase":"Bound"}}`)
-}
-
-// failPod plays kubelet for a failed attempt: the container exits 1 with message as its termination message.
-func failPod(t *testing.T, ns, pod, container, message string) {
-	t.Helper()
-	now := time.Now().UTC().Format(time.RFC3339)
-	data, _ := json.Marshal(map[string]any{"status": map[string]any{
-		"phase": "Failed",
-		"containerStatuses": []any{map[string]any{
-			"name": container, "image": "x", "imageID": "", "ready": false, "restartCount": 0,
-			"state": map[string]any{"terminated": map[string]any{"exitCode": 1, "reason": "Error", "message": message, "startedAt": now, "finishedAt": now}},
-		}},
-	}})
-	f := filepath.Join(t.TempDir(), "status.json")
-	must(t, os.WriteFile(f, data, 0o600))
-	admin(t).must("patch", "pod", pod, "-n", ns, "--subresource=status", "--type=merge", "--patch-file", f)
 }
 
 // TestTemplateCacheDownloadsSharedArtifact: a Shared cache of a Ready template with an inline, sized source
