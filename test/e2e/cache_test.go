@@ -101,7 +101,7 @@ spec:
   modelSources: [{modelId: org/small, sourceUri: "hf://org/small", size: 10Gi}]
 `, ns))
 	k.must("wait", "-n", ns, "--for=condition=Ready", "aimtpl/small-cpu", "--timeout=60s")
-	k.mustApply(fmt.Sprintf("apiVersion: aim.eai.amd.com/v1alpha1\nkind: AIMTemplateCache\nmetadata: {name: small, namespace: %s}\nspec: {templateName: small-cpu}\n", ns))
+	k.mustApply(fmt.Sprintf("apiVersion: aim.eai.amd.com/v1alpha1\nkind: AIMTemplateCache\nmetadata: {name: small, namespace: %s}\nspec: {templateName: small-cpu, templateScope: Namespace}\n", ns))
 
 	art := onlyOne(t, 30*time.Second, "aimart", ns)
 	if owners := k.must("get", "aimart", art, "-n", ns, "-o", "jsonpath={.metadata.ownerReferences} {.spec.size} {.spec.modelId}"); owners != " 10Gi org/small" {

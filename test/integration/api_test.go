@@ -388,7 +388,7 @@ func TestFieldSelectors(t *testing.T) {
 		}
 	}
 	if _, err := a.AIMTemplateCaches(ns).Create(c, &aimv1.AIMTemplateCache{ObjectMeta: metav1.ObjectMeta{Name: "tc"},
-		Spec: aimv1.AIMTemplateCacheSpec{TemplateName: "tpl-x"}}, metav1.CreateOptions{}); err != nil {
+		Spec: aimv1.AIMTemplateCacheSpec{TemplateName: "tpl-x", TemplateScope: aimv1.AIMTemplateScopeNamespace}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.AIMArtifacts(ns).Create(c, &aimv1.AIMArtifact{ObjectMeta: metav1.ObjectMeta{Name: "art"},

@@ -267,8 +267,14 @@ func validateEnvVarSource(src *corev1.EnvVarSource, fldPath *field.Path) field.E
 		n++
 		errs = append(errs, validateKeyRef(src.SecretKeyRef.Name, src.SecretKeyRef.Key, fldPath.Child("secretKeyRef"))...)
 	}
-	if src.FileKeyRef != nil {
+	if f := src.FileKeyRef; f != nil {
 		n++
+		fp := fldPath.Child("fileKeyRef")
+		for name, v := range map[string]string{"volumeName": f.VolumeName, "path": f.Path, "key": f.Key} {
+			if v == "" {
+				errs = append(errs, field.Required(fp.Child(name), ""))
+			}
+		}
 	}
 	if n != 1 {
 		errs = append(errs, field.Invalid(fldPath, "", "must set exactly one of fieldRef, resourceFieldRef, configMapKeyRef, secretKeyRef or fileKeyRef"))
@@ -302,6 +308,18 @@ func validateResources(r *corev1.ResourceRequirements, fldPath *field.Path) fiel
 		if limit, ok := r.Limits[name]; ok && q.Cmp(limit) > 0 {
 			errs = append(errs, field.Invalid(p, q.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", name, limit.String())))
 		}
+	}
+	// claims is a list-map keyed by name.
+	seen := sets.New[string]()
+	for i, c := range r.Claims {
+		p := fldPath.Child("claims").Index(i).Child("name")
+		switch {
+		case c.Name == "":
+			errs = append(errs, field.Required(p, ""))
+		case seen.Has(c.Name):
+			errs = append(errs, field.Duplicate(p, c.Name))
+		}
+		seen.Insert(c.Name)
 	}
 	return errs
 }
@@ -355,6 +373,16 @@ func validateRouting(r *aim.AIMRuntimeRoutingConfig, fldPath *field.Path) field.
 		if g.Port != nil && (*g.Port < 1 || *g.Port > 65535) {
 			errs = append(errs, field.Invalid(p.Child("port"), *g.Port, "must be between 1 and 65535"))
 		}
+		// The Gateway API's own constraints on a ParentReference.
+		if g.Group != nil && *g.Group != "" {
+			errs = append(errs, validatePattern(*g.Group, gatewayGroupPattern, 253, p.Child("group"))...)
+		}
+		if g.Kind != nil {
+			errs = append(errs, validatePattern(*g.Kind, gatewayKindPattern, 63, p.Child("kind"))...)
+		}
+		if g.SectionName != nil {
+			errs = append(errs, validatePattern(*g.SectionName, gatewaySectionPattern, 253, p.Child("sectionName"))...)
+		}
 	}
 	if r.PathTemplate != nil && strings.TrimSpace(*r.PathTemplate) == "" {
 		errs = append(errs, field.Invalid(fldPath.Child("pathTemplate"), *r.PathTemplate, "must not be empty when set"))
@@ -363,6 +391,25 @@ func validateRouting(r *aim.AIMRuntimeRoutingConfig, fldPath *field.Path) field.
 		errs = append(errs, field.Invalid(fldPath.Child("requestTimeout"), r.RequestTimeout.Duration.String(), "must be greater than 0"))
 	}
 	errs = append(errs, apimachineryvalidation.ValidateAnnotations(r.Annotations, fldPath.Child("annotations"))...)
+	return errs
+}
+
+// The Gateway API's patterns of a ParentReference's group, kind and sectionName.
+var (
+	gatewayGroupPattern   = regexp.MustCompile(`^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+	gatewayKindPattern    = regexp.MustCompile(`^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$`)
+	gatewaySectionPattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+)
+
+// validatePattern checks a string against a pattern and a maximum length.
+func validatePattern(v string, pattern *regexp.Regexp, maxLen int, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if len(v) > maxLen {
+		errs = append(errs, field.TooLong(fldPath, v, maxLen))
+	}
+	if !pattern.MatchString(v) {
+		errs = append(errs, field.Invalid(fldPath, v, "must match "+pattern.String()))
+	}
 	return errs
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
@@ -36,7 +37,11 @@ var (
 		string(aim.AIMCachingModeShared), string(aim.AIMCachingModeDedicated), string(aim.AIMCachingModeNever),
 		string(aim.AIMCachingModeAuto), string(aim.AIMCachingModeAlways))
 	cacheModes = sets.New(string(aim.AIMTemplateCacheModeShared), string(aim.AIMTemplateCacheModeDedicated))
-	scopes     = sets.New(
+	// nodeSelectorOperators are the operators of a node selector requirement.
+	nodeSelectorOperators = sets.New(string(corev1.NodeSelectorOpIn), string(corev1.NodeSelectorOpNotIn),
+		string(corev1.NodeSelectorOpExists), string(corev1.NodeSelectorOpDoesNotExist),
+		string(corev1.NodeSelectorOpGt), string(corev1.NodeSelectorOpLt))
+	scopes = sets.New(
 		string(aim.AIMTemplateScopeNamespace), string(aim.AIMTemplateScopeCluster), string(aim.AIMTemplateScopeUnknown))
 	metricTargetTypes = sets.New("Value", "AverageValue", "Utilization")
 	tolerationOps     = sets.New(string(corev1.TolerationOpEqual), string(corev1.TolerationOpExists))
@@ -79,6 +84,9 @@ func ValidateAIMServiceStatus(obj *aim.AIMService) field.ErrorList {
 	errs = append(errs, validateResolvedReference(s.ResolvedModel, statusPath.Child("resolvedModel"))...)
 	errs = append(errs, validateResolvedReference(s.ResolvedTemplate, statusPath.Child("resolvedTemplate"))...)
 	errs = append(errs, validateResolvedReference(s.ResolvedRuntimeConfig, statusPath.Child("resolvedRuntimeConfig"))...)
+	if s.Cache != nil {
+		errs = append(errs, validateResolvedReference(s.Cache.TemplateCacheRef, statusPath.Child("cache", "templateCacheRef"))...)
+	}
 	if s.TemplateMatching != nil {
 		for i, c := range s.TemplateMatching.Candidates {
 			p := statusPath.Child("templateMatching", "candidates").Index(i)
@@ -259,6 +267,59 @@ func ValidateAIMServiceTemplateStatus(s *aim.AIMServiceTemplateStatus) field.Err
 	errs = append(errs, validateModelSources(s.ModelSources, statusPath.Child("modelSources"))...)
 	if d := s.Discovery; d != nil {
 		errs = append(errs, validateNonNegative(int64(d.Attempts), statusPath.Child("discovery", "attempts"))...)
+	}
+	errs = append(errs, validateNodeAffinity(s.ResolvedNodeAffinity, statusPath.Child("resolvedNodeAffinity"))...)
+	if pr := s.Profile; pr != nil {
+		mp := statusPath.Child("profile", "metadata")
+		if m := pr.Metadata.Metric; m != "" {
+			errs = append(errs, validateEnum(string(m), metrics, mp.Child("metric"))...)
+		}
+		if v := pr.Metadata.Precision; v != "" {
+			errs = append(errs, validateEnum(string(v), precisions, mp.Child("precision"))...)
+		}
+		if v := pr.Metadata.Type; v != "" {
+			errs = append(errs, validateEnum(string(v), profileTypes, mp.Child("type"))...)
+		}
+		errs = append(errs, validateNonNegative(int64(pr.Metadata.GPUCount), mp.Child("gpuCount"))...)
+	}
+	return errs
+}
+
+// validateNodeAffinity checks what the schema of a NodeAffinity requires: terms, and in each requirement a key
+// and a known operator; a preferred term needs a weight of 1 to 100 and its preference.
+func validateNodeAffinity(a *corev1.NodeAffinity, fldPath *field.Path) field.ErrorList {
+	if a == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	requirements := func(reqs []corev1.NodeSelectorRequirement, p *field.Path) {
+		for i, r := range reqs {
+			rp := p.Index(i)
+			if r.Key == "" {
+				errs = append(errs, field.Required(rp.Child("key"), ""))
+			}
+			errs = append(errs, validateEnum(string(r.Operator), nodeSelectorOperators, rp.Child("operator"))...)
+		}
+	}
+	term := func(t corev1.NodeSelectorTerm, p *field.Path) {
+		requirements(t.MatchExpressions, p.Child("matchExpressions"))
+		requirements(t.MatchFields, p.Child("matchFields"))
+	}
+	if r := a.RequiredDuringSchedulingIgnoredDuringExecution; r != nil {
+		p := fldPath.Child("requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
+		if r.NodeSelectorTerms == nil {
+			errs = append(errs, field.Required(p, ""))
+		}
+		for i, t := range r.NodeSelectorTerms {
+			term(t, p.Index(i))
+		}
+	}
+	for i, pt := range a.PreferredDuringSchedulingIgnoredDuringExecution {
+		p := fldPath.Child("preferredDuringSchedulingIgnoredDuringExecution").Index(i)
+		if pt.Weight < 1 || pt.Weight > 100 {
+			errs = append(errs, field.Invalid(p.Child("weight"), pt.Weight, "must be between 1 and 100"))
+		}
+		term(pt.Preference, p.Child("preference"))
 	}
 	return errs
 }
@@ -525,7 +586,9 @@ func ValidateAIMTemplateCache(obj *aim.AIMTemplateCache) field.ErrorList {
 func validateTemplateCacheSpec(spec *aim.AIMTemplateCacheSpec) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, validateRequiredName(spec.TemplateName, specPath.Child("templateName"))...)
-	if spec.TemplateScope != "" {
+	if spec.TemplateScope == "" {
+		errs = append(errs, field.Required(specPath.Child("templateScope"), "Namespace or Cluster: where the template is"))
+	} else {
 		errs = append(errs, validateEnum(string(spec.TemplateScope), scopes, specPath.Child("templateScope"))...)
 	}
 	errs = append(errs, validateEnv(spec.Env, specPath.Child("env"))...)
@@ -542,9 +605,16 @@ func validateTemplateCacheSpec(spec *aim.AIMTemplateCacheSpec) field.ErrorList {
 	return errs
 }
 
-// ValidateAIMTemplateCacheUpdate validates a template cache update.
+// ValidateAIMTemplateCacheUpdate validates a template cache update. A cache stored before templateScope was
+// required may keep it empty (ratcheting), so that its finalizer can still be removed and it can be deleted.
 func ValidateAIMTemplateCacheUpdate(obj, old *aim.AIMTemplateCache) field.ErrorList {
-	return validateTemplateCacheSpec(&obj.Spec)
+	errs := validateTemplateCacheSpec(&obj.Spec)
+	if obj.Spec.TemplateScope == "" && old.Spec.TemplateScope == "" {
+		errs = slices.DeleteFunc(errs, func(e *field.Error) bool {
+			return e.Type == field.ErrorTypeRequired && e.Field == specPath.Child("templateScope").String()
+		})
+	}
+	return errs
 }
 
 // ValidateAIMTemplateCacheStatus validates a status write.
@@ -554,6 +624,11 @@ func ValidateAIMTemplateCacheStatus(obj *aim.AIMTemplateCache) field.ErrorList {
 	errs = append(errs, validateResolvedReference(s.ResolvedRuntimeConfig, statusPath.Child("resolvedRuntimeConfig"))...)
 	for name, a := range s.Artifacts {
 		p := statusPath.Child("artifacts").Key(name)
+		for f, v := range map[string]string{"uid": string(a.UID), "name": a.Name, "model": a.Model, "status": string(a.Status)} {
+			if v == "" {
+				errs = append(errs, field.Required(p.Child(f), ""))
+			}
+		}
 		if a.Status != "" {
 			errs = append(errs, validateEnum(string(a.Status), componentStatuses, p.Child("status"))...)
 		}

@@ -189,6 +189,42 @@ func TestValidateAIMService(t *testing.T) {
 				s.Spec.Env = []corev1.EnvVar{{Name: "T", Value: "v", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "s"}, Key: "k"}}}}
 			}, field: "spec.env[0].valueFrom", errType: field.ErrorTypeInvalid},
 		{name: "env valueFrom one source", invalid: func(s *aim.AIMService) { s.Spec.Env = []corev1.EnvVar{{Name: "T", ValueFrom: &corev1.EnvVarSource{}}} }, field: "spec.env[0].valueFrom", errType: field.ErrorTypeInvalid},
+		{name: "env fileKeyRef fields required", valid: func(s *aim.AIMService) {
+			s.Spec.Env = []corev1.EnvVar{{Name: "T", ValueFrom: &corev1.EnvVarSource{FileKeyRef: &corev1.FileKeySelector{VolumeName: "v", Path: "p.env", Key: "K"}}}}
+		}, invalid: func(s *aim.AIMService) {
+			s.Spec.Env = []corev1.EnvVar{{Name: "T", ValueFrom: &corev1.EnvVarSource{FileKeyRef: &corev1.FileKeySelector{VolumeName: "v", Key: "K"}}}}
+		}, field: "spec.env[0].valueFrom.fileKeyRef.path", errType: field.ErrorTypeRequired},
+		{name: "custom source env fileKeyRef", invalid: func(s *aim.AIMService) {
+			src := source()
+			src.Env = []corev1.EnvVar{{Name: "T", ValueFrom: &corev1.EnvVarSource{FileKeyRef: &corev1.FileKeySelector{Path: "p", Key: "K"}}}}
+			s.Spec.Model = aim.AIMServiceModel{Custom: &aim.AIMServiceCustomModel{BaseImage: "repo/img:1", ModelSources: []aim.AIMModelSource{src}, Hardware: *gpuHardware()}}
+		}, field: "spec.model.custom.modelSources[0].env[0].valueFrom.fileKeyRef.volumeName", errType: field.ErrorTypeRequired},
+		{name: "resource claims named", valid: func(s *aim.AIMService) {
+			s.Spec.Resources = &corev1.ResourceRequirements{Claims: []corev1.ResourceClaim{{Name: "gpu"}, {Name: "nic"}}}
+		}, invalid: func(s *aim.AIMService) {
+			s.Spec.Resources = &corev1.ResourceRequirements{Claims: []corev1.ResourceClaim{{Name: "gpu"}, {}}}
+		}, field: "spec.resources.claims[1].name", errType: field.ErrorTypeRequired},
+		{name: "resource claims unique", invalid: func(s *aim.AIMService) {
+			s.Spec.Resources = &corev1.ResourceRequirements{Claims: []corev1.ResourceClaim{{Name: "gpu"}, {Name: "gpu"}}}
+		}, field: "spec.resources.claims[1].name", errType: field.ErrorTypeDuplicate},
+		{name: "routing gateway group", valid: func(s *aim.AIMService) {
+			s.Spec.Routing = &aim.AIMRuntimeRoutingConfig{GatewayRef: &aim.AIMGatewayParentReference{Name: "gw", Group: ptr.To("gateway.networking.k8s.io")}}
+		}, invalid: func(s *aim.AIMService) {
+			s.Spec.Routing = &aim.AIMRuntimeRoutingConfig{GatewayRef: &aim.AIMGatewayParentReference{Name: "gw", Group: ptr.To("Gateway_API")}}
+		}, field: "spec.routing.gatewayRef.group", errType: field.ErrorTypeInvalid},
+		{name: "routing gateway kind", valid: func(s *aim.AIMService) {
+			s.Spec.Routing = &aim.AIMRuntimeRoutingConfig{GatewayRef: &aim.AIMGatewayParentReference{Name: "gw", Kind: ptr.To("Gateway")}}
+		}, invalid: func(s *aim.AIMService) {
+			s.Spec.Routing = &aim.AIMRuntimeRoutingConfig{GatewayRef: &aim.AIMGatewayParentReference{Name: "gw", Kind: ptr.To("")}}
+		}, field: "spec.routing.gatewayRef.kind", errType: field.ErrorTypeInvalid},
+		{name: "routing gateway kind length", invalid: func(s *aim.AIMService) {
+			s.Spec.Routing = &aim.AIMRuntimeRoutingConfig{GatewayRef: &aim.AIMGatewayParentReference{Name: "gw", Kind: ptr.To("G" + strings.Repeat("a", 63))}}
+		}, field: "spec.routing.gatewayRef.kind", errType: field.ErrorTypeTooLong},
+		{name: "routing gateway section", valid: func(s *aim.AIMService) {
+			s.Spec.Routing = &aim.AIMRuntimeRoutingConfig{GatewayRef: &aim.AIMGatewayParentReference{Name: "gw", SectionName: ptr.To("https")}}
+		}, invalid: func(s *aim.AIMService) {
+			s.Spec.Routing = &aim.AIMRuntimeRoutingConfig{GatewayRef: &aim.AIMGatewayParentReference{Name: "gw", SectionName: ptr.To("HTTPS")}}
+		}, field: "spec.routing.gatewayRef.sectionName", errType: field.ErrorTypeInvalid},
 		{name: "resources requests within limits",
 			valid: func(s *aim.AIMService) {
 				s.Spec.Resources = &corev1.ResourceRequirements{Requests: corev1.ResourceList{"cpu": q("2")}, Limits: corev1.ResourceList{"cpu": q("4")}}
@@ -284,6 +320,11 @@ func TestValidateAIMServiceStatus(t *testing.T) {
 		}, field: "status.conditions[0].status", errType: field.ErrorTypeNotSupported},
 		{name: "observed generation", invalid: func(s *aim.AIMService) { s.Status.ObservedGeneration = -1 }, field: "status.observedGeneration", errType: field.ErrorTypeInvalid},
 		{name: "resolved model name", invalid: func(s *aim.AIMService) { s.Status.ResolvedModel = &aim.AIMResolvedReference{} }, field: "status.resolvedModel.name", errType: field.ErrorTypeRequired},
+		{name: "cache reference scope", valid: func(s *aim.AIMService) {
+			s.Status.Cache = &aim.AIMServiceCacheStatus{TemplateCacheRef: &aim.AIMResolvedReference{Name: "c", Scope: aim.AIMResolutionScopeNamespace}}
+		}, invalid: func(s *aim.AIMService) {
+			s.Status.Cache = &aim.AIMServiceCacheStatus{TemplateCacheRef: &aim.AIMResolvedReference{Name: "c", Scope: "Galaxy"}}
+		}, field: "status.cache.templateCacheRef.scope", errType: field.ErrorTypeNotSupported},
 		{name: "candidate status", invalid: func(s *aim.AIMService) {
 			s.Status.TemplateMatching = &aim.AIMTemplateMatching{Candidates: []aim.AIMTemplateCandidate{{Name: "t", Status: "maybe"}}}
 		}, field: "status.templateMatching.candidates[0].status", errType: field.ErrorTypeNotSupported},
@@ -338,6 +379,34 @@ func TestValidateAIMServiceTemplate(t *testing.T) {
 				invalid: func(o *aim.AIMServiceTemplate) { o.Status.Status = aim.AIMStatusRunning }, field: "status.status", errType: field.ErrorTypeNotSupported},
 			{name: "discovery attempts", invalid: func(o *aim.AIMServiceTemplate) { o.Status.Discovery = &aim.AIMDiscoveryState{Attempts: -1} }, field: "status.discovery.attempts", errType: field.ErrorTypeInvalid},
 			{name: "status model sources", invalid: func(o *aim.AIMServiceTemplate) { o.Status.ModelSources = []aim.AIMModelSource{{ModelID: "x"}} }, field: "status.modelSources[0].sourceUri", errType: field.ErrorTypeRequired},
+			{name: "profile metric", valid: func(o *aim.AIMServiceTemplate) {
+				o.Status.Profile = &aim.AIMProfile{Metadata: aim.AIMProfileMetadata{Metric: aim.AIMMetricLatency, Precision: aim.AIMPrecisionFP8, Type: aim.AIMProfileTypeOptimized}}
+			}, invalid: func(o *aim.AIMServiceTemplate) {
+				o.Status.Profile = &aim.AIMProfile{Metadata: aim.AIMProfileMetadata{Metric: "speed"}}
+			}, field: "status.profile.metadata.metric", errType: field.ErrorTypeNotSupported},
+			{name: "profile precision", invalid: func(o *aim.AIMServiceTemplate) {
+				o.Status.Profile = &aim.AIMProfile{Metadata: aim.AIMProfileMetadata{Precision: "fp12"}}
+			}, field: "status.profile.metadata.precision", errType: field.ErrorTypeNotSupported},
+			{name: "profile type", invalid: func(o *aim.AIMServiceTemplate) {
+				o.Status.Profile = &aim.AIMProfile{Metadata: aim.AIMProfileMetadata{Type: "tuned"}}
+			}, field: "status.profile.metadata.type", errType: field.ErrorTypeNotSupported},
+			{name: "node affinity operator", valid: func(o *aim.AIMServiceTemplate) {
+				o.Status.ResolvedNodeAffinity = &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+					NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "amd.com/gpu.device-id", Operator: corev1.NodeSelectorOpIn, Values: []string{"74a1"}}}}}}}
+			}, invalid: func(o *aim.AIMServiceTemplate) {
+				o.Status.ResolvedNodeAffinity = &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+					NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "k", Operator: "Near"}}}}}}
+			}, field: "status.resolvedNodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator", errType: field.ErrorTypeNotSupported},
+			{name: "node affinity key", invalid: func(o *aim.AIMServiceTemplate) {
+				o.Status.ResolvedNodeAffinity = &corev1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.PreferredSchedulingTerm{{Weight: 1,
+					Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{{Operator: corev1.NodeSelectorOpExists}}}}}}
+			}, field: "status.resolvedNodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].preference.matchExpressions[0].key", errType: field.ErrorTypeRequired},
+			{name: "node affinity terms required", invalid: func(o *aim.AIMServiceTemplate) {
+				o.Status.ResolvedNodeAffinity = &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{}}
+			}, field: "status.resolvedNodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms", errType: field.ErrorTypeRequired},
+			{name: "node affinity weight", invalid: func(o *aim.AIMServiceTemplate) {
+				o.Status.ResolvedNodeAffinity = &corev1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.PreferredSchedulingTerm{{Weight: 0}}}
+			}, field: "status.resolvedNodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight", errType: field.ErrorTypeInvalid},
 		})
 }
 
@@ -496,10 +565,13 @@ func TestValidateRuntimeConfigs(t *testing.T) {
 
 func TestValidateAIMTemplateCache(t *testing.T) {
 	base := func() *aim.AIMTemplateCache {
-		return &aim.AIMTemplateCache{ObjectMeta: meta(true), Spec: aim.AIMTemplateCacheSpec{TemplateName: "tpl", Mode: aim.AIMTemplateCacheModeShared}}
+		return &aim.AIMTemplateCache{ObjectMeta: meta(true), Spec: aim.AIMTemplateCacheSpec{TemplateName: "tpl",
+			TemplateScope: aim.AIMTemplateScopeNamespace, Mode: aim.AIMTemplateCacheModeShared}}
 	}
 	runRules(t, base, ValidateAIMTemplateCache, []ruleCase[*aim.AIMTemplateCache]{
 		{name: "template name", invalid: func(c *aim.AIMTemplateCache) { c.Spec.TemplateName = "" }, field: "spec.templateName", errType: field.ErrorTypeRequired},
+		{name: "scope required", valid: func(c *aim.AIMTemplateCache) { c.Spec.TemplateScope = aim.AIMTemplateScopeUnknown },
+			invalid: func(c *aim.AIMTemplateCache) { c.Spec.TemplateScope = "" }, field: "spec.templateScope", errType: field.ErrorTypeRequired},
 		{name: "scope", valid: func(c *aim.AIMTemplateCache) { c.Spec.TemplateScope = aim.AIMTemplateScopeCluster },
 			invalid: func(c *aim.AIMTemplateCache) { c.Spec.TemplateScope = "Global" }, field: "spec.templateScope", errType: field.ErrorTypeNotSupported},
 		{name: "mode", valid: func(c *aim.AIMTemplateCache) { c.Spec.Mode = aim.AIMTemplateCacheModeDedicated },
@@ -507,12 +579,23 @@ func TestValidateAIMTemplateCache(t *testing.T) {
 		{name: "download image", invalid: func(c *aim.AIMTemplateCache) { c.Spec.DownloadImage = "a b" }, field: "spec.downloadImage", errType: field.ErrorTypeInvalid},
 		{name: "storage class", invalid: func(c *aim.AIMTemplateCache) { c.Spec.StorageClassName = "A" }, field: "spec.storageClassName", errType: field.ErrorTypeInvalid},
 	})
+	unscoped := base()
+	unscoped.Spec.TemplateScope = ""
+	runRules(t, base, func(c *aim.AIMTemplateCache) field.ErrorList { return ValidateAIMTemplateCacheUpdate(c, unscoped) }, []ruleCase[*aim.AIMTemplateCache]{
+		{name: "a cache stored without scope may stay so", valid: func(c *aim.AIMTemplateCache) { c.Spec.TemplateScope = "" },
+			invalid: func(c *aim.AIMTemplateCache) { c.Spec.TemplateScope = "Galaxy" }, field: "spec.templateScope", errType: field.ErrorTypeNotSupported},
+	})
 	runRules(t, base, ValidateAIMTemplateCacheStatus, []ruleCase[*aim.AIMTemplateCache]{
 		{name: "artifact status", valid: func(c *aim.AIMTemplateCache) {
-			c.Status.Artifacts = map[string]aim.AIMTemplateCacheArtifactStatus{"a": {Status: aim.AIMStatusReady}}
+			c.Status.Artifacts = map[string]aim.AIMTemplateCacheArtifactStatus{"a": {UID: "u", Name: "a", Model: "org/m", Status: aim.AIMStatusReady}}
 		}, invalid: func(c *aim.AIMTemplateCache) {
-			c.Status.Artifacts = map[string]aim.AIMTemplateCacheArtifactStatus{"a": {Status: "Done"}}
+			c.Status.Artifacts = map[string]aim.AIMTemplateCacheArtifactStatus{"a": {UID: "u", Name: "a", Model: "org/m", Status: "Done"}}
 		}, field: "status.artifacts[a].status", errType: field.ErrorTypeNotSupported},
+		{name: "artifact entry fields required", valid: func(c *aim.AIMTemplateCache) {
+			c.Status.Artifacts = map[string]aim.AIMTemplateCacheArtifactStatus{"a": {UID: "u", Name: "a", Model: "org/m", Status: aim.AIMStatusPending}}
+		}, invalid: func(c *aim.AIMTemplateCache) {
+			c.Status.Artifacts = map[string]aim.AIMTemplateCacheArtifactStatus{"a": {Name: "a", Model: "org/m", Status: aim.AIMStatusPending}}
+		}, field: "status.artifacts[a].uid", errType: field.ErrorTypeRequired},
 	})
 }
 
