@@ -191,6 +191,9 @@ func TestKubectlAgainstLocalMode(t *testing.T) {
 	}
 
 	wantContains(t, "explain", k.must("explain", "aimservice.spec.model"), "exactly one of name, image or custom", "custom", "image", "name")
+	// The schema's enum is listed; the default is in the description (kubectl explain prints no schema defaults).
+	wantContains(t, "explain caching.mode", k.must("explain", "aimservice.spec.caching.mode"),
+		"ENUM:", "Always", "Auto", "Dedicated", "Never", "Shared", "Defaults to Shared.")
 
 	out, err := k.applyStdin("apiVersion: aim.eai.amd.com/v1alpha1\nkind: AIMService\nmetadata: {name: broken}\nspec: {model: {name: a, image: b}}\n")
 	if err == nil {

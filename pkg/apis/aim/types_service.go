@@ -126,7 +126,7 @@ type AIMServiceMetricSpec struct {
 // AIMServicePodMetricSource is a metric scraped from the inference pods and its target.
 type AIMServicePodMetricSource struct {
 	// metric to scale on.
-	Metric AIMServicePodMetric
+	Metric *AIMServicePodMetric
 	// target value of the metric.
 	Target AIMServiceMetricTarget
 }

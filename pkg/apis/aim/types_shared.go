@@ -4,7 +4,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -143,14 +142,14 @@ type AIMModelSource struct {
 
 // AIMProfile is the runtime profile discovery selected for a template.
 type AIMProfile struct {
-	// engine_args are the inference engine arguments of the profile, as a JSON object.
-	EngineArgs *runtime.RawExtension
+	// engine_args are the inference engine arguments of the profile, any JSON value (usually an object).
+	EngineArgs *JSON
 	// env_vars are environment variables the profile sets on the inference container.
 	EnvVars map[string]string
 	// metadata describes the profile.
 	Metadata AIMProfileMetadata
 	// originalDiscoveryOutput is the discovery output the profile was taken from.
-	OriginalDiscoveryOutput *runtime.RawExtension
+	OriginalDiscoveryOutput *JSON
 }
 
 // AIMProfileMetadata describes a runtime profile.
@@ -209,4 +208,9 @@ type AIMRuntimeRoutingConfig struct {
 	RequestTimeout *metav1.Duration
 	// annotations are copied onto the HTTPRoute.
 	Annotations map[string]string
+}
+
+// JSON holds any JSON value, verbatim.
+type JSON struct {
+	Raw []byte
 }

@@ -63,14 +63,6 @@ type AIMDiscoveryState struct {
 	SpecHash string
 }
 
-// AIMJobReference names a Job.
-type AIMJobReference struct {
-	// name of the Job.
-	Name string
-	// namespace of the Job.
-	Namespace string
-}
-
 // AIMServiceTemplateStatus is the observed state of a service template, namespaced or cluster.
 type AIMServiceTemplateStatus struct {
 	// observedGeneration is the spec generation the status describes.
@@ -84,6 +76,8 @@ type AIMServiceTemplateStatus struct {
 	ResolvedModel *AIMResolvedReference
 	// resolvedRuntimeConfig is the runtime config the template's defaults came from.
 	ResolvedRuntimeConfig *AIMResolvedReference
+	// resolvedCache is the AIMTemplateCache a caching template owns.
+	ResolvedCache *AIMResolvedReference
 	// resolvedHardware is the hardware the template needs, from discovery or the spec.
 	ResolvedHardware *AIMHardwareRequirements
 	// resolvedNodeAffinity places workloads of the template on nodes with the right GPU.
@@ -94,8 +88,8 @@ type AIMServiceTemplateStatus struct {
 	ModelSources []AIMModelSource
 	// profile is the runtime profile discovery selected.
 	Profile *AIMProfile
-	// discoveryJob is the latest discovery Job.
-	DiscoveryJob *AIMJobReference
+	// discoveryJob is the latest discovery Job (kind Job, with its namespace and uid).
+	DiscoveryJob *AIMResolvedReference
 	// discovery is the retry state of discovery.
 	Discovery *AIMDiscoveryState
 }

@@ -19,8 +19,6 @@ import (
 )
 
 const (
-	// DefaultDownloadImage runs check-size and download when the artifact names no image.
-	DefaultDownloadImage = "ghcr.io/silogen/aim-artifact-downloader:0.2.0"
 	// DownloaderName names the ServiceAccount downloads run under, its RoleBinding and the ClusterRole the
 	// binding grants (artifacts/deploy): patching aimartifacts/status and nothing else (F15).
 	DownloaderName = "aim-artifact-downloader"
@@ -128,7 +126,7 @@ func image(a *aimv1.AIMArtifact) string {
 	if a.Spec.ModelDownloadImage != "" {
 		return a.Spec.ModelDownloadImage
 	}
-	return DefaultDownloadImage
+	return aimv1.DefaultModelDownloadImage
 }
 
 // job is what both Jobs share: ownership, labels, retries, the dedicated service account and a non-root pod.

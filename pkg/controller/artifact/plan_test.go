@@ -127,7 +127,7 @@ func TestBuildCheckSizeJob(t *testing.T) {
 	rc := config(nil, corev1.EnvVar{Name: "HF_TOKEN", Value: "config"}, corev1.EnvVar{Name: "HTTPS_PROXY", Value: "proxy"})
 	j := BuildCheckSizeJob(a, rc)
 	c := checkPod(t, j, ComponentCheckSize, 300)
-	if c.Name != "check-size" || c.Image != DefaultDownloadImage || len(c.Command) != 1 || c.Command[0] != "/check-size.sh" ||
+	if c.Name != "check-size" || c.Image != aimv1.DefaultModelDownloadImage || len(c.Command) != 1 || c.Command[0] != "/check-size.sh" ||
 		c.TerminationMessagePolicy != corev1.TerminationMessageFallbackToLogsOnError {
 		t.Errorf("container %+v", c)
 	}
@@ -147,7 +147,7 @@ func TestBuildDownloadJob(t *testing.T) {
 	j := BuildDownloadJob(a, rc, 123)
 	c := checkPod(t, j, ComponentDownload, 600)
 	pod := j.Spec.Template.Spec
-	if c.Name != "model-download" || c.Image != DefaultDownloadImage || c.ImagePullPolicy != corev1.PullIfNotPresent {
+	if c.Name != "model-download" || c.Image != aimv1.DefaultModelDownloadImage || c.ImagePullPolicy != corev1.PullIfNotPresent {
 		t.Errorf("container %+v", c)
 	}
 	if *pod.SecurityContext.FSGroup != 1000 {

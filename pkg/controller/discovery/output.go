@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/redact"
@@ -152,7 +151,7 @@ func convert(o Output, raw []byte) (*Result, error) {
 		if args[0] != '{' {
 			return nil, fmt.Errorf("%w: profile.engine_args is not a JSON object", ErrInvalidOutput)
 		}
-		res.Profile.EngineArgs = &runtime.RawExtension{Raw: append([]byte(nil), args...)}
+		res.Profile.EngineArgs = &aimv1.JSON{Raw: append([]byte(nil), args...)}
 	}
 	return res, nil
 }

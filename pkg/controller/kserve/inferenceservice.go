@@ -192,8 +192,8 @@ func times(q resource.Quantity, n int64) resource.Quantity {
 func metrics(ms []aimv1.AIMServiceMetricSpec) []kservev1beta1.MetricsSpec {
 	var out []kservev1beta1.MetricsSpec
 	for _, m := range ms {
-		if m.PodMetric == nil {
-			continue
+		if m.PodMetric == nil || m.PodMetric.Metric == nil {
+			continue // validation requires both; nothing to scale on without them
 		}
 		pm := m.PodMetric
 		target := kservev1beta1.MetricTarget{Type: kservev1beta1.MetricTargetType(pm.Target.Type), AverageUtilization: pm.Target.AverageUtilization}

@@ -79,7 +79,7 @@ func TestGoldenAutoscaling(t *testing.T) {
 	in := base()
 	in.MinReplicas, in.MaxReplicas = ptr.To[int32](1), ptr.To[int32](4)
 	in.AutoScaling = &aimv1.AIMServiceAutoScaling{Metrics: []aimv1.AIMServiceMetricSpec{{Type: "PodMetric", PodMetric: &aimv1.AIMServicePodMetricSource{
-		Metric: aimv1.AIMServicePodMetric{Backend: "opentelemetry", MetricNames: []string{"vllm:num_requests_running"}, Query: "vllm:num_requests_running"},
+		Metric: &aimv1.AIMServicePodMetric{Backend: "opentelemetry", MetricNames: []string{"vllm:num_requests_running"}, Query: "vllm:num_requests_running"},
 		Target: aimv1.AIMServiceMetricTarget{Type: "AverageValue", AverageValue: "10"}}}}}
 	golden(t, "autoscaling", in)
 	isvc := Build(in)

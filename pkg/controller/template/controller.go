@@ -245,12 +245,21 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, o Obse
 			ctl.c.Recorder.Eventf(obj, corev1.EventTypeNormal, ReasonJobCreated, "Created discovery Job %s/%s", plan.Job.Namespace, plan.Job.Name)
 		}
 	}
+	var owned *aimv1.AIMTemplateCache
 	if plan.Cache != nil {
-		if err := ctl.applyCache(ctx, plan.Cache, o.UID); err != nil {
+		c, err := ctl.applyCache(ctx, plan.Cache, o.UID)
+		if err != nil {
 			plan.Components = append(plan.Components, state.Component{Name: "TemplateCache", Dependency: state.DependencyDownstream, Errors: []error{err}})
 			applyErr = err
 		}
+		owned = c
+	} else if o.Namespace != "" {
+		// Caching may be blocked for now (say, the model is gone) while the cache made earlier still exists.
+		if c, err := ctl.caches.AIMTemplateCaches(o.Namespace).Get(o.Name); err == nil && manager.OwnedBy(c, o.UID) {
+			owned = c
+		}
 	}
+	plan.Status.ResolvedCache = cacheReference(owned)
 	out := state.Derive(state.Input{
 		Components: dedupe(plan.Components), Previous: o.Status.Conditions, Status: o.Status.Status,
 		Generation: o.Generation, Now: o.Now, Informational: plan.Informational,
@@ -302,27 +311,37 @@ func (ctl *Controller) createJob(ctx context.Context, job *batchv1.Job, limit in
 	return true, nil
 }
 
-// applyCache creates or updates the owned template cache; a cache that already matches costs no request.
-func (ctl *Controller) applyCache(ctx context.Context, c *aimv1.AIMTemplateCache, owner types.UID) error {
+// applyCache creates or updates the owned template cache and returns it; a cache that already matches
+// costs no request.
+func (ctl *Controller) applyCache(ctx context.Context, c *aimv1.AIMTemplateCache, owner types.UID) (*aimv1.AIMTemplateCache, error) {
 	if cur, err := ctl.caches.AIMTemplateCaches(c.Namespace).Get(c.Name); err == nil {
 		if !manager.OwnedBy(cur, owner) {
-			return state.NewError(state.InvalidSpec, "TemplateCacheConflict",
+			return nil, state.NewError(state.InvalidSpec, "TemplateCacheConflict",
 				"AIMTemplateCache %s/%s exists and belongs to something else", c.Namespace, c.Name)
 		}
 		if apiequality.Semantic.DeepEqual(cur.Spec, c.Spec) {
-			return nil
+			return cur, nil
 		}
 	}
 	data, err := json.Marshal(c)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	_, err = ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(c.Namespace).Patch(ctx, c.Name, types.ApplyPatchType, data,
+	applied, err := ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(c.Namespace).Patch(ctx, c.Name, types.ApplyPatchType, data,
 		metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)})
 	if err != nil {
-		return fmt.Errorf("applying template cache %s/%s: %w", c.Namespace, c.Name, err)
+		return nil, fmt.Errorf("applying template cache %s/%s: %w", c.Namespace, c.Name, err)
 	}
-	return nil
+	return applied, nil
+}
+
+// cacheReference is status.resolvedCache: the template cache the template owns, if any.
+func cacheReference(c *aimv1.AIMTemplateCache) *aimv1.AIMResolvedReference {
+	if c == nil {
+		return nil
+	}
+	return &aimv1.AIMResolvedReference{Kind: "AIMTemplateCache", Name: c.Name, Namespace: c.Namespace,
+		Scope: aimv1.AIMResolutionScopeNamespace, UID: c.UID}
 }
 
 func (ctl *Controller) enqueueAllHandler() cache.ResourceEventHandler {

@@ -235,7 +235,7 @@ func planDiscovery(o Observation, p *Plan) {
 	}
 
 	if o.Job != nil && o.Job.Name == name {
-		st.DiscoveryJob = &aimv1.AIMJobReference{Name: name, Namespace: o.JobNamespace}
+		st.DiscoveryJob = jobReference(name, o.JobNamespace, o.Job.UID)
 		switch finished, failedMsg := manager.JobOutcome(o.Job); {
 		case !finished:
 			component(aimv1.AIMStatusProgressing, ReasonJobRunning, "discovery Job "+name+" is running")
@@ -279,9 +279,15 @@ func planDiscovery(o Observation, p *Plan) {
 		return
 	}
 	p.Job = discovery.BuildJob(js)
-	st.DiscoveryJob = &aimv1.AIMJobReference{Name: name, Namespace: o.JobNamespace}
+	st.DiscoveryJob = jobReference(name, o.JobNamespace, "")
 	component(aimv1.AIMStatusProgressing, ReasonJobCreated, "created discovery Job "+name)
 	awaiting("discovery is starting")
+}
+
+// jobReference names the discovery Job in status; its uid is known once the Job has been observed.
+func jobReference(name, namespace string, uid types.UID) *aimv1.AIMResolvedReference {
+	return &aimv1.AIMResolvedReference{Kind: "Job", Name: name, Namespace: namespace,
+		Scope: aimv1.AIMResolutionScopeNamespace, UID: uid}
 }
 
 // fail records a failed attempt once per Job and reports it; the retry waits for the backoff (F8).

@@ -72,8 +72,6 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &aimv1alpha1.AIMGpuRequirementsApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("AIMHardwareRequirements"):
 		return &aimv1alpha1.AIMHardwareRequirementsApplyConfiguration{}
-	case v1alpha1.SchemeGroupVersion.WithKind("AIMJobReference"):
-		return &aimv1alpha1.AIMJobReferenceApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("AIMLabelPropagationConfig"):
 		return &aimv1alpha1.AIMLabelPropagationConfigApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("AIMModel"):

@@ -22,12 +22,14 @@ limitations under the License.
 package openapi
 
 import (
+	v1alpha1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	v1 "k8s.io/api/core/v1"
 	resource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	intstr "k8s.io/apimachinery/pkg/util/intstr"
 	common "k8s.io/kube-openapi/pkg/common"
 	spec "k8s.io/kube-openapi/pkg/validation/spec"
+	ptr "k8s.io/utils/ptr"
 )
 
 func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenAPIDefinition {
@@ -57,7 +59,6 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMGatewayParentReference":      schema_pkg_apis_aim_v1alpha1_AIMGatewayParentReference(ref),
 		"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMGpuRequirements":             schema_pkg_apis_aim_v1alpha1_AIMGpuRequirements(ref),
 		"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMHardwareRequirements":        schema_pkg_apis_aim_v1alpha1_AIMHardwareRequirements(ref),
-		"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMJobReference":                schema_pkg_apis_aim_v1alpha1_AIMJobReference(ref),
 		"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMLabelPropagationConfig":      schema_pkg_apis_aim_v1alpha1_AIMLabelPropagationConfig(ref),
 		"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMModel":                       schema_pkg_apis_aim_v1alpha1_AIMModel(ref),
 		"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMModelCustomConfig":           schema_pkg_apis_aim_v1alpha1_AIMModelCustomConfig(ref),
@@ -110,6 +111,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMTemplateCandidate":           schema_pkg_apis_aim_v1alpha1_AIMTemplateCandidate(ref),
 		"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMTemplateMatching":            schema_pkg_apis_aim_v1alpha1_AIMTemplateMatching(ref),
 		"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.ImageMetadata":                  schema_pkg_apis_aim_v1alpha1_ImageMetadata(ref),
+		"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.JSON":                           schema_pkg_apis_aim_v1alpha1_JSON(ref),
 		"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.ModelMetadata":                  schema_pkg_apis_aim_v1alpha1_ModelMetadata(ref),
 		"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.OCIMetadata":                    schema_pkg_apis_aim_v1alpha1_OCIMetadata(ref),
 		"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.RecommendedDeployment":          schema_pkg_apis_aim_v1alpha1_RecommendedDeployment(ref),
@@ -519,6 +521,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMArtifactSpec(ref common.ReferenceCallback) 
 						SchemaProps: spec.SchemaProps{
 							Description: "sourceUri is where the weights come from: hf://org/name or s3://bucket/path. Immutable.",
 							Default:     "",
+							Pattern:     "^(hf|s3)://[^ \\t\\r\\n]+$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -526,6 +529,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMArtifactSpec(ref common.ReferenceCallback) 
 					"modelId": {
 						SchemaProps: spec.SchemaProps{
 							Description: "modelId identifies the model as org/name.",
+							Pattern:     "^([a-zA-Z0-9_-]+/[a-zA-Z0-9._-]+)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -533,6 +537,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMArtifactSpec(ref common.ReferenceCallback) 
 					"storageClassName": {
 						SchemaProps: spec.SchemaProps{
 							Description: "storageClassName of the volume; empty uses the runtime config, then the cluster default.",
+							MaxLength:   ptr.To[int64](253),
+							Pattern:     "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -556,7 +562,32 @@ func schema_pkg_apis_aim_v1alpha1_AIMArtifactSpec(ref common.ReferenceCallback) 
 						},
 						SchemaProps: spec.SchemaProps{
 							Description: "env of the download and check-size jobs, for example credentials.",
-							Type:        []string{"array"},
+							AllOf: []spec.Schema{
+								{
+									SchemaProps: spec.SchemaProps{
+										Items: &spec.SchemaOrArray{
+											Schema: &spec.Schema{
+												SchemaProps: spec.SchemaProps{
+													AllOf: []spec.Schema{
+														{
+															SchemaProps: spec.SchemaProps{
+																Properties: map[string]spec.Schema{
+																	"name": {
+																		SchemaProps: spec.SchemaProps{
+																			Pattern: "^([-_a-zA-Z][-._a-zA-Z0-9]*|\\.[-_a-zA-Z0-9][-._a-zA-Z0-9]*)$",
+																		},
+																	},
+																},
+															},
+														},
+													},
+												},
+											},
+										},
+									},
+								},
+							},
+							Type: []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
@@ -569,7 +600,9 @@ func schema_pkg_apis_aim_v1alpha1_AIMArtifactSpec(ref common.ReferenceCallback) 
 					},
 					"modelDownloadImage": {
 						SchemaProps: spec.SchemaProps{
-							Description: "modelDownloadImage overrides the downloader image.",
+							Description: "modelDownloadImage is the image of the check-size and download Jobs. Defaults to ghcr.io/silogen/aim-artifact-downloader:0.2.0.",
+							Default:     "ghcr.io/silogen/aim-artifact-downloader:0.2.0",
+							Pattern:     "^([^ \\t\\r\\n]*[^\\t\\n\\v\\f\\r    - \u2028\u2029  　][^ \\t\\r\\n]*)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -582,7 +615,33 @@ func schema_pkg_apis_aim_v1alpha1_AIMArtifactSpec(ref common.ReferenceCallback) 
 						},
 						SchemaProps: spec.SchemaProps{
 							Description: "imagePullSecrets for the downloader image.",
-							Type:        []string{"array"},
+							AllOf: []spec.Schema{
+								{
+									SchemaProps: spec.SchemaProps{
+										Items: &spec.SchemaOrArray{
+											Schema: &spec.Schema{
+												SchemaProps: spec.SchemaProps{
+													AllOf: []spec.Schema{
+														{
+															SchemaProps: spec.SchemaProps{
+																Properties: map[string]spec.Schema{
+																	"name": {
+																		SchemaProps: spec.SchemaProps{
+																			MaxLength: ptr.To[int64](253),
+																			Pattern:   "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
+																		},
+																	},
+																},
+															},
+														},
+													},
+												},
+											},
+										},
+									},
+								},
+							},
+							Type: []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
@@ -596,6 +655,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMArtifactSpec(ref common.ReferenceCallback) 
 					"runtimeConfigName": {
 						SchemaProps: spec.SchemaProps{
 							Description: "runtimeConfigName is the runtime config to take defaults from.",
+							MaxLength:   ptr.To[int64](253),
+							Pattern:     "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -619,6 +680,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMArtifactStatus(ref common.ReferenceCallback
 					"observedGeneration": {
 						SchemaProps: spec.SchemaProps{
 							Description: "observedGeneration is the spec generation the status describes.",
+							Minimum:     ptr.To[float64](0),
 							Type:        []string{"integer"},
 							Format:      "int64",
 						},
@@ -626,6 +688,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMArtifactStatus(ref common.ReferenceCallback
 					"status": {
 						SchemaProps: spec.SchemaProps{
 							Description: "status is Pending, Progressing, Ready, Degraded, Failed or NotAvailable.",
+							Default:     "Pending",
+							Pattern:     "^(Pending|Progressing|Ready|Degraded|Failed|NotAvailable)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -688,14 +752,16 @@ func schema_pkg_apis_aim_v1alpha1_AIMArtifactStatus(ref common.ReferenceCallback
 					},
 					"mode": {
 						SchemaProps: spec.SchemaProps{
-							Description: "mode is Shared or Dedicated.",
+							Description: "mode is Shared or Dedicated.\n\nPossible enum values:\n - `\"Dedicated\"` artifacts belong to this cache and are deleted with it.\n - `\"Shared\"` artifacts are shared by every cache of the namespace with the same sources.",
 							Type:        []string{"string"},
 							Format:      "",
+							Enum:        []interface{}{"Dedicated", "Shared"},
 						},
 					},
 					"discoveredSizeBytes": {
 						SchemaProps: spec.SchemaProps{
 							Description: "discoveredSizeBytes is the size measured by the check-size job.",
+							Minimum:     ptr.To[float64](0),
 							Type:        []string{"integer"},
 							Format:      "int64",
 						},
@@ -931,6 +997,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMClusterModelSourceSpec(ref common.Reference
 					"registry": {
 						SchemaProps: spec.SchemaProps{
 							Description: "registry to list, for example docker.io or ghcr.io. Defaults to docker.io.",
+							Default:     "docker.io",
+							Pattern:     "^([a-zA-Z0-9.-]+(:[0-9]+)?(/[a-z0-9._/-]+)?)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -943,7 +1011,33 @@ func schema_pkg_apis_aim_v1alpha1_AIMClusterModelSourceSpec(ref common.Reference
 						},
 						SchemaProps: spec.SchemaProps{
 							Description: "imagePullSecrets to authenticate to the registry, in the controller's namespace.",
-							Type:        []string{"array"},
+							AllOf: []spec.Schema{
+								{
+									SchemaProps: spec.SchemaProps{
+										Items: &spec.SchemaOrArray{
+											Schema: &spec.Schema{
+												SchemaProps: spec.SchemaProps{
+													AllOf: []spec.Schema{
+														{
+															SchemaProps: spec.SchemaProps{
+																Properties: map[string]spec.Schema{
+																	"name": {
+																		SchemaProps: spec.SchemaProps{
+																			MaxLength: ptr.To[int64](253),
+																			Pattern:   "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
+																		},
+																	},
+																},
+															},
+														},
+													},
+												},
+											},
+										},
+									},
+								},
+							},
+							Type: []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
@@ -962,6 +1056,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMClusterModelSourceSpec(ref common.Reference
 						},
 						SchemaProps: spec.SchemaProps{
 							Description: "filters select repositories and tags (1 to 100 entries).",
+							MinItems:    ptr.To[int64](1),
+							MaxItems:    ptr.To[int64](100),
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -976,6 +1072,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMClusterModelSourceSpec(ref common.Reference
 					"syncInterval": {
 						SchemaProps: spec.SchemaProps{
 							Description: "syncInterval is how often the registry is listed. Defaults to 1h.",
+							Default:     "1h0m0s",
 							Ref:         ref("k8s.io/apimachinery/pkg/apis/meta/v1.Duration"),
 						},
 					},
@@ -1002,6 +1099,9 @@ func schema_pkg_apis_aim_v1alpha1_AIMClusterModelSourceSpec(ref common.Reference
 					"maxModels": {
 						SchemaProps: spec.SchemaProps{
 							Description: "maxModels caps the models created by this source (1 to 10000). Defaults to 100.",
+							Default:     100,
+							Minimum:     ptr.To[float64](1),
+							Maximum:     ptr.To[float64](10000),
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},
@@ -1025,6 +1125,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMClusterModelSourceStatus(ref common.Referen
 					"observedGeneration": {
 						SchemaProps: spec.SchemaProps{
 							Description: "observedGeneration is the spec generation the status describes.",
+							Minimum:     ptr.To[float64](0),
 							Type:        []string{"integer"},
 							Format:      "int64",
 						},
@@ -1032,6 +1133,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMClusterModelSourceStatus(ref common.Referen
 					"status": {
 						SchemaProps: spec.SchemaProps{
 							Description: "status is Pending, Progressing, Ready, Degraded, Failed or NotAvailable.",
+							Default:     "Pending",
+							Pattern:     "^(Pending|Progressing|Ready|Degraded|Failed|NotAvailable)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -1045,6 +1148,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMClusterModelSourceStatus(ref common.Referen
 					"discoveredModels": {
 						SchemaProps: spec.SchemaProps{
 							Description: "discoveredModels is the number of models this source created.",
+							Minimum:     ptr.To[float64](0),
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},
@@ -1052,6 +1156,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMClusterModelSourceStatus(ref common.Referen
 					"availableModels": {
 						SchemaProps: spec.SchemaProps{
 							Description: "availableModels is the number of matching images in the registry.",
+							Minimum:     ptr.To[float64](0),
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},
@@ -1305,22 +1410,26 @@ func schema_pkg_apis_aim_v1alpha1_AIMClusterServiceTemplateSpec(ref common.Refer
 						SchemaProps: spec.SchemaProps{
 							Description: "modelName names the model the template runs. A namespaced template names an AIMModel in its namespace, else an AIMClusterModel; a cluster template names an AIMClusterModel. Immutable.",
 							Default:     "",
+							MaxLength:   ptr.To[int64](253),
+							Pattern:     "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
 					},
 					"metric": {
 						SchemaProps: spec.SchemaProps{
-							Description: "metric is the optimisation goal: latency or throughput. Immutable once set.",
+							Description: "metric is the optimisation goal: latency or throughput. Immutable once set.\n\nPossible enum values:\n - `\"latency\"`\n - `\"throughput\"`",
 							Type:        []string{"string"},
 							Format:      "",
+							Enum:        []interface{}{"latency", "throughput"},
 						},
 					},
 					"precision": {
 						SchemaProps: spec.SchemaProps{
-							Description: "precision is the numeric precision: auto, fp4, fp8, fp16, fp32, bf16, int4 or int8. Immutable once set.",
+							Description: "precision is the numeric precision: auto, fp4, fp8, fp16, fp32, bf16, int4 or int8. Immutable once set.\n\nPossible enum values:\n - `\"auto\"`\n - `\"bf16\"`\n - `\"fp16\"`\n - `\"fp32\"`\n - `\"fp4\"`\n - `\"fp8\"`\n - `\"int4\"`\n - `\"int8\"`",
 							Type:        []string{"string"},
 							Format:      "",
+							Enum:        []interface{}{"auto", "bf16", "fp16", "fp32", "fp4", "fp8", "int4", "int8"},
 						},
 					},
 					"hardware": {
@@ -1332,6 +1441,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMClusterServiceTemplateSpec(ref common.Refer
 					"runtimeConfigName": {
 						SchemaProps: spec.SchemaProps{
 							Description: "runtimeConfigName is the runtime config to take defaults from. Empty or \"default\" resolves the configs named default, which may be absent; any other name must exist.",
+							MaxLength:   ptr.To[int64](253),
+							Pattern:     "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -1344,7 +1455,33 @@ func schema_pkg_apis_aim_v1alpha1_AIMClusterServiceTemplateSpec(ref common.Refer
 						},
 						SchemaProps: spec.SchemaProps{
 							Description: "imagePullSecrets for the model image, used by discovery and inference.",
-							Type:        []string{"array"},
+							AllOf: []spec.Schema{
+								{
+									SchemaProps: spec.SchemaProps{
+										Items: &spec.SchemaOrArray{
+											Schema: &spec.Schema{
+												SchemaProps: spec.SchemaProps{
+													AllOf: []spec.Schema{
+														{
+															SchemaProps: spec.SchemaProps{
+																Properties: map[string]spec.Schema{
+																	"name": {
+																		SchemaProps: spec.SchemaProps{
+																			MaxLength: ptr.To[int64](253),
+																			Pattern:   "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
+																		},
+																	},
+																},
+															},
+														},
+													},
+												},
+											},
+										},
+									},
+								},
+							},
+							Type: []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
@@ -1358,6 +1495,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMClusterServiceTemplateSpec(ref common.Refer
 					"serviceAccountName": {
 						SchemaProps: spec.SchemaProps{
 							Description: "serviceAccountName runs discovery and inference pods under this service account.",
+							MaxLength:   ptr.To[int64](253),
+							Pattern:     "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -1396,9 +1535,10 @@ func schema_pkg_apis_aim_v1alpha1_AIMClusterServiceTemplateSpec(ref common.Refer
 					},
 					"type": {
 						SchemaProps: spec.SchemaProps{
-							Description: "type of the profile when it is built from inline sources: optimized, preview or unoptimized.",
+							Description: "type of the profile when it is built from inline sources: optimized, preview or unoptimized.\n\nPossible enum values:\n - `\"optimized\"`\n - `\"preview\"`\n - `\"unoptimized\"`",
 							Type:        []string{"string"},
 							Format:      "",
+							Enum:        []interface{}{"optimized", "preview", "unoptimized"},
 						},
 					},
 					"env": {
@@ -1414,7 +1554,32 @@ func schema_pkg_apis_aim_v1alpha1_AIMClusterServiceTemplateSpec(ref common.Refer
 						},
 						SchemaProps: spec.SchemaProps{
 							Description: "env is added to the inference container (and the discovery container).",
-							Type:        []string{"array"},
+							AllOf: []spec.Schema{
+								{
+									SchemaProps: spec.SchemaProps{
+										Items: &spec.SchemaOrArray{
+											Schema: &spec.Schema{
+												SchemaProps: spec.SchemaProps{
+													AllOf: []spec.Schema{
+														{
+															SchemaProps: spec.SchemaProps{
+																Properties: map[string]spec.Schema{
+																	"name": {
+																		SchemaProps: spec.SchemaProps{
+																			Pattern: "^([-_a-zA-Z][-._a-zA-Z0-9]*|\\.[-_a-zA-Z0-9][-._a-zA-Z0-9]*)$",
+																		},
+																	},
+																},
+															},
+														},
+													},
+												},
+											},
+										},
+									},
+								},
+							},
+							Type: []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
@@ -1472,15 +1637,18 @@ func schema_pkg_apis_aim_v1alpha1_AIMCustomTemplate(ref common.ReferenceCallback
 					"name": {
 						SchemaProps: spec.SchemaProps{
 							Description: "name is an alias used in the template's name (at most 63 characters).",
+							MaxLength:   ptr.To[int64](63),
 							Type:        []string{"string"},
 							Format:      "",
 						},
 					},
 					"type": {
 						SchemaProps: spec.SchemaProps{
-							Description: "type of the profile. Defaults to unoptimized.",
+							Description: "type of the profile. Defaults to unoptimized.\n\nPossible enum values:\n - `\"optimized\"`\n - `\"preview\"`\n - `\"unoptimized\"`",
+							Default:     "unoptimized",
 							Type:        []string{"string"},
 							Format:      "",
+							Enum:        []interface{}{"optimized", "preview", "unoptimized"},
 						},
 					},
 					"env": {
@@ -1496,7 +1664,33 @@ func schema_pkg_apis_aim_v1alpha1_AIMCustomTemplate(ref common.ReferenceCallback
 						},
 						SchemaProps: spec.SchemaProps{
 							Description: "env of the template (at most 64 entries).",
-							Type:        []string{"array"},
+							MaxItems:    ptr.To[int64](64),
+							AllOf: []spec.Schema{
+								{
+									SchemaProps: spec.SchemaProps{
+										Items: &spec.SchemaOrArray{
+											Schema: &spec.Schema{
+												SchemaProps: spec.SchemaProps{
+													AllOf: []spec.Schema{
+														{
+															SchemaProps: spec.SchemaProps{
+																Properties: map[string]spec.Schema{
+																	"name": {
+																		SchemaProps: spec.SchemaProps{
+																			Pattern: "^([-_a-zA-Z][-._a-zA-Z0-9]*|\\.[-_a-zA-Z0-9][-._a-zA-Z0-9]*)$",
+																		},
+																	},
+																},
+															},
+														},
+													},
+												},
+											},
+										},
+									},
+								},
+							},
+							Type: []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
@@ -1536,16 +1730,18 @@ func schema_pkg_apis_aim_v1alpha1_AIMCustomTemplateProfile(ref common.ReferenceC
 				Properties: map[string]spec.Schema{
 					"metric": {
 						SchemaProps: spec.SchemaProps{
-							Description: "metric is latency or throughput.",
+							Description: "metric is latency or throughput.\n\nPossible enum values:\n - `\"latency\"`\n - `\"throughput\"`",
 							Type:        []string{"string"},
 							Format:      "",
+							Enum:        []interface{}{"latency", "throughput"},
 						},
 					},
 					"precision": {
 						SchemaProps: spec.SchemaProps{
-							Description: "precision of the template.",
+							Description: "precision of the template.\n\nPossible enum values:\n - `\"auto\"`\n - `\"bf16\"`\n - `\"fp16\"`\n - `\"fp32\"`\n - `\"fp4\"`\n - `\"fp8\"`\n - `\"int4\"`\n - `\"int8\"`",
 							Type:        []string{"string"},
 							Format:      "",
+							Enum:        []interface{}{"auto", "bf16", "fp16", "fp32", "fp4", "fp8", "int4", "int8"},
 						},
 					},
 				},
@@ -1564,6 +1760,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMDiscoveryConfig(ref common.ReferenceCallbac
 					"serviceAccountName": {
 						SchemaProps: spec.SchemaProps{
 							Description: "serviceAccountName runs discovery jobs under this service account.",
+							MaxLength:   ptr.To[int64](253),
+							Pattern:     "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -1571,6 +1769,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMDiscoveryConfig(ref common.ReferenceCallbac
 					"maxConcurrentJobs": {
 						SchemaProps: spec.SchemaProps{
 							Description: "maxConcurrentJobs bounds the discovery jobs running at once (at least 1). When no config sets it, 10.",
+							Minimum:     ptr.To[float64](1),
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},
@@ -1591,6 +1790,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMDiscoveryState(ref common.ReferenceCallback
 					"attempts": {
 						SchemaProps: spec.SchemaProps{
 							Description: "attempts is the number of failed discovery attempts since the spec last changed.",
+							Minimum:     ptr.To[float64](0),
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},
@@ -1633,6 +1833,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMDownloadProgress(ref common.ReferenceCallba
 					"totalBytes": {
 						SchemaProps: spec.SchemaProps{
 							Description: "totalBytes to download.",
+							Minimum:     ptr.To[float64](0),
 							Type:        []string{"integer"},
 							Format:      "int64",
 						},
@@ -1640,6 +1841,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMDownloadProgress(ref common.ReferenceCallba
 					"downloadedBytes": {
 						SchemaProps: spec.SchemaProps{
 							Description: "downloadedBytes so far.",
+							Minimum:     ptr.To[float64](0),
 							Type:        []string{"integer"},
 							Format:      "int64",
 						},
@@ -1647,6 +1849,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMDownloadProgress(ref common.ReferenceCallba
 					"percentage": {
 						SchemaProps: spec.SchemaProps{
 							Description: "percentage downloaded, 0 to 100.",
+							Minimum:     ptr.To[float64](0),
+							Maximum:     ptr.To[float64](100),
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},
@@ -1721,14 +1925,20 @@ func schema_pkg_apis_aim_v1alpha1_AIMGatewayParentReference(ref common.Reference
 				Properties: map[string]spec.Schema{
 					"group": {
 						SchemaProps: spec.SchemaProps{
-							Description: "group of the parent. Defaults to gateway.networking.k8s.io when unset.",
+							Description: "group of the parent. Defaults to gateway.networking.k8s.io.",
+							Default:     "gateway.networking.k8s.io",
+							MaxLength:   ptr.To[int64](253),
+							Pattern:     "^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
 					},
 					"kind": {
 						SchemaProps: spec.SchemaProps{
-							Description: "kind of the parent. Defaults to Gateway when unset.",
+							Description: "kind of the parent. Defaults to Gateway.",
+							Default:     "Gateway",
+							MaxLength:   ptr.To[int64](63),
+							Pattern:     "^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -1736,6 +1946,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMGatewayParentReference(ref common.Reference
 					"namespace": {
 						SchemaProps: spec.SchemaProps{
 							Description: "namespace of the parent; defaults to the namespace of the route.",
+							MaxLength:   ptr.To[int64](63),
+							Pattern:     "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -1744,6 +1956,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMGatewayParentReference(ref common.Reference
 						SchemaProps: spec.SchemaProps{
 							Description: "name of the parent.",
 							Default:     "",
+							MaxLength:   ptr.To[int64](253),
+							Pattern:     "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -1751,6 +1965,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMGatewayParentReference(ref common.Reference
 					"sectionName": {
 						SchemaProps: spec.SchemaProps{
 							Description: "sectionName is the listener of the parent to attach to.",
+							MaxLength:   ptr.To[int64](253),
+							Pattern:     "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -1758,6 +1974,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMGatewayParentReference(ref common.Reference
 					"port": {
 						SchemaProps: spec.SchemaProps{
 							Description: "port of the parent listener to attach to.",
+							Minimum:     ptr.To[float64](1),
+							Maximum:     ptr.To[float64](65535),
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},
@@ -1779,6 +1997,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMGpuRequirements(ref common.ReferenceCallbac
 					"requests": {
 						SchemaProps: spec.SchemaProps{
 							Description: "requests is the number of GPUs per replica (requests equal limits). 0 places the workload on GPU nodes without consuming GPUs.",
+							Minimum:     ptr.To[float64](0),
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},
@@ -1786,6 +2005,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMGpuRequirements(ref common.ReferenceCallbac
 					"model": {
 						SchemaProps: spec.SchemaProps{
 							Description: "model is the GPU model, for example MI300X or MI355X (at most 64 characters). Mutually exclusive with minVram.",
+							MaxLength:   ptr.To[int64](64),
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -1799,6 +2019,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMGpuRequirements(ref common.ReferenceCallbac
 					"resourceName": {
 						SchemaProps: spec.SchemaProps{
 							Description: "resourceName is the extended resource that counts GPUs on nodes. Defaults to amd.com/gpu.",
+							Default:     "amd.com/gpu",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -1815,8 +2036,9 @@ func schema_pkg_apis_aim_v1alpha1_AIMHardwareRequirements(ref common.ReferenceCa
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "AIMHardwareRequirements describe the compute a workload needs. At least one of gpu and cpu is required.",
-				Type:        []string{"object"},
+				Description:   "AIMHardwareRequirements describe the compute a workload needs. At least one of gpu and cpu is required.",
+				Type:          []string{"object"},
+				MinProperties: ptr.To[int64](1),
 				Properties: map[string]spec.Schema{
 					"gpu": {
 						SchemaProps: spec.SchemaProps{
@@ -1835,35 +2057,6 @@ func schema_pkg_apis_aim_v1alpha1_AIMHardwareRequirements(ref common.ReferenceCa
 		},
 		Dependencies: []string{
 			"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMCpuRequirements", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMGpuRequirements"},
-	}
-}
-
-func schema_pkg_apis_aim_v1alpha1_AIMJobReference(ref common.ReferenceCallback) common.OpenAPIDefinition {
-	return common.OpenAPIDefinition{
-		Schema: spec.Schema{
-			SchemaProps: spec.SchemaProps{
-				Description: "AIMJobReference names a Job.",
-				Type:        []string{"object"},
-				Properties: map[string]spec.Schema{
-					"name": {
-						SchemaProps: spec.SchemaProps{
-							Description: "name of the Job.",
-							Default:     "",
-							Type:        []string{"string"},
-							Format:      "",
-						},
-					},
-					"namespace": {
-						SchemaProps: spec.SchemaProps{
-							Description: "namespace of the Job.",
-							Type:        []string{"string"},
-							Format:      "",
-						},
-					},
-				},
-				Required: []string{"name"},
-			},
-		},
 	}
 }
 
@@ -1889,7 +2082,20 @@ func schema_pkg_apis_aim_v1alpha1_AIMLabelPropagationConfig(ref common.Reference
 						},
 						SchemaProps: spec.SchemaProps{
 							Description: "match lists shell globs on label keys, for example team/* or cost-center.",
-							Type:        []string{"array"},
+							AllOf: []spec.Schema{
+								{
+									SchemaProps: spec.SchemaProps{
+										Items: &spec.SchemaOrArray{
+											Schema: &spec.Schema{
+												SchemaProps: spec.SchemaProps{
+													MinLength: ptr.To[int64](1),
+												},
+											},
+										},
+									},
+								},
+							},
+							Type: []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
@@ -1972,9 +2178,10 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelCustomConfig(ref common.ReferenceCallb
 					},
 					"type": {
 						SchemaProps: spec.SchemaProps{
-							Description: "type of custom templates that do not set their own. Defaults to unoptimized.",
+							Description: "type of custom templates that do not set their own. Defaults to unoptimized.\n\nPossible enum values:\n - `\"optimized\"`\n - `\"preview\"`\n - `\"unoptimized\"`",
 							Type:        []string{"string"},
 							Format:      "",
+							Enum:        []interface{}{"optimized", "preview", "unoptimized"},
 						},
 					},
 				},
@@ -1995,6 +2202,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelDiscoveryConfig(ref common.ReferenceCa
 					"extractMetadata": {
 						SchemaProps: spec.SchemaProps{
 							Description: "extractMetadata reads the image's labels from its registry. Defaults to true.",
+							Default:     true,
 							Type:        []string{"boolean"},
 							Format:      "",
 						},
@@ -2002,6 +2210,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelDiscoveryConfig(ref common.ReferenceCa
 					"createServiceTemplates": {
 						SchemaProps: spec.SchemaProps{
 							Description: "createServiceTemplates creates one template per recommended deployment. Defaults to true.",
+							Default:     true,
 							Type:        []string{"boolean"},
 							Format:      "",
 						},
@@ -2073,6 +2282,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelSource(ref common.ReferenceCallback) c
 						SchemaProps: spec.SchemaProps{
 							Description: "modelId identifies the model as org/name, for example meta-llama/Llama-3.1-8B. It names the cache mount path /workspace/cache/<modelId>.",
 							Default:     "",
+							Pattern:     "^[a-zA-Z0-9_-]+/[a-zA-Z0-9._-]+$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -2081,6 +2291,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelSource(ref common.ReferenceCallback) c
 						SchemaProps: spec.SchemaProps{
 							Description: "sourceUri is where the weights come from: hf://org/name or s3://bucket/path.",
 							Default:     "",
+							Pattern:     "^(hf|s3)://[^ \\t\\r\\n]+$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -2104,7 +2315,32 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelSource(ref common.ReferenceCallback) c
 						},
 						SchemaProps: spec.SchemaProps{
 							Description: "env holds per-source settings such as credentials; it overrides cache-level env of the same name.",
-							Type:        []string{"array"},
+							AllOf: []spec.Schema{
+								{
+									SchemaProps: spec.SchemaProps{
+										Items: &spec.SchemaOrArray{
+											Schema: &spec.Schema{
+												SchemaProps: spec.SchemaProps{
+													AllOf: []spec.Schema{
+														{
+															SchemaProps: spec.SchemaProps{
+																Properties: map[string]spec.Schema{
+																	"name": {
+																		SchemaProps: spec.SchemaProps{
+																			Pattern: "^([-_a-zA-Z][-._a-zA-Z0-9]*|\\.[-_a-zA-Z0-9][-._a-zA-Z0-9]*)$",
+																		},
+																	},
+																},
+															},
+														},
+													},
+												},
+											},
+										},
+									},
+								},
+							},
+							Type: []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
@@ -2135,6 +2371,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelSourceFilter(ref common.ReferenceCallb
 						SchemaProps: spec.SchemaProps{
 							Description: "image is a repository with optional * wildcards and an optional :tag, for example amdenterpriseai/aim-*.",
 							Default:     "",
+							MaxLength:   ptr.To[int64](512),
+							Pattern:     "^([a-zA-Z0-9.-]+(:[0-9]+)?/)?[a-z0-9*._/-]+(:[a-zA-Z0-9*._-]+)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -2147,7 +2385,20 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelSourceFilter(ref common.ReferenceCallb
 						},
 						SchemaProps: spec.SchemaProps{
 							Description: "exclude lists repositories to skip, by exact name.",
-							Type:        []string{"array"},
+							AllOf: []spec.Schema{
+								{
+									SchemaProps: spec.SchemaProps{
+										Items: &spec.SchemaOrArray{
+											Schema: &spec.Schema{
+												SchemaProps: spec.SchemaProps{
+													MinLength: ptr.To[int64](1),
+												},
+											},
+										},
+									},
+								},
+							},
+							Type: []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
@@ -2197,6 +2448,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelSpec(ref common.ReferenceCallback) com
 						SchemaProps: spec.SchemaProps{
 							Description: "image is the AIM container image that serves the model, for example amdenterpriseai/aim-qwen-qwen3-32b:0.8.5.",
 							Default:     "",
+							Pattern:     "^[^ \\t\\r\\n]*[^\\t\\n\\v\\f\\r    - \u2028\u2029  　][^ \\t\\r\\n]*$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -2210,6 +2462,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelSpec(ref common.ReferenceCallback) com
 					"defaultServiceTemplate": {
 						SchemaProps: spec.SchemaProps{
 							Description: "defaultServiceTemplate is the template automatic selection prefers for services of this model.",
+							MaxLength:   ptr.To[int64](253),
+							Pattern:     "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -2228,6 +2482,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelSpec(ref common.ReferenceCallback) com
 						},
 						SchemaProps: spec.SchemaProps{
 							Description: "customTemplates each create a template of the model (at most 16).",
+							MaxItems:    ptr.To[int64](16),
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -2247,6 +2502,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelSpec(ref common.ReferenceCallback) com
 						},
 						SchemaProps: spec.SchemaProps{
 							Description: "modelSources makes this a custom model serving these weights (at most one). Its hardware must then come from custom.hardware or from every custom template.",
+							MaxItems:    ptr.To[int64](1),
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -2261,6 +2517,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelSpec(ref common.ReferenceCallback) com
 					"runtimeConfigName": {
 						SchemaProps: spec.SchemaProps{
 							Description: "runtimeConfigName is the runtime config to take defaults from. Empty or \"default\" resolves the configs named default, which may be absent; any other name must exist.",
+							MaxLength:   ptr.To[int64](253),
+							Pattern:     "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -2273,7 +2531,33 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelSpec(ref common.ReferenceCallback) com
 						},
 						SchemaProps: spec.SchemaProps{
 							Description: "imagePullSecrets for reading the image from its registry; copied to the model's templates.",
-							Type:        []string{"array"},
+							AllOf: []spec.Schema{
+								{
+									SchemaProps: spec.SchemaProps{
+										Items: &spec.SchemaOrArray{
+											Schema: &spec.Schema{
+												SchemaProps: spec.SchemaProps{
+													AllOf: []spec.Schema{
+														{
+															SchemaProps: spec.SchemaProps{
+																Properties: map[string]spec.Schema{
+																	"name": {
+																		SchemaProps: spec.SchemaProps{
+																			MaxLength: ptr.To[int64](253),
+																			Pattern:   "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
+																		},
+																	},
+																},
+															},
+														},
+													},
+												},
+											},
+										},
+									},
+								},
+							},
+							Type: []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
@@ -2297,7 +2581,32 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelSpec(ref common.ReferenceCallback) com
 						},
 						SchemaProps: spec.SchemaProps{
 							Description: "env is copied into the model's custom templates.",
-							Type:        []string{"array"},
+							AllOf: []spec.Schema{
+								{
+									SchemaProps: spec.SchemaProps{
+										Items: &spec.SchemaOrArray{
+											Schema: &spec.Schema{
+												SchemaProps: spec.SchemaProps{
+													AllOf: []spec.Schema{
+														{
+															SchemaProps: spec.SchemaProps{
+																Properties: map[string]spec.Schema{
+																	"name": {
+																		SchemaProps: spec.SchemaProps{
+																			Pattern: "^([-_a-zA-Z][-._a-zA-Z0-9]*|\\.[-_a-zA-Z0-9][-._a-zA-Z0-9]*)$",
+																		},
+																	},
+																},
+															},
+														},
+													},
+												},
+											},
+										},
+									},
+								},
+							},
+							Type: []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
@@ -2311,6 +2620,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelSpec(ref common.ReferenceCallback) com
 					"serviceAccountName": {
 						SchemaProps: spec.SchemaProps{
 							Description: "serviceAccountName is copied into the model's templates and runs discovery.",
+							MaxLength:   ptr.To[int64](253),
+							Pattern:     "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -2346,6 +2657,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelStatus(ref common.ReferenceCallback) c
 					"observedGeneration": {
 						SchemaProps: spec.SchemaProps{
 							Description: "observedGeneration is the spec generation the status describes.",
+							Minimum:     ptr.To[float64](0),
 							Type:        []string{"integer"},
 							Format:      "int64",
 						},
@@ -2353,6 +2665,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelStatus(ref common.ReferenceCallback) c
 					"status": {
 						SchemaProps: spec.SchemaProps{
 							Description: "status is Pending, Progressing, Ready, Degraded, Failed or NotAvailable.",
+							Default:     "Pending",
+							Pattern:     "^(Pending|Progressing|Ready|Degraded|Failed|NotAvailable)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -2395,9 +2709,10 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelStatus(ref common.ReferenceCallback) c
 					},
 					"sourceType": {
 						SchemaProps: spec.SchemaProps{
-							Description: "sourceType is Image or Custom.",
+							Description: "sourceType is Image or Custom.\n\nPossible enum values:\n - `\"Custom\"` : the weights are listed in spec.modelSources.\n - `\"Image\"` : the weights are described by the image.",
 							Type:        []string{"string"},
 							Format:      "",
+							Enum:        []interface{}{"Custom", "Image"},
 						},
 					},
 				},
@@ -2417,8 +2732,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMProfile(ref common.ReferenceCallback) commo
 				Properties: map[string]spec.Schema{
 					"engine_args": {
 						SchemaProps: spec.SchemaProps{
-							Description: "engine_args are the inference engine arguments of the profile, as a JSON object.",
-							Ref:         ref("k8s.io/apimachinery/pkg/runtime.RawExtension"),
+							Description: "engine_args are the inference engine arguments of the profile, any JSON value (usually an object).",
+							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.JSON"),
 						},
 					},
 					"env_vars": {
@@ -2447,14 +2762,14 @@ func schema_pkg_apis_aim_v1alpha1_AIMProfile(ref common.ReferenceCallback) commo
 					"originalDiscoveryOutput": {
 						SchemaProps: spec.SchemaProps{
 							Description: "originalDiscoveryOutput is the discovery output the profile was taken from.",
-							Ref:         ref("k8s.io/apimachinery/pkg/runtime.RawExtension"),
+							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.JSON"),
 						},
 					},
 				},
 			},
 		},
 		Dependencies: []string{
-			"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMProfileMetadata", "k8s.io/apimachinery/pkg/runtime.RawExtension"},
+			"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMProfileMetadata", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.JSON"},
 	}
 }
 
@@ -2482,29 +2797,33 @@ func schema_pkg_apis_aim_v1alpha1_AIMProfileMetadata(ref common.ReferenceCallbac
 					"gpuCount": {
 						SchemaProps: spec.SchemaProps{
 							Description: "gpuCount is the number of GPUs per replica.",
+							Minimum:     ptr.To[float64](0),
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},
 					},
 					"metric": {
 						SchemaProps: spec.SchemaProps{
-							Description: "metric is the optimisation goal of the profile.",
+							Description: "metric is the optimisation goal of the profile.\n\nPossible enum values:\n - `\"latency\"`\n - `\"throughput\"`",
 							Type:        []string{"string"},
 							Format:      "",
+							Enum:        []interface{}{"latency", "throughput"},
 						},
 					},
 					"precision": {
 						SchemaProps: spec.SchemaProps{
-							Description: "precision of the profile.",
+							Description: "precision of the profile.\n\nPossible enum values:\n - `\"auto\"`\n - `\"bf16\"`\n - `\"fp16\"`\n - `\"fp32\"`\n - `\"fp4\"`\n - `\"fp8\"`\n - `\"int4\"`\n - `\"int8\"`",
 							Type:        []string{"string"},
 							Format:      "",
+							Enum:        []interface{}{"auto", "bf16", "fp16", "fp32", "fp4", "fp8", "int4", "int8"},
 						},
 					},
 					"type": {
 						SchemaProps: spec.SchemaProps{
-							Description: "type says how well the profile is tuned: optimized, preview or unoptimized.",
+							Description: "type says how well the profile is tuned: optimized, preview or unoptimized.\n\nPossible enum values:\n - `\"optimized\"`\n - `\"preview\"`\n - `\"unoptimized\"`",
 							Type:        []string{"string"},
 							Format:      "",
+							Enum:        []interface{}{"optimized", "preview", "unoptimized"},
 						},
 					},
 				},
@@ -2524,6 +2843,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMResolvedReference(ref common.ReferenceCallb
 						SchemaProps: spec.SchemaProps{
 							Description: "name of the resolved object.",
 							Default:     "",
+							MaxLength:   ptr.To[int64](253),
+							Pattern:     "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -2538,6 +2859,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMResolvedReference(ref common.ReferenceCallb
 					"scope": {
 						SchemaProps: spec.SchemaProps{
 							Description: "scope is where the object was found: Namespace, Cluster, Merged (a namespace object merged over a cluster object) or Unknown.",
+							Pattern:     "^(Namespace|Cluster|Merged|Unknown)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -2694,7 +3016,32 @@ func schema_pkg_apis_aim_v1alpha1_AIMRuntimeConfigSpec(ref common.ReferenceCallb
 						},
 						SchemaProps: spec.SchemaProps{
 							Description: "env is added to inference containers and download jobs.",
-							Type:        []string{"array"},
+							AllOf: []spec.Schema{
+								{
+									SchemaProps: spec.SchemaProps{
+										Items: &spec.SchemaOrArray{
+											Schema: &spec.Schema{
+												SchemaProps: spec.SchemaProps{
+													AllOf: []spec.Schema{
+														{
+															SchemaProps: spec.SchemaProps{
+																Properties: map[string]spec.Schema{
+																	"name": {
+																		SchemaProps: spec.SchemaProps{
+																			Pattern: "^([-_a-zA-Z][-._a-zA-Z0-9]*|\\.[-_a-zA-Z0-9][-._a-zA-Z0-9]*)$",
+																		},
+																	},
+																},
+															},
+														},
+													},
+												},
+											},
+										},
+									},
+								},
+							},
+							Type: []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
@@ -2732,6 +3079,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMRuntimeConfigSpec(ref common.ReferenceCallb
 					"defaultStorageClassName": {
 						SchemaProps: spec.SchemaProps{
 							Description: "defaultStorageClassName is deprecated; use storage.defaultStorageClassName.",
+							MaxLength:   ptr.To[int64](253),
+							Pattern:     "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -2739,6 +3088,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMRuntimeConfigSpec(ref common.ReferenceCallb
 					"pvcHeadroomPercent": {
 						SchemaProps: spec.SchemaProps{
 							Description: "pvcHeadroomPercent is deprecated; use storage.pvcHeadroomPercent.",
+							Minimum:     ptr.To[float64](0),
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},
@@ -2761,6 +3111,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMRuntimeConfigStatus(ref common.ReferenceCal
 					"observedGeneration": {
 						SchemaProps: spec.SchemaProps{
 							Description: "observedGeneration is the spec generation the status describes.",
+							Minimum:     ptr.To[float64](0),
 							Type:        []string{"integer"},
 							Format:      "int64",
 						},
@@ -2768,6 +3119,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMRuntimeConfigStatus(ref common.ReferenceCal
 					"status": {
 						SchemaProps: spec.SchemaProps{
 							Description: "status is Pending until the controller has checked the config, then Ready when it is valid and Failed when it is not.",
+							Default:     "Pending",
+							Pattern:     "^(Pending|Progressing|Ready|Degraded|Failed|NotAvailable)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -2799,6 +3152,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMRuntimeConfigStatus(ref common.ReferenceCal
 					"consumers": {
 						SchemaProps: spec.SchemaProps{
 							Description: "consumers is the number of AIM objects that resolve their defaults from this config.",
+							Minimum:     ptr.To[float64](0),
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},
@@ -2840,16 +3194,18 @@ func schema_pkg_apis_aim_v1alpha1_AIMRuntimeParameters(ref common.ReferenceCallb
 				Properties: map[string]spec.Schema{
 					"metric": {
 						SchemaProps: spec.SchemaProps{
-							Description: "metric is the optimisation goal: latency or throughput. Immutable once set.",
+							Description: "metric is the optimisation goal: latency or throughput. Immutable once set.\n\nPossible enum values:\n - `\"latency\"`\n - `\"throughput\"`",
 							Type:        []string{"string"},
 							Format:      "",
+							Enum:        []interface{}{"latency", "throughput"},
 						},
 					},
 					"precision": {
 						SchemaProps: spec.SchemaProps{
-							Description: "precision is the numeric precision: auto, fp4, fp8, fp16, fp32, bf16, int4 or int8. Immutable once set.",
+							Description: "precision is the numeric precision: auto, fp4, fp8, fp16, fp32, bf16, int4 or int8. Immutable once set.\n\nPossible enum values:\n - `\"auto\"`\n - `\"bf16\"`\n - `\"fp16\"`\n - `\"fp32\"`\n - `\"fp4\"`\n - `\"fp8\"`\n - `\"int4\"`\n - `\"int8\"`",
 							Type:        []string{"string"},
 							Format:      "",
+							Enum:        []interface{}{"auto", "bf16", "fp16", "fp32", "fp4", "fp8", "int4", "int8"},
 						},
 					},
 					"hardware": {
@@ -2889,6 +3245,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMRuntimeRoutingConfig(ref common.ReferenceCa
 					"pathTemplate": {
 						SchemaProps: spec.SchemaProps{
 							Description: "pathTemplate renders the route path from the service with JSONPath expressions, for example /{.metadata.namespace}/{.metadata.name}.",
+							Pattern:     "[^\\t\\n\\v\\f\\r    - \u2028\u2029  　]",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -2968,6 +3325,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMSchedulingConfig(ref common.ReferenceCallba
 					"priorityClassName": {
 						SchemaProps: spec.SchemaProps{
 							Description: "priorityClassName of the pods.",
+							MaxLength:   ptr.To[int64](253),
+							Pattern:     "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -3101,9 +3460,11 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceCaching(ref common.ReferenceCallback
 				Properties: map[string]spec.Schema{
 					"mode": {
 						SchemaProps: spec.SchemaProps{
-							Description: "mode is Shared (default), Dedicated or Never. The legacy values Auto and Always mean Shared.",
+							Description: "mode is Shared, Dedicated or Never; the legacy values Auto and Always mean Shared. Defaults to Shared.\n\nPossible enum values:\n - `\"Always\"` is a legacy spelling of Shared.\n - `\"Auto\"` is a legacy spelling of Shared.\n - `\"Dedicated\"` gives the service a cache of its own, deleted with it.\n - `\"Never\"` serves without a cache; the container downloads the weights when it starts.\n - `\"Shared\"` reuses a cache shared by every service of the namespace using the same template.",
+							Default:     "Shared",
 							Type:        []string{"string"},
 							Format:      "",
+							Enum:        []interface{}{"Always", "Auto", "Dedicated", "Never", "Shared"},
 						},
 					},
 				},
@@ -3123,6 +3484,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceCustomModel(ref common.ReferenceCall
 						SchemaProps: spec.SchemaProps{
 							Description: "baseImage is the AIM container image that serves the weights.",
 							Default:     "",
+							Pattern:     "^[^ \\t\\r\\n]*[^\\t\\n\\v\\f\\r    - \u2028\u2029  　][^ \\t\\r\\n]*$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -3135,6 +3497,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceCustomModel(ref common.ReferenceCall
 						},
 						SchemaProps: spec.SchemaProps{
 							Description: "modelSources lists the weights to serve; exactly one entry.",
+							MinItems:    ptr.To[int64](1),
+							MaxItems:    ptr.To[int64](1),
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -3250,6 +3614,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceMetricSpec(ref common.ReferenceCallb
 						SchemaProps: spec.SchemaProps{
 							Description: "type of the metric source; only PodMetric is supported.",
 							Default:     "",
+							Pattern:     "^(PodMetric)$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -3261,7 +3626,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceMetricSpec(ref common.ReferenceCallb
 						},
 					},
 				},
-				Required: []string{"type"},
+				Required: []string{"type", "podmetric"},
 			},
 		},
 		Dependencies: []string{
@@ -3280,6 +3645,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceMetricTarget(ref common.ReferenceCal
 						SchemaProps: spec.SchemaProps{
 							Description: "type of target: Value, AverageValue or Utilization.",
 							Default:     "",
+							Pattern:     "^(Value|AverageValue|Utilization)$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -3301,6 +3667,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceMetricTarget(ref common.ReferenceCal
 					"averageUtilization": {
 						SchemaProps: spec.SchemaProps{
 							Description: "averageUtilization is the target for type Utilization, in percent.",
+							Minimum:     ptr.To[float64](1),
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},
@@ -3316,12 +3683,15 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceModel(ref common.ReferenceCallback) 
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "AIMServiceModel selects the model of a service. Exactly one field must be set.",
-				Type:        []string{"object"},
+				Description:   "AIMServiceModel selects the model of a service. Exactly one field must be set.",
+				Type:          []string{"object"},
+				MinProperties: ptr.To[int64](1),
 				Properties: map[string]spec.Schema{
 					"name": {
 						SchemaProps: spec.SchemaProps{
 							Description: "name of an AIMModel in the service's namespace, else of an AIMClusterModel.",
+							MaxLength:   ptr.To[int64](253),
+							Pattern:     "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -3329,6 +3699,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceModel(ref common.ReferenceCallback) 
 					"image": {
 						SchemaProps: spec.SchemaProps{
 							Description: "image of the model: the model whose spec.image equals it is used; when there is none an AIMModel is created; when there are several the service fails and asks for model.name.",
+							Pattern:     "^[^ \\t\\r\\n]*[^\\t\\n\\v\\f\\r    - \u2028\u2029  　][^ \\t\\r\\n]*$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -3357,6 +3728,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMServicePodMetric(ref common.ReferenceCallba
 					"backend": {
 						SchemaProps: spec.SchemaProps{
 							Description: "backend that collects the metric; only opentelemetry is supported. Defaults to opentelemetry.",
+							Default:     "opentelemetry",
+							Pattern:     "^(opentelemetry)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -3418,7 +3791,6 @@ func schema_pkg_apis_aim_v1alpha1_AIMServicePodMetricSource(ref common.Reference
 					"metric": {
 						SchemaProps: spec.SchemaProps{
 							Description: "metric to scale on.",
-							Default:     map[string]interface{}{},
 							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMServicePodMetric"),
 						},
 					},
@@ -3529,6 +3901,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceSpec(ref common.ReferenceCallback) c
 					"caching": {
 						SchemaProps: spec.SchemaProps{
 							Description: "caching controls whether model weights are pre-downloaded to a volume. Defaults to mode Shared. Immutable.",
+							Default:     map[string]interface{}{"mode": "Shared"},
 							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMServiceCaching"),
 						},
 					},
@@ -3542,6 +3915,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceSpec(ref common.ReferenceCallback) c
 					"replicas": {
 						SchemaProps: spec.SchemaProps{
 							Description: "replicas is the fixed number of inference replicas when autoscaling is off. Defaults to 1.",
+							Default:     1,
+							Minimum:     ptr.To[float64](0),
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},
@@ -3549,6 +3924,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceSpec(ref common.ReferenceCallback) c
 					"minReplicas": {
 						SchemaProps: spec.SchemaProps{
 							Description: "minReplicas is the lower autoscaling bound (at least 1); setting it or maxReplicas enables autoscaling.",
+							Minimum:     ptr.To[float64](1),
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},
@@ -3556,6 +3932,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceSpec(ref common.ReferenceCallback) c
 					"maxReplicas": {
 						SchemaProps: spec.SchemaProps{
 							Description: "maxReplicas is the upper autoscaling bound (at least 1 and at least minReplicas).",
+							Minimum:     ptr.To[float64](1),
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},
@@ -3569,6 +3946,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceSpec(ref common.ReferenceCallback) c
 					"runtimeConfigName": {
 						SchemaProps: spec.SchemaProps{
 							Description: "runtimeConfigName is the AIMRuntimeConfig / AIMClusterRuntimeConfig to take defaults from. Empty or \"default\" resolves the configs named default, which may be absent; any other name must exist.",
+							MaxLength:   ptr.To[int64](253),
+							Pattern:     "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -3598,7 +3977,32 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceSpec(ref common.ReferenceCallback) c
 						},
 						SchemaProps: spec.SchemaProps{
 							Description: "env is added to the inference container; it wins over template and runtime config env of the same name.",
-							Type:        []string{"array"},
+							AllOf: []spec.Schema{
+								{
+									SchemaProps: spec.SchemaProps{
+										Items: &spec.SchemaOrArray{
+											Schema: &spec.Schema{
+												SchemaProps: spec.SchemaProps{
+													AllOf: []spec.Schema{
+														{
+															SchemaProps: spec.SchemaProps{
+																Properties: map[string]spec.Schema{
+																	"name": {
+																		SchemaProps: spec.SchemaProps{
+																			Pattern: "^([-_a-zA-Z][-._a-zA-Z0-9]*|\\.[-_a-zA-Z0-9][-._a-zA-Z0-9]*)$",
+																		},
+																	},
+																},
+															},
+														},
+													},
+												},
+											},
+										},
+									},
+								},
+							},
+							Type: []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
@@ -3629,7 +4033,33 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceSpec(ref common.ReferenceCallback) c
 						},
 						SchemaProps: spec.SchemaProps{
 							Description: "imagePullSecrets for the inference image, in the service's namespace.",
-							Type:        []string{"array"},
+							AllOf: []spec.Schema{
+								{
+									SchemaProps: spec.SchemaProps{
+										Items: &spec.SchemaOrArray{
+											Schema: &spec.Schema{
+												SchemaProps: spec.SchemaProps{
+													AllOf: []spec.Schema{
+														{
+															SchemaProps: spec.SchemaProps{
+																Properties: map[string]spec.Schema{
+																	"name": {
+																		SchemaProps: spec.SchemaProps{
+																			MaxLength: ptr.To[int64](253),
+																			Pattern:   "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
+																		},
+																	},
+																},
+															},
+														},
+													},
+												},
+											},
+										},
+									},
+								},
+							},
+							Type: []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
@@ -3643,6 +4073,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceSpec(ref common.ReferenceCallback) c
 					"serviceAccountName": {
 						SchemaProps: spec.SchemaProps{
 							Description: "serviceAccountName runs the inference pods under this service account.",
+							MaxLength:   ptr.To[int64](253),
+							Pattern:     "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -3666,6 +4098,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceStatus(ref common.ReferenceCallback)
 					"observedGeneration": {
 						SchemaProps: spec.SchemaProps{
 							Description: "observedGeneration is the spec generation the status describes.",
+							Minimum:     ptr.To[float64](0),
 							Type:        []string{"integer"},
 							Format:      "int64",
 						},
@@ -3697,6 +4130,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceStatus(ref common.ReferenceCallback)
 					"status": {
 						SchemaProps: spec.SchemaProps{
 							Description: "status is Pending, Starting, Running, Degraded, Failed or NotAvailable.",
+							Default:     "Pending",
+							Pattern:     "^(Pending|Starting|Running|Degraded|Failed|NotAvailable)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -3867,6 +4302,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceTemplateSelector(ref common.Referenc
 					"name": {
 						SchemaProps: spec.SchemaProps{
 							Description: "name of an AIMServiceTemplate in the service's namespace, else of an AIMClusterServiceTemplate. Without a name the best Ready template of the model is selected automatically.",
+							MaxLength:   ptr.To[int64](253),
+							Pattern:     "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -3895,22 +4332,26 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceTemplateSpec(ref common.ReferenceCal
 						SchemaProps: spec.SchemaProps{
 							Description: "modelName names the model the template runs. A namespaced template names an AIMModel in its namespace, else an AIMClusterModel; a cluster template names an AIMClusterModel. Immutable.",
 							Default:     "",
+							MaxLength:   ptr.To[int64](253),
+							Pattern:     "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
 					},
 					"metric": {
 						SchemaProps: spec.SchemaProps{
-							Description: "metric is the optimisation goal: latency or throughput. Immutable once set.",
+							Description: "metric is the optimisation goal: latency or throughput. Immutable once set.\n\nPossible enum values:\n - `\"latency\"`\n - `\"throughput\"`",
 							Type:        []string{"string"},
 							Format:      "",
+							Enum:        []interface{}{"latency", "throughput"},
 						},
 					},
 					"precision": {
 						SchemaProps: spec.SchemaProps{
-							Description: "precision is the numeric precision: auto, fp4, fp8, fp16, fp32, bf16, int4 or int8. Immutable once set.",
+							Description: "precision is the numeric precision: auto, fp4, fp8, fp16, fp32, bf16, int4 or int8. Immutable once set.\n\nPossible enum values:\n - `\"auto\"`\n - `\"bf16\"`\n - `\"fp16\"`\n - `\"fp32\"`\n - `\"fp4\"`\n - `\"fp8\"`\n - `\"int4\"`\n - `\"int8\"`",
 							Type:        []string{"string"},
 							Format:      "",
+							Enum:        []interface{}{"auto", "bf16", "fp16", "fp32", "fp4", "fp8", "int4", "int8"},
 						},
 					},
 					"hardware": {
@@ -3922,6 +4363,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceTemplateSpec(ref common.ReferenceCal
 					"runtimeConfigName": {
 						SchemaProps: spec.SchemaProps{
 							Description: "runtimeConfigName is the runtime config to take defaults from. Empty or \"default\" resolves the configs named default, which may be absent; any other name must exist.",
+							MaxLength:   ptr.To[int64](253),
+							Pattern:     "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -3934,7 +4377,33 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceTemplateSpec(ref common.ReferenceCal
 						},
 						SchemaProps: spec.SchemaProps{
 							Description: "imagePullSecrets for the model image, used by discovery and inference.",
-							Type:        []string{"array"},
+							AllOf: []spec.Schema{
+								{
+									SchemaProps: spec.SchemaProps{
+										Items: &spec.SchemaOrArray{
+											Schema: &spec.Schema{
+												SchemaProps: spec.SchemaProps{
+													AllOf: []spec.Schema{
+														{
+															SchemaProps: spec.SchemaProps{
+																Properties: map[string]spec.Schema{
+																	"name": {
+																		SchemaProps: spec.SchemaProps{
+																			MaxLength: ptr.To[int64](253),
+																			Pattern:   "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
+																		},
+																	},
+																},
+															},
+														},
+													},
+												},
+											},
+										},
+									},
+								},
+							},
+							Type: []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
@@ -3948,6 +4417,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceTemplateSpec(ref common.ReferenceCal
 					"serviceAccountName": {
 						SchemaProps: spec.SchemaProps{
 							Description: "serviceAccountName runs discovery and inference pods under this service account.",
+							MaxLength:   ptr.To[int64](253),
+							Pattern:     "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -3986,9 +4457,10 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceTemplateSpec(ref common.ReferenceCal
 					},
 					"type": {
 						SchemaProps: spec.SchemaProps{
-							Description: "type of the profile when it is built from inline sources: optimized, preview or unoptimized.",
+							Description: "type of the profile when it is built from inline sources: optimized, preview or unoptimized.\n\nPossible enum values:\n - `\"optimized\"`\n - `\"preview\"`\n - `\"unoptimized\"`",
 							Type:        []string{"string"},
 							Format:      "",
+							Enum:        []interface{}{"optimized", "preview", "unoptimized"},
 						},
 					},
 					"env": {
@@ -4004,7 +4476,32 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceTemplateSpec(ref common.ReferenceCal
 						},
 						SchemaProps: spec.SchemaProps{
 							Description: "env is added to the inference container (and the discovery container).",
-							Type:        []string{"array"},
+							AllOf: []spec.Schema{
+								{
+									SchemaProps: spec.SchemaProps{
+										Items: &spec.SchemaOrArray{
+											Schema: &spec.Schema{
+												SchemaProps: spec.SchemaProps{
+													AllOf: []spec.Schema{
+														{
+															SchemaProps: spec.SchemaProps{
+																Properties: map[string]spec.Schema{
+																	"name": {
+																		SchemaProps: spec.SchemaProps{
+																			Pattern: "^([-_a-zA-Z][-._a-zA-Z0-9]*|\\.[-_a-zA-Z0-9][-._a-zA-Z0-9]*)$",
+																		},
+																	},
+																},
+															},
+														},
+													},
+												},
+											},
+										},
+									},
+								},
+							},
+							Type: []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
@@ -4041,22 +4538,26 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceTemplateSpecCommon(ref common.Refere
 						SchemaProps: spec.SchemaProps{
 							Description: "modelName names the model the template runs. A namespaced template names an AIMModel in its namespace, else an AIMClusterModel; a cluster template names an AIMClusterModel. Immutable.",
 							Default:     "",
+							MaxLength:   ptr.To[int64](253),
+							Pattern:     "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
 					},
 					"metric": {
 						SchemaProps: spec.SchemaProps{
-							Description: "metric is the optimisation goal: latency or throughput. Immutable once set.",
+							Description: "metric is the optimisation goal: latency or throughput. Immutable once set.\n\nPossible enum values:\n - `\"latency\"`\n - `\"throughput\"`",
 							Type:        []string{"string"},
 							Format:      "",
+							Enum:        []interface{}{"latency", "throughput"},
 						},
 					},
 					"precision": {
 						SchemaProps: spec.SchemaProps{
-							Description: "precision is the numeric precision: auto, fp4, fp8, fp16, fp32, bf16, int4 or int8. Immutable once set.",
+							Description: "precision is the numeric precision: auto, fp4, fp8, fp16, fp32, bf16, int4 or int8. Immutable once set.\n\nPossible enum values:\n - `\"auto\"`\n - `\"bf16\"`\n - `\"fp16\"`\n - `\"fp32\"`\n - `\"fp4\"`\n - `\"fp8\"`\n - `\"int4\"`\n - `\"int8\"`",
 							Type:        []string{"string"},
 							Format:      "",
+							Enum:        []interface{}{"auto", "bf16", "fp16", "fp32", "fp4", "fp8", "int4", "int8"},
 						},
 					},
 					"hardware": {
@@ -4068,6 +4569,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceTemplateSpecCommon(ref common.Refere
 					"runtimeConfigName": {
 						SchemaProps: spec.SchemaProps{
 							Description: "runtimeConfigName is the runtime config to take defaults from. Empty or \"default\" resolves the configs named default, which may be absent; any other name must exist.",
+							MaxLength:   ptr.To[int64](253),
+							Pattern:     "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -4080,7 +4583,33 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceTemplateSpecCommon(ref common.Refere
 						},
 						SchemaProps: spec.SchemaProps{
 							Description: "imagePullSecrets for the model image, used by discovery and inference.",
-							Type:        []string{"array"},
+							AllOf: []spec.Schema{
+								{
+									SchemaProps: spec.SchemaProps{
+										Items: &spec.SchemaOrArray{
+											Schema: &spec.Schema{
+												SchemaProps: spec.SchemaProps{
+													AllOf: []spec.Schema{
+														{
+															SchemaProps: spec.SchemaProps{
+																Properties: map[string]spec.Schema{
+																	"name": {
+																		SchemaProps: spec.SchemaProps{
+																			MaxLength: ptr.To[int64](253),
+																			Pattern:   "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
+																		},
+																	},
+																},
+															},
+														},
+													},
+												},
+											},
+										},
+									},
+								},
+							},
+							Type: []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
@@ -4094,6 +4623,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceTemplateSpecCommon(ref common.Refere
 					"serviceAccountName": {
 						SchemaProps: spec.SchemaProps{
 							Description: "serviceAccountName runs discovery and inference pods under this service account.",
+							MaxLength:   ptr.To[int64](253),
+							Pattern:     "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -4132,9 +4663,10 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceTemplateSpecCommon(ref common.Refere
 					},
 					"type": {
 						SchemaProps: spec.SchemaProps{
-							Description: "type of the profile when it is built from inline sources: optimized, preview or unoptimized.",
+							Description: "type of the profile when it is built from inline sources: optimized, preview or unoptimized.\n\nPossible enum values:\n - `\"optimized\"`\n - `\"preview\"`\n - `\"unoptimized\"`",
 							Type:        []string{"string"},
 							Format:      "",
+							Enum:        []interface{}{"optimized", "preview", "unoptimized"},
 						},
 					},
 					"env": {
@@ -4150,7 +4682,32 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceTemplateSpecCommon(ref common.Refere
 						},
 						SchemaProps: spec.SchemaProps{
 							Description: "env is added to the inference container (and the discovery container).",
-							Type:        []string{"array"},
+							AllOf: []spec.Schema{
+								{
+									SchemaProps: spec.SchemaProps{
+										Items: &spec.SchemaOrArray{
+											Schema: &spec.Schema{
+												SchemaProps: spec.SchemaProps{
+													AllOf: []spec.Schema{
+														{
+															SchemaProps: spec.SchemaProps{
+																Properties: map[string]spec.Schema{
+																	"name": {
+																		SchemaProps: spec.SchemaProps{
+																			Pattern: "^([-_a-zA-Z][-._a-zA-Z0-9]*|\\.[-_a-zA-Z0-9][-._a-zA-Z0-9]*)$",
+																		},
+																	},
+																},
+															},
+														},
+													},
+												},
+											},
+										},
+									},
+								},
+							},
+							Type: []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
@@ -4180,6 +4737,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceTemplateStatus(ref common.ReferenceC
 					"observedGeneration": {
 						SchemaProps: spec.SchemaProps{
 							Description: "observedGeneration is the spec generation the status describes.",
+							Minimum:     ptr.To[float64](0),
 							Type:        []string{"integer"},
 							Format:      "int64",
 						},
@@ -4187,6 +4745,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceTemplateStatus(ref common.ReferenceC
 					"status": {
 						SchemaProps: spec.SchemaProps{
 							Description: "status is Pending, Progressing, Ready, Degraded, Failed or NotAvailable.",
+							Default:     "Pending",
+							Pattern:     "^(Pending|Progressing|Ready|Degraded|Failed|NotAvailable)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -4224,6 +4784,12 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceTemplateStatus(ref common.ReferenceC
 					"resolvedRuntimeConfig": {
 						SchemaProps: spec.SchemaProps{
 							Description: "resolvedRuntimeConfig is the runtime config the template's defaults came from.",
+							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMResolvedReference"),
+						},
+					},
+					"resolvedCache": {
+						SchemaProps: spec.SchemaProps{
+							Description: "resolvedCache is the AIMTemplateCache a caching template owns.",
 							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMResolvedReference"),
 						},
 					},
@@ -4273,8 +4839,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceTemplateStatus(ref common.ReferenceC
 					},
 					"discoveryJob": {
 						SchemaProps: spec.SchemaProps{
-							Description: "discoveryJob is the latest discovery Job.",
-							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMJobReference"),
+							Description: "discoveryJob is the latest discovery Job (kind Job, with its namespace and uid).",
+							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMResolvedReference"),
 						},
 					},
 					"discovery": {
@@ -4287,7 +4853,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceTemplateStatus(ref common.ReferenceC
 			},
 		},
 		Dependencies: []string{
-			"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMDiscoveryState", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMHardwareRequirements", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMJobReference", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMModelSource", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMProfile", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMResolvedReference", "k8s.io/api/core/v1.NodeAffinity", "k8s.io/apimachinery/pkg/apis/meta/v1.Condition"},
+			"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMDiscoveryState", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMHardwareRequirements", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMModelSource", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMProfile", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMResolvedReference", "k8s.io/api/core/v1.NodeAffinity", "k8s.io/apimachinery/pkg/apis/meta/v1.Condition"},
 	}
 }
 
@@ -4301,6 +4867,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMStorageConfig(ref common.ReferenceCallback)
 					"defaultStorageClassName": {
 						SchemaProps: spec.SchemaProps{
 							Description: "defaultStorageClassName is the storage class of model cache volumes; empty uses the cluster default.",
+							MaxLength:   ptr.To[int64](253),
+							Pattern:     "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -4308,6 +4876,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMStorageConfig(ref common.ReferenceCallback)
 					"pvcHeadroomPercent": {
 						SchemaProps: spec.SchemaProps{
 							Description: "pvcHeadroomPercent is extra space, in percent of the model size, added to cache volumes. Defaults to 10.",
+							Minimum:     ptr.To[float64](0),
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},
@@ -4399,6 +4968,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMTemplateCacheArtifactStatus(ref common.Refe
 					"uid": {
 						SchemaProps: spec.SchemaProps{
 							Description: "uid of the AIMArtifact.",
+							MinLength:   ptr.To[int64](1),
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -4406,6 +4976,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMTemplateCacheArtifactStatus(ref common.Refe
 					"name": {
 						SchemaProps: spec.SchemaProps{
 							Description: "name of the AIMArtifact.",
+							MinLength:   ptr.To[int64](1),
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -4413,6 +4984,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMTemplateCacheArtifactStatus(ref common.Refe
 					"model": {
 						SchemaProps: spec.SchemaProps{
 							Description: "model is the modelId the artifact holds.",
+							MinLength:   ptr.To[int64](1),
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -4420,6 +4992,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMTemplateCacheArtifactStatus(ref common.Refe
 					"status": {
 						SchemaProps: spec.SchemaProps{
 							Description: "status of the artifact.",
+							Pattern:     "^(Pending|Progressing|Ready|Degraded|Failed|NotAvailable)$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -4439,6 +5012,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMTemplateCacheArtifactStatus(ref common.Refe
 						},
 					},
 				},
+				Required: []string{"uid", "name", "model", "status"},
 			},
 		},
 	}
@@ -4505,15 +5079,18 @@ func schema_pkg_apis_aim_v1alpha1_AIMTemplateCacheSpec(ref common.ReferenceCallb
 						SchemaProps: spec.SchemaProps{
 							Description: "templateName is the template whose model sources are cached.",
 							Default:     "",
+							MaxLength:   ptr.To[int64](253),
+							Pattern:     "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
 					},
 					"templateScope": {
 						SchemaProps: spec.SchemaProps{
-							Description: "templateScope says whether templateName is an AIMServiceTemplate (Namespace) or an AIMClusterServiceTemplate (Cluster). When empty the controller resolves and sets it.",
+							Description: "templateScope says whether templateName is an AIMServiceTemplate (Namespace) or an AIMClusterServiceTemplate (Cluster). When empty the controller resolves and sets it.\n\nPossible enum values:\n - `\"Cluster\"`\n - `\"Namespace\"`\n - `\"Unknown\"` looks for a namespaced template first, then a cluster template.",
 							Type:        []string{"string"},
 							Format:      "",
+							Enum:        []interface{}{"Cluster", "Namespace", "Unknown"},
 						},
 					},
 					"env": {
@@ -4529,7 +5106,32 @@ func schema_pkg_apis_aim_v1alpha1_AIMTemplateCacheSpec(ref common.ReferenceCallb
 						},
 						SchemaProps: spec.SchemaProps{
 							Description: "env is passed to the download jobs; a source's own env wins on name clashes.",
-							Type:        []string{"array"},
+							AllOf: []spec.Schema{
+								{
+									SchemaProps: spec.SchemaProps{
+										Items: &spec.SchemaOrArray{
+											Schema: &spec.Schema{
+												SchemaProps: spec.SchemaProps{
+													AllOf: []spec.Schema{
+														{
+															SchemaProps: spec.SchemaProps{
+																Properties: map[string]spec.Schema{
+																	"name": {
+																		SchemaProps: spec.SchemaProps{
+																			Pattern: "^([-_a-zA-Z][-._a-zA-Z0-9]*|\\.[-_a-zA-Z0-9][-._a-zA-Z0-9]*)$",
+																		},
+																	},
+																},
+															},
+														},
+													},
+												},
+											},
+										},
+									},
+								},
+							},
+							Type: []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
@@ -4548,7 +5150,33 @@ func schema_pkg_apis_aim_v1alpha1_AIMTemplateCacheSpec(ref common.ReferenceCallb
 						},
 						SchemaProps: spec.SchemaProps{
 							Description: "imagePullSecrets for the downloader image.",
-							Type:        []string{"array"},
+							AllOf: []spec.Schema{
+								{
+									SchemaProps: spec.SchemaProps{
+										Items: &spec.SchemaOrArray{
+											Schema: &spec.Schema{
+												SchemaProps: spec.SchemaProps{
+													AllOf: []spec.Schema{
+														{
+															SchemaProps: spec.SchemaProps{
+																Properties: map[string]spec.Schema{
+																	"name": {
+																		SchemaProps: spec.SchemaProps{
+																			MaxLength: ptr.To[int64](253),
+																			Pattern:   "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
+																		},
+																	},
+																},
+															},
+														},
+													},
+												},
+											},
+										},
+									},
+								},
+							},
+							Type: []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
@@ -4562,6 +5190,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMTemplateCacheSpec(ref common.ReferenceCallb
 					"storageClassName": {
 						SchemaProps: spec.SchemaProps{
 							Description: "storageClassName of the cache volumes; empty uses the runtime config, then the cluster default.",
+							MaxLength:   ptr.To[int64](253),
+							Pattern:     "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -4569,6 +5199,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMTemplateCacheSpec(ref common.ReferenceCallb
 					"downloadImage": {
 						SchemaProps: spec.SchemaProps{
 							Description: "downloadImage overrides the downloader image.",
+							Pattern:     "^([^ \\t\\r\\n]*[^\\t\\n\\v\\f\\r    - \u2028\u2029  　][^ \\t\\r\\n]*)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -4595,15 +5226,19 @@ func schema_pkg_apis_aim_v1alpha1_AIMTemplateCacheSpec(ref common.ReferenceCallb
 					"runtimeConfigName": {
 						SchemaProps: spec.SchemaProps{
 							Description: "runtimeConfigName is the runtime config to take defaults from.",
+							MaxLength:   ptr.To[int64](253),
+							Pattern:     "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
 					},
 					"mode": {
 						SchemaProps: spec.SchemaProps{
-							Description: "mode is Shared (default) or Dedicated.",
+							Description: "mode is Shared (default) or Dedicated.\n\nPossible enum values:\n - `\"Dedicated\"` artifacts belong to this cache and are deleted with it.\n - `\"Shared\"` artifacts are shared by every cache of the namespace with the same sources.",
+							Default:     "Shared",
 							Type:        []string{"string"},
 							Format:      "",
+							Enum:        []interface{}{"Dedicated", "Shared"},
 						},
 					},
 				},
@@ -4625,6 +5260,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMTemplateCacheStatus(ref common.ReferenceCal
 					"observedGeneration": {
 						SchemaProps: spec.SchemaProps{
 							Description: "observedGeneration is the spec generation the status describes.",
+							Minimum:     ptr.To[float64](0),
 							Type:        []string{"integer"},
 							Format:      "int64",
 						},
@@ -4632,6 +5268,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMTemplateCacheStatus(ref common.ReferenceCal
 					"status": {
 						SchemaProps: spec.SchemaProps{
 							Description: "status is Pending, Progressing, Ready, Degraded, Failed or NotAvailable.",
+							Default:     "Pending",
+							Pattern:     "^(Pending|Progressing|Ready|Degraded|Failed|NotAvailable)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -4706,6 +5344,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMTemplateCachingConfig(ref common.ReferenceC
 					"enabled": {
 						SchemaProps: spec.SchemaProps{
 							Description: "enabled creates an AIMTemplateCache for the template once it is Ready. Defaults to false.",
+							Default:     false,
 							Type:        []string{"boolean"},
 							Format:      "",
 						},
@@ -4723,7 +5362,32 @@ func schema_pkg_apis_aim_v1alpha1_AIMTemplateCachingConfig(ref common.ReferenceC
 						},
 						SchemaProps: spec.SchemaProps{
 							Description: "env is passed to the download jobs.",
-							Type:        []string{"array"},
+							AllOf: []spec.Schema{
+								{
+									SchemaProps: spec.SchemaProps{
+										Items: &spec.SchemaOrArray{
+											Schema: &spec.Schema{
+												SchemaProps: spec.SchemaProps{
+													AllOf: []spec.Schema{
+														{
+															SchemaProps: spec.SchemaProps{
+																Properties: map[string]spec.Schema{
+																	"name": {
+																		SchemaProps: spec.SchemaProps{
+																			Pattern: "^([-_a-zA-Z][-._a-zA-Z0-9]*|\\.[-_a-zA-Z0-9][-._a-zA-Z0-9]*)$",
+																		},
+																	},
+																},
+															},
+														},
+													},
+												},
+											},
+										},
+									},
+								},
+							},
+							Type: []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
@@ -4753,6 +5417,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMTemplateCandidate(ref common.ReferenceCallb
 						SchemaProps: spec.SchemaProps{
 							Description: "name of the template.",
 							Default:     "",
+							MaxLength:   ptr.To[int64](253),
+							Pattern:     "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -4775,6 +5441,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMTemplateCandidate(ref common.ReferenceCallb
 						SchemaProps: spec.SchemaProps{
 							Description: "status is chosen or rejected.",
 							Default:     "",
+							Pattern:     "^(chosen|rejected)$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -4874,6 +5541,18 @@ func schema_pkg_apis_aim_v1alpha1_ImageMetadata(ref common.ReferenceCallback) co
 		},
 		Dependencies: []string{
 			"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.ModelMetadata", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.OCIMetadata"},
+	}
+}
+
+func schema_pkg_apis_aim_v1alpha1_JSON(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "JSON holds any JSON value: an object, an array, a string, a number or a boolean. aim-engine declares profile.engine_args and profile.originalDiscoveryOutput schemaless, so discovery output of any shape is stored as it came. The schema publishes no type for it (OpenAPISchemaType), as apiextensions' JSON does.",
+				Type:        v1alpha1.JSON{}.OpenAPISchemaType(),
+				Format:      v1alpha1.JSON{}.OpenAPISchemaFormat(),
+			},
+		},
 	}
 }
 
@@ -5106,6 +5785,7 @@ func schema_pkg_apis_aim_v1alpha1_RecommendedDeployment(ref common.ReferenceCall
 					"gpuModel": {
 						SchemaProps: spec.SchemaProps{
 							Description: "gpuModel, for example MI300X.",
+							MaxLength:   ptr.To[int64](64),
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -5113,6 +5793,7 @@ func schema_pkg_apis_aim_v1alpha1_RecommendedDeployment(ref common.ReferenceCall
 					"gpuCount": {
 						SchemaProps: spec.SchemaProps{
 							Description: "gpuCount per replica.",
+							Minimum:     ptr.To[float64](0),
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},
@@ -5120,6 +5801,7 @@ func schema_pkg_apis_aim_v1alpha1_RecommendedDeployment(ref common.ReferenceCall
 					"precision": {
 						SchemaProps: spec.SchemaProps{
 							Description: "precision of the profile.",
+							Pattern:     "^(auto|fp4|fp8|fp16|fp32|bf16|int4|int8)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -5127,6 +5809,7 @@ func schema_pkg_apis_aim_v1alpha1_RecommendedDeployment(ref common.ReferenceCall
 					"metric": {
 						SchemaProps: spec.SchemaProps{
 							Description: "metric of the profile.",
+							Pattern:     "^(latency|throughput)?$",
 							Type:        []string{"string"},
 							Format:      "",
 						},

@@ -4,11 +4,11 @@ package fuzzer
 
 import (
 	"fmt"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	runtimeserializer "k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/randfill"
@@ -80,6 +80,21 @@ func Funcs(_ runtimeserializer.CodecFactory) []any {
 				s.MaxModels = ptr.To[int32](7)
 			}
 		},
+		func(r *aim.AIMGatewayParentReference, c randfill.Continue) {
+			c.FillNoCustom(r)
+			if r.Group == nil {
+				r.Group = ptr.To("gateway.networking.k8s.io")
+			}
+			if r.Kind == nil {
+				r.Kind = ptr.To("Gateway")
+			}
+		},
+		func(s *aim.AIMArtifactSpec, c randfill.Continue) {
+			c.FillNoCustom(s)
+			if s.ModelDownloadImage == "" {
+				s.ModelDownloadImage = "registry.example/downloader:1"
+			}
+		},
 		func(s *aim.AIMServiceStatus, c randfill.Continue) {
 			c.FillNoCustom(s)
 			s.Status = aim.AIMStatusRunning
@@ -97,9 +112,12 @@ func Funcs(_ runtimeserializer.CodecFactory) []any {
 				s.Optional = ptr.To(false)
 			}
 		},
-		// Free-form JSON must be JSON; an empty extension encodes as null and decodes as nil.
-		func(e *runtime.RawExtension, c randfill.Continue) {
-			e.Raw = []byte(fmt.Sprintf(`{"max_model_len":%d,"flag":%t}`, c.Intn(100000), c.Bool()))
+		// Free-form JSON is any JSON value but null (null decodes as nil).
+		func(j *aim.JSON, c randfill.Continue) {
+			values := []string{fmt.Sprintf(`{"max_model_len":%d,"flag":%t}`, c.Intn(100000), c.Bool()),
+				fmt.Sprintf(`["--tp",%d]`, c.Intn(8)), fmt.Sprintf(`"--max-model-len %d"`, c.Intn(100000)),
+				strconv.Itoa(c.Intn(1000)), strconv.FormatBool(c.Bool())}
+			j.Raw = []byte(values[c.Intn(len(values))])
 		},
 		func(q *resource.Quantity, c randfill.Continue) {
 			*q = *resource.NewQuantity(c.Int63n(1<<40), resource.BinarySI)

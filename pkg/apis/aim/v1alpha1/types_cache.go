@@ -8,6 +8,7 @@ import (
 )
 
 // AIMTemplateScope says which kind of template a cache refers to.
+// +enum
 type AIMTemplateScope string
 
 const (
@@ -18,6 +19,7 @@ const (
 )
 
 // AIMTemplateCacheMode says who owns the artifacts of a cache.
+// +enum
 type AIMTemplateCacheMode string
 
 const (
@@ -30,6 +32,9 @@ const (
 // AIMTemplateCacheSpec is the desired state of a template cache.
 type AIMTemplateCacheSpec struct {
 	// templateName is the template whose model sources are cached.
+	// +required
+	// +k8s:validation:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+	// +k8s:validation:maxLength=253
 	TemplateName string `json:"templateName"`
 	// templateScope says whether templateName is an AIMServiceTemplate (Namespace) or an
 	// AIMClusterServiceTemplate (Cluster). When empty the controller resolves and sets it.
@@ -41,16 +46,22 @@ type AIMTemplateCacheSpec struct {
 	// +listMapKey=name
 	// +patchStrategy=merge
 	// +patchMergeKey=name
+	// +k8s:validation:items:properties:name:pattern="^([-_a-zA-Z][-._a-zA-Z0-9]*|\\.[-_a-zA-Z0-9][-._a-zA-Z0-9]*)$"
 	Env []corev1.EnvVar `json:"env,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
 	// imagePullSecrets for the downloader image.
 	// +optional
 	// +listType=atomic
+	// +k8s:validation:items:properties:name:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+	// +k8s:validation:items:properties:name:maxLength=253
 	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
 	// storageClassName of the cache volumes; empty uses the runtime config, then the cluster default.
 	// +optional
+	// +k8s:validation:pattern="^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"
+	// +k8s:validation:maxLength=253
 	StorageClassName string `json:"storageClassName,omitempty"`
 	// downloadImage overrides the downloader image.
 	// +optional
+	// +k8s:validation:pattern="^([^ \\t\\r\\n]*[^\\t\\n\\v\\f\\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^ \\t\\r\\n]*)?$"
 	DownloadImage string `json:"downloadImage,omitempty"`
 	// modelSources is accepted for compatibility; the template's resolved sources are cached.
 	// +optional
@@ -58,25 +69,32 @@ type AIMTemplateCacheSpec struct {
 	ModelSources []AIMModelSource `json:"modelSources,omitempty"`
 	// runtimeConfigName is the runtime config to take defaults from.
 	// +optional
+	// +k8s:validation:pattern="^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"
+	// +k8s:validation:maxLength=253
 	RuntimeConfigName string `json:"runtimeConfigName,omitempty"`
 	// mode is Shared (default) or Dedicated.
 	// +optional
+	// +default="Shared"
 	Mode AIMTemplateCacheMode `json:"mode,omitempty"`
 }
 
 // AIMTemplateCacheArtifactStatus is the state of one artifact of a cache.
 type AIMTemplateCacheArtifactStatus struct {
 	// uid of the AIMArtifact.
-	// +optional
+	// +required
+	// +k8s:validation:minLength=1
 	UID types.UID `json:"uid,omitempty"`
 	// name of the AIMArtifact.
-	// +optional
+	// +required
+	// +k8s:validation:minLength=1
 	Name string `json:"name,omitempty"`
 	// model is the modelId the artifact holds.
-	// +optional
+	// +required
+	// +k8s:validation:minLength=1
 	Model string `json:"model,omitempty"`
 	// status of the artifact.
-	// +optional
+	// +required
+	// +k8s:validation:pattern="^(Pending|Progressing|Ready|Degraded|Failed|NotAvailable)$"
 	Status AIMStatus `json:"status,omitempty"`
 	// persistentVolumeClaim holding the artifact.
 	// +optional
@@ -90,9 +108,12 @@ type AIMTemplateCacheArtifactStatus struct {
 type AIMTemplateCacheStatus struct {
 	// observedGeneration is the spec generation the status describes.
 	// +optional
+	// +k8s:validation:minimum=0
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// status is Pending, Progressing, Ready, Degraded, Failed or NotAvailable.
 	// +optional
+	// +k8s:validation:pattern="^(Pending|Progressing|Ready|Degraded|Failed|NotAvailable)?$"
+	// +default="Pending"
 	Status AIMStatus `json:"status,omitempty"`
 	// conditions: RuntimeConfigReady, ServiceTemplateReady, ArtifactsReady, ConfigValid, AuthValid,
 	// DependenciesReachable, Ready.
@@ -143,12 +164,17 @@ type AIMTemplateCacheList struct {
 // AIMArtifactSpec is the desired state of an artifact.
 type AIMArtifactSpec struct {
 	// sourceUri is where the weights come from: hf://org/name or s3://bucket/path. Immutable.
+	// +required
+	// +k8s:validation:pattern="^(hf|s3)://[^ \\t\\r\\n]+$"
 	SourceURI string `json:"sourceUri"`
 	// modelId identifies the model as org/name.
 	// +optional
+	// +k8s:validation:pattern="^([a-zA-Z0-9_-]+/[a-zA-Z0-9._-]+)?$"
 	ModelID string `json:"modelId,omitempty"`
 	// storageClassName of the volume; empty uses the runtime config, then the cluster default.
 	// +optional
+	// +k8s:validation:pattern="^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"
+	// +k8s:validation:maxLength=253
 	StorageClassName string `json:"storageClassName,omitempty"`
 	// size of the weights; when absent a check-size job measures it.
 	// +optional
@@ -159,16 +185,24 @@ type AIMArtifactSpec struct {
 	// +listMapKey=name
 	// +patchStrategy=merge
 	// +patchMergeKey=name
+	// +k8s:validation:items:properties:name:pattern="^([-_a-zA-Z][-._a-zA-Z0-9]*|\\.[-_a-zA-Z0-9][-._a-zA-Z0-9]*)$"
 	Env []corev1.EnvVar `json:"env,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
-	// modelDownloadImage overrides the downloader image.
+	// modelDownloadImage is the image of the check-size and download Jobs. Defaults to
+	// ghcr.io/silogen/aim-artifact-downloader:0.2.0.
 	// +optional
+	// +k8s:validation:pattern="^([^ \\t\\r\\n]*[^\\t\\n\\v\\f\\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^ \\t\\r\\n]*)?$"
+	// +default="ghcr.io/silogen/aim-artifact-downloader:0.2.0"
 	ModelDownloadImage string `json:"modelDownloadImage,omitempty"`
 	// imagePullSecrets for the downloader image.
 	// +optional
 	// +listType=atomic
+	// +k8s:validation:items:properties:name:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+	// +k8s:validation:items:properties:name:maxLength=253
 	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
 	// runtimeConfigName is the runtime config to take defaults from.
 	// +optional
+	// +k8s:validation:pattern="^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"
+	// +k8s:validation:maxLength=253
 	RuntimeConfigName string `json:"runtimeConfigName,omitempty"`
 }
 
@@ -176,12 +210,16 @@ type AIMArtifactSpec struct {
 type AIMDownloadProgress struct {
 	// totalBytes to download.
 	// +optional
+	// +k8s:validation:minimum=0
 	TotalBytes int64 `json:"totalBytes,omitempty"`
 	// downloadedBytes so far.
 	// +optional
+	// +k8s:validation:minimum=0
 	DownloadedBytes int64 `json:"downloadedBytes,omitempty"`
 	// percentage downloaded, 0 to 100.
 	// +optional
+	// +k8s:validation:minimum=0
+	// +k8s:validation:maximum=100
 	Percentage int32 `json:"percentage,omitempty"`
 	// displayPercentage is a display string such as "45 %".
 	// +optional
@@ -211,9 +249,12 @@ type AIMDownloadState struct {
 type AIMArtifactStatus struct {
 	// observedGeneration is the spec generation the status describes.
 	// +optional
+	// +k8s:validation:minimum=0
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// status is Pending, Progressing, Ready, Degraded, Failed or NotAvailable.
 	// +optional
+	// +k8s:validation:pattern="^(Pending|Progressing|Ready|Degraded|Failed|NotAvailable)?$"
+	// +default="Pending"
 	Status AIMStatus `json:"status,omitempty"`
 	// conditions of the artifact.
 	// +optional
@@ -242,6 +283,7 @@ type AIMArtifactStatus struct {
 	Mode AIMTemplateCacheMode `json:"mode,omitempty"`
 	// discoveredSizeBytes is the size measured by the check-size job.
 	// +optional
+	// +k8s:validation:minimum=0
 	DiscoveredSizeBytes *int64 `json:"discoveredSizeBytes,omitempty"`
 	// allocatedSize is the size of the volume.
 	// +optional

@@ -8,12 +8,16 @@ import (
 // AIMModelSpec is the desired state of a model, namespaced or cluster.
 type AIMModelSpec struct {
 	// image is the AIM container image that serves the model, for example amdenterpriseai/aim-qwen-qwen3-32b:0.8.5.
+	// +required
+	// +k8s:validation:pattern="^[^ \\t\\r\\n]*[^\\t\\n\\v\\f\\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^ \\t\\r\\n]*$"
 	Image string `json:"image"`
 	// discovery controls reading the image's labels and creating templates from them.
 	// +optional
 	Discovery *AIMModelDiscoveryConfig `json:"discovery,omitempty"`
 	// defaultServiceTemplate is the template automatic selection prefers for services of this model.
 	// +optional
+	// +k8s:validation:pattern="^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"
+	// +k8s:validation:maxLength=253
 	DefaultServiceTemplate string `json:"defaultServiceTemplate,omitempty"`
 	// custom holds defaults for custom templates.
 	// +optional
@@ -21,19 +25,25 @@ type AIMModelSpec struct {
 	// customTemplates each create a template of the model (at most 16).
 	// +optional
 	// +listType=atomic
+	// +k8s:validation:maxItems=16
 	CustomTemplates []AIMCustomTemplate `json:"customTemplates,omitempty"`
 	// modelSources makes this a custom model serving these weights (at most one). Its hardware must then come
 	// from custom.hardware or from every custom template.
 	// +optional
 	// +listType=atomic
+	// +k8s:validation:maxItems=1
 	ModelSources []AIMModelSource `json:"modelSources,omitempty"`
 	// runtimeConfigName is the runtime config to take defaults from. Empty or "default" resolves the configs
 	// named default, which may be absent; any other name must exist.
 	// +optional
+	// +k8s:validation:pattern="^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"
+	// +k8s:validation:maxLength=253
 	RuntimeConfigName string `json:"runtimeConfigName,omitempty"`
 	// imagePullSecrets for reading the image from its registry; copied to the model's templates.
 	// +optional
 	// +listType=atomic
+	// +k8s:validation:items:properties:name:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+	// +k8s:validation:items:properties:name:maxLength=253
 	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
 	// env is copied into the model's custom templates.
 	// +optional
@@ -41,9 +51,12 @@ type AIMModelSpec struct {
 	// +listMapKey=name
 	// +patchStrategy=merge
 	// +patchMergeKey=name
+	// +k8s:validation:items:properties:name:pattern="^([-_a-zA-Z][-._a-zA-Z0-9]*|\\.[-_a-zA-Z0-9][-._a-zA-Z0-9]*)$"
 	Env []corev1.EnvVar `json:"env,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
 	// serviceAccountName is copied into the model's templates and runs discovery.
 	// +optional
+	// +k8s:validation:pattern="^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"
+	// +k8s:validation:maxLength=253
 	ServiceAccountName string `json:"serviceAccountName,omitempty"`
 	// resources are default container resources for the model's workloads.
 	// +optional
@@ -57,9 +70,11 @@ type AIMModelSpec struct {
 type AIMModelDiscoveryConfig struct {
 	// extractMetadata reads the image's labels from its registry. Defaults to true.
 	// +optional
+	// +default=true
 	ExtractMetadata *bool `json:"extractMetadata,omitempty"`
 	// createServiceTemplates creates one template per recommended deployment. Defaults to true.
 	// +optional
+	// +default=true
 	CreateServiceTemplates *bool `json:"createServiceTemplates,omitempty"`
 }
 
@@ -77,9 +92,11 @@ type AIMModelCustomConfig struct {
 type AIMCustomTemplate struct {
 	// name is an alias used in the template's name (at most 63 characters).
 	// +optional
+	// +k8s:validation:maxLength=63
 	Name string `json:"name,omitempty"`
 	// type of the profile. Defaults to unoptimized.
 	// +optional
+	// +default="unoptimized"
 	Type *AIMProfileType `json:"type,omitempty"`
 	// env of the template (at most 64 entries).
 	// +optional
@@ -87,6 +104,8 @@ type AIMCustomTemplate struct {
 	// +listMapKey=name
 	// +patchStrategy=merge
 	// +patchMergeKey=name
+	// +k8s:validation:maxItems=64
+	// +k8s:validation:items:properties:name:pattern="^([-_a-zA-Z][-._a-zA-Z0-9]*|\\.[-_a-zA-Z0-9][-._a-zA-Z0-9]*)$"
 	Env []corev1.EnvVar `json:"env,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
 	// hardware of the template; defaults to the model's custom.hardware.
 	// +optional
@@ -161,15 +180,19 @@ type ModelMetadata struct {
 type RecommendedDeployment struct {
 	// gpuModel, for example MI300X.
 	// +optional
+	// +k8s:validation:maxLength=64
 	GPUModel string `json:"gpuModel,omitempty"`
 	// gpuCount per replica.
 	// +optional
+	// +k8s:validation:minimum=0
 	GPUCount int32 `json:"gpuCount,omitempty"`
 	// precision of the profile.
 	// +optional
+	// +k8s:validation:pattern="^(auto|fp4|fp8|fp16|fp32|bf16|int4|int8)?$"
 	Precision string `json:"precision,omitempty"`
 	// metric of the profile.
 	// +optional
+	// +k8s:validation:pattern="^(latency|throughput)?$"
 	Metric string `json:"metric,omitempty"`
 	// profileId of the profile inside the image.
 	// +optional
@@ -214,6 +237,7 @@ type OCIMetadata struct {
 }
 
 // AIMModelSourceType says where a model's weights come from.
+// +enum
 type AIMModelSourceType string
 
 const (
@@ -227,9 +251,12 @@ const (
 type AIMModelStatus struct {
 	// observedGeneration is the spec generation the status describes.
 	// +optional
+	// +k8s:validation:minimum=0
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// status is Pending, Progressing, Ready, Degraded, Failed or NotAvailable.
 	// +optional
+	// +k8s:validation:pattern="^(Pending|Progressing|Ready|Degraded|Failed|NotAvailable)?$"
+	// +default="Pending"
 	Status AIMStatus `json:"status,omitempty"`
 	// conditions: RuntimeConfigReady, ImageMetadataReady, ServiceTemplatesReady, ConfigValid, AuthValid,
 	// DependenciesReachable, Ready.

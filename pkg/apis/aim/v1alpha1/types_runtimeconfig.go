@@ -22,6 +22,7 @@ type AIMRuntimeConfigSpec struct {
 	// +listMapKey=name
 	// +patchStrategy=merge
 	// +patchMergeKey=name
+	// +k8s:validation:items:properties:name:pattern="^([-_a-zA-Z][-._a-zA-Z0-9]*|\\.[-_a-zA-Z0-9][-._a-zA-Z0-9]*)$"
 	Env []corev1.EnvVar `json:"env,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
 	// labelPropagation copies labels of AIM objects to the objects created for them.
 	// +optional
@@ -37,9 +38,12 @@ type AIMRuntimeConfigSpec struct {
 	Model *AIMRuntimeModelConfig `json:"model,omitempty"`
 	// defaultStorageClassName is deprecated; use storage.defaultStorageClassName.
 	// +optional
+	// +k8s:validation:pattern="^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"
+	// +k8s:validation:maxLength=253
 	DefaultStorageClassName string `json:"defaultStorageClassName,omitempty"`
 	// pvcHeadroomPercent is deprecated; use storage.pvcHeadroomPercent.
 	// +optional
+	// +k8s:validation:minimum=0
 	PVCHeadroomPercent *int32 `json:"pvcHeadroomPercent,omitempty"`
 }
 
@@ -51,6 +55,7 @@ type AIMLabelPropagationConfig struct {
 	// match lists shell globs on label keys, for example team/* or cost-center.
 	// +optional
 	// +listType=atomic
+	// +k8s:validation:items:minLength=1
 	Match []string `json:"match,omitempty"`
 }
 
@@ -65,6 +70,8 @@ type AIMSchedulingConfig struct {
 	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
 	// priorityClassName of the pods.
 	// +optional
+	// +k8s:validation:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+	// +k8s:validation:maxLength=253
 	PriorityClassName *string `json:"priorityClassName,omitempty"`
 }
 
@@ -72,9 +79,12 @@ type AIMSchedulingConfig struct {
 type AIMDiscoveryConfig struct {
 	// serviceAccountName runs discovery jobs under this service account.
 	// +optional
+	// +k8s:validation:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+	// +k8s:validation:maxLength=253
 	ServiceAccountName *string `json:"serviceAccountName,omitempty"`
 	// maxConcurrentJobs bounds the discovery jobs running at once (at least 1). When no config sets it, 10.
 	// +optional
+	// +k8s:validation:minimum=1
 	MaxConcurrentJobs *int32 `json:"maxConcurrentJobs,omitempty"`
 }
 
@@ -89,10 +99,13 @@ type AIMRuntimeModelConfig struct {
 type AIMRuntimeConfigStatus struct {
 	// observedGeneration is the spec generation the status describes.
 	// +optional
+	// +k8s:validation:minimum=0
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// status is Pending until the controller has checked the config, then Ready when it is valid and
 	// Failed when it is not.
 	// +optional
+	// +k8s:validation:pattern="^(Pending|Progressing|Ready|Degraded|Failed|NotAvailable)?$"
+	// +default="Pending"
 	Status AIMStatus `json:"status,omitempty"`
 	// conditions: Valid.
 	// +optional
@@ -103,6 +116,7 @@ type AIMRuntimeConfigStatus struct {
 	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
 	// consumers is the number of AIM objects that resolve their defaults from this config.
 	// +optional
+	// +k8s:validation:minimum=0
 	Consumers int32 `json:"consumers,omitempty"`
 }
 

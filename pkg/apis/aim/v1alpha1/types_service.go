@@ -24,6 +24,7 @@ type AIMService struct {
 // AIMServiceSpec is the desired state of an AIMService.
 type AIMServiceSpec struct {
 	// model to serve: exactly one of name, image or custom. Immutable.
+	// +required
 	Model AIMServiceModel `json:"model"`
 	// template selects the runtime template; without a name the best Ready template of the model is chosen.
 	// Immutable.
@@ -31,18 +32,23 @@ type AIMServiceSpec struct {
 	Template *AIMServiceTemplateSelector `json:"template,omitempty"`
 	// caching controls whether model weights are pre-downloaded to a volume. Defaults to mode Shared. Immutable.
 	// +optional
+	// +default={"mode":"Shared"}
 	Caching *AIMServiceCaching `json:"caching,omitempty"`
 	// cacheModel is deprecated and ignored; use caching.mode.
 	// +optional
 	CacheModel *bool `json:"cacheModel,omitempty"`
 	// replicas is the fixed number of inference replicas when autoscaling is off. Defaults to 1.
 	// +optional
+	// +k8s:validation:minimum=0
+	// +default=1
 	Replicas *int32 `json:"replicas,omitempty"`
 	// minReplicas is the lower autoscaling bound (at least 1); setting it or maxReplicas enables autoscaling.
 	// +optional
+	// +k8s:validation:minimum=1
 	MinReplicas *int32 `json:"minReplicas,omitempty"`
 	// maxReplicas is the upper autoscaling bound (at least 1 and at least minReplicas).
 	// +optional
+	// +k8s:validation:minimum=1
 	MaxReplicas *int32 `json:"maxReplicas,omitempty"`
 	// autoScaling configures the metrics that drive autoscaling.
 	// +optional
@@ -50,6 +56,8 @@ type AIMServiceSpec struct {
 	// runtimeConfigName is the AIMRuntimeConfig / AIMClusterRuntimeConfig to take defaults from. Empty or
 	// "default" resolves the configs named default, which may be absent; any other name must exist.
 	// +optional
+	// +k8s:validation:pattern="^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"
+	// +k8s:validation:maxLength=253
 	RuntimeConfigName string `json:"runtimeConfigName,omitempty"`
 	// storage overrides the runtime config's storage settings for this service's caches.
 	// +optional
@@ -63,6 +71,7 @@ type AIMServiceSpec struct {
 	// +listMapKey=name
 	// +patchStrategy=merge
 	// +patchMergeKey=name
+	// +k8s:validation:items:properties:name:pattern="^([-_a-zA-Z][-._a-zA-Z0-9]*|\\.[-_a-zA-Z0-9][-._a-zA-Z0-9]*)$"
 	Env []corev1.EnvVar `json:"env,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
 	// resources of the inference container; they win over the template's and the computed per-GPU defaults.
 	// +optional
@@ -74,20 +83,28 @@ type AIMServiceSpec struct {
 	// imagePullSecrets for the inference image, in the service's namespace.
 	// +optional
 	// +listType=atomic
+	// +k8s:validation:items:properties:name:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+	// +k8s:validation:items:properties:name:maxLength=253
 	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
 	// serviceAccountName runs the inference pods under this service account.
 	// +optional
+	// +k8s:validation:pattern="^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"
+	// +k8s:validation:maxLength=253
 	ServiceAccountName string `json:"serviceAccountName,omitempty"`
 }
 
 // AIMServiceModel selects the model of a service. Exactly one field must be set.
+// +k8s:validation:minProperties=1
 type AIMServiceModel struct {
 	// name of an AIMModel in the service's namespace, else of an AIMClusterModel.
 	// +optional
+	// +k8s:validation:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+	// +k8s:validation:maxLength=253
 	Name *string `json:"name,omitempty"`
 	// image of the model: the model whose spec.image equals it is used; when there is none an AIMModel is
 	// created; when there are several the service fails and asks for model.name.
 	// +optional
+	// +k8s:validation:pattern="^[^ \\t\\r\\n]*[^\\t\\n\\v\\f\\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^ \\t\\r\\n]*$"
 	Image *string `json:"image,omitempty"`
 	// custom describes a model not in the catalog: a base image plus weights to download.
 	// +optional
@@ -97,11 +114,17 @@ type AIMServiceModel struct {
 // AIMServiceCustomModel describes a model built from a base image and downloaded weights.
 type AIMServiceCustomModel struct {
 	// baseImage is the AIM container image that serves the weights.
+	// +required
+	// +k8s:validation:pattern="^[^ \\t\\r\\n]*[^\\t\\n\\v\\f\\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^ \\t\\r\\n]*$"
 	BaseImage string `json:"baseImage"`
 	// modelSources lists the weights to serve; exactly one entry.
 	// +listType=atomic
+	// +required
+	// +k8s:validation:minItems=1
+	// +k8s:validation:maxItems=1
 	ModelSources []AIMModelSource `json:"modelSources"`
 	// hardware the model needs.
+	// +required
 	Hardware AIMHardwareRequirements `json:"hardware"`
 }
 
@@ -110,6 +133,8 @@ type AIMServiceTemplateSelector struct {
 	// name of an AIMServiceTemplate in the service's namespace, else of an AIMClusterServiceTemplate.
 	// Without a name the best Ready template of the model is selected automatically.
 	// +optional
+	// +k8s:validation:pattern="^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"
+	// +k8s:validation:maxLength=253
 	Name string `json:"name,omitempty"`
 	// allowUnoptimized lets automatic selection choose preview and unoptimized profiles. Defaults to false.
 	// +optional
@@ -117,6 +142,7 @@ type AIMServiceTemplateSelector struct {
 }
 
 // AIMCachingMode says how a service caches model weights.
+// +enum
 type AIMCachingMode string
 
 const (
@@ -134,8 +160,9 @@ const (
 
 // AIMServiceCaching controls model caching of a service.
 type AIMServiceCaching struct {
-	// mode is Shared (default), Dedicated or Never. The legacy values Auto and Always mean Shared.
+	// mode is Shared, Dedicated or Never; the legacy values Auto and Always mean Shared. Defaults to Shared.
 	// +optional
+	// +default="Shared"
 	Mode AIMCachingMode `json:"mode,omitempty"`
 }
 
@@ -150,17 +177,21 @@ type AIMServiceAutoScaling struct {
 // AIMServiceMetricSpec is one autoscaling metric.
 type AIMServiceMetricSpec struct {
 	// type of the metric source; only PodMetric is supported.
+	// +required
+	// +k8s:validation:pattern="^(PodMetric)$"
 	Type string `json:"type"`
 	// podmetric is a metric scraped from the inference pods. Required when type is PodMetric.
-	// +optional
+	// +required
 	PodMetric *AIMServicePodMetricSource `json:"podmetric,omitempty"`
 }
 
 // AIMServicePodMetricSource is a metric scraped from the inference pods and its target.
 type AIMServicePodMetricSource struct {
 	// metric to scale on.
-	Metric AIMServicePodMetric `json:"metric"`
+	// +required
+	Metric *AIMServicePodMetric `json:"metric,omitempty"`
 	// target value of the metric.
+	// +required
 	Target AIMServiceMetricTarget `json:"target"`
 }
 
@@ -168,6 +199,8 @@ type AIMServicePodMetricSource struct {
 type AIMServicePodMetric struct {
 	// backend that collects the metric; only opentelemetry is supported. Defaults to opentelemetry.
 	// +optional
+	// +k8s:validation:pattern="^(opentelemetry)?$"
+	// +default="opentelemetry"
 	Backend string `json:"backend,omitempty"`
 	// serverAddress of the metrics backend.
 	// +optional
@@ -187,6 +220,8 @@ type AIMServicePodMetric struct {
 // AIMServiceMetricTarget is the target of an autoscaling metric.
 type AIMServiceMetricTarget struct {
 	// type of target: Value, AverageValue or Utilization.
+	// +required
+	// +k8s:validation:pattern="^(Value|AverageValue|Utilization)$"
 	Type string `json:"type"`
 	// value is the target for type Value, as a quantity string.
 	// +optional
@@ -196,6 +231,7 @@ type AIMServiceMetricTarget struct {
 	AverageValue string `json:"averageValue,omitempty"`
 	// averageUtilization is the target for type Utilization, in percent.
 	// +optional
+	// +k8s:validation:minimum=1
 	AverageUtilization *int32 `json:"averageUtilization,omitempty"`
 }
 
@@ -203,6 +239,7 @@ type AIMServiceMetricTarget struct {
 type AIMServiceStatus struct {
 	// observedGeneration is the spec generation the status describes.
 	// +optional
+	// +k8s:validation:minimum=0
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// conditions: ModelReady, TemplateReady, RuntimeConfigReady, InferenceServiceReady,
 	// InferenceServicePodsReady, CacheReady, HTTPRouteReady, ConfigValid, AuthValid, DependenciesReachable, Ready.
@@ -214,6 +251,8 @@ type AIMServiceStatus struct {
 	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
 	// status is Pending, Starting, Running, Degraded, Failed or NotAvailable.
 	// +optional
+	// +k8s:validation:pattern="^(Pending|Starting|Running|Degraded|Failed|NotAvailable)?$"
+	// +default="Pending"
 	Status AIMStatus `json:"status,omitempty"`
 	// resolvedModel is the model the service runs.
 	// +optional
@@ -252,6 +291,9 @@ type AIMTemplateMatching struct {
 // AIMTemplateCandidate is one template considered by automatic selection.
 type AIMTemplateCandidate struct {
 	// name of the template.
+	// +required
+	// +k8s:validation:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+	// +k8s:validation:maxLength=253
 	Name string `json:"name"`
 	// namespace of the template; empty for cluster templates.
 	// +optional
@@ -260,6 +302,8 @@ type AIMTemplateCandidate struct {
 	// +optional
 	Scope AIMResolutionScope `json:"scope,omitempty"`
 	// status is chosen or rejected.
+	// +required
+	// +k8s:validation:pattern="^(chosen|rejected)$"
 	Status string `json:"status"`
 	// reason explains the decision, for example BestMatch, RequiredGPUNotInCluster or LowerPreferenceRank.
 	// +optional

@@ -4,7 +4,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -43,6 +42,9 @@ const (
 // AIMResolvedReference records which object the controller resolved a reference to.
 type AIMResolvedReference struct {
 	// name of the resolved object.
+	// +required
+	// +k8s:validation:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+	// +k8s:validation:maxLength=253
 	Name string `json:"name"`
 	// namespace of the resolved object; empty for cluster-scoped objects.
 	// +optional
@@ -50,6 +52,7 @@ type AIMResolvedReference struct {
 	// scope is where the object was found: Namespace, Cluster, Merged (a namespace object merged over a
 	// cluster object) or Unknown.
 	// +optional
+	// +k8s:validation:pattern="^(Namespace|Cluster|Merged|Unknown)?$"
 	Scope AIMResolutionScope `json:"scope,omitempty"`
 	// kind of the resolved object, for example AIMClusterServiceTemplate.
 	// +optional
@@ -60,6 +63,7 @@ type AIMResolvedReference struct {
 }
 
 // AIMMetric is the optimisation goal of a runtime profile.
+// +enum
 type AIMMetric string
 
 const (
@@ -68,6 +72,7 @@ const (
 )
 
 // AIMPrecision is the numeric precision a profile runs the model in.
+// +enum
 type AIMPrecision string
 
 const (
@@ -82,6 +87,7 @@ const (
 )
 
 // AIMProfileType says how well a runtime profile is tuned.
+// +enum
 type AIMProfileType string
 
 const (
@@ -107,6 +113,7 @@ type AIMRuntimeParameters struct {
 }
 
 // AIMHardwareRequirements describe the compute a workload needs. At least one of gpu and cpu is required.
+// +k8s:validation:minProperties=1
 type AIMHardwareRequirements struct {
 	// gpu requirements; omit for CPU-only workloads.
 	// +optional
@@ -121,21 +128,25 @@ type AIMGpuRequirements struct {
 	// requests is the number of GPUs per replica (requests equal limits). 0 places the workload on GPU nodes
 	// without consuming GPUs.
 	// +optional
+	// +k8s:validation:minimum=0
 	Requests int32 `json:"requests,omitempty"`
 	// model is the GPU model, for example MI300X or MI355X (at most 64 characters). Mutually exclusive with minVram.
 	// +optional
+	// +k8s:validation:maxLength=64
 	Model string `json:"model,omitempty"`
 	// minVram is the minimum memory per GPU, for example 192Gi. Mutually exclusive with model.
 	// +optional
 	MinVRAM *resource.Quantity `json:"minVram,omitempty"`
 	// resourceName is the extended resource that counts GPUs on nodes. Defaults to amd.com/gpu.
 	// +optional
+	// +default="amd.com/gpu"
 	ResourceName string `json:"resourceName,omitempty"`
 }
 
 // AIMCpuRequirements describe a CPU-only workload.
 type AIMCpuRequirements struct {
 	// requests is the CPU requested per replica.
+	// +required
 	Requests resource.Quantity `json:"requests"`
 	// limits is the CPU limit per replica; at least requests when set.
 	// +optional
@@ -146,8 +157,12 @@ type AIMCpuRequirements struct {
 type AIMModelSource struct {
 	// modelId identifies the model as org/name, for example meta-llama/Llama-3.1-8B. It names the cache
 	// mount path /workspace/cache/<modelId>.
+	// +required
+	// +k8s:validation:pattern="^[a-zA-Z0-9_-]+/[a-zA-Z0-9._-]+$"
 	ModelID string `json:"modelId"`
 	// sourceUri is where the weights come from: hf://org/name or s3://bucket/path.
+	// +required
+	// +k8s:validation:pattern="^(hf|s3)://[^ \\t\\r\\n]+$"
 	SourceURI string `json:"sourceUri"`
 	// size of the weights; when absent a check-size job measures it.
 	// +optional
@@ -158,14 +173,15 @@ type AIMModelSource struct {
 	// +listMapKey=name
 	// +patchStrategy=merge
 	// +patchMergeKey=name
+	// +k8s:validation:items:properties:name:pattern="^([-_a-zA-Z][-._a-zA-Z0-9]*|\\.[-_a-zA-Z0-9][-._a-zA-Z0-9]*)$"
 	Env []corev1.EnvVar `json:"env,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
 }
 
 // AIMProfile is the runtime profile discovery selected for a template.
 type AIMProfile struct {
-	// engine_args are the inference engine arguments of the profile, as a JSON object.
+	// engine_args are the inference engine arguments of the profile, any JSON value (usually an object).
 	// +optional
-	EngineArgs *runtime.RawExtension `json:"engine_args,omitempty"`
+	EngineArgs *JSON `json:"engine_args,omitempty"`
 	// env_vars are environment variables the profile sets on the inference container.
 	// +optional
 	EnvVars map[string]string `json:"env_vars,omitempty"`
@@ -174,7 +190,7 @@ type AIMProfile struct {
 	Metadata AIMProfileMetadata `json:"metadata,omitempty"`
 	// originalDiscoveryOutput is the discovery output the profile was taken from.
 	// +optional
-	OriginalDiscoveryOutput *runtime.RawExtension `json:"originalDiscoveryOutput,omitempty"`
+	OriginalDiscoveryOutput *JSON `json:"originalDiscoveryOutput,omitempty"`
 }
 
 // AIMProfileMetadata describes a runtime profile.
@@ -187,6 +203,7 @@ type AIMProfileMetadata struct {
 	GPU string `json:"gpu,omitempty"`
 	// gpuCount is the number of GPUs per replica.
 	// +optional
+	// +k8s:validation:minimum=0
 	GPUCount int32 `json:"gpuCount,omitempty"`
 	// metric is the optimisation goal of the profile.
 	// +optional
@@ -203,9 +220,12 @@ type AIMProfileMetadata struct {
 type AIMStorageConfig struct {
 	// defaultStorageClassName is the storage class of model cache volumes; empty uses the cluster default.
 	// +optional
+	// +k8s:validation:pattern="^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"
+	// +k8s:validation:maxLength=253
 	DefaultStorageClassName *string `json:"defaultStorageClassName,omitempty"`
 	// pvcHeadroomPercent is extra space, in percent of the model size, added to cache volumes. Defaults to 10.
 	// +optional
+	// +k8s:validation:minimum=0
 	PVCHeadroomPercent *int32 `json:"pvcHeadroomPercent,omitempty"`
 	// accessModes of model cache volumes. When no runtime config sets it, ReadWriteMany is used.
 	// +optional
@@ -216,22 +236,37 @@ type AIMStorageConfig struct {
 // AIMGatewayParentReference names the Gateway API parent (usually a Gateway) an HTTPRoute attaches to.
 // It has the shape of gateway.networking.k8s.io ParentReference.
 type AIMGatewayParentReference struct {
-	// group of the parent. Defaults to gateway.networking.k8s.io when unset.
+	// group of the parent. Defaults to gateway.networking.k8s.io.
 	// +optional
+	// +default="gateway.networking.k8s.io"
+	// +k8s:validation:pattern="^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+	// +k8s:validation:maxLength=253
 	Group *string `json:"group,omitempty"`
-	// kind of the parent. Defaults to Gateway when unset.
+	// kind of the parent. Defaults to Gateway.
 	// +optional
+	// +default="Gateway"
+	// +k8s:validation:pattern="^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$"
+	// +k8s:validation:maxLength=63
 	Kind *string `json:"kind,omitempty"`
 	// namespace of the parent; defaults to the namespace of the route.
 	// +optional
+	// +k8s:validation:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+	// +k8s:validation:maxLength=63
 	Namespace *string `json:"namespace,omitempty"`
 	// name of the parent.
+	// +required
+	// +k8s:validation:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+	// +k8s:validation:maxLength=253
 	Name string `json:"name"`
 	// sectionName is the listener of the parent to attach to.
 	// +optional
+	// +k8s:validation:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+	// +k8s:validation:maxLength=253
 	SectionName *string `json:"sectionName,omitempty"`
 	// port of the parent listener to attach to.
 	// +optional
+	// +k8s:validation:minimum=1
+	// +k8s:validation:maximum=65535
 	Port *int32 `json:"port,omitempty"`
 }
 
@@ -246,6 +281,7 @@ type AIMRuntimeRoutingConfig struct {
 	// pathTemplate renders the route path from the service with JSONPath expressions, for example
 	// /{.metadata.namespace}/{.metadata.name}.
 	// +optional
+	// +k8s:validation:pattern="[^\\t\\n\\v\\f\\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
 	PathTemplate *string `json:"pathTemplate,omitempty"`
 	// requestTimeout is the HTTPRoute rule timeout, for example 60s.
 	// +optional

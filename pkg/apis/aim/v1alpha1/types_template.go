@@ -9,19 +9,28 @@ import (
 type AIMServiceTemplateSpecCommon struct {
 	// modelName names the model the template runs. A namespaced template names an AIMModel in its namespace,
 	// else an AIMClusterModel; a cluster template names an AIMClusterModel. Immutable.
+	// +required
+	// +k8s:validation:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+	// +k8s:validation:maxLength=253
 	ModelName string `json:"modelName"`
 	// metric, precision and hardware select the runtime profile; each is immutable once set.
 	AIMRuntimeParameters `json:",inline"`
 	// runtimeConfigName is the runtime config to take defaults from. Empty or "default" resolves the configs
 	// named default, which may be absent; any other name must exist.
 	// +optional
+	// +k8s:validation:pattern="^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"
+	// +k8s:validation:maxLength=253
 	RuntimeConfigName string `json:"runtimeConfigName,omitempty"`
 	// imagePullSecrets for the model image, used by discovery and inference.
 	// +optional
 	// +listType=atomic
+	// +k8s:validation:items:properties:name:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+	// +k8s:validation:items:properties:name:maxLength=253
 	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
 	// serviceAccountName runs discovery and inference pods under this service account.
 	// +optional
+	// +k8s:validation:pattern="^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"
+	// +k8s:validation:maxLength=253
 	ServiceAccountName string `json:"serviceAccountName,omitempty"`
 	// resources of the inference container, merged under the service's resources.
 	// +optional
@@ -42,6 +51,7 @@ type AIMServiceTemplateSpecCommon struct {
 	// +listMapKey=name
 	// +patchStrategy=merge
 	// +patchMergeKey=name
+	// +k8s:validation:items:properties:name:pattern="^([-_a-zA-Z][-._a-zA-Z0-9]*|\\.[-_a-zA-Z0-9][-._a-zA-Z0-9]*)$"
 	Env []corev1.EnvVar `json:"env,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
 }
 
@@ -49,13 +59,15 @@ type AIMServiceTemplateSpecCommon struct {
 type AIMTemplateCachingConfig struct {
 	// enabled creates an AIMTemplateCache for the template once it is Ready. Defaults to false.
 	// +optional
-	Enabled bool `json:"enabled,omitempty"`
+	// +default=false
+	Enabled bool `json:"enabled"`
 	// env is passed to the download jobs.
 	// +optional
 	// +listType=map
 	// +listMapKey=name
 	// +patchStrategy=merge
 	// +patchMergeKey=name
+	// +k8s:validation:items:properties:name:pattern="^([-_a-zA-Z][-._a-zA-Z0-9]*|\\.[-_a-zA-Z0-9][-._a-zA-Z0-9]*)$"
 	Env []corev1.EnvVar `json:"env,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
 }
 
@@ -76,6 +88,7 @@ type AIMClusterServiceTemplateSpec struct {
 type AIMDiscoveryState struct {
 	// attempts is the number of failed discovery attempts since the spec last changed.
 	// +optional
+	// +k8s:validation:minimum=0
 	Attempts int32 `json:"attempts,omitempty"`
 	// lastAttemptTime is when the last discovery job was started.
 	// +optional
@@ -88,22 +101,16 @@ type AIMDiscoveryState struct {
 	SpecHash string `json:"specHash,omitempty"`
 }
 
-// AIMJobReference names a Job.
-type AIMJobReference struct {
-	// name of the Job.
-	Name string `json:"name"`
-	// namespace of the Job.
-	// +optional
-	Namespace string `json:"namespace,omitempty"`
-}
-
 // AIMServiceTemplateStatus is the observed state of a service template, namespaced or cluster.
 type AIMServiceTemplateStatus struct {
 	// observedGeneration is the spec generation the status describes.
 	// +optional
+	// +k8s:validation:minimum=0
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// status is Pending, Progressing, Ready, Degraded, Failed or NotAvailable.
 	// +optional
+	// +k8s:validation:pattern="^(Pending|Progressing|Ready|Degraded|Failed|NotAvailable)?$"
+	// +default="Pending"
 	Status AIMStatus `json:"status,omitempty"`
 	// conditions: ModelReady, RuntimeConfigReady, GPUReady, DiscoveryJobReady, Discovered, ConfigValid,
 	// AuthValid, DependenciesReachable, Ready.
@@ -119,6 +126,9 @@ type AIMServiceTemplateStatus struct {
 	// resolvedRuntimeConfig is the runtime config the template's defaults came from.
 	// +optional
 	ResolvedRuntimeConfig *AIMResolvedReference `json:"resolvedRuntimeConfig,omitempty"`
+	// resolvedCache is the AIMTemplateCache a caching template owns.
+	// +optional
+	ResolvedCache *AIMResolvedReference `json:"resolvedCache,omitempty"`
 	// resolvedHardware is the hardware the template needs, from discovery or the spec.
 	// +optional
 	ResolvedHardware *AIMHardwareRequirements `json:"resolvedHardware,omitempty"`
@@ -135,9 +145,9 @@ type AIMServiceTemplateStatus struct {
 	// profile is the runtime profile discovery selected.
 	// +optional
 	Profile *AIMProfile `json:"profile,omitempty"`
-	// discoveryJob is the latest discovery Job.
+	// discoveryJob is the latest discovery Job (kind Job, with its namespace and uid).
 	// +optional
-	DiscoveryJob *AIMJobReference `json:"discoveryJob,omitempty"`
+	DiscoveryJob *AIMResolvedReference `json:"discoveryJob,omitempty"`
 	// discovery is the retry state of discovery.
 	// +optional
 	Discovery *AIMDiscoveryState `json:"discovery,omitempty"`

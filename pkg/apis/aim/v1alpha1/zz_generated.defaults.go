@@ -22,6 +22,8 @@ limitations under the License.
 package v1alpha1
 
 import (
+	json "encoding/json"
+
 	runtime "k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -68,7 +70,12 @@ func SetObjectDefaults_AIMArtifact(in *AIMArtifact) {
 			}
 		}
 	}
-	SetDefaults_AIMArtifactStatus(&in.Status)
+	if in.Spec.ModelDownloadImage == "" {
+		in.Spec.ModelDownloadImage = "ghcr.io/silogen/aim-artifact-downloader:0.2.0"
+	}
+	if in.Status.Status == "" {
+		in.Status.Status = "Pending"
+	}
 }
 
 func SetObjectDefaults_AIMArtifactList(in *AIMArtifactList) {
@@ -80,18 +87,30 @@ func SetObjectDefaults_AIMArtifactList(in *AIMArtifactList) {
 
 func SetObjectDefaults_AIMClusterModel(in *AIMClusterModel) {
 	if in.Spec.Discovery != nil {
-		SetDefaults_AIMModelDiscoveryConfig(in.Spec.Discovery)
+		if in.Spec.Discovery.ExtractMetadata == nil {
+			var ptrVar1 bool = true
+			in.Spec.Discovery.ExtractMetadata = &ptrVar1
+		}
+		if in.Spec.Discovery.CreateServiceTemplates == nil {
+			var ptrVar1 bool = true
+			in.Spec.Discovery.CreateServiceTemplates = &ptrVar1
+		}
 	}
 	if in.Spec.Custom != nil {
 		if in.Spec.Custom.Hardware != nil {
 			if in.Spec.Custom.Hardware.GPU != nil {
-				SetDefaults_AIMGpuRequirements(in.Spec.Custom.Hardware.GPU)
+				if in.Spec.Custom.Hardware.GPU.ResourceName == "" {
+					in.Spec.Custom.Hardware.GPU.ResourceName = "amd.com/gpu"
+				}
 			}
 		}
 	}
 	for i := range in.Spec.CustomTemplates {
 		a := &in.Spec.CustomTemplates[i]
-		SetDefaults_AIMCustomTemplate(a)
+		if a.Type == nil {
+			var ptrVar1 AIMProfileType = "unoptimized"
+			a.Type = &ptrVar1
+		}
 		for j := range a.Env {
 			b := &a.Env[j]
 			if b.ValueFrom != nil {
@@ -105,7 +124,9 @@ func SetObjectDefaults_AIMClusterModel(in *AIMClusterModel) {
 		}
 		if a.Hardware != nil {
 			if a.Hardware.GPU != nil {
-				SetDefaults_AIMGpuRequirements(a.Hardware.GPU)
+				if a.Hardware.GPU.ResourceName == "" {
+					a.Hardware.GPU.ResourceName = "amd.com/gpu"
+				}
 			}
 		}
 	}
@@ -134,7 +155,9 @@ func SetObjectDefaults_AIMClusterModel(in *AIMClusterModel) {
 			}
 		}
 	}
-	SetDefaults_AIMModelStatus(&in.Status)
+	if in.Status.Status == "" {
+		in.Status.Status = "Pending"
+	}
 }
 
 func SetObjectDefaults_AIMClusterModelList(in *AIMClusterModelList) {
@@ -145,8 +168,21 @@ func SetObjectDefaults_AIMClusterModelList(in *AIMClusterModelList) {
 }
 
 func SetObjectDefaults_AIMClusterModelSource(in *AIMClusterModelSource) {
-	SetDefaults_AIMClusterModelSourceSpec(&in.Spec)
-	SetDefaults_AIMClusterModelSourceStatus(&in.Status)
+	if in.Spec.Registry == "" {
+		in.Spec.Registry = "docker.io"
+	}
+	if in.Spec.SyncInterval == nil {
+		if err := json.Unmarshal([]byte(`"1h0m0s"`), &in.Spec.SyncInterval); err != nil {
+			panic(err)
+		}
+	}
+	if in.Spec.MaxModels == nil {
+		var ptrVar1 int32 = 100
+		in.Spec.MaxModels = &ptrVar1
+	}
+	if in.Status.Status == "" {
+		in.Status.Status = "Pending"
+	}
 }
 
 func SetObjectDefaults_AIMClusterModelSourceList(in *AIMClusterModelSourceList) {
@@ -157,6 +193,18 @@ func SetObjectDefaults_AIMClusterModelSourceList(in *AIMClusterModelSourceList) 
 }
 
 func SetObjectDefaults_AIMClusterRuntimeConfig(in *AIMClusterRuntimeConfig) {
+	if in.Spec.Routing != nil {
+		if in.Spec.Routing.GatewayRef != nil {
+			if in.Spec.Routing.GatewayRef.Group == nil {
+				var ptrVar1 string = "gateway.networking.k8s.io"
+				in.Spec.Routing.GatewayRef.Group = &ptrVar1
+			}
+			if in.Spec.Routing.GatewayRef.Kind == nil {
+				var ptrVar1 string = "Gateway"
+				in.Spec.Routing.GatewayRef.Kind = &ptrVar1
+			}
+		}
+	}
 	for i := range in.Spec.Env {
 		a := &in.Spec.Env[i]
 		if a.ValueFrom != nil {
@@ -168,7 +216,9 @@ func SetObjectDefaults_AIMClusterRuntimeConfig(in *AIMClusterRuntimeConfig) {
 			}
 		}
 	}
-	SetDefaults_AIMRuntimeConfigStatus(&in.Status)
+	if in.Status.Status == "" {
+		in.Status.Status = "Pending"
+	}
 }
 
 func SetObjectDefaults_AIMClusterRuntimeConfigList(in *AIMClusterRuntimeConfigList) {
@@ -181,7 +231,9 @@ func SetObjectDefaults_AIMClusterRuntimeConfigList(in *AIMClusterRuntimeConfigLi
 func SetObjectDefaults_AIMClusterServiceTemplate(in *AIMClusterServiceTemplate) {
 	if in.Spec.AIMServiceTemplateSpecCommon.AIMRuntimeParameters.Hardware != nil {
 		if in.Spec.AIMServiceTemplateSpecCommon.AIMRuntimeParameters.Hardware.GPU != nil {
-			SetDefaults_AIMGpuRequirements(in.Spec.AIMServiceTemplateSpecCommon.AIMRuntimeParameters.Hardware.GPU)
+			if in.Spec.AIMServiceTemplateSpecCommon.AIMRuntimeParameters.Hardware.GPU.ResourceName == "" {
+				in.Spec.AIMServiceTemplateSpecCommon.AIMRuntimeParameters.Hardware.GPU.ResourceName = "amd.com/gpu"
+			}
 		}
 	}
 	for i := range in.Spec.AIMServiceTemplateSpecCommon.ModelSources {
@@ -209,10 +261,14 @@ func SetObjectDefaults_AIMClusterServiceTemplate(in *AIMClusterServiceTemplate) 
 			}
 		}
 	}
-	SetDefaults_AIMServiceTemplateStatus(&in.Status)
+	if in.Status.Status == "" {
+		in.Status.Status = "Pending"
+	}
 	if in.Status.ResolvedHardware != nil {
 		if in.Status.ResolvedHardware.GPU != nil {
-			SetDefaults_AIMGpuRequirements(in.Status.ResolvedHardware.GPU)
+			if in.Status.ResolvedHardware.GPU.ResourceName == "" {
+				in.Status.ResolvedHardware.GPU.ResourceName = "amd.com/gpu"
+			}
 		}
 	}
 	for i := range in.Status.ModelSources {
@@ -240,18 +296,30 @@ func SetObjectDefaults_AIMClusterServiceTemplateList(in *AIMClusterServiceTempla
 
 func SetObjectDefaults_AIMModel(in *AIMModel) {
 	if in.Spec.Discovery != nil {
-		SetDefaults_AIMModelDiscoveryConfig(in.Spec.Discovery)
+		if in.Spec.Discovery.ExtractMetadata == nil {
+			var ptrVar1 bool = true
+			in.Spec.Discovery.ExtractMetadata = &ptrVar1
+		}
+		if in.Spec.Discovery.CreateServiceTemplates == nil {
+			var ptrVar1 bool = true
+			in.Spec.Discovery.CreateServiceTemplates = &ptrVar1
+		}
 	}
 	if in.Spec.Custom != nil {
 		if in.Spec.Custom.Hardware != nil {
 			if in.Spec.Custom.Hardware.GPU != nil {
-				SetDefaults_AIMGpuRequirements(in.Spec.Custom.Hardware.GPU)
+				if in.Spec.Custom.Hardware.GPU.ResourceName == "" {
+					in.Spec.Custom.Hardware.GPU.ResourceName = "amd.com/gpu"
+				}
 			}
 		}
 	}
 	for i := range in.Spec.CustomTemplates {
 		a := &in.Spec.CustomTemplates[i]
-		SetDefaults_AIMCustomTemplate(a)
+		if a.Type == nil {
+			var ptrVar1 AIMProfileType = "unoptimized"
+			a.Type = &ptrVar1
+		}
 		for j := range a.Env {
 			b := &a.Env[j]
 			if b.ValueFrom != nil {
@@ -265,7 +333,9 @@ func SetObjectDefaults_AIMModel(in *AIMModel) {
 		}
 		if a.Hardware != nil {
 			if a.Hardware.GPU != nil {
-				SetDefaults_AIMGpuRequirements(a.Hardware.GPU)
+				if a.Hardware.GPU.ResourceName == "" {
+					a.Hardware.GPU.ResourceName = "amd.com/gpu"
+				}
 			}
 		}
 	}
@@ -294,7 +364,9 @@ func SetObjectDefaults_AIMModel(in *AIMModel) {
 			}
 		}
 	}
-	SetDefaults_AIMModelStatus(&in.Status)
+	if in.Status.Status == "" {
+		in.Status.Status = "Pending"
+	}
 }
 
 func SetObjectDefaults_AIMModelList(in *AIMModelList) {
@@ -305,6 +377,18 @@ func SetObjectDefaults_AIMModelList(in *AIMModelList) {
 }
 
 func SetObjectDefaults_AIMRuntimeConfig(in *AIMRuntimeConfig) {
+	if in.Spec.Routing != nil {
+		if in.Spec.Routing.GatewayRef != nil {
+			if in.Spec.Routing.GatewayRef.Group == nil {
+				var ptrVar1 string = "gateway.networking.k8s.io"
+				in.Spec.Routing.GatewayRef.Group = &ptrVar1
+			}
+			if in.Spec.Routing.GatewayRef.Kind == nil {
+				var ptrVar1 string = "Gateway"
+				in.Spec.Routing.GatewayRef.Kind = &ptrVar1
+			}
+		}
+	}
 	for i := range in.Spec.Env {
 		a := &in.Spec.Env[i]
 		if a.ValueFrom != nil {
@@ -316,7 +400,9 @@ func SetObjectDefaults_AIMRuntimeConfig(in *AIMRuntimeConfig) {
 			}
 		}
 	}
-	SetDefaults_AIMRuntimeConfigStatus(&in.Status)
+	if in.Status.Status == "" {
+		in.Status.Status = "Pending"
+	}
 }
 
 func SetObjectDefaults_AIMRuntimeConfigList(in *AIMRuntimeConfigList) {
@@ -344,14 +430,46 @@ func SetObjectDefaults_AIMService(in *AIMService) {
 			}
 		}
 		if in.Spec.Model.Custom.Hardware.GPU != nil {
-			SetDefaults_AIMGpuRequirements(in.Spec.Model.Custom.Hardware.GPU)
+			if in.Spec.Model.Custom.Hardware.GPU.ResourceName == "" {
+				in.Spec.Model.Custom.Hardware.GPU.ResourceName = "amd.com/gpu"
+			}
 		}
+	}
+	if in.Spec.Caching == nil {
+		if err := json.Unmarshal([]byte(`{"mode":"Shared"}`), &in.Spec.Caching); err != nil {
+			panic(err)
+		}
+	}
+	if in.Spec.Caching != nil {
+		if in.Spec.Caching.Mode == "" {
+			in.Spec.Caching.Mode = "Shared"
+		}
+	}
+	if in.Spec.Replicas == nil {
+		var ptrVar1 int32 = 1
+		in.Spec.Replicas = &ptrVar1
 	}
 	if in.Spec.AutoScaling != nil {
 		for i := range in.Spec.AutoScaling.Metrics {
 			a := &in.Spec.AutoScaling.Metrics[i]
 			if a.PodMetric != nil {
-				SetDefaults_AIMServicePodMetric(&a.PodMetric.Metric)
+				if a.PodMetric.Metric != nil {
+					if a.PodMetric.Metric.Backend == "" {
+						a.PodMetric.Metric.Backend = "opentelemetry"
+					}
+				}
+			}
+		}
+	}
+	if in.Spec.Routing != nil {
+		if in.Spec.Routing.GatewayRef != nil {
+			if in.Spec.Routing.GatewayRef.Group == nil {
+				var ptrVar1 string = "gateway.networking.k8s.io"
+				in.Spec.Routing.GatewayRef.Group = &ptrVar1
+			}
+			if in.Spec.Routing.GatewayRef.Kind == nil {
+				var ptrVar1 string = "Gateway"
+				in.Spec.Routing.GatewayRef.Kind = &ptrVar1
 			}
 		}
 	}
@@ -369,11 +487,15 @@ func SetObjectDefaults_AIMService(in *AIMService) {
 	if in.Spec.Overrides != nil {
 		if in.Spec.Overrides.Hardware != nil {
 			if in.Spec.Overrides.Hardware.GPU != nil {
-				SetDefaults_AIMGpuRequirements(in.Spec.Overrides.Hardware.GPU)
+				if in.Spec.Overrides.Hardware.GPU.ResourceName == "" {
+					in.Spec.Overrides.Hardware.GPU.ResourceName = "amd.com/gpu"
+				}
 			}
 		}
 	}
-	SetDefaults_AIMServiceStatus(&in.Status)
+	if in.Status.Status == "" {
+		in.Status.Status = "Pending"
+	}
 }
 
 func SetObjectDefaults_AIMServiceList(in *AIMServiceList) {
@@ -386,7 +508,9 @@ func SetObjectDefaults_AIMServiceList(in *AIMServiceList) {
 func SetObjectDefaults_AIMServiceTemplate(in *AIMServiceTemplate) {
 	if in.Spec.AIMServiceTemplateSpecCommon.AIMRuntimeParameters.Hardware != nil {
 		if in.Spec.AIMServiceTemplateSpecCommon.AIMRuntimeParameters.Hardware.GPU != nil {
-			SetDefaults_AIMGpuRequirements(in.Spec.AIMServiceTemplateSpecCommon.AIMRuntimeParameters.Hardware.GPU)
+			if in.Spec.AIMServiceTemplateSpecCommon.AIMRuntimeParameters.Hardware.GPU.ResourceName == "" {
+				in.Spec.AIMServiceTemplateSpecCommon.AIMRuntimeParameters.Hardware.GPU.ResourceName = "amd.com/gpu"
+			}
 		}
 	}
 	for i := range in.Spec.AIMServiceTemplateSpecCommon.ModelSources {
@@ -427,10 +551,14 @@ func SetObjectDefaults_AIMServiceTemplate(in *AIMServiceTemplate) {
 			}
 		}
 	}
-	SetDefaults_AIMServiceTemplateStatus(&in.Status)
+	if in.Status.Status == "" {
+		in.Status.Status = "Pending"
+	}
 	if in.Status.ResolvedHardware != nil {
 		if in.Status.ResolvedHardware.GPU != nil {
-			SetDefaults_AIMGpuRequirements(in.Status.ResolvedHardware.GPU)
+			if in.Status.ResolvedHardware.GPU.ResourceName == "" {
+				in.Status.ResolvedHardware.GPU.ResourceName = "amd.com/gpu"
+			}
 		}
 	}
 	for i := range in.Status.ModelSources {
@@ -457,7 +585,6 @@ func SetObjectDefaults_AIMServiceTemplateList(in *AIMServiceTemplateList) {
 }
 
 func SetObjectDefaults_AIMTemplateCache(in *AIMTemplateCache) {
-	SetDefaults_AIMTemplateCacheSpec(&in.Spec)
 	for i := range in.Spec.Env {
 		a := &in.Spec.Env[i]
 		if a.ValueFrom != nil {
@@ -483,7 +610,12 @@ func SetObjectDefaults_AIMTemplateCache(in *AIMTemplateCache) {
 			}
 		}
 	}
-	SetDefaults_AIMTemplateCacheStatus(&in.Status)
+	if in.Spec.Mode == "" {
+		in.Spec.Mode = "Shared"
+	}
+	if in.Status.Status == "" {
+		in.Status.Status = "Pending"
+	}
 }
 
 func SetObjectDefaults_AIMTemplateCacheList(in *AIMTemplateCacheList) {

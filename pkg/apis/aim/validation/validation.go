@@ -183,7 +183,9 @@ func validateAutoScaling(a *aim.AIMServiceAutoScaling, fldPath *field.Path) fiel
 			continue
 		}
 		pm := p.Child("podmetric")
-		if b := m.PodMetric.Metric.Backend; b != "" {
+		if m.PodMetric.Metric == nil {
+			errs = append(errs, field.Required(pm.Child("metric"), "the metric to scale on, for example metricNames and query"))
+		} else if b := m.PodMetric.Metric.Backend; b != "" {
 			errs = append(errs, validateEnum(b, sets.New(openTelemetryBackend), pm.Child("metric", "backend"))...)
 		}
 		t := m.PodMetric.Target

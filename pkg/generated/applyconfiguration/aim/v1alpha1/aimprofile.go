@@ -19,16 +19,16 @@ limitations under the License.
 package v1alpha1
 
 import (
-	runtime "k8s.io/apimachinery/pkg/runtime"
+	aimv1alpha1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 )
 
 // AIMProfileApplyConfiguration represents a declarative configuration of the AIMProfile type for use
 // with apply.
 type AIMProfileApplyConfiguration struct {
-	EngineArgs              *runtime.RawExtension                 `json:"engine_args,omitempty"`
+	EngineArgs              *aimv1alpha1.JSON                     `json:"engine_args,omitempty"`
 	EnvVars                 map[string]string                     `json:"env_vars,omitempty"`
 	Metadata                *AIMProfileMetadataApplyConfiguration `json:"metadata,omitempty"`
-	OriginalDiscoveryOutput *runtime.RawExtension                 `json:"originalDiscoveryOutput,omitempty"`
+	OriginalDiscoveryOutput *aimv1alpha1.JSON                     `json:"originalDiscoveryOutput,omitempty"`
 }
 
 // AIMProfileApplyConfiguration constructs a declarative configuration of the AIMProfile type for use with
@@ -40,7 +40,7 @@ func AIMProfile() *AIMProfileApplyConfiguration {
 // WithEngineArgs sets the EngineArgs field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the EngineArgs field is set to the value of the last call.
-func (b *AIMProfileApplyConfiguration) WithEngineArgs(value runtime.RawExtension) *AIMProfileApplyConfiguration {
+func (b *AIMProfileApplyConfiguration) WithEngineArgs(value aimv1alpha1.JSON) *AIMProfileApplyConfiguration {
 	b.EngineArgs = &value
 	return b
 }
@@ -70,7 +70,7 @@ func (b *AIMProfileApplyConfiguration) WithMetadata(value *AIMProfileMetadataApp
 // WithOriginalDiscoveryOutput sets the OriginalDiscoveryOutput field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the OriginalDiscoveryOutput field is set to the value of the last call.
-func (b *AIMProfileApplyConfiguration) WithOriginalDiscoveryOutput(value runtime.RawExtension) *AIMProfileApplyConfiguration {
+func (b *AIMProfileApplyConfiguration) WithOriginalDiscoveryOutput(value aimv1alpha1.JSON) *AIMProfileApplyConfiguration {
 	b.OriginalDiscoveryOutput = &value
 	return b
 }

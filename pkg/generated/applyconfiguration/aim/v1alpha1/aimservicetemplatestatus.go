@@ -32,12 +32,13 @@ type AIMServiceTemplateStatusApplyConfiguration struct {
 	Conditions            []v1.ConditionApplyConfiguration           `json:"conditions,omitempty"`
 	ResolvedModel         *AIMResolvedReferenceApplyConfiguration    `json:"resolvedModel,omitempty"`
 	ResolvedRuntimeConfig *AIMResolvedReferenceApplyConfiguration    `json:"resolvedRuntimeConfig,omitempty"`
+	ResolvedCache         *AIMResolvedReferenceApplyConfiguration    `json:"resolvedCache,omitempty"`
 	ResolvedHardware      *AIMHardwareRequirementsApplyConfiguration `json:"resolvedHardware,omitempty"`
 	ResolvedNodeAffinity  *corev1.NodeAffinityApplyConfiguration     `json:"resolvedNodeAffinity,omitempty"`
 	HardwareSummary       *string                                    `json:"hardwareSummary,omitempty"`
 	ModelSources          []AIMModelSourceApplyConfiguration         `json:"modelSources,omitempty"`
 	Profile               *AIMProfileApplyConfiguration              `json:"profile,omitempty"`
-	DiscoveryJob          *AIMJobReferenceApplyConfiguration         `json:"discoveryJob,omitempty"`
+	DiscoveryJob          *AIMResolvedReferenceApplyConfiguration    `json:"discoveryJob,omitempty"`
 	Discovery             *AIMDiscoveryStateApplyConfiguration       `json:"discovery,omitempty"`
 }
 
@@ -92,6 +93,14 @@ func (b *AIMServiceTemplateStatusApplyConfiguration) WithResolvedRuntimeConfig(v
 	return b
 }
 
+// WithResolvedCache sets the ResolvedCache field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ResolvedCache field is set to the value of the last call.
+func (b *AIMServiceTemplateStatusApplyConfiguration) WithResolvedCache(value *AIMResolvedReferenceApplyConfiguration) *AIMServiceTemplateStatusApplyConfiguration {
+	b.ResolvedCache = value
+	return b
+}
+
 // WithResolvedHardware sets the ResolvedHardware field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the ResolvedHardware field is set to the value of the last call.
@@ -140,7 +149,7 @@ func (b *AIMServiceTemplateStatusApplyConfiguration) WithProfile(value *AIMProfi
 // WithDiscoveryJob sets the DiscoveryJob field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the DiscoveryJob field is set to the value of the last call.
-func (b *AIMServiceTemplateStatusApplyConfiguration) WithDiscoveryJob(value *AIMJobReferenceApplyConfiguration) *AIMServiceTemplateStatusApplyConfiguration {
+func (b *AIMServiceTemplateStatusApplyConfiguration) WithDiscoveryJob(value *AIMResolvedReferenceApplyConfiguration) *AIMServiceTemplateStatusApplyConfiguration {
 	b.DiscoveryJob = value
 	return b
 }
