@@ -106,6 +106,16 @@ func TestDiscoveryMakesTemplateReady(t *testing.T) {
 	if conds != "True" {
 		t.Errorf("Discovered = %q (F5)", conds)
 	}
+	// status.discoveryJob names the Job as aim-engine's reference type does: kind, namespace, scope and uid.
+	uid := k.must("get", "job", job, "-n", systemNamespace, "-o", "jsonpath={.metadata.uid}")
+	ref := k.must("get", "aimcltpl", "e2e-discovery", "-o", "jsonpath={.status.discoveryJob.kind} {.status.discoveryJob.name} {.status.discoveryJob.namespace} {.status.discoveryJob.scope} {.status.discoveryJob.uid}")
+	if want := fmt.Sprintf("Job %s %s Namespace %s", job, systemNamespace, uid); ref != want {
+		t.Errorf("status.discoveryJob = %q, want %q", ref, want)
+	}
+	// engine_args is stored as discovery printed it.
+	if args := k.must("get", "aimcltpl", "e2e-discovery", "-o", "jsonpath={.status.profile.engine_args}"); args != `{"tensor-parallel-size":1}` {
+		t.Errorf("profile.engine_args = %s", args)
+	}
 }
 
 func TestMalformedDiscoveryOutputFailsAndRetries(t *testing.T) {
@@ -198,4 +208,10 @@ spec:
 		}
 		return nil
 	})
+	uid := k.must("get", "aimtc", "cpu-inline", "-n", ns, "-o", "jsonpath={.metadata.uid}")
+	jsonpathEquals(t, 30*time.Second, "AIMTemplateCache cpu-inline "+ns+" Namespace "+uid, "aimtpl", "cpu-inline", "-n", ns, "-o",
+		"jsonpath={.status.resolvedCache.kind} {.status.resolvedCache.name} {.status.resolvedCache.namespace} {.status.resolvedCache.scope} {.status.resolvedCache.uid}")
+	// An explicit false is stored as written.
+	k.must("patch", "aimtpl", "cpu-inline", "-n", ns, "--type=merge", "-p", `{"spec":{"caching":{"enabled":false}}}`)
+	jsonpathEquals(t, 10*time.Second, "false", "aimtpl", "cpu-inline", "-n", ns, "-o", "jsonpath={.spec.caching.enabled}")
 }
