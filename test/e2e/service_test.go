@@ -10,6 +10,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/service"
 )
 
 // readyClusterTemplate makes a cluster model and template on MI300X nodes and plays its discovery to Ready.
@@ -37,6 +42,16 @@ func predictorPod(t *testing.T, namespace, isvc, name string) {
 	admin(t).mustApply(fmt.Sprintf(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":%q,"namespace":%q,
 "labels":{"serving.kserve.io/inferenceservice":%q}},"spec":{"containers":[{"name":"kserve-container","image":"registry.example/aim/x:1.0"}]}}`,
 		name, namespace, isvc))
+}
+
+// inferenceServiceName and httpRouteName are the names of a service's InferenceService and HTTPRoute, as
+// aim-engine derives them.
+func inferenceServiceName(namespace, svc string) string {
+	return service.WorkloadName(&aimv1.AIMService{ObjectMeta: metav1.ObjectMeta{Name: svc, Namespace: namespace}})
+}
+
+func httpRouteName(namespace, svc string) string {
+	return service.RouteName(&aimv1.AIMService{ObjectMeta: metav1.ObjectMeta{Name: svc, Namespace: namespace}})
 }
 
 // onlyOne waits until exactly one object of a kind (selected by the optional label selector) exists in a
@@ -70,7 +85,8 @@ func TestServiceRunsOnKServe(t *testing.T) {
 `)
 
 	// The InferenceService appears with the template's GPU placement.
-	isvc := objectJSON(t, 60*time.Second, "inferenceservice", "chat", ns)
+	chat, route := inferenceServiceName(ns, "chat"), httpRouteName(ns, "chat")
+	isvc := objectJSON(t, 60*time.Second, "inferenceservice", chat, ns)
 	contains(t, "InferenceService", isvc, `"image": "registry.example/aim/e2e-svc:1.0"`, `"amd.com/gpu": "1"`, `"cpu": "4"`,
 		`"memory": "32Gi"`, `"memory": "48Gi"`, `"amd.com/gpu.device-id"`, `"74a1"`, `"mountPath": "/dev/shm"`, `"medium": "Memory"`,
 		`"containerPort": 8000`, `"name": "kserve-container"`, `"kind": "AIMService"`, `"minReplicas": 1`, `"maxReplicas": 1`,
@@ -78,25 +94,24 @@ func TestServiceRunsOnKServe(t *testing.T) {
 	contains(t, "service while KServe works", k.must("get", "aimsvc", "chat", "-n", ns), "Starting", "e2e-svc-model", "e2e-svc")
 
 	// Routing: an HTTPRoute at the rendered path, to the predictor Service.
-	route := k.must("get", "httproute", "chat", "-n", ns, "-o", "json")
-	contains(t, "HTTPRoute", route, fmt.Sprintf(`"value": "/%s/chat"`, ns), `"name": "chat-predictor"`, `"port": 80`,
-		`"name": "inference-gateway"`, `"request": "1m30s"`, `"replacePrefixMatch": "/"`)
+	contains(t, "HTTPRoute", k.must("get", "httproute", route, "-n", ns, "-o", "json"), fmt.Sprintf(`"value": "/%s/chat"`, ns),
+		fmt.Sprintf(`"name": "%s-predictor"`, chat), `"port": 80`, `"name": "inference-gateway"`, `"request": "1m30s"`, `"replacePrefixMatch": "/"`)
 
 	// Play KServe and kubelet: a ready predictor pod, a ready InferenceService, an accepted route.
-	predictorPod(t, ns, "chat", "chat-predictor-0")
+	predictorPod(t, ns, chat, "chat-predictor-0")
 	patchStatus(t, "pod", "chat-predictor-0", ns, map[string]any{"phase": "Running",
 		"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}})
 	now := time.Now().UTC().Format(time.RFC3339)
-	patchStatus(t, "inferenceservice", "chat", ns, map[string]any{"conditions": []any{
+	patchStatus(t, "inferenceservice", chat, ns, map[string]any{"conditions": []any{
 		map[string]any{"type": "Ready", "status": "True", "lastTransitionTime": now}}})
-	patchStatus(t, "httproute", "chat", ns, map[string]any{"parents": []any{map[string]any{
+	patchStatus(t, "httproute", route, ns, map[string]any{"parents": []any{map[string]any{
 		"parentRef": map[string]any{"name": "inference-gateway", "namespace": "gateways"}, "controllerName": "example.com/gateway",
 		"conditions": []any{map[string]any{"type": "Accepted", "status": "True", "reason": "Accepted", "message": "", "lastTransitionTime": now}}}}})
 
 	k.must("wait", "--for=condition=Ready", "aimsvc/chat", "-n", ns, "--timeout=60s")
 	contains(t, "running service", k.must("get", "aimsvc", "chat", "-n", ns), "Running", "e2e-svc-model", "e2e-svc", "1/1")
 	got := k.must("get", "aimsvc", "chat", "-n", ns, "-o", "jsonpath={.status.endpoint.internal} {.status.endpoint.path} {.status.routing.path}")
-	if want := fmt.Sprintf("http://chat-predictor.%[1]s.svc.cluster.local /%[1]s/chat /%[1]s/chat", ns); got != want {
+	if want := fmt.Sprintf("http://%[2]s-predictor.%[1]s.svc.cluster.local /%[1]s/chat /%[1]s/chat", ns, chat); got != want {
 		t.Errorf("endpoint = %q, want %q", got, want)
 	}
 	if got := k.must("get", "aimsvc", "chat", "-n", ns, "-o", `jsonpath={.status.templateMatching.candidates[?(@.name=="e2e-svc")].status} {.status.templateMatching.candidates[?(@.name=="e2e-svc")].reason}`); got != "chosen BestMatch" {
@@ -108,7 +123,7 @@ func TestServiceRunsOnKServe(t *testing.T) {
 
 	// Steady state: a resync (every 5 s in the harness) of a running service writes nothing.
 	rv := func() string {
-		return k.must("get", "aimsvc/chat", "inferenceservice/chat", "httproute/chat", "-n", ns, "-o", "jsonpath={.items[*].metadata.resourceVersion}")
+		return k.must("get", "aimsvc/chat", "inferenceservice/"+chat, "httproute/"+route, "-n", ns, "-o", "jsonpath={.items[*].metadata.resourceVersion}")
 	}
 	before := rv()
 	time.Sleep(7 * time.Second)
@@ -118,7 +133,7 @@ func TestServiceRunsOnKServe(t *testing.T) {
 
 	// Mutable fields reach the live InferenceService.
 	k.must("patch", "aimsvc", "chat", "-n", ns, "--type=merge", "-p", `{"spec":{"replicas":2}}`)
-	jsonpathEquals(t, 30*time.Second, "2 2", "inferenceservice", "chat", "-n", ns, "-o", "jsonpath={.spec.predictor.minReplicas} {.spec.predictor.maxReplicas}")
+	jsonpathEquals(t, 30*time.Second, "2 2", "inferenceservice", chat, "-n", ns, "-o", "jsonpath={.spec.predictor.minReplicas} {.spec.predictor.maxReplicas}")
 
 	// A pod that cannot pull its image shows in the service's conditions and Events.
 	patchStatus(t, "pod", "chat-predictor-0", ns, map[string]any{"phase": "Pending",
@@ -158,7 +173,7 @@ func TestServiceBrokenRouteStillServes(t *testing.T) {
 		`jsonpath={.status.conditions[?(@.type=="HTTPRouteReady")].status} {.status.conditions[?(@.type=="HTTPRouteReady")].reason}`)
 	msg := condition(k, "aimsvc/broken", ns, "HTTPRouteReady", "message")
 	contains(t, "route condition message", msg, "doesNotExist")
-	objectJSON(t, 30*time.Second, "inferenceservice", "broken", ns)
+	objectJSON(t, 30*time.Second, "inferenceservice", inferenceServiceName(ns, "broken"), ns)
 	if out, _ := k.run("", "get", "httproute", "-n", ns, "-o", "name"); strings.TrimSpace(out) != "" {
 		t.Errorf("a route was made from a broken template: %q", out)
 	}
@@ -227,7 +242,7 @@ func TestServiceWithSharedCacheMountsTheVolume(t *testing.T) {
 	jsonpathEquals(t, 60*time.Second, "True", "job", job, "-n", ns, "-o", `jsonpath={.status.conditions[?(@.type=="Complete")].status}`)
 
 	// The service then mounts the volume at /workspace/cache/<modelId>.
-	isvc := objectJSON(t, 60*time.Second, "inferenceservice", "cached", ns)
+	isvc := objectJSON(t, 60*time.Second, "inferenceservice", inferenceServiceName(ns, "cached"), ns)
 	contains(t, "InferenceService volumes", isvc, fmt.Sprintf(`"claimName": %q`, pvc), `"mountPath": "/workspace/cache/Org/Model"`)
 	jsonpathEquals(t, 30*time.Second, "True "+cache, "aimsvc", "cached", "-n", ns, "-o",
 		`jsonpath={.status.conditions[?(@.type=="CacheReady")].status} {.status.cache.templateCacheRef.name}`)
@@ -299,7 +314,7 @@ func TestServiceOverridesRunOnADerivedTemplate(t *testing.T) {
 	k.must("wait", "-n", ns, "--for=condition=Ready", "aimtpl/"+derived, "--timeout=60s")
 
 	// The InferenceService runs the derived template.
-	isvc := objectJSON(t, 60*time.Second, "inferenceservice", "tuned", ns)
+	isvc := objectJSON(t, 60*time.Second, "inferenceservice", inferenceServiceName(ns, "tuned"), ns)
 	contains(t, "InferenceService", isvc, fmt.Sprintf(`"aim.eai.amd.com/template": %q`, derived), `"name": "AIM_PRECISION"`, `"value": "fp16"`)
 	jsonpathEquals(t, 30*time.Second, derived, "aimsvc", "tuned", "-n", ns, "-o", "jsonpath={.status.resolvedTemplate.name}")
 }
@@ -320,21 +335,22 @@ func TestAutoscaledServiceFollowsKEDA(t *testing.T) {
         metric: {backend: opentelemetry, metricNames: [vllm:num_requests_running], query: "vllm:num_requests_running"}
         target: {type: Value, value: "8"}
 `)
-	isvc := objectJSON(t, 60*time.Second, "inferenceservice", "elastic", ns)
-	contains(t, "autoscaled InferenceService", isvc, `"serving.kserve.io/autoscalerClass": "keda"`, `"sidecar.opentelemetry.io/inject": "elastic-predictor"`,
-		`"minReplicas": 1`, `"maxReplicas": 4`, `"vllm:num_requests_running"`)
+	elastic := inferenceServiceName(ns, "elastic")
+	isvc := objectJSON(t, 60*time.Second, "inferenceservice", elastic, ns)
+	contains(t, "autoscaled InferenceService", isvc, `"serving.kserve.io/autoscalerClass": "keda"`,
+		fmt.Sprintf(`"sidecar.opentelemetry.io/inject": "%s-predictor"`, elastic), `"minReplicas": 1`, `"maxReplicas": 4`, `"vllm:num_requests_running"`)
 	jsonpathEquals(t, 30*time.Second, "0/1 (1-4)", "aimsvc", "elastic", "-n", ns, "-o", "jsonpath={.status.runtime.replicas}")
 
 	// Play KEDA: its HPA wants 3 replicas.
 	k.mustApply(fmt.Sprintf(`apiVersion: autoscaling/v2
 kind: HorizontalPodAutoscaler
-metadata: {name: keda-hpa-elastic-predictor, namespace: %s}
+metadata: {name: keda-hpa-%[2]s-predictor, namespace: %[1]s}
 spec:
-  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: elastic-predictor}
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: %[2]s-predictor}
   minReplicas: 1
   maxReplicas: 4
   metrics: [{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 80}}}]
-`, ns))
-	patchStatus(t, "hpa", "keda-hpa-elastic-predictor", ns, map[string]any{"currentReplicas": 1, "desiredReplicas": 3})
+`, ns, elastic))
+	patchStatus(t, "hpa", "keda-hpa-"+elastic+"-predictor", ns, map[string]any{"currentReplicas": 1, "desiredReplicas": 3})
 	jsonpathEquals(t, 30*time.Second, "0/3 (1-4)", "aimsvc", "elastic", "-n", ns, "-o", "jsonpath={.status.runtime.replicas}")
 }

@@ -54,12 +54,10 @@ const (
 	cacheVolume       = "cache"
 )
 
-// childHash keeps children of a re-created artifact apart from those of its predecessor.
-func childHash(a *aimv1.AIMArtifact) string { return naming.Hash(8, a.UID) }
-
-// PVCName is the volume of an artifact.
+// PVCName is the volume of an artifact, as aim-engine names it; the artifact's UID in the hash keeps the
+// volumes of a re-created artifact apart from those of its predecessor.
 func PVCName(a *aimv1.AIMArtifact) string {
-	return naming.Name(naming.MaxLength, childHash(a), a.Name, "cache")
+	return naming.DerivedName([]string{a.Name, "cache"}, naming.HashLength, naming.MaxLength, a.UID)
 }
 
 // JobLabels are the labels of an artifact's Job of a component: aim-engine's, the artifact's propagated
@@ -130,8 +128,9 @@ func image(a *aimv1.AIMArtifact) string {
 }
 
 // job is what both Jobs share: ownership, labels, retries, the dedicated service account and a non-root pod.
-// The name hashes the artifact's UID and the pod spec: a spec change (say, fixed credentials) runs a new Job
-// at once instead of waiting for the failed one to expire, and a finished Job is never re-run for nothing.
+// The name hashes the artifact's UID and the pod spec (aim-engine hashes only the UID): a spec change (say,
+// fixed credentials) runs a new Job at once instead of waiting for the failed one to expire, and a finished
+// Job is never re-run for nothing.
 func job(a *aimv1.AIMArtifact, rc runtimeconfig.Resolved, component string, ttl int32, c corev1.Container, extend func(*corev1.PodSpec)) *batchv1.Job {
 	labels := JobLabels(a, rc, component)
 	c.Image = image(a)
@@ -170,7 +169,7 @@ func job(a *aimv1.AIMArtifact, rc runtimeconfig.Resolved, component string, ttl 
 	if extend != nil {
 		extend(&j.Spec.Template.Spec)
 	}
-	j.Name = naming.Name(naming.MaxLength, naming.Hash(8, a.UID, j.Spec.Template.Spec), a.Name, component)
+	j.Name = naming.DerivedName([]string{a.Name, component}, naming.HashLength, naming.MaxLength, a.UID, j.Spec.Template.Spec)
 	return j
 }
 
@@ -202,9 +201,9 @@ func DownloadEnv(a *aimv1.AIMArtifact, rc runtimeconfig.Resolved, sizeBytes int6
 	return env.Merge(defaults, rc.Spec.Env, a.Spec.Env)
 }
 
-// BuildDownloadJob downloads the source into the volume. The downloader patches status.progress and
-// status.download itself, under the dedicated service account.
-func BuildDownloadJob(a *aimv1.AIMArtifact, rc runtimeconfig.Resolved, sizeBytes int64) *batchv1.Job {
+// BuildDownloadJob downloads the source into the volume named claim. The downloader patches status.progress
+// and status.download itself, under the dedicated service account.
+func BuildDownloadJob(a *aimv1.AIMArtifact, rc runtimeconfig.Resolved, sizeBytes int64, claim string) *batchv1.Job {
 	return job(a, rc, ComponentDownload, downloadTTL, corev1.Container{
 		Name:         DownloadContainer,
 		Env:          DownloadEnv(a, rc, sizeBytes),
@@ -216,7 +215,7 @@ func BuildDownloadJob(a *aimv1.AIMArtifact, rc runtimeconfig.Resolved, sizeBytes
 		// fsGroup makes the volume writable for the non-root user.
 		pod.SecurityContext.FSGroup = ptr.To(nonRootID)
 		pod.Volumes = []corev1.Volume{{Name: cacheVolume, VolumeSource: corev1.VolumeSource{
-			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: PVCName(a)}}}}
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim}}}}
 	})
 }
 

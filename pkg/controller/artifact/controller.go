@@ -166,8 +166,11 @@ func (ctl *Controller) observe(ctx context.Context, a *aimv1.AIMArtifact) Observ
 		want := BuildRoleBinding(a.Namespace)
 		o.RoleBindingReady = rb.RoleRef == want.RoleRef && apiequality.Semantic.DeepEqual(rb.Subjects, want.Subjects)
 	}
-	if pvc, err := ctl.pvcs.PersistentVolumeClaims(a.Namespace).Get(PVCName(a)); err == nil && manager.OwnedBy(pvc, a.UID) {
-		o.PVC = pvc
+	for _, name := range []string{PVCName(a), a.Status.PersistentVolumeClaim} {
+		if pvc, err := ctl.pvcs.PersistentVolumeClaims(a.Namespace).Get(name); err == nil && manager.OwnedBy(pvc, a.UID) {
+			o.PVC = pvc
+			break
+		}
 	}
 	if o.RuntimeConfigErr != nil {
 		return o
@@ -184,7 +187,7 @@ func (ctl *Controller) observe(ctx context.Context, a *aimv1.AIMArtifact) Observ
 		}
 		return o
 	}
-	if j := ctl.componentJob(a, BuildDownloadJob(a, o.RuntimeConfig, size).Name, ComponentDownload); j != nil {
+	if j := ctl.componentJob(a, BuildDownloadJob(a, o.RuntimeConfig, size, o.Volume()).Name, ComponentDownload); j != nil {
 		o.DownloadJob = j
 		if !jobhealth.Succeeded(j) {
 			o.Pods, o.Events = ctl.jobPods(j)

@@ -60,6 +60,8 @@ type Observation struct {
 	// ServiceAccountReady and RoleBindingReady say the downloader's account and its binding exist as built.
 	ServiceAccountReady, RoleBindingReady bool
 
+	// PVC is the artifact's volume: the one named PVCName, else the one its status names (made under an
+	// earlier release's naming rule, holding the download); nil when neither exists.
 	PVC *corev1.PersistentVolumeClaim
 	// CheckSizeJob and DownloadJob are the Jobs of the current spec (their names hash the pod spec).
 	CheckSizeJob *batchv1.Job
@@ -85,6 +87,14 @@ type Plan struct {
 	// Status carries every field but status and conditions, which the state engine derives. progress and
 	// download are the downloader's: they are copied as observed, except that success sets 100 %.
 	Status aimv1.AIMArtifactStatus
+}
+
+// Volume is the name of the artifact's volume: the observed one, else the one to create.
+func (o Observation) Volume() string {
+	if o.PVC != nil {
+		return o.PVC.Name
+	}
+	return PVCName(o.Artifact)
 }
 
 func (p *Plan) report(name string, dep state.Dependency, st aimv1.AIMStatus, reason, msg string, errs ...error) {
@@ -187,7 +197,7 @@ func planSize(o Observation, p *Plan) (int64, bool) {
 func planVolume(o Observation, p *Plan, size int64) bool {
 	a, st := o.Artifact, &p.Status
 	headroom := o.RuntimeConfig.PVCHeadroomPercent()
-	st.PersistentVolumeClaim = PVCName(a)
+	st.PersistentVolumeClaim = o.Volume()
 	if pvc := o.PVC; pvc != nil {
 		if q, ok := pvc.Spec.Resources.Requests[corev1.ResourceStorage]; ok {
 			st.AllocatedSize = &q
@@ -235,7 +245,7 @@ func planDownload(o Observation, p *Plan, size int64) {
 		if !o.ServiceAccountReady || !o.RoleBindingReady {
 			comp.Reason, comp.Message = ReasonWaitingForAccount, "the download waits for ServiceAccount "+DownloaderName
 		} else {
-			p.Job = BuildDownloadJob(a, o.RuntimeConfig, size)
+			p.Job = BuildDownloadJob(a, o.RuntimeConfig, size, o.Volume())
 			comp.Message = "creating download Job " + p.Job.Name
 		}
 		p.Components = append(p.Components, comp)

@@ -89,6 +89,44 @@ func TestBuildPVC(t *testing.T) {
 	}
 }
 
+// TestChildNames: the volume is named as aim-engine names it (expected values computed with its algorithm);
+// the Jobs keep the same shape with the pod spec in the hash.
+func TestChildNames(t *testing.T) {
+	a := testArtifact()
+	a.UID = "3f1e2d4c-5b6a-4978-8a9b-0c1d2e3f4a5b"
+	for name, want := range map[string]string{
+		"hf---qwen-qwen3-32b-c00b812b59": "hf---qwen-qwen3-32b-c00b812b59-cache-7858a5a4",
+		// A long artifact name is shortened, "-cache" and the hash stay.
+		"hf---meta-llama-llama-3-1-70b-instruct-fp8-kv-quantized-v2-0a1b": "hf---meta-llama-llama-3-1-70b-instruct-fp8-kv-qu-cache-7858a5a4",
+	} {
+		a.Name = name
+		if got := PVCName(a); got != want {
+			t.Errorf("PVCName(%s) = %q, want %q", name, got, want)
+		}
+		for _, j := range []*batchv1.Job{BuildCheckSizeJob(a, config(nil)), BuildDownloadJob(a, config(nil), 1, "vol")} {
+			component := j.Labels[LabelComponent]
+			if len(j.Name) > 63 || !strings.Contains(j.Name, "-"+component+"-") {
+				t.Errorf("%s Job %q", component, j.Name)
+			}
+		}
+	}
+}
+
+// TestVolumeOfAnEarlierRelease: a volume the artifact's status names (made under an earlier release's naming
+// rule) is the artifact's volume: the download is not repeated onto a new, empty one.
+func TestVolumeOfAnEarlierRelease(t *testing.T) {
+	o := ready()
+	o.Artifact = sized(o.Artifact, "10Gi")
+	o.PVC = &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "org-m-earlier-name"}, Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound}}
+	p := PlanArtifact(o)
+	if p.PVC != nil || p.Status.PersistentVolumeClaim != "org-m-earlier-name" {
+		t.Errorf("planned volume %v, status names %q", p.PVC, p.Status.PersistentVolumeClaim)
+	}
+	if p.Job == nil || p.Job.Spec.Template.Spec.Volumes[0].PersistentVolumeClaim.ClaimName != "org-m-earlier-name" {
+		t.Errorf("download Job %+v does not write the existing volume", p.Job)
+	}
+}
+
 func checkPod(t *testing.T, j *batchv1.Job, component string, ttl int32) corev1.Container {
 	t.Helper()
 	pod := j.Spec.Template.Spec
@@ -144,7 +182,7 @@ func TestBuildDownloadJob(t *testing.T) {
 	a := testArtifact()
 	a.Spec.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "pull"}}
 	rc := config(nil, corev1.EnvVar{Name: "HF_TOKEN", Value: "config"}, corev1.EnvVar{Name: "TMPDIR", Value: "/scratch/"})
-	j := BuildDownloadJob(a, rc, 123)
+	j := BuildDownloadJob(a, rc, 123, PVCName(a))
 	c := checkPod(t, j, ComponentDownload, 600)
 	pod := j.Spec.Template.Spec
 	if c.Name != "model-download" || c.Image != aimv1.DefaultModelDownloadImage || c.ImagePullPolicy != corev1.PullIfNotPresent {
@@ -178,17 +216,17 @@ func TestBuildDownloadJob(t *testing.T) {
 // keeps the Job.
 func TestJobNamesFollowThePodSpec(t *testing.T) {
 	a, rc := testArtifact(), config(nil)
-	if BuildDownloadJob(a, rc, 1).Name != BuildDownloadJob(testArtifact(), rc, 1).Name {
+	if BuildDownloadJob(a, rc, 1, "vol").Name != BuildDownloadJob(testArtifact(), rc, 1, "vol").Name {
 		t.Error("equal specs built different names")
 	}
 	b := testArtifact()
 	b.Spec.Env[0].Value = "fixed"
-	if BuildDownloadJob(a, rc, 1).Name == BuildDownloadJob(b, rc, 1).Name || BuildCheckSizeJob(a, rc).Name == BuildCheckSizeJob(b, rc).Name {
+	if BuildDownloadJob(a, rc, 1, "vol").Name == BuildDownloadJob(b, rc, 1, "vol").Name || BuildCheckSizeJob(a, rc).Name == BuildCheckSizeJob(b, rc).Name {
 		t.Error("a changed env kept the Job name")
 	}
 	long := testArtifact()
 	long.Name = strings.Repeat("x", 200)
-	if n := BuildDownloadJob(long, rc, 1).Name; len(n) > 63 {
+	if n := BuildDownloadJob(long, rc, 1, "vol").Name; len(n) > 63 {
 		t.Errorf("job name %q is longer than a label value", n)
 	}
 }
@@ -547,7 +585,7 @@ func TestChildLabels(t *testing.T) {
 		t.Errorf("cache.type %q on the volume of an artifact no template cache made", pvc.Labels[LabelCacheType])
 	}
 	for component, j := range map[string]*batchv1.Job{
-		ComponentCheckSize: BuildCheckSizeJob(a, config(nil)), ComponentDownload: BuildDownloadJob(a, config(nil), 1),
+		ComponentCheckSize: BuildCheckSizeJob(a, config(nil)), ComponentDownload: BuildDownloadJob(a, config(nil), 1, PVCName(a)),
 	} {
 		for k, want := range map[string]string{LabelCacheName: "org-m", LabelCacheType: CacheTypeArtifact, LabelComponent: component,
 			LabelArtifact: "org-m", "aim.eai.amd.com/template.name": "tpl"} {

@@ -45,6 +45,37 @@ func OwnedBy(obj metav1.Object, uid types.UID) bool {
 	return false
 }
 
+// ReasonStaleChildDeleted is the reason of the Event recorded for each child DeleteStale deletes.
+const ReasonStaleChildDeleted = "StaleChildDeleted"
+
+// DeleteStale deletes the children of a kind a controller made for an owner under a name it no longer
+// wants, for instance the name an earlier release derived, and records an Event on the owner for each:
+// children the owner controls (controller reference to its UID) that carry the managed-by label of
+// aim-apiserver and are not named in keep. A user's object, or one adopted without the label, is never
+// deleted. Each delete is conditional on the UID that was seen, so that an object re-created under the name
+// meanwhile stays.
+func DeleteStale[T metav1.Object](ctx context.Context, rec record.EventRecorder, owner interface {
+	runtime.Object
+	metav1.Object
+}, kind string, children []T, keep []string, del func(ctx context.Context, name string, opts metav1.DeleteOptions) error) error {
+	for _, c := range children {
+		ref := metav1.GetControllerOf(c)
+		if ref == nil || ref.UID != owner.GetUID() || c.GetLabels()[aimv1.LabelManagedBy] != aimv1.ManagedByValue ||
+			c.GetDeletionTimestamp() != nil || slices.Contains(keep, c.GetName()) {
+			continue
+		}
+		uid := c.GetUID()
+		err := del(ctx, c.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		switch {
+		case err == nil:
+			rec.Eventf(owner, corev1.EventTypeNormal, ReasonStaleChildDeleted, "Deleted %s %s, which is no longer used", kind, c.GetName())
+		case !apierrors.IsNotFound(err) && !apierrors.IsConflict(err):
+			return fmt.Errorf("deleting %s %s/%s, which is no longer used: %w", kind, c.GetNamespace(), c.GetName(), err)
+		}
+	}
+	return nil
+}
+
 // Owners routes events of child objects to the controllers of their AIM owners. Keys are owner kinds; a
 // namespaced owner shares its child's namespace, a cluster-scoped owner has none.
 type Owners map[string]OwnerController

@@ -12,7 +12,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
@@ -200,5 +202,50 @@ func TestLookupFinalized(t *testing.T) {
 		if ok != tc.wantReconcile || cleaned != tc.wantCleanup || patched != tc.wantPatch || !errors.Is(err, tc.wantErr) {
 			t.Errorf("%s: reconcile %v cleanup %v patch %s err %v", tc.name, ok, cleaned, patched, err)
 		}
+	}
+}
+
+func TestDeleteStale(t *testing.T) {
+	owner := &aimv1.AIMService{ObjectMeta: metav1.ObjectMeta{Name: "chat", Namespace: "team", UID: "svc-uid"}}
+	mine := map[string]string{aimv1.LabelManagedBy: aimv1.ManagedByValue}
+	child := func(name string, labels map[string]string, controller bool, uid string) *aimv1.AIMServiceTemplate {
+		return &aimv1.AIMServiceTemplate{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team", UID: "uid-" + types.UID(name), Labels: labels,
+			OwnerReferences: []metav1.OwnerReference{{Kind: "AIMService", Name: "chat", UID: types.UID(uid), Controller: &controller}}}}
+	}
+	deleting := child("deleting", mine, true, "svc-uid")
+	deleting.DeletionTimestamp = ptr.To(metav1.Now())
+	children := []*aimv1.AIMServiceTemplate{
+		child("current", mine, true, "svc-uid"),
+		child("earlier-name", mine, true, "svc-uid"),
+		child("gone-meanwhile", mine, true, "svc-uid"),
+		child("users-own", nil, true, "svc-uid"), // not made by aim-apiserver
+		child("aim-engines", map[string]string{aimv1.LabelManagedBy: "aim-service-controller"}, true, "svc-uid"),
+		child("not-controller", mine, false, "svc-uid"), // only an owner, not the controller
+		child("other-service", mine, true, "other-uid"),
+		deleting,
+	}
+	rec := record.NewFakeRecorder(10)
+	var deleted []string
+	err := DeleteStale(context.Background(), rec, owner, "AIMServiceTemplate", children, []string{"current"},
+		func(_ context.Context, name string, opts metav1.DeleteOptions) error {
+			if opts.Preconditions == nil || *opts.Preconditions.UID != types.UID("uid-"+name) {
+				t.Errorf("delete of %s without its UID as precondition: %+v", name, opts)
+			}
+			deleted = append(deleted, name)
+			if name == "gone-meanwhile" {
+				return apierrors.NewNotFound(schema.GroupResource{Resource: "aimservicetemplates"}, name)
+			}
+			return nil
+		})
+	if err != nil || fmt.Sprint(deleted) != "[earlier-name gone-meanwhile]" {
+		t.Errorf("deleted %v, err %v; want earlier-name and gone-meanwhile", deleted, err)
+	}
+	if len(rec.Events) != 1 {
+		t.Errorf("%d events, want one for the deletion that happened", len(rec.Events))
+	}
+	boom := errors.New("forbidden")
+	if err := DeleteStale(context.Background(), rec, owner, "AIMServiceTemplate", children, nil,
+		func(context.Context, string, metav1.DeleteOptions) error { return boom }); !errors.Is(err, boom) {
+		t.Errorf("a failed delete returned %v", err)
 	}
 }

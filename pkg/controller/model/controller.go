@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -131,6 +132,10 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key string) (tim
 		}
 		return out
 	}
+	deleteStale := func(ctx context.Context, keep []string) error {
+		ts, _ := ctl.templates.AIMServiceTemplates(namespace).List(labels.SelectorFromSet(labels.Set{LabelModel: name}))
+		return manager.DeleteStale(ctx, ctl.c.Recorder, m, "AIMServiceTemplate", ts, keep, ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(namespace).Delete)
+	}
 	apply := func(ctx context.Context, t Template) error {
 		obj := &aimv1.AIMServiceTemplate{TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMServiceTemplate"},
 			ObjectMeta: templateMeta(t.Name, namespace, "aim.eai.amd.com/model.name", name, t.Labels, metav1.NewControllerRef(m, aimv1.SchemeGroupVersion.WithKind("AIMModel"))),
@@ -151,7 +156,7 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key string) (tim
 		_, err := ctl.c.AIM.AimV1alpha1().AIMModels(namespace).UpdateStatus(ctx, u, metav1.UpdateOptions{FieldManager: FieldManager})
 		return err
 	}
-	return ctl.reconcile(ctx, m, &m.ObjectMeta, m.Spec, m.Status, namespace, owned, apply, write)
+	return ctl.reconcile(ctx, m, &m.ObjectMeta, m.Spec, m.Status, namespace, owned, apply, deleteStale, write)
 }
 
 func (ctl *Controller) reconcileCluster(ctx context.Context, name string) (time.Duration, error) {
@@ -168,6 +173,10 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, name string) (time.
 			}
 		}
 		return out
+	}
+	deleteStale := func(ctx context.Context, keep []string) error {
+		ts, _ := ctl.clusterTemplates.List(labels.SelectorFromSet(labels.Set{LabelModel: name}))
+		return manager.DeleteStale(ctx, ctl.c.Recorder, m, "AIMClusterServiceTemplate", ts, keep, ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().Delete)
 	}
 	apply := func(ctx context.Context, t Template) error {
 		t.Spec.Env = nil // cluster templates take their env from runtime configs
@@ -191,13 +200,14 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, name string) (time.
 		return err
 	}
 	// Pull secrets of cluster models live in the system namespace, like their discovery Jobs.
-	return ctl.reconcile(ctx, m, &m.ObjectMeta, m.Spec, m.Status, ctl.c.Options.SystemNamespace, owned, apply, write)
+	return ctl.reconcile(ctx, m, &m.ObjectMeta, m.Spec, m.Status, ctl.c.Options.SystemNamespace, owned, apply, deleteStale, write)
 }
 
-// reconcile is the pipeline shared by both kinds.
+// reconcile is the pipeline shared by both kinds. deleteStale deletes the model's templates other than keep.
 func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, meta *metav1.ObjectMeta, spec aimv1.AIMModelSpec,
 	current aimv1.AIMModelStatus, secretNamespace string, owned func() []TemplateState,
-	apply func(context.Context, Template) error, write func(aimv1.AIMModelStatus) error) (time.Duration, error) {
+	apply func(context.Context, Template) error, deleteStale func(context.Context, []string) error,
+	write func(aimv1.AIMModelStatus) error) (time.Duration, error) {
 	status := *current.DeepCopy()
 	status.ObservedGeneration = meta.Generation
 	status.SourceType = aimv1.AIMModelSourceTypeImage
@@ -223,14 +233,27 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, meta *
 	if known {
 		desired := Desired(meta.Name, spec, metadata)
 		propagated := rc.PropagatedLabels(meta.Labels)
+		names := make([]string, 0, len(desired))
 		for _, t := range desired {
 			t.Labels = propagated
 			if err := apply(ctx, t); err != nil {
 				applyErr = err
 				break
 			}
+			names = append(names, t.Name)
 		}
-		templates := owned()
+		// The templates the model made that it no longer wants (another recommended deployment, a removed
+		// custom template, the name an earlier release gave) would be selected next to the current ones. With
+		// createServiceTemplates false the model leaves its templates alone.
+		if applyErr == nil && createsTemplates(spec) {
+			applyErr = deleteStale(ctx, names)
+		}
+		var templates []TemplateState
+		for _, t := range owned() {
+			if slices.Contains(names, t.Name) {
+				templates = append(templates, t)
+			}
+		}
 		comp := TemplatesComponent(len(desired), templates)
 		if applyErr != nil {
 			comp = state.Component{Name: "ServiceTemplates", Dependency: state.DependencyDownstream, Errors: []error{applyErr}}

@@ -4,9 +4,6 @@
 package model
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -35,8 +32,10 @@ type Template struct {
 
 // Desired returns the templates a model creates: one per recommended deployment of its metadata and one per
 // custom template; a custom model (with modelSources) without custom templates gets one from custom.hardware.
+// They are named as aim-engine names them, so that a model migrated from it keeps its templates instead of
+// getting a second, equal set (which would make template selection ambiguous).
 func Desired(modelName string, spec aimv1.AIMModelSpec, metadata *aimv1.ImageMetadata) []Template {
-	if spec.Discovery != nil && spec.Discovery.CreateServiceTemplates != nil && !*spec.Discovery.CreateServiceTemplates {
+	if !createsTemplates(spec) {
 		return nil
 	}
 	var out []Template
@@ -54,13 +53,14 @@ func Desired(modelName string, spec aimv1.AIMModelSpec, metadata *aimv1.ImageMet
 					Requests: d.GPUCount, Model: d.GPUModel, ResourceName: aimv1.DefaultGPUResourceName}}
 			}
 			t.Spec.ProfileID = d.ProfileID
-			t.Name = derivedName(modelName, []string{fmt.Sprintf("%dx", d.GPUCount), d.GPUModel, short(d.Metric), d.Precision}, d)
+			t.Name = recommendedTemplateName(modelName, spec.Image, d)
 			out = append(out, t)
 		}
 	}
-	customs := spec.CustomTemplates
+	customs, auto := spec.CustomTemplates, false
 	if len(customs) == 0 && len(spec.ModelSources) > 0 {
-		customs = []aimv1.AIMCustomTemplate{{}} // a custom model serves its sources at least one way
+		// A custom model serves its sources at least one way.
+		customs, auto = []aimv1.AIMCustomTemplate{{}}, true
 	}
 	for i, c := range customs {
 		t := Template{Spec: base(modelName, spec)}
@@ -80,13 +80,20 @@ func Desired(modelName string, spec aimv1.AIMModelSpec, metadata *aimv1.ImageMet
 		if p := c.Profile; p != nil {
 			t.Spec.Metric, t.Spec.Precision = p.Metric, p.Precision
 		}
-		t.Name = derivedName(modelName, []string{"custom", c.Name}, struct {
-			Index int
-			T     aimv1.AIMCustomTemplate
-		}{i, c})
+		if auto {
+			t.Name = autoCustomTemplateName(modelName)
+		} else {
+			t.Name = customTemplateName(modelName, c, i)
+		}
 		out = append(out, t)
 	}
 	return out
+}
+
+// createsTemplates reports whether the model manages templates: spec.discovery.createServiceTemplates is not
+// false.
+func createsTemplates(spec aimv1.AIMModelSpec) bool {
+	return spec.Discovery == nil || ptr.Deref(spec.Discovery.CreateServiceTemplates, true)
 }
 
 func base(modelName string, spec aimv1.AIMModelSpec) aimv1.AIMServiceTemplateSpecCommon {
@@ -96,22 +103,81 @@ func base(modelName string, spec aimv1.AIMModelSpec) aimv1.AIMServiceTemplateSpe
 	}
 }
 
-func short(metric string) string {
-	switch strings.ToLower(metric) {
-	case "latency":
+// recommendedHashLength is the number of hex digits of the hash in the name of a recommended deployment's
+// template.
+const recommendedHashLength = 4
+
+// recommendedTemplateName is the template of a recommended deployment: the model's image reference and
+// "<count>x-<gpu>-<metric>-<precision>" (each part only when set, the metric shortened), with a hash of the
+// model's name, the image and the deployment's values, which keeps apart the templates of different models
+// of one image.
+func recommendedTemplateName(modelName, image string, d aimv1.RecommendedDeployment) string {
+	var suffix []string
+	switch {
+	case d.GPUCount > 0 && d.GPUModel != "":
+		suffix = append(suffix, fmt.Sprintf("%dx-%s", d.GPUCount, d.GPUModel))
+	case d.GPUModel != "":
+		suffix = append(suffix, d.GPUModel)
+	case d.GPUCount > 0:
+		suffix = append(suffix, fmt.Sprintf("x%d", d.GPUCount))
+	}
+	hashed := modelName + "-" + image
+	if d.GPUModel != "" {
+		hashed += "-" + d.GPUModel
+	}
+	if d.GPUCount > 0 {
+		hashed += fmt.Sprintf("-x%d", d.GPUCount)
+	}
+	if d.Metric != "" {
+		suffix = append(suffix, metricInName(d.Metric))
+		hashed += "-" + d.Metric
+	}
+	if d.Precision != "" {
+		suffix = append(suffix, d.Precision)
+		hashed += "-" + d.Precision
+	}
+	return naming.DerivedName([]string{image, strings.Join(suffix, "-")}, recommendedHashLength, naming.MaxLength, hashed)
+}
+
+// metricInName is how a template name spells a metric: latency and throughput (exactly so) are shortened.
+func metricInName(metric string) string {
+	switch metric {
+	case string(aimv1.AIMMetricLatency):
 		return "lat"
-	case "throughput":
+	case string(aimv1.AIMMetricThroughput):
 		return "thr"
 	}
 	return metric
 }
 
-// derivedName is "<model>-<parts>-<hash>" in DNS-label form; the hash of the inputs keeps names unique when
-// parts are cut.
-func derivedName(model string, parts []string, inputs any) string {
-	data, _ := json.Marshal(inputs)
-	sum := sha256.Sum256(append([]byte(model+"|"), data...))
-	return naming.Name(naming.MaxLength, hex.EncodeToString(sum[:])[:6], append([]string{model}, parts...)...)
+// customTemplateName is the template of the model's custom template at index: the model's name, "custom", and
+// the custom template's name, precision and GPU model when set, with a hash of these, the index and the
+// metric and GPU count.
+func customTemplateName(modelName string, c aimv1.AIMCustomTemplate, index int) string {
+	parts, inputs := []string{modelName, "custom"}, []any{modelName, index, c.Name}
+	if c.Name != "" {
+		parts = append(parts, c.Name)
+	}
+	if p := c.Profile; p != nil {
+		precision := string(ptr.Deref(p.Precision, ""))
+		if precision != "" {
+			parts = append(parts, precision)
+		}
+		inputs = append(inputs, precision, string(ptr.Deref(p.Metric, "")))
+	}
+	if c.Hardware != nil && c.Hardware.GPU != nil {
+		g := c.Hardware.GPU
+		if g.Model != "" {
+			parts = append(parts, g.Model)
+		}
+		inputs = append(inputs, g.Requests, g.Model)
+	}
+	return naming.DerivedName(parts, naming.HashLength, naming.MaxLength, inputs...)
+}
+
+// autoCustomTemplateName is the one template of a custom model without custom templates.
+func autoCustomTemplateName(modelName string) string {
+	return naming.DerivedName([]string{modelName, "custom"}, naming.HashLength, naming.MaxLength, modelName, 0)
 }
 
 // TemplateState is what the model sees of one of its templates.

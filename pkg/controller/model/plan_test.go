@@ -27,7 +27,7 @@ func TestDesiredFromRecommendedDeployments(t *testing.T) {
 		a.Spec.ServiceAccountName != "sa" || a.Spec.ImagePullSecrets[0].Name != "regcred" {
 		t.Errorf("template spec %+v", a.Spec)
 	}
-	if !strings.HasPrefix(a.Name, "qwen3-32b-1x-mi300x-lat-fp8-") || len(a.Name) > 63 || a.Name == ts[1].Name {
+	if a.Name != "repo-qwen-1-1x-mi300x-lat-fp8-44f0" || len(a.Name) > 63 || a.Name == ts[1].Name {
 		t.Errorf("names %q %q", a.Name, ts[1].Name)
 	}
 	// Stable names: the same inputs give the same templates.
@@ -65,6 +65,44 @@ func TestDesiredCustomModel(t *testing.T) {
 	}
 	if ts[1].Spec.Hardware.GPU.Model != "MI325X" || *ts[1].Spec.Type != aimv1.AIMProfileTypePreview {
 		t.Errorf("second custom template %+v", ts[1].Spec)
+	}
+}
+
+// TestTemplateNamesAreAimEngines: templates are named as aim-engine names them (expected values computed with
+// its algorithm), so that a migrated model keeps its templates.
+func TestTemplateNamesAreAimEngines(t *testing.T) {
+	const image = "docker.io/amdenterpriseai/aim-qwen-qwen3-32b:0.8.5"
+	recommended := func(model, image string, d aimv1.RecommendedDeployment) string {
+		ts := Desired(model, aimv1.AIMModelSpec{Image: image},
+			&aimv1.ImageMetadata{Model: &aimv1.ModelMetadata{RecommendedDeployments: []aimv1.RecommendedDeployment{d}}})
+		return ts[0].Name
+	}
+	sources := []aimv1.AIMModelSource{{ModelID: "Qwen/Qwen3-8B", SourceURI: "hf://Qwen/Qwen3-8B"}}
+	custom := Desired("qwen3-8b-custom", aimv1.AIMModelSpec{Image: "base:1", ModelSources: sources, CustomTemplates: []aimv1.AIMCustomTemplate{
+		{Name: "fast", Profile: &aimv1.AIMCustomTemplateProfile{Metric: ptr.To(aimv1.AIMMetricLatency), Precision: ptr.To(aimv1.AIMPrecision("fp16"))},
+			Hardware: &aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Requests: 1, Model: "MI300X"}}},
+		{Hardware: &aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Requests: 2, Model: "MI325X"}}},
+	}}, nil)
+	for _, tc := range []struct{ what, got, want string }{
+		// The image reference, shortened to fit, and the deployment; a 4-digit hash.
+		{"recommended", recommended("aim-qwen-qwen3-32b-0-8-5-1311475f", image,
+			aimv1.RecommendedDeployment{GPUModel: "MI300X", GPUCount: 1, Metric: "latency", Precision: "fp8"}),
+			"docker-io-amdenterpriseai-aim-qwen-qwen3-1x-mi300x-lat-fp8-dfdb"},
+		{"recommended, 8 GPUs", recommended("aim-qwen-qwen3-32b-0-8-5-1311475f", image,
+			aimv1.RecommendedDeployment{GPUModel: "MI300X", GPUCount: 8, Metric: "throughput", Precision: "fp16"}),
+			"docker-io-amdenterpriseai-aim-qwen-qwen-8x-mi300x-thr-fp16-8892"},
+		{"recommended, cluster model of a model source", recommended("amdenterpriseai-aim-qwen-qwen3-32b-0-8-5-72f726", "amdenterpriseai/aim-qwen-qwen3-32b:0.8.5",
+			aimv1.RecommendedDeployment{GPUModel: "MI300X", GPUCount: 1, Metric: "latency", Precision: "fp8"}),
+			"amdenterpriseai-aim-qwen-qwen3-32b-0-8-5-1x-mi300x-lat-fp8-0cc7"},
+		{"recommended, nothing set", recommended("qwen3-32b", "qwen3:1", aimv1.RecommendedDeployment{}), "qwen3-1-part-2a11"},
+		{"auto custom", Desired("qwen3-8b-custom", aimv1.AIMModelSpec{Image: "base:1", ModelSources: sources}, nil)[0].Name,
+			"qwen3-8b-custom-custom-294165b5"},
+		{"customTemplates[0]", custom[0].Name, "qwen3-8b-custom-custom-fast-fp16-mi300x-2c8236e2"},
+		{"customTemplates[1]", custom[1].Name, "qwen3-8b-custom-custom-mi325x-c035153f"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.what, tc.got, tc.want)
+		}
 	}
 }
 

@@ -12,8 +12,14 @@ type Image struct {
 	Registry, Repository, Tag string
 }
 
-// Reference is the image's full reference, as a model's spec.image.
-func (i Image) Reference() string { return i.Registry + "/" + i.Repository + ":" + i.Tag }
+// Reference is the image's reference as aim-engine writes a model's spec.image: without the registry when it
+// is Docker Hub's default name. Template names start with the image, so they follow it.
+func (i Image) Reference() string {
+	if i.Registry == aimv1.DefaultRegistry {
+		return i.Repository + ":" + i.Tag
+	}
+	return i.Registry + "/" + i.Repository + ":" + i.Tag
+}
 
 // Discover lists the images the spec's filters select, each once. A filter that fails does not stop the
 // others: errs has one categorized error per failed filter, prefixed with its index. Each catalog and tag

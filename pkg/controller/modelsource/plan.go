@@ -85,10 +85,10 @@ func Sort(images []Image) {
 	})
 }
 
-// ModelName is "<repository>-<tag>-<hash>", the hash over registry, repository and tag keeping apart images
-// whose names sanitize or cut alike.
+// ModelName is the name of an image's model, as aim-engine names it: the repository and the tag, with a hash
+// of registry, repository and tag keeping apart images whose names sanitize or shorten alike.
 func ModelName(img Image) string {
-	return naming.Name(naming.MaxLength, naming.Hash(modelHashLength, img.Registry, img.Repository, img.Tag), img.Repository, img.Tag)
+	return naming.DerivedName([]string{img.Repository, img.Tag}, modelHashLength, naming.MaxLength, img.Registry, img.Repository, img.Tag)
 }
 
 // NewModel is the AIMClusterModel a source creates for an image: owned by the source (so it is listed and

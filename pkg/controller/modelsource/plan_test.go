@@ -80,6 +80,31 @@ func TestModelName(t *testing.T) {
 	if len(long) > 63 {
 		t.Errorf("long name %d chars", len(long))
 	}
+	// aim-engine's names (expected values computed with its algorithm): the longer part is shortened first.
+	for _, tc := range []struct {
+		img  Image
+		want string
+	}{
+		{Image{Registry: "docker.io", Repository: "amdenterpriseai/aim-qwen-qwen3-32b", Tag: "0.8.5"}, "amdenterpriseai-aim-qwen-qwen3-32b-0-8-5-72f726"},
+		{Image{Registry: "docker.io", Repository: "amdenterpriseai/aim-meta-llama-llama-3-3-70b-instruct-fp8-kv", Tag: "0.8.5-preview"},
+			"amdenterpriseai-aim-meta-llama-llama-3-3-7-0-8-5-preview-46bb49"},
+	} {
+		if got := ModelName(tc.img); got != tc.want {
+			t.Errorf("ModelName(%+v) = %q, want %q", tc.img, got, tc.want)
+		}
+	}
+}
+
+// TestReference: a model's image is written as aim-engine writes it, without Docker Hub's registry name.
+func TestReference(t *testing.T) {
+	for img, want := range map[Image]string{
+		{Registry: "docker.io", Repository: "amdenterpriseai/aim-qwen-qwen3-32b", Tag: "0.8.5"}: "amdenterpriseai/aim-qwen-qwen3-32b:0.8.5",
+		{Registry: "ghcr.io", Repository: "silogen/aim-llama", Tag: "1.0"}:                      "ghcr.io/silogen/aim-llama:1.0",
+	} {
+		if got := img.Reference(); got != want {
+			t.Errorf("Reference(%+v) = %q, want %q", img, got, want)
+		}
+	}
 }
 
 func TestNewModel(t *testing.T) {

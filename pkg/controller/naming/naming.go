@@ -1,55 +1,129 @@
-// Package naming derives the names and label values of the objects the controllers create: deterministic,
-// DNS-label shaped, and unique through a hash of what identifies them even when the readable part is cut.
+// Package naming derives the names and label values of the objects the controllers create. Child names are
+// aim-engine's, character for character: a cluster that aim-engine ran (or that `aim-apiserver migrate`
+// moved over) holds children under those names, and the controllers must find them instead of creating
+// second ones. The primitives below are therefore aim-engine's algorithms (MakeRFC1123Compliant,
+// GenerateDerivedName and its hash), re-implemented from their observable behaviour.
 package naming
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"regexp"
+	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
 // MaxLength is the length of a DNS label, the limit for most object names and every label value.
 const MaxLength = 63
 
-var nonName = regexp.MustCompile(`[^a-z0-9-]+`)
+// HashLength is the number of hex digits of a derived name's hash unless a name says otherwise.
+const HashLength = 8
 
-// Sanitize lowercases s and replaces every run of characters outside [a-z0-9-] with a dash.
-func Sanitize(s string) string {
-	return strings.Trim(nonName.ReplaceAllString(strings.ToLower(s), "-"), "-")
+// emptyPart stands in for a name part that sanitizes to nothing, so that parts keep their positions.
+const emptyPart = "part"
+
+// RFC1123Label makes a DNS label of s the way aim-engine does: lower case, every rune outside [a-z0-9-]
+// replaced by one dash (runs are not collapsed: "hf://Qwen" becomes "hf---qwen"), dashes trimmed from both
+// ends, cut to 63 bytes and trailing dashes trimmed again. It may return "".
+func RFC1123Label(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	out := strings.Trim(b.String(), "-")
+	if len(out) > MaxLength {
+		out = strings.TrimRight(out[:MaxLength], "-")
+	}
+	return out
 }
 
-// Hash is the first n hex digits of the SHA-256 of the inputs' JSON, joined by "|".
+// Hash is the first n hex digits of the SHA-256 of the inputs' JSON joined by "|", as aim-engine hashes the
+// inputs of derived names: a string keeps its quotes, a nil input or nil slice is null, and map[string]string
+// and map[string]any values (also inside []any) become flat [key, value, ...] arrays sorted by key, so that
+// map order never changes a name. Everything else is marshalled as it is.
 func Hash(n int, inputs ...any) string {
-	h := sha256.New()
+	encoded := make([]string, len(inputs))
 	for i, in := range inputs {
-		if i > 0 {
-			h.Write([]byte("|"))
+		data, err := json.Marshal(sortedMaps(in))
+		if err != nil {
+			encoded[i] = fmt.Sprint(in) // aim-engine's fallback for values JSON cannot encode
+			continue
 		}
-		data, _ := json.Marshal(in) // inputs are plain data; marshalling cannot fail
-		h.Write(data)
+		encoded[i] = string(data)
 	}
-	return hex.EncodeToString(h.Sum(nil))[:n]
+	sum := sha256.Sum256([]byte(strings.Join(encoded, "|")))
+	return hex.EncodeToString(sum[:])[:n]
 }
 
-// Name is "<parts>-<hash>": the sanitized non-empty parts joined by dashes, cut so that the whole is at most
-// maxLen characters. The hash keeps names apart when the cut makes their readable parts equal.
-func Name(maxLen int, hash string, parts ...string) string {
-	var kept []string
-	for _, p := range parts {
-		if p = Sanitize(p); p != "" {
-			kept = append(kept, p)
+// sortedMaps replaces the string-keyed maps in v by their sorted key-value arrays.
+func sortedMaps(v any) any {
+	var m map[string]any
+	switch v := v.(type) {
+	case map[string]string:
+		m = make(map[string]any, len(v))
+		for k, x := range v {
+			m[k] = x
+		}
+	case map[string]any:
+		m = v
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = sortedMaps(x)
+		}
+		return out
+	default:
+		return v
+	}
+	out := make([]any, 0, 2*len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, k, sortedMaps(m[k]))
+	}
+	return out
+}
+
+// DerivedName is aim-engine's GenerateDerivedName: the parts as RFC1123Label makes them (one that comes out
+// empty becomes "part"), joined by dashes, then "-" and the first hashLength hex digits of Hash(hashInputs);
+// without hash inputs there is no hash. While the name is longer than maxLength, the longest part (the first
+// of equally long ones) loses its last byte and any dashes that end it, so every part keeps what it can and
+// the hash stays whole; a name whose parts are all one character long is left as it is. parts must not be
+// empty.
+func DerivedName(parts []string, hashLength, maxLength int, hashInputs ...any) string {
+	labels := make([]string, len(parts))
+	for i, p := range parts {
+		if labels[i] = RFC1123Label(p); labels[i] == "" {
+			labels[i] = emptyPart
 		}
 	}
-	name := strings.Join(kept, "-")
-	if limit := maxLen - len(hash) - 1; len(name) > limit {
-		name = strings.TrimRight(name[:max(limit, 0)], "-")
+	suffix := ""
+	if hashLength > 0 && len(hashInputs) > 0 {
+		suffix = "-" + Hash(hashLength, hashInputs...)
 	}
-	if name == "" {
-		return hash
+	length := len(suffix) - 1
+	for _, l := range labels {
+		length += len(l) + 1
 	}
-	return name + "-" + hash
+	for length > maxLength {
+		longest := 0
+		for i, l := range labels {
+			if len(l) > len(labels[longest]) {
+				longest = i
+			}
+		}
+		l := labels[longest]
+		if len(l) <= 1 {
+			break
+		}
+		labels[longest] = strings.TrimRight(l[:len(l)-1], "-")
+		length -= len(l) - len(labels[longest])
+	}
+	return strings.Join(labels, "-") + suffix
 }
 
 // SanitizedLabelValue makes a label value of any text, as aim-engine does: lower case, every run of

@@ -195,6 +195,8 @@ func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration
 			derived := DerivedTemplate(svc, *tres.Base, mres.Model.Name, rc)
 			if err := ctl.applyDerived(ctx, svc, derived); err != nil {
 				applyErrs = append(applyErrs, err)
+			} else if err := ctl.deleteStaleDerived(ctx, svc, derived.Name); err != nil {
+				applyErrs = append(applyErrs, err)
 			}
 			if t, err := ctl.templates.AIMServiceTemplates(namespace).Get(derived.Name); err == nil {
 				d := fromNamespaced(t)
@@ -331,6 +333,11 @@ func (ctl *Controller) workload(ctx context.Context, svc *aimv1.AIMService, mode
 		status.Runtime, status.Endpoint = Runtime(svc, nil, nil), nil
 		return comps
 	}
+	// The InferenceService (and Dedicated cache) of the name the service wants exists: those it made under
+	// other names, as earlier releases named them, would serve the model twice.
+	if err := ctl.deleteStaleWorkload(ctx, svc, name, status.Cache); err != nil {
+		*applyErrs = append(*applyErrs, err)
+	}
 	st := ISVCState{Exists: true, Ready: observed.Ready, Reason: observed.Reason, Message: observed.Message}
 	pods, _ := ctl.pods.Pods(svc.Namespace).List(labels.SelectorFromSet(labels.Set{LabelInferenceService: name}))
 	var podEvents []corev1.Event
@@ -347,8 +354,14 @@ func (ctl *Controller) workload(ctx context.Context, svc *aimv1.AIMService, mode
 // route plans, applies or removes the service's HTTPRoute and reports it.
 func (ctl *Controller) route(ctx context.Context, svc *aimv1.AIMService, rc runtimeconfig.Resolved, status *aimv1.AIMServiceStatus, applyErrs *[]error) []state.Component {
 	rp := PlanRoute(svc, rc)
-	name := WorkloadName(svc)
+	name := RouteName(svc)
 	status.Routing = nil
+	if ctl.routes != nil {
+		routes, _ := ctl.routes.ByNamespace(svc.Namespace).List(labels.Everything())
+		if err := manager.DeleteStale(ctx, ctl.c.Recorder, svc, "HTTPRoute", metaObjects(routes), []string{name}, ctl.dynamicDelete(gateway.Resource, svc.Namespace)); err != nil {
+			*applyErrs = append(*applyErrs, err)
+		}
+	}
 	if rp.Component == nil {
 		// Routing is off: remove a route the service made earlier.
 		if ctl.routes != nil {
@@ -389,6 +402,46 @@ func (ctl *Controller) route(ctx context.Context, svc *aimv1.AIMService, rc runt
 		}
 	}
 	return []state.Component{comp}
+}
+
+// deleteStaleWorkload deletes the service's InferenceServices other than name and, once the service reads a
+// cache, its Dedicated caches other than that one.
+func (ctl *Controller) deleteStaleWorkload(ctx context.Context, svc *aimv1.AIMService, name string, cache *aimv1.AIMServiceCacheStatus) error {
+	isvcs, _ := ctl.isvcs.ByNamespace(svc.Namespace).List(labels.Everything())
+	if err := manager.DeleteStale(ctx, ctl.c.Recorder, svc, "InferenceService", metaObjects(isvcs), []string{name}, ctl.dynamicDelete(kserve.Resource, svc.Namespace)); err != nil {
+		return err
+	}
+	if cache == nil || cache.TemplateCacheRef == nil {
+		return nil
+	}
+	caches, _ := ctl.caches.AIMTemplateCaches(svc.Namespace).List(labels.Everything())
+	return manager.DeleteStale(ctx, ctl.c.Recorder, svc, "AIMTemplateCache", caches, []string{cache.TemplateCacheRef.Name},
+		ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(svc.Namespace).Delete)
+}
+
+// deleteStaleDerived deletes the service's derived templates other than name.
+func (ctl *Controller) deleteStaleDerived(ctx context.Context, svc *aimv1.AIMService, name string) error {
+	templates, _ := ctl.templates.AIMServiceTemplates(svc.Namespace).List(labels.SelectorFromSet(labels.Set{aimv1.LabelOrigin: aimv1.OriginDerived}))
+	return manager.DeleteStale(ctx, ctl.c.Recorder, svc, "AIMServiceTemplate", templates, []string{name},
+		ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(svc.Namespace).Delete)
+}
+
+// dynamicDelete deletes objects of a resource the dynamic client serves.
+func (ctl *Controller) dynamicDelete(gvr schema.GroupVersionResource, namespace string) func(context.Context, string, metav1.DeleteOptions) error {
+	return func(ctx context.Context, name string, opts metav1.DeleteOptions) error {
+		return ctl.c.Dynamic.Resource(gvr).Namespace(namespace).Delete(ctx, name, opts)
+	}
+}
+
+// metaObjects are the objects a dynamic lister lists, as their metadata.
+func metaObjects(list []runtime.Object) []metav1.Object {
+	out := make([]metav1.Object, 0, len(list))
+	for _, o := range list {
+		if m, ok := o.(metav1.Object); ok {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // apply server-side applies a child unless it carries the hash of the same desired object already.

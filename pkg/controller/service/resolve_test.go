@@ -117,6 +117,40 @@ func TestImageModelIsSharedAndCarriesServiceSettings(t *testing.T) {
 	}
 }
 
+// TestModelNamesAreAimEngines: the models a service creates are named as aim-engine names them (expected
+// values computed with its algorithm).
+func TestModelNamesAreAimEngines(t *testing.T) {
+	for image, want := range map[string]string{
+		"docker.io/amdenterpriseai/aim-qwen-qwen3-32b:0.8.5": "aim-qwen-qwen3-32b-0-8-5-1311475f",
+		"amdenterpriseai/aim-base":                           "aim-base-latest-18b77e9f",
+		// A digest stands in with its first six hex digits.
+		"ghcr.io/silogen/aim-meta-llama-llama-3-1-8b-instruct@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef": "aim-meta-llama-llama-3-1-8b-instruct-012345-dfcd7dac",
+		// The longer part is shortened first.
+		"docker.io/amdenterpriseai/aim-mistralai-mixtral-8x22b-instruct-v0-1-with-extra-long-suffix:0.8.5-preview.20260301": "aim-mistralai-mixtral-8x22b-ins-0-8-5-preview-20260301-ed83845a",
+	} {
+		if m, err := ImageModel(service(nil), image); err != nil || m.Name != want {
+			t.Errorf("ImageModel(%s) = %v %v, want %s", image, m, err, want)
+		}
+	}
+	for _, tc := range []struct {
+		source aimv1.AIMModelSource
+		want   string
+	}{
+		{aimv1.AIMModelSource{ModelID: "Qwen/Qwen3-8B", SourceURI: "hf://Qwen/Qwen3-8B"}, "qwen-qwen3-8b-83cdece1"},
+		// The S3 endpoint is hashed: the same bucket path on two stores is two models.
+		{aimv1.AIMModelSource{ModelID: "my-org/my-model", SourceURI: "s3://bucket/model",
+			Env: []corev1.EnvVar{{Name: "AWS_ENDPOINT_URL", Value: "https://minio-1.local"}}}, "my-org-my-model-aa6fdc57"},
+	} {
+		svc := service(func(s *aimv1.AIMService) {
+			s.Spec.Model = aimv1.AIMServiceModel{Custom: &aimv1.AIMServiceCustomModel{BaseImage: "docker.io/amdenterpriseai/aim-base:0.8.5",
+				ModelSources: []aimv1.AIMModelSource{tc.source}}}
+		})
+		if got := CustomModel(svc).Name; got != tc.want {
+			t.Errorf("CustomModel(%s) = %s, want %s", tc.source.ModelID, got, tc.want)
+		}
+	}
+}
+
 func TestCustomModelIsFoundAgainBySpec(t *testing.T) {
 	svc := service(func(s *aimv1.AIMService) {
 		s.Spec.Model = aimv1.AIMServiceModel{Custom: &aimv1.AIMServiceCustomModel{BaseImage: "base:1",
@@ -245,6 +279,13 @@ func TestDerivedTemplate(t *testing.T) {
 	derived := Template{Name: d.Name, Labels: d.Labels}
 	if DerivedTemplate(svc, derived, "qwen", runtimeconfig.Resolved{}) != nil {
 		t.Error("derived a template from a derived template")
+	}
+	// Overrides without a GPU model leave that part out.
+	count := service(func(s *aimv1.AIMService) {
+		s.Spec.Overrides = &aimv1.AIMRuntimeParameters{Hardware: &aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Requests: 2}}}
+	})
+	if d := DerivedTemplate(count, base, "qwen", runtimeconfig.Resolved{}); !strings.HasPrefix(d.Name, "base-ovr-2gpu-") {
+		t.Errorf("derived name %q", d.Name)
 	}
 }
 

@@ -40,14 +40,23 @@ const (
 // characters.
 const predictorSuffix = "-predictor-"
 
-// WorkloadName is the name of a service's InferenceService and HTTPRoute: the service's own name when KServe's
-// "<name>-predictor-<namespace>" host label fits in 63 characters, else a shortened name with a hash.
+// minWorkloadName is the shortest InferenceService name aim-engine allows: a character, a dash and the hash.
+// Namespaces longer than 42 characters leave less room; aim-engine then creates no InferenceService at all,
+// this controller still creates one of this length (KServe's host label of it is longer than 63 characters).
+const minWorkloadName = 10
+
+// WorkloadName is the name of a service's InferenceService, as aim-engine derives it: the service's name and a
+// hash of the namespace, short enough that KServe's "<name>-predictor-<namespace>" host label fits in 63
+// characters.
 func WorkloadName(svc *aimv1.AIMService) string {
 	limit := naming.MaxLength - len(predictorSuffix) - len(svc.Namespace)
-	if len(svc.Name) <= limit {
-		return svc.Name
-	}
-	return naming.Name(max(limit, 9), naming.Hash(8, svc.Namespace, svc.Name), svc.Name)
+	return naming.DerivedName([]string{svc.Name}, naming.HashLength, max(limit, minWorkloadName), svc.Namespace)
+}
+
+// RouteName is the name of a service's HTTPRoute, as aim-engine derives it: the service's name and a hash of
+// the namespace, unlike the InferenceService's name not shortened for KServe's host label.
+func RouteName(svc *aimv1.AIMService) string {
+	return naming.DerivedName([]string{svc.Name}, naming.HashLength, naming.MaxLength, svc.Namespace)
 }
 
 // Endpoint is where the service answers inside the cluster (F4), and its routed path.
@@ -68,6 +77,10 @@ func CachingMode(svc *aimv1.AIMService) aimv1.AIMCachingMode {
 	}
 	return aimv1.AIMCachingModeShared
 }
+
+// ReasonCacheConflict is the Cache component's reason when another template's cache holds the name of the
+// service's shared cache.
+const ReasonCacheConflict = "CacheConflict"
 
 // CachePlan is what the service does about its model cache.
 type CachePlan struct {
@@ -107,7 +120,7 @@ func PlanCache(svc *aimv1.AIMService, t Template, existing []*aimv1.AIMTemplateC
 	want.Spec.Env = env.Merge(t.Spec.Env, cachingEnv, svc.Spec.Env)
 	var use *aimv1.AIMTemplateCache
 	if mode == aimv1.AIMCachingModeDedicated {
-		want.Name = naming.Name(naming.MaxLength, naming.Hash(8, svc.UID), t.Name, svc.Name)
+		want.Name = naming.DerivedName([]string{t.Name, svc.Name}, naming.HashLength, naming.MaxLength, string(svc.UID))
 		want.Spec.Mode = aimv1.AIMTemplateCacheModeDedicated
 		want.OwnerReferences = []metav1.OwnerReference{ownerRef(svc)}
 		for _, c := range existing {
@@ -116,7 +129,7 @@ func PlanCache(svc *aimv1.AIMService, t Template, existing []*aimv1.AIMTemplateC
 			}
 		}
 	} else {
-		want.Name = naming.Name(naming.MaxLength, naming.Hash(8, svc.Namespace, scope, t.Name), t.Name)
+		want.Name = naming.DerivedName([]string{t.Name}, naming.HashLength, naming.MaxLength, svc.Namespace)
 		want.Spec.Mode = aimv1.AIMTemplateCacheModeShared
 		var shared []*aimv1.AIMTemplateCache
 		for _, c := range existing {
@@ -141,6 +154,16 @@ func PlanCache(svc *aimv1.AIMService, t Template, existing []*aimv1.AIMTemplateC
 	}
 	comp := state.Component{Name: ComponentCache, Dependency: state.DependencyDownstream}
 	if use == nil {
+		// aim-engine's shared cache name hashes only the namespace: a namespaced and a cluster template of the
+		// same name would share it, and the second could never be created.
+		for _, c := range existing {
+			if c.Name == want.Name {
+				comp.Errors = []error{state.NewError(state.InvalidSpec, ReasonCacheConflict,
+					"AIMTemplateCache %s, the name of this template's shared cache, already caches template %s (scope %s, mode %s); rename one of the templates",
+					c.Name, c.Spec.TemplateName, cmp.Or(string(c.Spec.TemplateScope), "unset"), cmp.Or(string(c.Spec.Mode), "Shared"))}
+				return CachePlan{Component: &comp}
+			}
+		}
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "CacheCreating", "creating AIMTemplateCache "+want.Name
 		return CachePlan{Create: want, Component: &comp}
 	}
@@ -189,8 +212,9 @@ func Mounts(c *aimv1.AIMTemplateCache) []kserve.CacheMount {
 		if a.Status != aimv1.AIMStatusReady || a.PersistentVolumeClaim == "" || a.Model == "" {
 			continue
 		}
-		out = append(out, kserve.CacheMount{ModelID: a.Model, PVC: a.PersistentVolumeClaim,
-			Volume: naming.Name(naming.MaxLength, naming.Hash(6, a.Name), "cache", a.Model)})
+		// The volume is named after the artifact, as aim-engine names it, so that adopting an InferenceService
+		// aim-engine made does not rewrite its volumes (and restart its pods).
+		out = append(out, kserve.CacheMount{ModelID: a.Model, PVC: a.PersistentVolumeClaim, Volume: naming.RFC1123Label(a.Name)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ModelID < out[j].ModelID })
 	return out
@@ -357,11 +381,11 @@ func PlanRoute(svc *aimv1.AIMService, rc runtimeconfig.Resolved) RoutePlan {
 	if len(annotations) == 0 {
 		annotations = nil
 	}
-	name := WorkloadName(svc)
+	name := RouteName(svc)
 	in := &gateway.Input{
 		Name: name, Namespace: svc.Namespace, Owner: ownerRef(svc), Annotations: annotations,
 		Labels: childlabels.For(childlabels.Service, svc, rc, map[string]string{labelComponent: "routing", aimv1.LabelService: naming.LabelValue(svc.Name)}),
-		Parent: *gw, Path: path, Backend: name + "-predictor", Timeout: timeout,
+		Parent: *gw, Path: path, Backend: WorkloadName(svc) + "-predictor", Timeout: timeout,
 	}
 	comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "HTTPRouteCreating", "creating HTTPRoute "+name
 	return RoutePlan{Route: in, Path: path, Component: &comp}

@@ -14,20 +14,38 @@ import (
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gateway"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 )
 
-func TestWorkloadName(t *testing.T) {
-	if got := WorkloadName(service(nil)); got != "chat" {
-		t.Errorf("short name = %q", got)
+// TestWorkloadAndRouteNames: the names aim-engine 0.2 gives (expected values computed with its algorithm).
+func TestWorkloadAndRouteNames(t *testing.T) {
+	const longName = "qwen3-32b-chat-assistant-for-the-research-and-development-team"
+	const longNamespace = "ml-platform-production-inference"
+	for _, tc := range []struct{ name, namespace, isvc, route string }{
+		{"chat", "team", "chat-e201fbda", "chat-e201fbda"},
+		{"qwen-chat", "team-a", "qwen-chat-e204f50a", "qwen-chat-e204f50a"},
+		// The InferenceService's name leaves room for KServe's "-predictor-<namespace>"; the route's does not.
+		{longName, "team-a", "qwen3-32b-chat-assistant-for-the-rese-e204f50a", "qwen3-32b-chat-assistant-for-the-research-and-developm-e204f50a"},
+		{"qwen-chat", longNamespace, "qwen-chat-d909fb2b", "qwen-chat-d909fb2b"},
+		{longName, longNamespace, "qwen3-32b-c-d909fb2b", "qwen3-32b-chat-assistant-for-the-research-and-developm-d909fb2b"},
+	} {
+		svc := service(func(s *aimv1.AIMService) { s.Name, s.Namespace = tc.name, tc.namespace })
+		if got := WorkloadName(svc); got != tc.isvc {
+			t.Errorf("WorkloadName(%s/%s) = %q, want %q", tc.namespace, tc.name, got, tc.isvc)
+		}
+		if got := WorkloadName(svc); len(got)+len(predictorSuffix)+len(svc.Namespace) > 63 {
+			t.Errorf("%q does not leave room for KServe's host label", got)
+		}
+		if got := RouteName(svc); got != tc.route {
+			t.Errorf("RouteName(%s/%s) = %q, want %q", tc.namespace, tc.name, got, tc.route)
+		}
 	}
-	long := service(func(s *aimv1.AIMService) {
-		s.Name = strings.Repeat("a", 50)
-		s.Namespace = "a-rather-long-namespace"
-	})
-	got := WorkloadName(long)
-	if len(got)+len(predictorSuffix)+len(long.Namespace) > 63 {
-		t.Errorf("%q does not leave room for KServe's host label", got)
+	// aim-engine creates no InferenceService in a namespace longer than 42 characters; this controller keeps
+	// the shortest name it allows.
+	long := service(func(s *aimv1.AIMService) { s.Namespace = strings.Repeat("n", 50) })
+	if got := WorkloadName(long); got != "c-"+naming.Hash(naming.HashLength, long.Namespace) {
+		t.Errorf("WorkloadName in a %d-character namespace = %q", len(long.Namespace), got)
 	}
 }
 
@@ -93,8 +111,8 @@ func TestPlanCache(t *testing.T) {
 	if st, _ := outcome(*p.Component); st != aimv1.AIMStatusReady {
 		t.Errorf("ready cache component = %s", st)
 	}
-	if len(p.Mounts) != 1 || p.Mounts[0].PVC != "pvc-b" || p.Mounts[0].ModelID != "Org/Model" || len(p.Mounts[0].Volume) > 63 {
-		t.Errorf("mounts = %+v (only ready artifacts)", p.Mounts)
+	if len(p.Mounts) != 1 || p.Mounts[0].PVC != "pvc-b" || p.Mounts[0].ModelID != "Org/Model" || p.Mounts[0].Volume != "art-b" {
+		t.Errorf("mounts = %+v (only ready artifacts, each on a volume named after the artifact)", p.Mounts)
 	}
 
 	downloading := readyCache("z-ready", aimv1.AIMTemplateCacheModeShared, aimv1.AIMStatusProgressing)
@@ -118,6 +136,54 @@ func TestPlanCache(t *testing.T) {
 	p = PlanCache(ded, tpl, []*aimv1.AIMTemplateCache{failed}, nil, rc)
 	if st, reason := outcome(*p.Component); st != aimv1.AIMStatusFailed || reason != "CacheFailed" {
 		t.Errorf("failed cache component = %s %s", st, reason)
+	}
+}
+
+// TestCacheNamesAreAimEngines: the template caches a service creates and the volumes it mounts are named as
+// aim-engine 0.2 names them (expected values computed with its algorithm).
+func TestCacheNamesAreAimEngines(t *testing.T) {
+	svc := func(mode aimv1.AIMCachingMode) *aimv1.AIMService {
+		return service(func(s *aimv1.AIMService) {
+			s.Name, s.Namespace, s.UID = "qwen-chat", "team-a", "0b3c9a4e-1f2d-4c5b-9a8e-7d6f5e4c3b2a"
+			s.Spec.Caching = &aimv1.AIMServiceCaching{Mode: mode}
+		})
+	}
+	tpl := func(name string) Template {
+		t := cachedTemplate()
+		t.Name = name
+		return t
+	}
+	const long = "aim-qwen-qwen3-32b-0-8-5-1x-mi300x-lat-fp8-ab12-with-a-long-suffix"
+	for _, tc := range []struct {
+		mode           aimv1.AIMCachingMode
+		template, want string
+	}{
+		{aimv1.AIMCachingModeShared, "qwen3-32b-mi300x-lat-fp8", "qwen3-32b-mi300x-lat-fp8-e204f50a"},
+		{aimv1.AIMCachingModeShared, long, "aim-qwen-qwen3-32b-0-8-5-1x-mi300x-lat-fp8-ab12-with-a-e204f50a"},
+		{aimv1.AIMCachingModeDedicated, "qwen3-32b-mi300x-lat-fp8", "qwen3-32b-mi300x-lat-fp8-qwen-chat-a942824e"},
+		// The template's name is shortened, the service's is kept.
+		{aimv1.AIMCachingModeDedicated, long, "aim-qwen-qwen3-32b-0-8-5-1x-mi300x-lat-fp8-a-qwen-chat-a942824e"},
+	} {
+		if p := PlanCache(svc(tc.mode), tpl(tc.template), nil, nil, runtimeconfig.Resolved{}); p.Create == nil || p.Create.Name != tc.want {
+			t.Errorf("%s cache of %s = %+v, want %s", tc.mode, tc.template, p.Create, tc.want)
+		}
+	}
+	// A namespaced and a cluster template of the same name share aim-engine's shared cache name: the second
+	// one's service says so instead of waiting for a cache that cannot be created.
+	namespaced := readyCache("qwen3-32b-mi300x-lat-fp8-e204f50a", aimv1.AIMTemplateCacheModeShared, aimv1.AIMStatusReady)
+	namespaced.Spec.TemplateName, namespaced.Spec.TemplateScope = "qwen3-32b-mi300x-lat-fp8", aimv1.AIMTemplateScopeNamespace
+	p := PlanCache(svc(aimv1.AIMCachingModeShared), tpl("qwen3-32b-mi300x-lat-fp8"), []*aimv1.AIMTemplateCache{namespaced}, nil, runtimeconfig.Resolved{})
+	if st, reason := outcome(*p.Component); p.Create != nil || p.Use != nil || st != aimv1.AIMStatusFailed || reason != ReasonCacheConflict {
+		t.Errorf("cache name taken: create %v use %v, component %s %s", p.Create, p.Use, st, reason)
+	}
+
+	// The volume of an artifact is its name, dots made dashes.
+	c := &aimv1.AIMTemplateCache{Status: aimv1.AIMTemplateCacheStatus{Artifacts: map[string]aimv1.AIMTemplateCacheArtifactStatus{
+		"hf---qwen-qwen3-32b-c00b812b59": {Name: "hf---qwen-qwen3-32b-c00b812b59", Model: "Qwen/Qwen3-32B", Status: aimv1.AIMStatusReady, PersistentVolumeClaim: "p1"},
+		"models.example":                 {Name: "models.example", Model: "Org/Other", Status: aimv1.AIMStatusReady, PersistentVolumeClaim: "p2"},
+	}}}
+	if m := Mounts(c); len(m) != 2 || m[0].Volume != "models-example" || m[1].Volume != "hf---qwen-qwen3-32b-c00b812b59" {
+		t.Errorf("mounts = %+v", m)
 	}
 }
 
@@ -204,7 +270,7 @@ func TestPlanRoute(t *testing.T) {
 	p := PlanRoute(service(func(s *aimv1.AIMService) {
 		s.Spec.Routing = &aimv1.AIMRuntimeRoutingConfig{Annotations: map[string]string{"b": "svc"}}
 	}), rcOn)
-	if p.Route == nil || p.Path != "/team/chat" || p.Route.Backend != "chat-predictor" || p.Route.Timeout.Duration != time.Minute ||
+	if p.Route == nil || p.Route.Name != "chat-e201fbda" || p.Path != "/team/chat" || p.Route.Backend != "chat-e201fbda-predictor" || p.Route.Timeout.Duration != time.Minute ||
 		p.Route.Annotations["a"] != "rc" || p.Route.Annotations["b"] != "svc" {
 		t.Fatalf("route = %+v", p.Route)
 	}
@@ -352,7 +418,7 @@ func TestRuntime(t *testing.T) {
 
 func TestEndpoint(t *testing.T) {
 	e := Endpoint(service(nil), "/team/chat")
-	if e.Internal != "http://chat-predictor.team.svc.cluster.local" || e.Path != "/team/chat" {
+	if e.Internal != "http://chat-e201fbda-predictor.team.svc.cluster.local" || e.Path != "/team/chat" {
 		t.Errorf("endpoint = %+v", e)
 	}
 }

@@ -105,6 +105,9 @@ func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration
 			applyErr = fmt.Errorf("creating artifact %s/%s: %w", namespace, a.Name, err)
 		}
 	}
+	if applyErr == nil && plan.InUse != nil {
+		applyErr = manager.DeleteStale(ctx, ctl.c.Recorder, c, "AIMArtifact", o.Artifacts, plan.InUse, ctl.c.AIM.AimV1alpha1().AIMArtifacts(namespace).Delete)
+	}
 	if applyErr != nil {
 		for i := range plan.Components {
 			if plan.Components[i].Name == ComponentArtifacts {

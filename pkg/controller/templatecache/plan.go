@@ -12,10 +12,13 @@ package templatecache
 import (
 	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -86,7 +89,11 @@ type Plan struct {
 	// Apply are Dedicated artifacts to server-side apply; Create are Shared artifacts to create when missing
 	// (never updated: other caches use them too).
 	Apply, Create []*aimv1.AIMArtifact
-	Components    []state.Component
+	// InUse names the artifacts of the cache once every one of them is Ready; the artifacts the cache owns
+	// under other names (as an earlier release named them) are then deleted. Nil until then: a service may
+	// still mount them.
+	InUse      []string
+	Components []state.Component
 	// Status carries every field but status and conditions, which the state engine derives.
 	Status aimv1.AIMTemplateCacheStatus
 }
@@ -179,19 +186,29 @@ func PlanCache(o Observation) Plan {
 	if len(entries) == 0 {
 		st.Artifacts = nil
 	}
-	p.Components = append(p.Components, artifactsComponent(states, errs))
+	comp := artifactsComponent(states, errs)
+	if comp.State == aimv1.AIMStatusReady {
+		p.InUse = slices.Sorted(maps.Keys(entries))
+	}
+	p.Components = append(p.Components, comp)
 	return p
 }
 
-// ArtifactName is the artifact of a source. Shared names depend only on what the download depends on, so
-// caches of one namespace find each other's artifacts; Dedicated names also carry the cache's name.
+// ArtifactName is the artifact of a source, as aim-engine names it: the source URI (its dots become dashes
+// like every character a name cannot hold) and a hash of what the download depends on, so that the Shared
+// caches of a namespace find each other's artifacts. A Dedicated cache's artifacts also hash the cache's name.
 func ArtifactName(c *aimv1.AIMTemplateCache, src aimv1.AIMModelSource) string {
-	e := env.Merge(c.Spec.Env, src.Env)
+	inputs := []any{src.SourceURI, artifactEnv(c, src), c.Spec.StorageClassName}
 	if c.Spec.Mode == aimv1.AIMTemplateCacheModeDedicated {
-		return naming.Name(naming.MaxLength, naming.Hash(hashLength, src.SourceURI, c.Spec.StorageClassName, e, "dedicated", c.Name),
-			c.Name, src.SourceURI)
+		inputs = append(inputs, "dedicated", c.Name)
 	}
-	return naming.Name(naming.MaxLength, naming.Hash(hashLength, src.SourceURI, c.Spec.StorageClassName, e), src.SourceURI)
+	return naming.DerivedName([]string{src.SourceURI}, hashLength, naming.MaxLength, inputs...)
+}
+
+// artifactEnv is the environment of a source's download: the cache's, overlaid by the source's (nil when
+// both are empty).
+func artifactEnv(c *aimv1.AIMTemplateCache, src aimv1.AIMModelSource) []corev1.EnvVar {
+	return env.Merge(c.Spec.Env, src.Env)
 }
 
 // DesiredArtifact is the artifact a cache wants for a source.
@@ -206,7 +223,7 @@ func DesiredArtifact(c *aimv1.AIMTemplateCache, src aimv1.AIMModelSource, index 
 		ObjectMeta: metav1.ObjectMeta{Name: ArtifactName(c, src), Namespace: c.Namespace, Labels: labels},
 		Spec: aimv1.AIMArtifactSpec{
 			SourceURI: src.SourceURI, ModelID: src.ModelID, StorageClassName: c.Spec.StorageClassName,
-			Env: env.Merge(c.Spec.Env, src.Env), ModelDownloadImage: c.Spec.DownloadImage,
+			Env: artifactEnv(c, src), ModelDownloadImage: c.Spec.DownloadImage,
 			RuntimeConfigName: c.Spec.RuntimeConfigName,
 		},
 	}

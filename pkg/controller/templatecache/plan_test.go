@@ -56,7 +56,7 @@ func TestDesiredArtifactShared(t *testing.T) {
 			t.Errorf("label %s = %q, want %q", k, a.Labels[k], want)
 		}
 	}
-	if !strings.HasPrefix(a.Name, "hf-org-m-v1-") || len(a.Name) > 63 {
+	if !strings.HasPrefix(a.Name, "hf---org-m-v1-") || len(a.Name) > 63 {
 		t.Errorf("name %q", a.Name)
 	}
 	s := a.Spec
@@ -95,12 +95,59 @@ func TestDesiredArtifactDedicated(t *testing.T) {
 		a.OwnerReferences[0].Kind != "AIMTemplateCache" {
 		t.Errorf("owners %+v", a.OwnerReferences)
 	}
-	if a.Labels[LabelCache] != "mine" || !strings.HasPrefix(a.Name, "mine-hf-org-m-v1-") {
+	// Named after the source only, as aim-engine names it: the cache's name is in the hash.
+	if a.Labels[LabelCache] != "mine" || !strings.HasPrefix(a.Name, "hf---org-m-v1-") {
 		t.Errorf("labels %v name %q", a.Labels, a.Name)
 	}
 	if a.Name == ArtifactName(testCache("mine", aimv1.AIMTemplateCacheModeShared), src) ||
 		a.Name == ArtifactName(testCache("yours", aimv1.AIMTemplateCacheModeDedicated), src) {
 		t.Error("dedicated names must differ from shared ones and between caches")
+	}
+}
+
+// TestArtifactNamesAreAimEngines: expected values computed with aim-engine's algorithm.
+func TestArtifactNamesAreAimEngines(t *testing.T) {
+	cache := func(mode aimv1.AIMTemplateCacheMode, name, class string, env ...corev1.EnvVar) *aimv1.AIMTemplateCache {
+		return &aimv1.AIMTemplateCache{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team-a"},
+			Spec: aimv1.AIMTemplateCacheSpec{Mode: mode, StorageClassName: class, Env: env}}
+	}
+	qwen := aimv1.AIMModelSource{ModelID: "Qwen/Qwen3-32B", SourceURI: "hf://Qwen/Qwen3-32B"}
+	shared := aimv1.AIMTemplateCacheModeShared
+	for _, tc := range []struct {
+		what  string
+		cache *aimv1.AIMTemplateCache
+		src   aimv1.AIMModelSource
+		want  string
+	}{
+		// Every character outside [a-z0-9-] is a dash of its own; the env list hashes as null when empty.
+		{"plain", cache(shared, "", ""), qwen, "hf---qwen-qwen3-32b-c00b812b59"},
+		{"storage class", cache(shared, "", "longhorn"), qwen, "hf---qwen-qwen3-32b-4854f5ce16"},
+		{"cache env", cache(shared, "", "", corev1.EnvVar{Name: "HF_HUB_ENABLE_HF_TRANSFER", Value: "1"}), qwen, "hf---qwen-qwen3-32b-068d9ca6cc"},
+		{"dedicated", cache(aimv1.AIMTemplateCacheModeDedicated, "qwen3-32b-mi300x-lat-fp8-qwen-chat-a942824e", ""), qwen, "hf---qwen-qwen3-32b-ff0bb42721"},
+		{"long URI", cache(shared, "", ""), aimv1.AIMModelSource{ModelID: "meta-llama/Llama-3.1-70B",
+			SourceURI: "s3://models.example.com/meta-llama/Llama-3.1-70B-Instruct-FP8-KV-quantized-v2"},
+			"s3---models-example-com-meta-llama-llama-3-1-70b-ins-f93b67d277"},
+	} {
+		if got := ArtifactName(tc.cache, tc.src); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.what, got, tc.want)
+		}
+	}
+}
+
+// TestInUse: once every artifact of the cache is Ready, the others it owns may go.
+func TestInUse(t *testing.T) {
+	dedicated := testCache("c", aimv1.AIMTemplateCacheModeDedicated)
+	current := DesiredArtifact(dedicated, src, 0, runtimeconfig.Resolved{})
+	current.Status.Status = aimv1.AIMStatusReady
+	if p := PlanCache(observe(dedicated, readyTemplate(src), current)); len(p.InUse) != 1 || p.InUse[0] != current.Name {
+		t.Errorf("ready cache: in use %v", p.InUse)
+	}
+	current.Status.Status = aimv1.AIMStatusProgressing
+	if p := PlanCache(observe(dedicated, readyTemplate(src), current)); p.InUse != nil {
+		t.Errorf("downloading cache: in use %v, want nil", p.InUse)
+	}
+	if p := PlanCache(observe(dedicated, nil, current)); p.InUse != nil {
+		t.Errorf("cache without its template: in use %v, want nil", p.InUse)
 	}
 }
 
