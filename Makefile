@@ -10,7 +10,7 @@ FUZZTIME  ?= 10s
 LONG_FUZZTIME ?= 5m
 GO        ?= go
 
-.PHONY: all build run test verify unit fuzz fuzz-short update-codegen verify-codegen clean tools image e2e crash local-up local-down
+.PHONY: all build run test verify unit fuzz fuzz-short update-codegen verify-codegen clean tools image chart e2e crash local-up local-down
 
 all: build
 
@@ -22,8 +22,8 @@ run: build
 	$(BIN)/aim-apiserver --local --data-dir $(RUN_DIR) --secure-port $(PORT)
 
 ## test: static checks, generated-code verification, unit + in-process integration tests, a short fuzz run,
-## the image build, and the end-to-end suite on a real control plane.
-test: verify unit fuzz-short image e2e
+## the image build, the Helm chart against artifacts/deploy, and the end-to-end suite on a real control plane.
+test: verify unit fuzz-short image chart e2e
 
 verify: verify-codegen
 	@bad=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go' 2>/dev/null || find . -name '*.go' -not -path './_output/*')); \
@@ -51,7 +51,7 @@ fuzz:
 	@for t in $(FUZZ_TARGETS); do $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(LONG_FUZZTIME) $(FUZZ_PKG); done
 	@for pt in $(CONTROLLER_FUZZ); do $(GO) test -run '^$$' -fuzz "^$${pt#*:}$$" -fuzztime $(LONG_FUZZTIME) $${pt%%:*}; done
 
-## tools: kube-apiserver, kube-controller-manager, kubectl and etcd at the pinned release, into $(BIN).
+## tools: kube-apiserver, kube-controller-manager, kubectl, etcd and helm at the pinned releases, into $(BIN).
 tools:
 	hack/tools/build-tools.sh
 
@@ -63,6 +63,11 @@ image:
 	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) build -trimpath -ldflags "-s -w" -o $(BIN)/linux-amd64/aim-apiserver ./cmd/apiserver
 	$(GO) run ./hack/image --binary $(BIN)/linux-amd64/aim-apiserver --out $(IMAGE_TARBALL) --version $(VERSION)
 	IMAGE_TARBALL=$(CURDIR)/$(IMAGE_TARBALL) $(GO) test -count=1 -run '^TestImageTarball$$' ./hack/image
+
+## chart: lint the Helm chart in every mode and check that it renders the objects of artifacts/deploy (and of its
+## cert-manager overlay), with the pinned helm and kubectl; no cluster.
+chart: tools
+	$(GO) test -tags chart -count=1 ./test/chart/
 
 ## e2e: local control plane up, end-to-end suite with the pinned kubectl, down again (KEEP_UP=1 keeps it).
 e2e: tools

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds kube-apiserver, kube-controller-manager, kubectl and etcd at the versions in versions.env into
+# Builds kube-apiserver, kube-controller-manager, kubectl, etcd and helm at the versions in versions.env into
 # _output/bin. Skips the build when the binaries exist and were built from the same versions.
 set -o errexit -o nounset -o pipefail
 
@@ -13,10 +13,11 @@ export GONOSUMDB="k8s.io/kubernetes${GONOSUMDB:+,${GONOSUMDB}}"
 export CGO_ENABLED=0
 
 stamp="${BIN}/.tools-version"
-want="$({ echo "${KUBE_VERSION} ${ETCD_VERSION}"; cat "${TOOLS_DIR}/go.sum"; } | sha256sum | cut -d' ' -f1)"
+want="$({ echo "${KUBE_VERSION} ${ETCD_VERSION} ${HELM_VERSION}"; cat "${TOOLS_DIR}/go.sum"; } | sha256sum | cut -d' ' -f1)"
 if [[ -f "${stamp}" && "$(cat "${stamp}")" == "${want}" ]] &&
-	[[ -x "${BIN}/kube-apiserver" && -x "${BIN}/kube-controller-manager" && -x "${BIN}/kubectl" && -x "${BIN}/etcd" ]]; then
-	echo "control-plane tools ${KUBE_VERSION} / etcd ${ETCD_VERSION} are up to date in ${BIN}"
+	[[ -x "${BIN}/kube-apiserver" && -x "${BIN}/kube-controller-manager" && -x "${BIN}/kubectl" && -x "${BIN}/etcd" &&
+		-x "${BIN}/helm" ]]; then
+	echo "control-plane tools ${KUBE_VERSION} / etcd ${ETCD_VERSION} / helm ${HELM_VERSION} are up to date in ${BIN}"
 	exit 0
 fi
 
@@ -36,5 +37,14 @@ for cmd in kube-apiserver kube-controller-manager kubectl; do
 done
 echo "building etcd ${ETCD_VERSION} ..."
 go build -trimpath -ldflags "-s -w" -o "${BIN}/etcd" go.etcd.io/etcd/server/v3
+# helm's version, and the Kubernetes version it assumes without a cluster (helm template, helm lint: the
+# .Capabilities.KubeVersion charts see), as helm's own Makefile sets them; the latter is the pinned release.
+echo "building helm ${HELM_VERSION} ..."
+helm_ldflags="-s -w -X helm.sh/helm/v3/internal/version.version=${HELM_VERSION}"
+helm_ldflags+=" -X helm.sh/helm/v3/internal/version.gitTreeState=clean"
+for pkg in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do
+	helm_ldflags+=" -X ${pkg}.k8sVersionMajor=1 -X ${pkg}.k8sVersionMinor=${minor}"
+done
+go build -trimpath -ldflags "${helm_ldflags}" -o "${BIN}/helm" helm.sh/helm/v3/cmd/helm
 echo "${want}" > "${stamp}"
 echo "built control-plane tools in $(( $(date +%s) - start ))s into ${BIN}"

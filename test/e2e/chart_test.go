@@ -1,0 +1,281 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/diff"
+)
+
+var (
+	helmBin  = filepath.Join(root, "_output", "bin", "helm")
+	chartDir = filepath.Join(root, "artifacts", "charts", "aim-apiserver")
+	// The loopback overlay of artifacts/deploy that hack/local-up.sh applied.
+	overlayDir = filepath.Join(localDir, "deploy-overlay")
+)
+
+const apiService = "v1alpha1.aim.eai.amd.com"
+
+// helm runs the pinned helm against the harness as admin, with its cache, config and data in a temp dir.
+func helm(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(helmBin, append([]string{"--kubeconfig", adminKC}, args...)...)
+	dir := t.TempDir()
+	cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+filepath.Join(dir, "cache"),
+		"HELM_CONFIG_HOME="+filepath.Join(dir, "config"), "HELM_DATA_HOME="+filepath.Join(dir, "data"))
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func mustHelm(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := helm(t, args...)
+	if err != nil {
+		t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// The chart's manifests pass the real API server's validation, aim-apiserver's for the default
+// AIMClusterRuntimeConfig included: with the defaults (generated certificates, the bundled etcd), and with an
+// external etcd and existing Secrets.
+func TestChartServerDryRun(t *testing.T) {
+	k := admin(t)
+	for name, args := range map[string][]string{
+		"defaults": {"--set", "createNamespace=true", "--set", "defaultRuntimeConfig.enabled=true",
+			"--set", "defaultRuntimeConfig.spec.discovery.maxConcurrentJobs=5",
+			"--set", "defaultRuntimeConfig.spec.storage.pvcHeadroomPercent=15",
+			"--api-versions", "aim.eai.amd.com/v1alpha1/AIMClusterRuntimeConfig"},
+		"external etcd, existing secrets": {"--set", "etcd.mode=external", "--set", "etcd.external.endpoints={https://etcd.example:2379}",
+			"--set", "etcd.external.clientSecret=my-etcd-client", "--set", "servingCert.mode=existing",
+			"--set", "servingCert.existingSecret=my-serving",
+			"--set-file", "servingCert.caBundle=" + filepath.Join(root, "artifacts", "deploy", "certs", "ca.crt")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			manifests := mustHelm(t, append([]string{"template", "aim-apiserver", chartDir, "--namespace", "aim-system"}, args...)...)
+			out, err := k.run(manifests, "apply", "--dry-run=server", "-f", "-")
+			if err != nil {
+				t.Fatalf("server dry run: %v\n%s", err, out)
+			}
+			contains(t, "dry run", out, "deployment.apps/aim-apiserver", "apiservice.apiregistration.k8s.io/"+apiService,
+				"clusterrole.rbac.authorization.k8s.io/aim-view", "(server dry run)")
+			if name == "defaults" {
+				contains(t, "dry run", out, "statefulset.apps/aim-etcd", "networkpolicy.networking.k8s.io/aim-etcd",
+					"secret/aim-apiserver-serving-cert", "secret/aim-etcd-server-tls", "secret/aim-etcd-peer-tls",
+					"secret/aim-apiserver-etcd-client", "namespace/aim-system", "aimclusterruntimeconfig.aim.eai.amd.com/default")
+			} else if strings.Contains(out, "aim-etcd") {
+				t.Errorf("external etcd, yet the chart has etcd objects:\n%s", out)
+			}
+		})
+	}
+}
+
+// The chart installed over the harness: Helm takes over the objects the loopback overlay applied, adds the ones
+// the overlay leaves out (Deployment, PodDisruptionBudget, etcd; they stay inert, as no kubelet and no workload
+// controllers run here), and the APIService it owns routes to aim-apiserver, still the process local-up started,
+// through the overlay's loopback EndpointSlice. The serving certificate is the harness's Secret (mode existing,
+// caBundle looked up from the cluster); the etcd certificates are generated and must survive an upgrade. At the
+// end the harness is exactly as before, for the tests that follow.
+func TestChartInstallOverHarness(t *testing.T) {
+	k := admin(t)
+	if out, err := k.run("", "get", "aimclusterruntimeconfig", "default"); err == nil {
+		t.Fatalf("an AIMClusterRuntimeConfig default exists already; this test creates and deletes one:\n%s", out)
+	}
+	overlay := k.must("kustomize", overlayDir)
+	before := harnessState(t, overlay)
+
+	servingSecret := ""
+	for _, name := range strings.Fields(k.must("get", "secret", "-n", "aim-system", "-o", "name")) {
+		if strings.HasPrefix(name, "secret/aim-apiserver-serving-cert-") {
+			servingSecret = strings.TrimPrefix(name, "secret/")
+		}
+	}
+	if servingSecret == "" {
+		t.Fatal("the harness has no serving Secret aim-apiserver-serving-cert-<hash>")
+	}
+	harnessCA := k.must("get", "secret", "-n", "aim-system", servingSecret, "-o", "jsonpath={.data.ca\\.crt}")
+
+	t.Cleanup(func() { restoreHarness(t, overlay, before) })
+
+	out := mustHelm(t, "install", "aim-apiserver", chartDir, "--namespace", "aim-system", "--take-ownership",
+		"--set", "servingCert.mode=existing", "--set", "servingCert.existingSecret="+servingSecret)
+	contains(t, "helm install", out, "STATUS: deployed", "kubectl wait --for=condition=Available apiservice/"+apiService)
+
+	// Helm owns the APIService now, with the caBundle read from the Secret, and it stays Available.
+	owner := k.must("get", "apiservice", apiService, "-o",
+		`jsonpath={.metadata.labels.app\.kubernetes\.io/managed-by} {.metadata.annotations.meta\.helm\.sh/release-name}`)
+	if owner != "Helm aim-apiserver" {
+		t.Errorf("APIService managed-by/release-name: %q", owner)
+	}
+	if ca := k.must("get", "apiservice", apiService, "-o", "jsonpath={.spec.caBundle}"); ca != harnessCA {
+		t.Error("the APIService's caBundle is not ca.crt of the serving Secret")
+	}
+	k.must("wait", "--for=condition=Available", "--timeout=60s", "apiservice/"+apiService)
+	k.must("get", "aim", "-A")
+	// Writes go through it too.
+	k.mustApply("apiVersion: aim.eai.amd.com/v1alpha1\nkind: AIMClusterRuntimeConfig\nmetadata: {name: e2e-chart}\nspec: {}\n")
+	k.must("delete", "aimclrc", "e2e-chart")
+
+	// The chart's own objects exist.
+	for _, obj := range []string{"deployment/aim-apiserver", "poddisruptionbudget/aim-apiserver", "statefulset/aim-etcd",
+		"service/aim-etcd", "service/aim-etcd-client", "secret/aim-etcd-server-tls", "secret/aim-etcd-peer-tls", "secret/aim-apiserver-etcd-client"} {
+		k.must("get", "-n", "aim-system", obj)
+	}
+	etcdCerts := func() string {
+		return k.must("get", "secret", "-n", "aim-system", "aim-etcd-server-tls", "aim-etcd-peer-tls", "aim-apiserver-etcd-client",
+			"-o", "jsonpath={.items[*].data}")
+	}
+	workloads := func() string {
+		return k.must("get", "-n", "aim-system", "deployment/aim-apiserver", "statefulset/aim-etcd",
+			"-o", "jsonpath={range .items[*]}{.metadata.generation} {.spec.template.metadata.annotations}{\"\\n\"}{end}")
+	}
+	certsBefore, workloadsBefore := etcdCerts(), workloads()
+	contains(t, "pod template annotations", workloadsBefore, "checksum/etcd-client", "checksum/etcd-certs")
+
+	// An upgrade keeps the generated certificates (lookup) and so does not roll the pods, and, the API being
+	// served now, creates the default AIMClusterRuntimeConfig.
+	out = mustHelm(t, "upgrade", "aim-apiserver", chartDir, "--namespace", "aim-system", "--reuse-values",
+		"--set", "defaultRuntimeConfig.enabled=true", "--set", "defaultRuntimeConfig.spec.discovery.maxConcurrentJobs=3")
+	contains(t, "helm upgrade", out, "STATUS: deployed", "REVISION: 2")
+	if etcdCerts() != certsBefore {
+		t.Error("helm upgrade generated new etcd certificates")
+	}
+	if got := workloads(); got != workloadsBefore {
+		t.Errorf("helm upgrade changed the pod templates:\nbefore %s\nafter  %s", workloadsBefore, got)
+	}
+	jsonpathEquals(t, 30*time.Second, "3", "aimclusterruntimeconfig", "default", "-o", "jsonpath={.spec.discovery.maxConcurrentJobs}")
+	if values := mustHelm(t, "get", "values", "aim-apiserver", "--namespace", "aim-system", "--all"); strings.Contains(values, "aimGenerated") {
+		t.Errorf("the generated certificates leaked into the release's values:\n%s", values)
+	}
+	k.must("wait", "--for=condition=Available", "--timeout=60s", "apiservice/"+apiService)
+}
+
+// harnessState reads every object of the loopback overlay as the API holds it, without what changes on its own
+// (resourceVersion, generation, status, the times in managedFields). uid and creationTimestamp stay in: an object
+// deleted and recreated is not "as before".
+func harnessState(t *testing.T, overlay string) map[string]any {
+	t.Helper()
+	out, err := admin(t).run(overlay, "get", "-f", "-", "-o", "json", "--show-managed-fields")
+	if err != nil {
+		t.Fatalf("reading the harness objects: %v\n%s", err, out)
+	}
+	var list struct{ Items []map[string]any }
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatal(err)
+	}
+	state := map[string]any{}
+	for _, o := range list.Items {
+		meta := o["metadata"].(map[string]any)
+		delete(meta, "resourceVersion")
+		delete(meta, "generation")
+		delete(o, "status")
+		mf, _ := meta["managedFields"].([]any)
+		for _, e := range mf {
+			delete(e.(map[string]any), "time")
+		}
+		// kube-apiserver's own status writes (the APIService's conditions) are not the harness's doing.
+		var kept []any
+		for _, e := range mf {
+			if e.(map[string]any)["subresource"] != "status" {
+				kept = append(kept, e)
+			}
+		}
+		meta["managedFields"] = kept
+		state[objectKey(o)] = o
+	}
+	return state
+}
+
+// restoreHarness undoes the install without `helm uninstall`, which would delete what the harness runs on (the
+// ServiceAccount whose token aim-apiserver uses, its RBAC, the APIService): it deletes Helm's release records and
+// the objects only the chart created, puts every object Helm took over back as it was (replace with the state
+// read before the install: Helm's labels, annotations and the Service selector go), re-applies the loopback
+// overlay as local-up does, and checks that every object, field managers included, is as before.
+func restoreHarness(t *testing.T, overlay string, before map[string]any) {
+	k := admin(t)
+	manifest, err := helm(t, "get", "manifest", "aim-apiserver", "--namespace", "aim-system")
+	if err != nil {
+		manifest = "" // the install failed before recording a release; only overlay objects can have changed
+	}
+	if out, err := k.run("", "delete", "secret", "-n", "aim-system", "-l", "owner=helm,name=aim-apiserver", "--ignore-not-found"); err != nil {
+		t.Errorf("deleting the release records: %v\n%s", err, out)
+	}
+	// Objects the chart created: in the release's manifest but not in the overlay.
+	if manifest != "" {
+		out, err := k.run(manifest, "get", "-f", "-", "-o", "json", "--ignore-not-found")
+		if err != nil {
+			t.Errorf("reading the release's objects: %v\n%s", err, out)
+		}
+		var list struct{ Items []map[string]any }
+		_ = json.Unmarshal([]byte(out), &list)
+		var created []any
+		for _, o := range list.Items {
+			if before[objectKey(o)] == nil {
+				created = append(created, o)
+			}
+		}
+		if len(created) > 0 {
+			data, _ := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": created})
+			if out, err := k.run(string(data), "delete", "-f", "-", "--ignore-not-found", "--wait=true"); err != nil {
+				t.Errorf("deleting the chart's own objects: %v\n%s", err, out)
+			}
+		}
+	}
+	var items []any
+	for _, o := range before {
+		c := deepCopy(o)
+		meta := c["metadata"].(map[string]any)
+		delete(meta, "managedFields") // the server keeps them; the overlay apply below restores local-up's
+		items = append(items, c)
+	}
+	data, _ := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
+	if out, err := k.run(string(data), "replace", "-f", "-"); err != nil {
+		t.Errorf("putting the harness objects back: %v\n%s", err, out)
+	}
+	if out, err := k.run("", "apply", "--server-side", "--force-conflicts", "--field-manager", "local-up", "-k", overlayDir); err != nil {
+		t.Errorf("re-applying the loopback overlay: %v\n%s", err, out)
+	}
+	after := harnessState(t, overlay)
+	var keys []string
+	for key := range before {
+		keys = append(keys, key)
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		if !reflect.DeepEqual(before[key], after[key]) {
+			t.Errorf("%s is not as before the chart install (- before, + after):\n%s", key, diff.Diff(before[key], after[key]))
+		}
+	}
+	if out, err := k.run("", "get", "aimclusterruntimeconfig", "default"); err == nil {
+		t.Errorf("the chart's AIMClusterRuntimeConfig default is left:\n%s", out)
+	}
+	if out, err := k.run("", "wait", "--for=condition=Available", "--timeout=60s", "apiservice/"+apiService); err != nil {
+		t.Errorf("the APIService is not Available after the restore: %v\n%s", err, out)
+	}
+}
+
+// objectKey names an object as "Kind namespace/name" (cluster-scoped: "Kind name").
+func objectKey(o map[string]any) string {
+	meta := o["metadata"].(map[string]any)
+	if ns, _ := meta["namespace"].(string); ns != "" {
+		return fmt.Sprintf("%s %s/%s", o["kind"], ns, meta["name"])
+	}
+	return fmt.Sprintf("%s %s", o["kind"], meta["name"])
+}
+
+func deepCopy(o any) map[string]any {
+	data, _ := json.Marshal(o)
+	var c map[string]any
+	_ = json.Unmarshal(data, &c)
+	return c
+}
