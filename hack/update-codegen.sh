@@ -6,6 +6,8 @@ set -o errexit -o nounset -o pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${ROOT}"
 MODULE="$(go list -m)"
+# go list -m reports no directory for a module not yet in the module cache (a fresh machine): download it first.
+go mod download k8s.io/code-generator
 CODEGEN_PKG="$(go list -m -f '{{.Dir}}' k8s.io/code-generator)"
 # kube_codegen.sh installs the generators into GOBIN; keep them inside the tree so a clean clone works.
 export GOBIN="${ROOT}/_output/codegen-bin"
