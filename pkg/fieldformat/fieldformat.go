@@ -89,6 +89,16 @@ func (c *Checker) WithCheck(handler http.Handler, s runtime.NegotiatedSerializer
 	})
 }
 
+// CheckJSON reports the fields of a JSON object of a resource that would not decode; objects written by
+// other means (a migration from CRDs) get the same answer a request would.
+func (c *Checker) CheckJSON(resource string, body []byte) field.ErrorList {
+	k, ok := c.kinds[resource]
+	if !ok {
+		return nil
+	}
+	return c.check(body, "application/json", k.typ)
+}
+
 // check reads the body by its content type and reports the fields that would not decode.
 func (c *Checker) check(body []byte, contentType string, typ reflect.Type) field.ErrorList {
 	mediaType, _, _ := mime.ParseMediaType(contentType)

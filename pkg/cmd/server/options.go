@@ -15,6 +15,7 @@ import (
 	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
+	"k8s.io/apiserver/pkg/storage/storagebackend"
 	"k8s.io/apiserver/pkg/util/compatibility"
 	"k8s.io/client-go/tools/clientcmd"
 	cliflag "k8s.io/component-base/cli/flag"
@@ -70,9 +71,18 @@ func NewOptions(out io.Writer) *Options {
 		Controller: &ControllerOptions{Options: controller.DefaultOptions(), Run: true},
 		StdOut:     out,
 	}
-	o.RecommendedOptions.Etcd.StorageConfig.EncodeVersioner = runtime.NewMultiGroupVersioner(
-		v1alpha1.SchemeGroupVersion, schema.GroupKind{Group: aim.GroupName})
+	o.RecommendedOptions.Etcd = NewEtcdOptions()
 	return o
+}
+
+// NewEtcdOptions are the storage options of AIM objects: where they live in etcd and v1alpha1 as the storage
+// version. The server and `aim-apiserver migrate`, which writes into the same storage, share them.
+func NewEtcdOptions() *genericoptions.EtcdOptions {
+	e := genericoptions.NewEtcdOptions(storagebackend.NewDefaultConfig(EtcdPathPrefix,
+		apiserver.Codecs.LegacyCodec(v1alpha1.SchemeGroupVersion)))
+	e.StorageConfig.EncodeVersioner = runtime.NewMultiGroupVersioner(
+		v1alpha1.SchemeGroupVersion, schema.GroupKind{Group: aim.GroupName})
+	return e
 }
 
 // Flags returns the flags grouped for --help.

@@ -31,6 +31,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/specvalid"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
 )
@@ -156,7 +157,34 @@ func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration
 	status.ObservedGeneration = svc.Generation
 	var comps []state.Component
 	var applyErrs []error
+	if specErr := specvalid.Service(svc); specErr != nil {
+		// A spec the API would reject, stored by other means (migrate --allow-invalid): the children stay as
+		// they are until it is fixed.
+		comps = []state.Component{{Name: ComponentISVC, Dependency: state.DependencyDownstream, Errors: []error{specErr}}}
+	} else {
+		comps, applyErrs = ctl.observe(ctx, svc, &status)
+	}
 
+	out := state.Derive(state.Input{Components: comps, Previous: svc.Status.Conditions, Status: svc.Status.Status,
+		Generation: svc.Generation, Now: time.Now(), ServiceStatuses: true})
+	status.Conditions, status.Status = out.Conditions, out.Status
+	var applyErr error
+	if len(applyErrs) > 0 {
+		applyErr = applyErrs[0]
+	}
+	return manager.Finish(ctl.c.Recorder, svc, "AIMService "+key, !apiequality.Semantic.DeepEqual(status, svc.Status), func() error {
+		updated := svc.DeepCopy()
+		updated.Status = status
+		_, err := ctl.c.AIM.AimV1alpha1().AIMServices(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: FieldManager})
+		return err
+	}, out, applyErr)
+}
+
+// observe resolves the service's dependencies, applies its children and reports its components.
+func (ctl *Controller) observe(ctx context.Context, svc *aimv1.AIMService, status *aimv1.AIMServiceStatus) ([]state.Component, []error) {
+	namespace := svc.Namespace
+	var comps []state.Component
+	var applyErrs []error
 	rc, rcErr := runtimeconfig.Lookup(svc.Spec.RuntimeConfigName, namespace, ctl.configs, ctl.clusterConfigs)
 	rcComp := state.Component{Name: ComponentRuntimeConfig, Dependency: state.DependencyUpstream}
 	if rcErr != nil {
@@ -224,31 +252,18 @@ func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration
 	if isvcErr != nil {
 		comps = append(comps, state.Component{Name: ComponentISVC, Dependency: state.DependencyDownstream, Errors: []error{isvcErr}})
 	} else {
-		comps = append(comps, ctl.workload(ctx, svc, mres.Model, run, rc, live, mayApply, &status, &applyErrs)...)
+		comps = append(comps, ctl.workload(ctx, svc, mres.Model, run, rc, live, mayApply, status, &applyErrs)...)
 	}
 
 	// The route, independent of the InferenceService: a routing mistake fails the route only.
 	if mayApply {
-		comps = append(comps, ctl.route(ctx, svc, rc, &status, &applyErrs)...)
+		comps = append(comps, ctl.route(ctx, svc, rc, status, &applyErrs)...)
 	}
 
 	if status.Endpoint != nil && status.Routing != nil {
 		status.Endpoint.Path = status.Routing.Path
 	}
-
-	out := state.Derive(state.Input{Components: comps, Previous: svc.Status.Conditions, Status: svc.Status.Status,
-		Generation: svc.Generation, Now: time.Now(), ServiceStatuses: true})
-	status.Conditions, status.Status = out.Conditions, out.Status
-	var applyErr error
-	if len(applyErrs) > 0 {
-		applyErr = applyErrs[0]
-	}
-	return manager.Finish(ctl.c.Recorder, svc, "AIMService "+key, !apiequality.Semantic.DeepEqual(status, svc.Status), func() error {
-		updated := svc.DeepCopy()
-		updated.Status = status
-		_, err := ctl.c.AIM.AimV1alpha1().AIMServices(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: FieldManager})
-		return err
-	}, out, applyErr)
+	return comps, applyErrs
 }
 
 // cleanupCaches removes the shared caches a deleted service leaves unneeded.

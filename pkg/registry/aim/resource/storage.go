@@ -6,6 +6,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/registry/generic"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
@@ -119,4 +120,11 @@ func (d Definition[T]) KindName() string     { return d.Kind }
 
 func (d Definition[T]) NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (*REST, *StatusREST, error) {
 	return NewStorage(scheme, optsGetter, d)
+}
+
+// ValidateStored reports what the registry rejects in an object written by other means than a request (a
+// migration from CRDs): the create validation of its metadata and spec, and the validation of its status.
+func ValidateStored(ctx context.Context, main *REST, status *StatusREST, obj runtime.Object) field.ErrorList {
+	errs := main.CreateStrategy.Validate(ctx, obj)
+	return append(errs, status.store.UpdateStrategy.ValidateUpdate(ctx, obj, obj)...)
 }

@@ -70,8 +70,35 @@ func (s *Strategy[T]) AllowCreateOnUpdate() bool { return false }
 // so concurrent writers get 409 Conflict instead of silently overwriting each other.
 func (s *Strategy[T]) AllowUnconditionalUpdate() bool { return false }
 
+// ValidateUpdate ratchets, as kube-apiserver does for CRDs: an error the stored object already has (same field,
+// type and value) does not fail the update. Only an object stored by other means than a request can have one
+// (aim-apiserver migrate --allow-invalid); without the ratchet its labels and finalizers could not change, and
+// its deletion would hang on a finalizer nobody may remove. Changing the invalid field must make it valid.
 func (s *Strategy[T]) ValidateUpdate(_ context.Context, obj, old runtime.Object) field.ErrorList {
-	return s.def.ValidateUpdate(obj.(T), old.(T))
+	errs := s.def.ValidateUpdate(obj.(T), old.(T))
+	if len(errs) == 0 {
+		return nil
+	}
+	return ratchet(errs, s.def.Validate(old.(T)))
+}
+
+// ratchet drops from errs the errors stored already has.
+func ratchet(errs, stored field.ErrorList) field.ErrorList {
+	if len(stored) == 0 {
+		return errs
+	}
+	key := func(e *field.Error) string { return fmt.Sprintf("%s\x00%s\x00%#v", e.Type, e.Field, e.BadValue) }
+	had := make(map[string]bool, len(stored))
+	for _, e := range stored {
+		had[key(e)] = true
+	}
+	var out field.ErrorList
+	for _, e := range errs {
+		if !had[key(e)] {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func (s *Strategy[T]) WarningsOnUpdate(_ context.Context, obj, old runtime.Object) []string {

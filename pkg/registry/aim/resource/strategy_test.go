@@ -106,6 +106,33 @@ func TestStatusStrategyKeepsSpecAndMetadata(t *testing.T) {
 	}
 }
 
+// An object stored invalid (migrate --allow-invalid) takes metadata changes and a fix, not a new error.
+func TestValidateUpdateRatchetsStoredErrors(t *testing.T) {
+	s, _ := strategies()
+	ctx := context.Background()
+	old := service()
+	old.Spec.Replicas = ptr.To[int32](-1)
+	obj := old.DeepCopy()
+	obj.Finalizers = []string{"aim.eai.amd.com/template-cache-cleanup"}
+	if errs := s.ValidateUpdate(ctx, obj, old); len(errs) != 0 {
+		t.Errorf("finalizer added to a stored invalid object: %v", errs)
+	}
+	obj.Spec.Replicas = ptr.To[int32](-2)
+	if errs := s.ValidateUpdate(ctx, obj, old); len(errs) != 1 || errs[0].Field != "spec.replicas" {
+		t.Errorf("invalid field changed to another invalid value: %v", errs)
+	}
+	obj.Spec.Replicas = ptr.To[int32](2)
+	if errs := s.ValidateUpdate(ctx, obj, old); len(errs) != 0 {
+		t.Errorf("fixed: %v", errs)
+	}
+	valid := service()
+	obj = valid.DeepCopy()
+	obj.Spec.Replicas = ptr.To[int32](-1)
+	if errs := s.ValidateUpdate(ctx, obj, valid); len(errs) != 1 || errs[0].Field != "spec.replicas" {
+		t.Errorf("valid object made invalid: %v", errs)
+	}
+}
+
 func TestResetFields(t *testing.T) {
 	s, status := strategies()
 	has := func(set map[fieldpath.APIVersion]*fieldpath.Set, path ...string) bool {

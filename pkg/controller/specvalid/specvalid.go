@@ -1,0 +1,55 @@
+// Package specvalid reports what aim-apiserver's own validation rejects in an object that is already stored.
+// A request cannot store such an object; `aim-apiserver migrate --allow-invalid` can (aim-engine's CRDs
+// accepted more than aim-apiserver does). The controller then says so in the object's status instead of acting
+// on a spec the API would refuse.
+package specvalid
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/conversion"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+	"github.com/aim-apiserver/aim-apiserver/pkg/registry/aim/aimservice"
+)
+
+// Reason is the condition reason of a stored spec that fails validation (the reference's reason for an
+// invalid spec).
+const Reason = "InvalidSpec"
+
+// maxErrors bounds the message: the first few field errors say what to fix.
+const maxErrors = 3
+
+// Service is nil when svc passes the validation of a create, else an InvalidSpec error naming the fields.
+func Service(svc *aimv1.AIMService) error {
+	return check(svc, aimv1.Convert_v1alpha1_AIMService_To_aim_AIMService, aimservice.Definition().Validate)
+}
+
+// check converts a versioned object to the internal type the registry validates and runs the validation of
+// a create on it.
+func check[V any, I any](obj *V, convert func(*V, *I, conversion.Scope) error, validate func(*I) field.ErrorList) error {
+	internal := new(I)
+	if err := convert(obj, internal, nil); err != nil {
+		return state.NewError(state.InvalidSpec, Reason, "the stored object does not convert: %v", err)
+	}
+	return Error(validate(internal))
+}
+
+// Error turns field errors into one InvalidSpec error; nil for none.
+func Error(errs field.ErrorList) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	msgs := make([]string, 0, maxErrors)
+	for i, e := range errs {
+		if i == maxErrors {
+			msgs = append(msgs, fmt.Sprintf("and %d more", len(errs)-maxErrors))
+			break
+		}
+		msgs = append(msgs, e.Error())
+	}
+	return state.NewError(state.InvalidSpec, Reason, "the stored spec fails validation (fix it with kubectl edit): %s", strings.Join(msgs, "; "))
+}

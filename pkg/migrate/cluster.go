@@ -1,0 +1,368 @@
+package migrate
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+
+	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
+	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+)
+
+var (
+	crdGVR        = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	apiServiceGVR = schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}
+)
+
+const (
+	// apiServiceName is the APIService of the group version: kube-aggregator's CRD auto-registration creates it
+	// for aim-engine's CRDs, artifacts/deploy creates it for aim-apiserver.
+	apiServiceName = "v1alpha1." + aim.GroupName
+	// automanagedLabel marks an APIService the auto-registration owns; without it, it leaves the object alone,
+	// also when the CRDs go.
+	automanagedLabel = "kube-aggregator.kubernetes.io/automanaged"
+	// freezeName names the admission policy that stops writes to the CRDs while they are copied.
+	freezeName = "aim-migration-freeze"
+	// annotationRetry on a terminating CRD asks kube-apiserver's CRD finalizer to try again now.
+	annotationRetry = "aim.eai.amd.com/migrate-retry"
+	// Priorities of aim-apiserver's APIService (artifacts/deploy) and of an auto-registered one.
+	groupPriorityMinimum = 1000
+	versionPriority      = 15
+	crdVersionPriority   = 100
+)
+
+// cluster is the kube-apiserver side of a migration.
+type cluster struct {
+	kube    kubernetes.Interface
+	dynamic dynamic.Interface
+	config  *rest.Config
+}
+
+func newCluster(config *rest.Config) (*cluster, error) {
+	kube, err := kubernetes.NewForConfig(config)
+	if err != nil {
+		return nil, err
+	}
+	dyn, err := dynamic.NewForConfig(config)
+	if err != nil {
+		return nil, err
+	}
+	return &cluster{kube: kube, dynamic: dyn, config: config}, nil
+}
+
+// crds are the CustomResourceDefinitions of the AIM group.
+func (c *cluster) crds(ctx context.Context) ([]unstructured.Unstructured, error) {
+	list, err := c.dynamic.Resource(crdGVR).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("listing CRDs: %w", err)
+	}
+	var out []unstructured.Unstructured
+	for _, crd := range list.Items {
+		if group, _, _ := unstructured.NestedString(crd.Object, "spec", "group"); group == aim.GroupName {
+			out = append(out, crd)
+		}
+	}
+	return out, nil
+}
+
+// apiService is the APIService of the group version, nil when there is none.
+func (c *cluster) apiService(ctx context.Context) (*unstructured.Unstructured, error) {
+	as, err := c.dynamic.Resource(apiServiceGVR).Get(ctx, apiServiceName, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading APIService %s: %w", apiServiceName, err)
+	}
+	return as, nil
+}
+
+// switched says whether the APIService sends the group to the Service namespace/name.
+func switched(as *unstructured.Unstructured, namespace, name string) bool {
+	if as == nil {
+		return false
+	}
+	ns, _, _ := unstructured.NestedString(as.Object, "spec", "service", "namespace")
+	n, _, _ := unstructured.NestedString(as.Object, "spec", "service", "name")
+	return ns == namespace && n == name && as.GetLabels()[automanagedLabel] == ""
+}
+
+// switchAPIService points the APIService at aim-apiserver in one merge patch: removing the auto-registration
+// label hands the object over (the auto-registration reverts any change to an object that carries it), and
+// the spec names the Service and the CA of its certificate.
+func (c *cluster) switchAPIService(ctx context.Context, namespace, name string, port int32, caBundle []byte) error {
+	spec := map[string]any{
+		"group": aim.GroupName, "version": v1alpha1.SchemeGroupVersion.Version,
+		"service":               map[string]any{"namespace": namespace, "name": name, "port": port},
+		"caBundle":              base64.StdEncoding.EncodeToString(caBundle),
+		"insecureSkipTLSVerify": false, "groupPriorityMinimum": groupPriorityMinimum, "versionPriority": versionPriority,
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]any{automanagedLabel: nil}}, "spec": spec})
+	_, err := c.dynamic.Resource(apiServiceGVR).Patch(ctx, apiServiceName, types.MergePatchType, patch, metav1.PatchOptions{})
+	if apierrors.IsNotFound(err) {
+		obj := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+			"metadata": map[string]any{"name": apiServiceName}, "spec": spec,
+		}}
+		_, err = c.dynamic.Resource(apiServiceGVR).Create(ctx, obj, metav1.CreateOptions{})
+	}
+	if err != nil {
+		return fmt.Errorf("switching APIService %s to %s/%s: %w", apiServiceName, namespace, name, err)
+	}
+	return nil
+}
+
+// returnAPIService gives the APIService back to the CRD auto-registration, which makes it local again.
+func (c *cluster) returnAPIService(ctx context.Context) error {
+	patch, _ := json.Marshal(map[string]any{
+		"metadata": map[string]any{"labels": map[string]any{automanagedLabel: "true"}},
+		"spec": map[string]any{"service": nil, "caBundle": nil, "insecureSkipTLSVerify": nil,
+			"groupPriorityMinimum": groupPriorityMinimum, "versionPriority": crdVersionPriority},
+	})
+	if _, err := c.dynamic.Resource(apiServiceGVR).Patch(ctx, apiServiceName, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("returning APIService %s to the CRDs: %w", apiServiceName, err)
+	}
+	return nil
+}
+
+// waitAvailable waits until the APIService reports Available, and says why it did not.
+func (c *cluster) waitAvailable(ctx context.Context, timeout time.Duration) error {
+	var last string
+	err := wait.PollUntilContextTimeout(ctx, time.Second, timeout, true, func(ctx context.Context) (bool, error) {
+		as, err := c.apiService(ctx)
+		if err != nil || as == nil {
+			last = fmt.Sprint(err)
+			return false, nil
+		}
+		conds, _, _ := unstructured.NestedSlice(as.Object, "status", "conditions")
+		for _, raw := range conds {
+			cond, _ := raw.(map[string]any)
+			if cond["type"] == "Available" {
+				last = fmt.Sprintf("%v: %v", cond["reason"], cond["message"])
+				return cond["status"] == "True", nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		return fmt.Errorf("APIService %s is not Available after %s (%s): %w", apiServiceName, timeout, last, err)
+	}
+	return nil
+}
+
+// list reads every object of a resource of the group through kube-apiserver, page by page.
+func (c *cluster) list(ctx context.Context, gvr schema.GroupVersionResource) ([]unstructured.Unstructured, error) {
+	var out []unstructured.Unstructured
+	opts := metav1.ListOptions{Limit: 500}
+	for {
+		page, err := c.dynamic.Resource(gvr).List(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("listing %s: %w", gvr.Resource, err)
+		}
+		out = append(out, page.Items...)
+		if opts.Continue = page.GetContinue(); opts.Continue == "" {
+			return out, nil
+		}
+	}
+}
+
+// engineDeployment is a Deployment of aim-engine's controller.
+type engineDeployment struct {
+	Namespace, Name string
+	Replicas        int32 // desired
+	Running         int32 // pods that exist
+}
+
+// engineControllers finds aim-engine's controller: the Deployments named by refs, or else every Deployment
+// that runs an aim-engine image.
+func (c *cluster) engineControllers(ctx context.Context, refs []string) ([]engineDeployment, error) {
+	var out []engineDeployment
+	add := func(ns, name string, replicas *int32, running int32) {
+		out = append(out, engineDeployment{Namespace: ns, Name: name, Replicas: ptr.Deref(replicas, 1), Running: running})
+	}
+	if len(refs) > 0 {
+		for _, ref := range refs {
+			ns, name, _ := splitRef(ref)
+			d, err := c.kube.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			if err != nil {
+				return nil, fmt.Errorf("reading Deployment %s: %w", ref, err)
+			}
+			add(d.Namespace, d.Name, d.Spec.Replicas, d.Status.Replicas)
+		}
+		return out, nil
+	}
+	list, err := c.kube.AppsV1().Deployments(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("listing Deployments to find aim-engine: %w", err)
+	}
+	for _, d := range list.Items {
+		if slices.ContainsFunc(d.Spec.Template.Spec.Containers, func(ct corev1.Container) bool { return strings.Contains(ct.Image, "aim-engine") }) {
+			add(d.Namespace, d.Name, d.Spec.Replicas, d.Status.Replicas)
+		}
+	}
+	return out, nil
+}
+
+// username is who runs the migration, exempt from the freeze.
+func (c *cluster) username(ctx context.Context) (string, error) {
+	r, err := c.kube.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil {
+		return "", fmt.Errorf("finding out who runs the migration: %w", err)
+	}
+	return r.Status.UserInfo.Username, nil
+}
+
+// freeze stops every write to the group served by kube-apiserver (the CRDs) except the migration's own. The
+// policy does not reach aim-apiserver: admission of an aggregated API runs in the aggregated server.
+func (c *cluster) freeze(ctx context.Context, exempt string) error {
+	client := c.kube.AdmissionregistrationV1()
+	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: freezeName, Labels: map[string]string{"app.kubernetes.io/managed-by": "aim-apiserver-migrate"}},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
+			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+				RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete},
+					Rule: admissionregistrationv1.Rule{APIGroups: []string{aim.GroupName}, APIVersions: []string{"*"},
+						Resources: []string{"*/*"}, Scope: ptr.To(admissionregistrationv1.AllScopes)},
+				},
+			}}},
+			MatchConditions: []admissionregistrationv1.MatchCondition{{
+				Name: "not-the-migration", Expression: fmt.Sprintf("request.userInfo.username != %q", exempt),
+			}},
+			Validations: []admissionregistrationv1.Validation{{
+				Expression: "false",
+				Message:    "aim.eai.amd.com is being migrated to aim-apiserver: writes wait until `aim-apiserver migrate` finishes (or --rollback)",
+				Reason:     ptr.To(metav1.StatusReasonForbidden),
+			}},
+		},
+	}
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: freezeName, Labels: policy.Labels},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName: freezeName, ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
+		},
+	}
+	if _, err := client.ValidatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating the freeze policy: %w", err)
+	}
+	if _, err := client.ValidatingAdmissionPolicyBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating the freeze policy binding: %w", err)
+	}
+	return nil
+}
+
+// frozen proves the freeze holds: a dry-run create by another user (impersonated, with the administrator's
+// power, so that only admission can refuse it) is denied by the policy.
+func (c *cluster) frozen(ctx context.Context, gvr schema.GroupVersionResource, kind string, timeout time.Duration) error {
+	cfg := rest.CopyConfig(c.config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: "aim-migration-probe", Groups: []string{"system:masters"}}
+	probe, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": gvr.GroupVersion().String(), "kind": kind, "metadata": map[string]any{"name": "aim-migration-probe"},
+	}}
+	var last error
+	err = wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		_, last = probe.Resource(gvr).Create(ctx, obj, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return last != nil && strings.Contains(last.Error(), freezeName), nil
+	})
+	if err != nil {
+		return fmt.Errorf("the freeze policy does not hold after %s (last answer to a probe write: %v)", timeout, last)
+	}
+	return nil
+}
+
+// unfreeze removes the freeze.
+func (c *cluster) unfreeze(ctx context.Context) error {
+	client := c.kube.AdmissionregistrationV1()
+	err1 := client.ValidatingAdmissionPolicyBindings().Delete(ctx, freezeName, metav1.DeleteOptions{})
+	err2 := client.ValidatingAdmissionPolicies().Delete(ctx, freezeName, metav1.DeleteOptions{})
+	var errs []error
+	for _, err := range []error{err1, err2} {
+		if err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("removing the freeze policy: %w", err)
+	}
+	return nil
+}
+
+// caBundle reads ca.crt of aim-apiserver's serving Secret.
+func (c *cluster) caBundle(ctx context.Context, ref string) ([]byte, error) {
+	ns, name, _ := splitRef(ref)
+	s, err := c.kube.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		// kustomize's secretGenerator appends a content hash to the name: take the one such Secret.
+		list, lerr := c.kube.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{})
+		if lerr != nil {
+			return nil, fmt.Errorf("listing Secrets in %s for the APIService's caBundle: %w", ns, lerr)
+		}
+		var found []string
+		for i := range list.Items {
+			if suffix, ok := strings.CutPrefix(list.Items[i].Name, name+"-"); ok && len(suffix) == 10 && !strings.Contains(suffix, "-") {
+				s, found = &list.Items[i], append(found, list.Items[i].Name)
+			}
+		}
+		if len(found) == 1 {
+			err = nil
+		} else if len(found) > 1 {
+			return nil, fmt.Errorf("the serving Secret %s does not exist and several Secrets could be it (%s): pass --serving-secret", ref, strings.Join(found, ", "))
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the serving Secret %s for the APIService's caBundle: %w", ref, err)
+	}
+	ca := s.Data["ca.crt"]
+	if len(ca) == 0 {
+		return nil, fmt.Errorf("the serving Secret %s has no ca.crt for the APIService's caBundle", ref)
+	}
+	return ca, nil
+}
+
+// serviceReady checks that aim-apiserver's Service exists and has a ready endpoint.
+func (c *cluster) serviceReady(ctx context.Context, ref string) error {
+	ns, name, _ := splitRef(ref)
+	if _, err := c.kube.CoreV1().Services(ns).Get(ctx, name, metav1.GetOptions{}); err != nil {
+		return fmt.Errorf("aim-apiserver's Service %s: %w (install aim-apiserver first, without its APIService)", ref, err)
+	}
+	slices, err := c.kube.DiscoveryV1().EndpointSlices(ns).List(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + name})
+	if err != nil {
+		return fmt.Errorf("reading the endpoints of %s: %w", ref, err)
+	}
+	for _, s := range slices.Items {
+		for _, e := range s.Endpoints {
+			if ptr.Deref(e.Conditions.Ready, false) {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("aim-apiserver's Service %s has no ready endpoint: is aim-apiserver running?", ref)
+}

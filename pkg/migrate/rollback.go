@@ -1,0 +1,258 @@
+package migrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+// rollback gives the group back to aim-engine's CRDs with the same UIDs.
+//
+// Before the switch it undoes the copy: the CRD objects get their finalizers back, the copies leave
+// aim-apiserver's etcd (nothing has read them through the API), the freeze ends.
+//
+// After the switch aim-apiserver holds the truth, including what changed since the migration: the CRDs are
+// created again from the backup, every object aim-apiserver serves now is written into the CRDs' storage in
+// kube-apiserver's etcd with its UID (the API would give it a new one), and only then does the APIService go
+// back to the CRD auto-registration. aim-apiserver's objects stay in its etcd: a watch still open on
+// aim-apiserver must not see them deleted.
+func (m *migrator) rollback(ctx context.Context) error {
+	st, err := m.observe(ctx)
+	if err != nil {
+		return err
+	}
+	if st.backup == nil {
+		return fmt.Errorf("nothing to roll back: no backup in %s", m.o.BackupDir)
+	}
+	if !st.switched {
+		return m.rollbackBeforeSwitch(ctx, st)
+	}
+	return m.rollbackAfterSwitch(ctx, st)
+}
+
+func (m *migrator) rollbackBeforeSwitch(ctx context.Context, st *state) error {
+	if len(st.crds) == 0 {
+		return errors.New("the APIService does not point at aim-apiserver and no CRD of aim.eai.amd.com exists: nothing to roll back to")
+	}
+	m.logf("the switch did not happen: giving the CRD objects their finalizers back and removing the copies")
+	restored := 0
+	for uid, finalizers := range st.backup.StrippedFinalizers {
+		u := findUID(st.backup.Objects, uid)
+		if u == nil {
+			continue
+		}
+		k, err := m.store.kindOf(u)
+		if err != nil {
+			return err
+		}
+		cur, err := m.c.dynamic.Resource(k.GVR()).Namespace(u.GetNamespace()).Get(ctx, u.GetName(), metav1.GetOptions{})
+		if apierrors.IsNotFound(err) || err == nil && cur.GetUID() != uid {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		cur.SetFinalizers(union(cur.GetFinalizers(), finalizers))
+		if _, err := m.c.dynamic.Resource(k.GVR()).Namespace(u.GetNamespace()).Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("giving %s %s its finalizers back: %w", k.Kind, describe(u), err)
+		}
+		restored++
+	}
+	removed := 0
+	for i := range st.backup.Objects {
+		u := &st.backup.Objects[i]
+		k, err := m.store.kindOf(u)
+		if err != nil {
+			return err
+		}
+		ok, err := k.remove(ctx, u.GetNamespace(), u.GetName(), u.GetUID())
+		if err != nil {
+			return err
+		}
+		if ok {
+			removed++
+		}
+	}
+	st.backup.StrippedFinalizers = nil
+	if _, err := writeBackup(m.o.BackupDir, st.backup); err != nil {
+		return err
+	}
+	if err := m.c.unfreeze(ctx); err != nil {
+		return err
+	}
+	m.logf("rolled back: %d objects got their finalizers back, %d copies removed from aim-apiserver's etcd, writes to the CRDs allowed again",
+		restored, removed)
+	return nil
+}
+
+func (m *migrator) rollbackAfterSwitch(ctx context.Context, st *state) error {
+	var resources []string
+	for _, k := range m.store.kinds {
+		resources = append(resources, k.Resource)
+	}
+	crdStore, err := newCRDStore(m.o.KubeEtcd, resources)
+	if err != nil {
+		return err
+	}
+	defer crdStore.close()
+
+	// What aim-apiserver serves now, written down before anything changes.
+	var current []unstructured.Unstructured
+	for _, k := range m.store.kinds {
+		items, err := m.c.list(ctx, k.GVR())
+		if err != nil {
+			return fmt.Errorf("reading aim-apiserver's objects: %w", err)
+		}
+		for i := range items {
+			items[i].SetAPIVersion(k.GVR().GroupVersion().String())
+			items[i].SetKind(k.Kind)
+		}
+		current = append(current, items...)
+	}
+	saved := &Backup{Taken: m.now(), APIService: st.apiService, CRDs: st.backup.CRDs, Objects: current}
+	path, err := writeBackup(m.o.BackupDir+"/rollback", saved)
+	if err != nil {
+		return err
+	}
+	m.logf("read %d objects from aim-apiserver (saved to %s)", len(current), path)
+
+	// An object of a namespace that no longer exists could never be reached (nor deleted, its finalizers
+	// never removed) through the CRDs: it would keep its CRD from ever being deleted again.
+	namespaces, err := m.c.kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("listing namespaces: %w", err)
+	}
+	exists := map[string]bool{"": true}
+	for _, ns := range namespaces.Items {
+		exists[ns.Name] = true
+	}
+	kept := current[:0]
+	for _, u := range current {
+		if !exists[u.GetNamespace()] {
+			m.logf("  skipping %s %s: namespace %s does not exist", u.GetKind(), describe(&u), u.GetNamespace())
+			continue
+		}
+		kept = append(kept, u)
+	}
+	current = kept
+
+	if err := m.recreateCRDs(ctx, st.backup.CRDs); err != nil {
+		return err
+	}
+	for i := range current {
+		u := &current[i]
+		k, err := m.store.kindOf(u)
+		if err != nil {
+			return err
+		}
+		if err := crdStore.put(ctx, k.Resource, u); err != nil {
+			return fmt.Errorf("writing %s %s into the CRDs' storage: %w", k.Kind, describe(u), err)
+		}
+	}
+	m.logf("wrote %d objects into the CRDs' storage with their UIDs", len(current))
+
+	m.logf("returning APIService %s to the CRDs", apiServiceName)
+	if err := m.c.returnAPIService(ctx); err != nil {
+		return err
+	}
+	if err := m.waitLocal(ctx); err != nil {
+		return err
+	}
+	if err := m.verifyServed(ctx, current); err != nil {
+		return err
+	}
+	if err := m.c.unfreeze(ctx); err != nil {
+		return err
+	}
+	m.logf("rolled back: the CRDs serve aim.eai.amd.com with every object's UID. Scale aim-engine up again and stop " +
+		"aim-apiserver's controller (or uninstall aim-apiserver); its etcd still holds the objects.")
+	return nil
+}
+
+// recreateCRDs creates the CRDs of the backup that are missing and waits until they are Established.
+func (m *migrator) recreateCRDs(ctx context.Context, crds []unstructured.Unstructured) error {
+	for _, crd := range crds {
+		fresh := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": crd.GetAPIVersion(), "kind": crd.GetKind(),
+			"metadata": map[string]any{"name": crd.GetName(), "labels": toAny(crd.GetLabels()), "annotations": toAny(crd.GetAnnotations())},
+			"spec":     crd.Object["spec"],
+		}}
+		err := wait.PollUntilContextTimeout(ctx, time.Second, m.o.Timeout, true, func(ctx context.Context) (bool, error) {
+			cur, err := m.c.dynamic.Resource(crdGVR).Get(ctx, crd.GetName(), metav1.GetOptions{})
+			switch {
+			case apierrors.IsNotFound(err):
+				_, err = m.c.dynamic.Resource(crdGVR).Create(ctx, fresh, metav1.CreateOptions{})
+				return false, ignoreAlreadyExists(err)
+			case err != nil:
+				return false, nil
+			case cur.GetDeletionTimestamp() != nil:
+				return false, nil // an interrupted migration is still deleting it
+			}
+			conds, _, _ := unstructured.NestedSlice(cur.Object, "status", "conditions")
+			for _, raw := range conds {
+				if c, ok := raw.(map[string]any); ok && c["type"] == "Established" && c["status"] == "True" {
+					return true, nil
+				}
+			}
+			return false, nil
+		})
+		if err != nil {
+			return fmt.Errorf("CRD %s is not Established after %s: %w", crd.GetName(), m.o.Timeout, err)
+		}
+	}
+	m.logf("%d CRDs are Established", len(crds))
+	return nil
+}
+
+// waitLocal waits until the auto-registration owns the APIService again and it is Available.
+func (m *migrator) waitLocal(ctx context.Context) error {
+	var last string
+	err := wait.PollUntilContextTimeout(ctx, time.Second, m.o.Timeout, true, func(ctx context.Context) (bool, error) {
+		as, err := m.c.apiService(ctx)
+		if err != nil || as == nil {
+			return false, nil
+		}
+		last = describeAPIService(as)
+		svc, _, _ := unstructured.NestedMap(as.Object, "spec", "service")
+		return svc == nil && strings.Contains(last, automanagedLabel), nil
+	})
+	if err != nil {
+		return fmt.Errorf("APIService %s did not return to the CRDs (%s): %w", apiServiceName, last, err)
+	}
+	return m.c.waitAvailable(ctx, m.o.Timeout)
+}
+
+func findUID(objects []unstructured.Unstructured, uid types.UID) *unstructured.Unstructured {
+	for i := range objects {
+		if objects[i].GetUID() == uid {
+			return &objects[i]
+		}
+	}
+	return nil
+}
+
+func toAny(m map[string]string) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func ignoreAlreadyExists(err error) error {
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,234 @@
+package migrate
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	genericoptions "k8s.io/apiserver/pkg/server/options"
+	"k8s.io/apiserver/pkg/storage"
+
+	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
+	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/apiserver"
+	"github.com/aim-apiserver/aim-apiserver/pkg/fieldformat"
+	"github.com/aim-apiserver/aim-apiserver/pkg/registry/aim/resource"
+)
+
+// aimStore reads and writes AIM objects in aim-apiserver's etcd with the server's own storage (codec, keys,
+// storage version), but without the create strategy: UIDs, timestamps, generation, finalizers, owner
+// references and status are written as they are.
+type aimStore struct {
+	kinds  []*kindStore
+	format *fieldformat.Checker
+}
+
+// kindStore is the storage of one AIM kind.
+type kindStore struct {
+	Resource string
+	Kind     string
+	main     *resource.REST
+	status   *resource.StatusREST
+}
+
+func newAIMStore(etcd *genericoptions.EtcdOptions) (*aimStore, error) {
+	getter := &genericoptions.StorageFactoryRestOptionsFactory{
+		Options: *etcd, StorageFactory: &genericoptions.SimpleStorageFactory{StorageConfig: etcd.StorageConfig},
+	}
+	s := &aimStore{}
+	resources := map[string]string{}
+	for _, r := range apiserver.Resources() {
+		main, status, err := r.NewStorage(apiserver.Scheme, getter)
+		if err != nil {
+			s.close()
+			return nil, fmt.Errorf("opening aim-apiserver's storage of %s: %w", r.ResourceName(), err)
+		}
+		s.kinds = append(s.kinds, &kindStore{Resource: r.ResourceName(), Kind: r.KindName(), main: main, status: status})
+		resources[r.ResourceName()] = r.KindName()
+	}
+	format, err := fieldformat.New(apiserver.Scheme, v1alpha1.SchemeGroupVersion, resources, 3*1024*1024)
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	s.format = format
+	return s, nil
+}
+
+func (s *aimStore) close() {
+	for _, k := range s.kinds {
+		k.main.Destroy()
+	}
+}
+
+// kind is the storage of a resource of the group.
+func (s *aimStore) kind(resource string) (*kindStore, error) {
+	for _, k := range s.kinds {
+		if k.Resource == resource {
+			return k, nil
+		}
+	}
+	return nil, fmt.Errorf("aim-apiserver serves no resource %q", resource)
+}
+
+// kindOf is the storage of an object's kind.
+func (s *aimStore) kindOf(u *unstructured.Unstructured) (*kindStore, error) {
+	for _, k := range s.kinds {
+		if k.Kind == u.GetKind() {
+			return k, nil
+		}
+	}
+	return nil, fmt.Errorf("aim-apiserver serves no kind %q (%s)", u.GetKind(), describe(u))
+}
+
+// clusterKind is a cluster-scoped kind, for requests that need no namespace.
+func (s *aimStore) clusterKind() *kindStore {
+	for _, k := range s.kinds {
+		if !k.NamespaceScoped() {
+			return k
+		}
+	}
+	return s.kinds[0]
+}
+
+func schemaGVR(plural string) schema.GroupVersionResource {
+	return v1alpha1.SchemeGroupVersion.WithResource(plural)
+}
+
+// GVR is the resource's group, version and resource.
+func (k *kindStore) GVR() schema.GroupVersionResource {
+	return v1alpha1.SchemeGroupVersion.WithResource(k.Resource)
+}
+
+// NamespaceScoped says whether objects of the kind live in namespaces.
+func (k *kindStore) NamespaceScoped() bool { return k.main.NamespaceScoped() }
+
+func (k *kindStore) context(namespace string) context.Context {
+	return genericapirequest.WithNamespace(context.Background(), namespace)
+}
+
+func (k *kindStore) key(ctx context.Context, namespace, name string) (string, error) {
+	return k.main.KeyFunc(genericapirequest.WithNamespace(ctx, namespace), name)
+}
+
+// decode turns an object read from the CRDs into the internal type, as the server decodes a request: the
+// same field format check, conversion and defaults.
+func (s *aimStore) decode(k *kindStore, u *unstructured.Unstructured) (runtime.Object, field.ErrorList, error) {
+	data, err := json.Marshal(u)
+	if err != nil {
+		return nil, nil, err
+	}
+	if errs := s.format.CheckJSON(k.Resource, data); len(errs) > 0 {
+		return nil, errs, nil
+	}
+	obj, _, err := apiserver.Codecs.UniversalDecoder(aim.SchemeGroupVersion).Decode(data, nil, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("decoding %s %s: %w", k.Kind, describe(u), err)
+	}
+	return obj, nil, nil
+}
+
+// validate is what the server would reject in the object.
+func (k *kindStore) validate(obj runtime.Object) field.ErrorList {
+	m, _ := meta.Accessor(obj)
+	return resource.ValidateStored(k.context(m.GetNamespace()), k.main, k.status, obj)
+}
+
+// get reads an object; found is false when there is none.
+func (k *kindStore) get(ctx context.Context, namespace, name string) (runtime.Object, bool, error) {
+	key, err := k.key(ctx, namespace, name)
+	if err != nil {
+		return nil, false, err
+	}
+	out := k.main.New()
+	if err := k.main.Storage.Get(ctx, key, storage.GetOptions{}, out); err != nil {
+		if storage.IsNotFound(err) {
+			return nil, false, nil
+		}
+		return nil, false, fmt.Errorf("reading %s %s/%s from aim-apiserver's etcd: %w", k.Kind, namespace, name, err)
+	}
+	return out, true, nil
+}
+
+// create stores obj as it is.
+func (k *kindStore) create(ctx context.Context, obj runtime.Object) error {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return err
+	}
+	m.SetResourceVersion("")
+	key, err := k.key(ctx, m.GetNamespace(), m.GetName())
+	if err != nil {
+		return err
+	}
+	if err := k.main.Storage.Create(ctx, key, obj, k.main.New(), 0, false); err != nil {
+		return fmt.Errorf("writing %s %s into aim-apiserver's etcd: %w", k.Kind, describe(m), err)
+	}
+	return nil
+}
+
+// replaceFromSource makes the stored object with uid carry the source's metadata and spec; the status the
+// controller wrote since is kept.
+func (k *kindStore) replaceFromSource(ctx context.Context, src runtime.Object, uid types.UID) error {
+	m, err := meta.Accessor(src)
+	if err != nil {
+		return err
+	}
+	key, err := k.key(ctx, m.GetNamespace(), m.GetName())
+	if err != nil {
+		return err
+	}
+	return k.main.Storage.GuaranteedUpdate(ctx, key, k.main.New(), false, &storage.Preconditions{UID: &uid},
+		func(cur runtime.Object, _ storage.ResponseMeta) (runtime.Object, *uint64, error) {
+			next := src.DeepCopyObject()
+			copyStatus(next, cur)
+			nm, _ := meta.Accessor(next)
+			cm, _ := meta.Accessor(cur)
+			nm.SetResourceVersion(cm.GetResourceVersion())
+			return next, nil, nil
+		}, false, nil)
+}
+
+// remove deletes the stored object with uid, whatever its finalizers: used to undo a copy that never served.
+// It reports whether there was one.
+func (k *kindStore) remove(ctx context.Context, namespace, name string, uid types.UID) (bool, error) {
+	key, err := k.key(ctx, namespace, name)
+	if err != nil {
+		return false, err
+	}
+	err = k.main.Storage.Delete(ctx, key, k.main.New(), &storage.Preconditions{UID: &uid}, storage.ValidateAllObjectFunc,
+		false, nil, storage.DeleteOptions{})
+	switch {
+	case err == nil:
+		return true, nil
+	case storage.IsNotFound(err) || storage.IsInvalidObj(err):
+		// Not there, or another object's (the UID precondition failed): no copy of this one to remove.
+		return false, nil
+	}
+	return false, fmt.Errorf("removing %s %s/%s from aim-apiserver's etcd: %w", k.Kind, namespace, name, err)
+}
+
+// copyStatus sets dst's Status to src's; every AIM kind has one (resource.Definition checks it).
+func copyStatus(dst, src runtime.Object) {
+	reflect.ValueOf(dst).Elem().FieldByName("Status").Set(reflect.ValueOf(src).Elem().FieldByName("Status"))
+}
+
+type named interface {
+	GetNamespace() string
+	GetName() string
+}
+
+func describe(o named) string {
+	if o.GetNamespace() == "" {
+		return o.GetName()
+	}
+	return o.GetNamespace() + "/" + o.GetName()
+}

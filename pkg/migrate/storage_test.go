@@ -1,0 +1,160 @@
+package migrate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/registry/rest"
+
+	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
+	"github.com/aim-apiserver/aim-apiserver/pkg/embeddedetcd"
+	"github.com/aim-apiserver/aim-apiserver/pkg/localmode"
+)
+
+// startStore runs a real etcd and opens aim-apiserver's storage on it.
+func startStore(t *testing.T) *aimStore {
+	t.Helper()
+	dir := t.TempDir()
+	pki, err := localmode.EnsureEtcdPKI(filepath.Join(dir, "pki"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	etcd, err := embeddedetcd.Start(ctx, embeddedetcd.Options{Dir: filepath.Join(dir, "etcd"), CAFile: pki.CAFile,
+		CertFile: pki.ServerCertFile, KeyFile: pki.ServerKeyFile, UnsafeNoFsync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(etcd.Close)
+	o := NewOptions(&bytes.Buffer{})
+	tr := &o.Etcd.StorageConfig.Transport
+	tr.ServerList, tr.TrustedCAFile, tr.CertFile, tr.KeyFile = []string{etcd.ClientURL()}, pki.CAFile, pki.ClientCertFile, pki.ClientKeyFile
+	s, err := newAIMStore(o.Etcd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.close)
+	return s
+}
+
+// crdObject is an object as the CRDs serve it.
+func crdObject(t *testing.T, doc string) unstructured.Unstructured {
+	t.Helper()
+	var u unstructured.Unstructured
+	if err := json.Unmarshal([]byte(doc), &u.Object); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+const crdModel = `{"apiVersion":"aim.eai.amd.com/v1alpha1","kind":"AIMModel",
+ "metadata":{"name":"qwen","namespace":"team","uid":"6f1c2d3e-0000-4000-8000-000000000001","resourceVersion":"4711",
+  "generation":7,"creationTimestamp":"2026-01-02T03:04:05Z","labels":{"team":"a"},"annotations":{"note":"kept"},
+  "finalizers":["aim.eai.amd.com/cleanup"],
+  "ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"owner","uid":"6f1c2d3e-0000-4000-8000-0000000000ff"}]},
+ "spec":{"image":"registry.example/aim/qwen:1.0"},
+ "status":{"status":"Ready","observedGeneration":7,"conditions":[{"type":"Ready","status":"True","reason":"AllComponentsReady",
+  "message":"ready","lastTransitionTime":"2026-01-02T03:05:00Z"}]}}`
+
+// TestCopyKeepsWhatTheCRDsHad: a copied object reads back through the registry (as the API serves it) with
+// the CRD object's UID, creation time, generation, labels, annotations, finalizers, owners, spec and status.
+func TestCopyKeepsWhatTheCRDsHad(t *testing.T) {
+	s := startStore(t)
+	out := &bytes.Buffer{}
+	m := &migrator{o: &Options{Out: out}, store: s, now: time.Now}
+	src := crdObject(t, crdModel)
+	if err := m.copy(context.Background(), []unstructured.Unstructured{src}, true, nil); err != nil {
+		t.Fatal(err)
+	}
+	k, _ := s.kindOf(&src)
+	got, err := k.main.Get(genericapirequest.WithNamespace(context.Background(), "team"), "qwen", &metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mdl := got.(*aim.AIMModel)
+	want := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	if mdl.UID != src.GetUID() || !mdl.CreationTimestamp.Time.Equal(want) || mdl.Generation != 7 ||
+		mdl.Labels["team"] != "a" || mdl.Annotations["note"] != "kept" || len(mdl.Finalizers) != 1 ||
+		len(mdl.OwnerReferences) != 1 || mdl.OwnerReferences[0].Name != "owner" ||
+		mdl.Spec.Image != "registry.example/aim/qwen:1.0" || mdl.Status.Status != aim.AIMStatusReady ||
+		mdl.Status.ObservedGeneration != 7 || len(mdl.Status.Conditions) != 1 {
+		t.Errorf("copied object differs: %+v", mdl)
+	}
+
+	// Run again with a changed label: the copy follows the CRDs, the status the controller wrote stays.
+	degraded := got.DeepCopyObject().(*aim.AIMModel)
+	degraded.Status.Status = aim.AIMStatusDegraded
+	if _, _, err := k.status.Update(genericapirequest.WithNamespace(context.Background(), "team"), "qwen",
+		rest.DefaultUpdatedObjectInfo(degraded), rest.ValidateAllObjectFunc, rest.ValidateAllObjectUpdateFunc, false, &metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	src.SetLabels(map[string]string{"team": "b"})
+	if err := m.copy(context.Background(), []unstructured.Unstructured{src}, true, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = k.main.Get(genericapirequest.WithNamespace(context.Background(), "team"), "qwen", &metav1.GetOptions{})
+	if mdl := got.(*aim.AIMModel); mdl.Labels["team"] != "b" || mdl.Status.Status != aim.AIMStatusDegraded || mdl.UID != src.GetUID() {
+		t.Errorf("second run: labels %v status %s uid %s", mdl.Labels, mdl.Status.Status, mdl.UID)
+	}
+	if !strings.Contains(out.String(), "0 objects created, 1 updated") {
+		t.Errorf("progress: %s", out)
+	}
+
+	// An object of the same name with another UID is a conflict, never overwritten.
+	other := src.DeepCopy()
+	other.SetUID("6f1c2d3e-0000-4000-8000-000000000002")
+	err = m.copy(context.Background(), []unstructured.Unstructured{*other}, true, nil)
+	if err == nil || !strings.Contains(err.Error(), string(src.GetUID())) || !strings.Contains(err.Error(), string(other.GetUID())) {
+		t.Errorf("conflict: %v", err)
+	}
+
+	// A copy of an object deleted from the CRDs since the last run goes; one of another UID stays.
+	if err := m.copy(context.Background(), nil, true, map[types.UID]unstructured.Unstructured{other.GetUID(): *other}); err != nil {
+		t.Fatal(err)
+	}
+	if _, found, _ := k.get(context.Background(), "team", "qwen"); !found {
+		t.Error("removing another UID's copy removed this one")
+	}
+	if err := m.copy(context.Background(), nil, true, map[types.UID]unstructured.Unstructured{src.GetUID(): src}); err != nil {
+		t.Fatal(err)
+	}
+	if _, found, _ := k.get(context.Background(), "team", "qwen"); found {
+		t.Error("the copy of a deleted object stayed")
+	}
+}
+
+// TestCheckNamesTheField: what aim-apiserver would reject is reported with its field, a value that does not
+// decode too.
+func TestCheckNamesTheField(t *testing.T) {
+	s := startStore(t)
+	m := &migrator{o: &Options{Out: &bytes.Buffer{}}, store: s, now: time.Now}
+	objects := []unstructured.Unstructured{
+		crdObject(t, crdModel),
+		crdObject(t, `{"apiVersion":"aim.eai.amd.com/v1alpha1","kind":"AIMService","metadata":{"name":"chat","namespace":"team","uid":"u1"},
+			"spec":{"model":{"name":"qwen"},"replicas":-1}}`),
+		crdObject(t, `{"apiVersion":"aim.eai.amd.com/v1alpha1","kind":"AIMModel","metadata":{"name":"sized","namespace":"team","uid":"u2"},
+			"spec":{"image":"x:1","modelSources":[{"modelId":"org/m","sourceUri":"hf://org/m","size":"lots"}]}}`),
+	}
+	invalid, err := m.check(context.Background(), objects)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, inv := range invalid {
+		got[inv.Kind+" "+inv.Name] = inv.Errors.ToAggregate().Error()
+	}
+	if len(got) != 2 || !strings.Contains(got["AIMService team/chat"], "spec.replicas") ||
+		!strings.Contains(got["AIMModel team/sized"], "spec.modelSources[0].size") {
+		t.Errorf("invalid objects: %v", got)
+	}
+}
