@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/service"
 )
 
@@ -329,42 +330,19 @@ func compareContents(t *testing.T, stage string, before, after map[string]map[st
 	}
 }
 
-// holds reports whether a holds every field of b with its value (lists element by element).
+// holds reports whether a holds every field of b with its value (lists element by element); a duration may
+// read back in Go's canonical form (docs/compatibility.md): 24h is 24h0m0s.
 func holds(a, b any) bool {
-	switch bv := b.(type) {
-	case nil:
-		return true
-	case map[string]any:
-		av, ok := a.(map[string]any)
-		if !ok {
-			return false
+	return manager.HoldsWith(a, b, func(a, b any) bool {
+		as, aok := a.(string)
+		bs, bok := b.(string)
+		if aok && bok && as != bs {
+			ad, aerr := time.ParseDuration(as)
+			bd, berr := time.ParseDuration(bs)
+			return aerr == nil && berr == nil && ad == bd
 		}
-		for k, v := range bv {
-			if !holds(av[k], v) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		av, ok := a.([]any)
-		if !ok || len(av) != len(bv) {
-			return false
-		}
-		for i := range bv {
-			if !holds(av[i], bv[i]) {
-				return false
-			}
-		}
-		return true
-	case string:
-		// A duration reads back in Go's canonical form (docs/compatibility.md): 24h is 24h0m0s.
-		as, _ := a.(string)
-		ad, aerr := time.ParseDuration(as)
-		bd, berr := time.ParseDuration(bv)
-		return as == bv || (aerr == nil && berr == nil && ad == bd)
-	default:
 		return reflect.DeepEqual(a, b)
-	}
+	})
 }
 
 // TestMigrationFromAimEngine: a populated aim-engine installation moves onto aim-apiserver with every UID,

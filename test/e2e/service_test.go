@@ -131,6 +131,14 @@ func TestServiceRunsOnKServe(t *testing.T) {
 		t.Errorf("a running service or its children changed during resyncs: %s -> %s", before, after)
 	}
 
+	// A hand edit of a field the controller sets is reverted: the InferenceService's replicas, the route's path.
+	isvcReplicas := k.must("get", "inferenceservice", chat, "-n", ns, "-o", "jsonpath={.spec.predictor.minReplicas} {.spec.predictor.maxReplicas}")
+	k.must("patch", "inferenceservice", chat, "-n", ns, "--type=merge", "-p", `{"spec":{"predictor":{"minReplicas":5,"maxReplicas":5}}}`)
+	jsonpathEquals(t, 30*time.Second, isvcReplicas, "inferenceservice", chat, "-n", ns, "-o", "jsonpath={.spec.predictor.minReplicas} {.spec.predictor.maxReplicas}")
+	routePath := k.must("get", "httproute", route, "-n", ns, "-o", "jsonpath={.spec.rules[0].matches[0].path.value}")
+	k.must("patch", "httproute", route, "-n", ns, "--type=json", "-p", `[{"op":"replace","path":"/spec/rules/0/matches/0/path/value","value":"/edited-by-hand"}]`)
+	jsonpathEquals(t, 30*time.Second, routePath, "httproute", route, "-n", ns, "-o", "jsonpath={.spec.rules[0].matches[0].path.value}")
+
 	// Mutable fields reach the live InferenceService.
 	k.must("patch", "aimsvc", "chat", "-n", ns, "--type=merge", "-p", `{"spec":{"replicas":2}}`)
 	jsonpathEquals(t, 30*time.Second, "2 2", "inferenceservice", chat, "-n", ns, "-o", "jsonpath={.spec.predictor.minReplicas} {.spec.predictor.maxReplicas}")

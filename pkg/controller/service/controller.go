@@ -459,22 +459,27 @@ func metaObjects(list []runtime.Object) []metav1.Object {
 	return out
 }
 
-// apply server-side applies a child unless it carries the hash of the same desired object already.
+// apply server-side applies a child unless it carries the hash of the same desired object already and still
+// holds every field of it. The hash sees a desired object that changed (including fields it no longer sets,
+// which the apply removes); the comparison sees a hand edit of a field the controller sets, which the apply
+// reverts.
 func (ctl *Controller) apply(ctx context.Context, gvr schema.GroupVersionResource, obj runtime.Object, meta *metav1.ObjectMeta, live *unstructured.Unstructured) error {
 	data, err := json.Marshal(obj)
 	if err != nil {
 		return err
 	}
 	hash := naming.Hash(16, string(data))
-	if live != nil && live.GetAnnotations()[annotationSpecHash] == hash {
-		return nil
-	}
 	if meta.Annotations == nil {
 		meta.Annotations = map[string]string{}
 	}
 	meta.Annotations[annotationSpecHash] = hash
 	if data, err = json.Marshal(obj); err != nil {
 		return err
+	}
+	if live != nil && live.GetAnnotations()[annotationSpecHash] == hash {
+		if drifted, err := manager.Drifted(live.Object, data); err != nil || !drifted {
+			return err
+		}
 	}
 	_, err = ctl.c.Dynamic.Resource(gvr).Namespace(meta.Namespace).Patch(ctx, meta.Name, types.ApplyPatchType, data,
 		metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)})
