@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sync"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -54,8 +53,8 @@ type Controller struct {
 	jobs             batchlisters.JobLister
 	pods             corelisters.PodLister
 
-	// slots serializes counting and creating discovery Jobs, so the concurrency limit holds exactly.
-	slots sync.Mutex
+	// slots hands out discovery Job slots, so maxConcurrentJobs holds exactly.
+	slots *jobSlots
 	ns    *manager.Controller
 	cl    *manager.Controller
 }
@@ -71,6 +70,7 @@ func Register(m *manager.Manager, backoff discovery.Backoff) error {
 		configs: v.AIMRuntimeConfigs().Lister(), clusterConfigs: v.AIMClusterRuntimeConfigs().Lister(),
 		caches: v.AIMTemplateCaches().Lister(), nodes: k.Core().V1().Nodes().Lister(), jobs: k.Batch().V1().Jobs().Lister(), pods: k.Core().V1().Pods().Lister(),
 	}
+	ctl.slots = newJobSlots(ctl.activeDiscoveryJobs, ctl.jobCached)
 	ctl.ns = manager.NewController("servicetemplate", manager.ReconcilerFunc(ctl.reconcileNamespaced))
 	ctl.cl = manager.NewController("clusterservicetemplate", manager.ReconcilerFunc(ctl.reconcileCluster))
 
@@ -291,24 +291,30 @@ func (ctl *Controller) activeDiscoveryJobs() int {
 	return active
 }
 
-// createJob applies a discovery Job if a slot is still free; the count and the create hold one lock, so
-// concurrent workers cannot overshoot the limit. It reports false, without error, when the slot is gone.
-func (ctl *Controller) createJob(ctx context.Context, job *batchv1.Job, limit int32) (bool, error) {
-	ctl.slots.Lock()
-	defer ctl.slots.Unlock()
-	if ctl.activeDiscoveryJobs() >= int(limit) {
-		return false, nil
+// jobCached reports whether the informer cache shows the Job namespace/name.
+func (ctl *Controller) jobCached(key string) bool {
+	namespace, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return false
 	}
+	_, err = ctl.jobs.Jobs(namespace).Get(name)
+	return err == nil
+}
+
+// createJob applies a discovery Job if a slot is still free. It reports false, without error, when none is.
+func (ctl *Controller) createJob(ctx context.Context, job *batchv1.Job, limit int32) (bool, error) {
 	data, err := json.Marshal(job)
 	if err != nil {
 		return false, err
 	}
-	_, err = ctl.c.Kube.BatchV1().Jobs(job.Namespace).Patch(ctx, job.Name, types.ApplyPatchType, data,
-		metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)})
-	if err != nil {
-		return false, fmt.Errorf("applying discovery Job %s/%s: %w", job.Namespace, job.Name, err)
-	}
-	return true, nil
+	return ctl.slots.take(limit, job.Namespace+"/"+job.Name, func() error {
+		_, err := ctl.c.Kube.BatchV1().Jobs(job.Namespace).Patch(ctx, job.Name, types.ApplyPatchType, data,
+			metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)})
+		if err != nil {
+			return fmt.Errorf("applying discovery Job %s/%s: %w", job.Namespace, job.Name, err)
+		}
+		return nil
+	})
 }
 
 // applyCache creates or updates the owned template cache and returns it; a cache that already matches

@@ -1,0 +1,31 @@
+package expectations
+
+import (
+	"testing"
+	"time"
+)
+
+func TestPendingUntilSeenOrExpired(t *testing.T) {
+	now := time.Unix(1000, 0)
+	c := NewCreations(time.Minute)
+	c.now = func() time.Time { return now }
+	c.Expect("ns/a")
+	c.Expect("ns/b")
+	cache := map[string]bool{}
+	seen := func(k string) bool { return cache[k] }
+	if n := c.Pending(seen); n != 2 {
+		t.Fatalf("pending before the cache shows anything = %d, want 2", n)
+	}
+	cache["ns/a"] = true
+	if n := c.Pending(seen); n != 1 {
+		t.Fatalf("pending once the cache shows a = %d, want 1", n)
+	}
+	delete(cache, "ns/a") // a finished and went: the cache counts it no longer, and neither do we
+	if n := c.Pending(seen); n != 1 {
+		t.Fatalf("pending after a left the cache = %d, want 1", n)
+	}
+	now = now.Add(2 * time.Minute)
+	if n := c.Pending(seen); n != 0 {
+		t.Fatalf("pending after the TTL = %d, want 0", n)
+	}
+}
