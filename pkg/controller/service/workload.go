@@ -327,8 +327,8 @@ func unionSecrets(lists ...[]corev1.LocalObjectReference) []corev1.LocalObjectRe
 
 // RoutePlan is what the service does about its HTTPRoute.
 type RoutePlan struct {
-	// Route is the route to apply; nil when routing is off or broken (then any existing route is deleted or kept
-	// as it is, see Keep).
+	// Route is the route to apply; nil when routing is off (an existing route is deleted) or broken (an
+	// existing route is kept as it is).
 	Route *gateway.Input
 	// Path is the routed path.
 	Path string

@@ -75,8 +75,9 @@ type Output struct {
 	Conditions  []metav1.Condition
 	Status      aimv1.AIMStatus
 	Transitions []Transition
-	// Retry is true when infrastructure errors should be retried with backoff; Blocked when the user must fix
-	// something first, so applying children is skipped until a watch event.
+	// Retry is true when infrastructure errors should be retried with backoff. Blocked is true when the user
+	// must fix something first (credentials, the spec, a missing reference): retrying cannot help, a watch event
+	// brings the object back. Each controller decides itself which children it still applies then.
 	Retry, Blocked bool
 }
 

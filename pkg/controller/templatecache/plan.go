@@ -25,6 +25,7 @@ import (
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/env"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
@@ -48,9 +49,6 @@ const (
 
 	KindNamespaced = "AIMServiceTemplate"
 	KindCluster    = "AIMClusterServiceTemplate"
-
-	// MountRoot is where inference pods mount artifacts: <MountRoot>/<modelId>.
-	MountRoot = "/workspace/cache/"
 
 	// ReasonTemplateNotFound is the reason of a template that does not exist (in the cache's scope).
 	ReasonTemplateNotFound = "ReferenceNotFound"
@@ -174,7 +172,7 @@ func PlanCache(o Observation) Plan {
 			p.Create = append(p.Create, desired)
 		}
 		entry := aimv1.AIMTemplateCacheArtifactStatus{Name: desired.Name, Model: src.ModelID,
-			Status: aimv1.AIMStatusPending, MountPoint: MountRoot + src.ModelID}
+			Status: aimv1.AIMStatusPending, MountPoint: kserve.CacheMountPath(src.ModelID)}
 		if cur != nil {
 			entry.Name, entry.UID, entry.PersistentVolumeClaim = cur.Name, cur.UID, cur.Status.PersistentVolumeClaim
 			entry.Status = aimv1.AIMStatus(cmp.Or(string(cur.Status.Status), string(aimv1.AIMStatusPending)))
