@@ -277,12 +277,31 @@ func aimObjects(t *testing.T, want map[string]string) map[string]string {
 }
 
 // aimContents reads the objects of want as kubectl lists them: kind/namespace/name -> the content a migration
-// keeps apart from status (which the controller rewrites at once): metadata without resourceVersion and
+// keeps apart from status (which the controller rewrites once it serves): metadata without resourceVersion and
 // managedFields, and spec.
 func aimContents(t *testing.T, want map[string]string) map[string]map[string]any {
 	t.Helper()
+	return contentsOf(t, admin(t).must("get", "aim", "-A", "-o", "json"), want, false)
+}
+
+// aimStored lists the AIM objects aim-apiserver itself serves, past the aggregator (which may still route the
+// group to the CRDs), with their status.
+func aimStored(t *testing.T, want map[string]string) map[string]map[string]any {
+	t.Helper()
+	port := os.Getenv("AIM_PORT")
+	if port == "" {
+		port = "18443"
+	}
+	out := admin(t).must("--server", "https://127.0.0.1:"+port, "--tls-server-name", "localhost",
+		"--certificate-authority", filepath.Join(root, "artifacts", "deploy", "certs", "ca.crt"), "get", "aim", "-A", "-o", "json")
+	return contentsOf(t, out, want, true)
+}
+
+// contentsOf picks the objects of want from a kubectl list.
+func contentsOf(t *testing.T, listJSON string, want map[string]string, withStatus bool) map[string]map[string]any {
+	t.Helper()
 	var list struct{ Items []map[string]any }
-	must(t, json.Unmarshal([]byte(admin(t).must("get", "aim", "-A", "-o", "json")), &list))
+	must(t, json.Unmarshal([]byte(listJSON), &list))
 	got := map[string]map[string]any{}
 	for _, item := range list.Items {
 		meta, _ := item["metadata"].(map[string]any)
@@ -291,6 +310,9 @@ func aimContents(t *testing.T, want map[string]string) map[string]map[string]any
 			continue
 		}
 		kept := map[string]any{"spec": item["spec"]}
+		if withStatus {
+			kept["status"] = item["status"]
+		}
 		for _, f := range []string{"uid", "creationTimestamp", "generation", "labels", "annotations", "finalizers", "ownerReferences"} {
 			kept[f] = meta[f]
 		}
@@ -493,12 +515,20 @@ spec: {model: {name: mig-model}, replicas: -1}
 	delete(uids, "AIMService/"+ns+"/mig-broken")
 
 	crdContents := aimContents(t, uids)
+	crdWithStatus := contentsOf(t, k.must("get", "aim", "-A", "-o", "json"), uids, true)
 	if len(crdContents) != len(uids) {
 		t.Fatalf("read %d objects through the CRDs, want %d", len(crdContents), len(uids))
 	}
 
 	// Killed after the copy, killed after the switch, then run to the end.
 	killMigrateAt(t, migrateArgs(t, backup), "objects created")
+	// The copies as stored, status included: the freeze the killed run left holds aim-apiserver's controller back
+	// too, so nothing has rewritten them yet.
+	stored := aimStored(t, uids)
+	if len(stored) != len(uids) {
+		t.Errorf("aim-apiserver stores %d of the %d objects after the copy", len(stored), len(uids))
+	}
+	compareContents(t, "aim-apiserver's storage after the copy", crdWithStatus, stored)
 	killMigrateAt(t, migrateArgs(t, backup), "is Available")
 	out, err = runMigrate(t, migrateArgs(t, backup))
 	must(t, err)
