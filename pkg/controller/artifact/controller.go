@@ -67,7 +67,7 @@ func Register(m *manager.Manager) error {
 		accounts: k.Core().V1().ServiceAccounts().Lister(), bindings: k.Rbac().V1().RoleBindings().Lister(),
 		events: m.WarningEvents.Core().V1().Events().Lister(),
 	}
-	ctl.ctl = manager.NewController("artifact", manager.ReconcilerFunc(ctl.reconcile))
+	ctl.ctl = manager.NewController("artifact", manager.ReconcilerFunc(ctl.reconcile), v.AIMArtifacts().Informer().GetStore())
 	owners := manager.Owners{"AIMArtifact": {Controller: ctl.ctl, Namespaced: true}}
 	all := ctl.enqueueHandler(func(metav1.Object) string { return "" })
 	inNamespace := ctl.enqueueHandler(func(m metav1.Object) string { return m.GetNamespace() })
@@ -277,7 +277,7 @@ func (ctl *Controller) enqueueHandler(namespaceOf func(metav1.Object) string) ca
 			return
 		}
 		for _, a := range list {
-			ctl.ctl.Queue.Add(a.Namespace + "/" + a.Name)
+			ctl.ctl.Add(a.Namespace + "/" + a.Name)
 		}
 	}
 	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}

@@ -106,9 +106,9 @@ func (o Owners) EnqueueRefs(namespace string, refs []metav1.OwnerReference) {
 			continue
 		}
 		if oc.Namespaced {
-			oc.Controller.Queue.Add(namespace + "/" + r.Name)
+			oc.Controller.Add(namespace + "/" + r.Name)
 		} else {
-			oc.Controller.Queue.Add(r.Name)
+			oc.Controller.Add(r.Name)
 		}
 	}
 }

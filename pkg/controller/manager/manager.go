@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,7 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	kubeinformers "k8s.io/client-go/informers"
@@ -115,19 +113,65 @@ type Clients struct {
 	Options       Options
 }
 
-// Controller is a named reconciler with its queue.
+// Controller is a named reconciler with a queue per leadership term. Between terms it has no queue and drops
+// what is added: the next term starts by queuing every key of the controller's primary objects, so nothing that
+// changed meanwhile is missed, and no key of an old term is reconciled after leadership is lost.
 type Controller struct {
 	Name       string
 	Reconciler Reconciler
-	Queue      workqueue.TypedRateLimitingInterface[string]
+	// primary list the keys every term starts with (informer stores of the reconciled kinds).
+	primary []cache.KeyLister
+
+	mu    sync.RWMutex
+	queue workqueue.TypedRateLimitingInterface[string]
 }
 
-// NewController returns a controller whose failures back off exponentially from 100 ms to 5 minutes.
-func NewController(name string, r Reconciler) *Controller {
+// NewController returns a controller of the objects whose keys primary lists; its failures back off
+// exponentially from 100 ms to 5 minutes.
+func NewController(name string, r Reconciler, primary ...cache.KeyLister) *Controller {
+	return &Controller{Name: name, Reconciler: r, primary: primary}
+}
+
+// Keys is a fixed list of keys, for a controller of something other than objects.
+type Keys []string
+
+// ListKeys returns the keys.
+func (k Keys) ListKeys() []string { return k }
+
+// startTerm gives the controller a new queue holding every primary key.
+func (c *Controller) startTerm() workqueue.TypedRateLimitingInterface[string] {
 	q := workqueue.NewTypedRateLimitingQueueWithConfig(
 		workqueue.NewTypedItemExponentialFailureRateLimiter[string](100*time.Millisecond, 5*time.Minute),
-		workqueue.TypedRateLimitingQueueConfig[string]{Name: name})
-	return &Controller{Name: name, Reconciler: r, Queue: q}
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: c.Name})
+	for _, p := range c.primary {
+		for _, key := range p.ListKeys() {
+			q.Add(key)
+		}
+	}
+	c.mu.Lock()
+	c.queue = q
+	c.mu.Unlock()
+	return q
+}
+
+// endTerm shuts the term's queue down: workers stop after the key they are on, the rest is dropped.
+func (c *Controller) endTerm() {
+	c.mu.Lock()
+	q := c.queue
+	c.queue = nil
+	c.mu.Unlock()
+	if q != nil {
+		q.ShutDown()
+	}
+}
+
+// Add queues a key in the current term; between terms it is dropped (the next term lists every key).
+func (c *Controller) Add(key string) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.queue != nil {
+		c.queue.Add(key)
+	}
 }
 
 // Enqueue adds an object's key.
@@ -137,7 +181,7 @@ func (c *Controller) Enqueue(obj any) {
 		utilruntime.HandleError(fmt.Errorf("%s: computing key: %w", c.Name, err))
 		return
 	}
-	c.Queue.Add(key)
+	c.Add(key)
 }
 
 // Handler enqueues the object itself on every event.
@@ -324,57 +368,50 @@ func userAgent(identity string) string {
 	return "aim-apiserver-controller/" + identity
 }
 
-// stopKeyPrefix marks the keys that end a worker at the end of a leadership term. Queues live across terms
-// (a replica that loses the Lease may win it back, and what changed meanwhile is still queued), so workers are
-// stopped by these keys rather than by shutting the queues down. No object key starts with a NUL byte.
-const stopKeyPrefix = "\x00stop-"
-
-// runWorkers processes the queues until ctx is done, then stops the workers and returns.
+// runWorkers processes the controllers' queues of one leadership term until ctx is done, then shuts the queues
+// down and returns when every worker has stopped.
 func (m *Manager) runWorkers(ctx context.Context) {
 	var wg sync.WaitGroup
 	for _, c := range m.controllers {
+		q := c.startTerm()
 		for range m.Options.Workers {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				wait.UntilWithContext(ctx, func(ctx context.Context) {
-					for m.processNext(ctx, c) {
-					}
-				}, time.Second)
+				for m.processNext(ctx, c, q) {
+				}
 			}()
 		}
 	}
 	<-ctx.Done()
 	for _, c := range m.controllers {
-		for i := range m.Options.Workers {
-			c.Queue.Add(fmt.Sprintf("%s%d", stopKeyPrefix, i))
-		}
+		c.endTerm()
 	}
 	wg.Wait()
 }
 
-// processNext reconciles one key; it returns false when the worker should stop.
-func (m *Manager) processNext(ctx context.Context, c *Controller) bool {
-	key, quit := c.Queue.Get()
+// processNext reconciles one key; it returns false when the worker should stop: the queue is shut down, or the
+// term ended while the worker waited (a reconcile never starts with a cancelled context).
+func (m *Manager) processNext(ctx context.Context, c *Controller, q workqueue.TypedRateLimitingInterface[string]) bool {
+	key, quit := q.Get()
 	if quit {
 		return false
 	}
-	defer c.Queue.Done(key)
-	if strings.HasPrefix(key, stopKeyPrefix) {
-		c.Queue.Forget(key)
-		return ctx.Err() == nil
+	defer q.Done(key)
+	if ctx.Err() != nil {
+		return false
 	}
 	after, err := c.Reconciler.Reconcile(ctx, key)
 	switch {
 	case err != nil:
 		klog.FromContext(ctx).V(2).Info("Reconcile failed; retrying with backoff", "controller", c.Name, "key", key, "err", err)
 		utilruntime.HandleError(fmt.Errorf("%s %q: %w", c.Name, key, err))
-		c.Queue.AddRateLimited(key)
+		q.AddRateLimited(key)
 	case after > 0:
-		c.Queue.Forget(key)
-		c.Queue.AddAfter(key, after)
+		q.Forget(key)
+		q.AddAfter(key, after)
 	default:
-		c.Queue.Forget(key)
+		q.Forget(key)
 	}
 	return true
 }

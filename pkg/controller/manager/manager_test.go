@@ -5,36 +5,58 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"k8s.io/client-go/tools/cache"
 )
 
-// TestWorkersSurviveALeadershipTerm: a replica that loses the Lease and wins it back reconciles again, and what
-// was queued between the terms is not lost.
-func TestWorkersSurviveALeadershipTerm(t *testing.T) {
+// keyStore is a primary store whose keys the test sets.
+type keyStore struct {
+	mu   sync.Mutex
+	keys []string
+}
+
+func (s *keyStore) set(keys ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.keys = keys
+}
+
+func (s *keyStore) ListKeys() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.keys...)
+}
+
+var _ cache.KeyLister = &keyStore{}
+
+// TestEveryTermStartsFromThePrimaryKeys: a replica that loses the Lease and wins it back reconciles every object
+// again, including what changed while another replica led (adds between terms are dropped, not kept).
+func TestEveryTermStartsFromThePrimaryKeys(t *testing.T) {
 	var mu sync.Mutex
 	seen := map[string]int{}
+	store := &keyStore{}
 	c := NewController("test", ReconcilerFunc(func(_ context.Context, key string) (time.Duration, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		seen[key]++
 		return 0, nil
-	}))
+	}), store)
 	m := &Manager{Clients: Clients{Options: Options{Workers: 2}}, controllers: []*Controller{c}}
-	processed := func(key string) bool {
+	count := func(key string) int {
 		mu.Lock()
 		defer mu.Unlock()
-		return seen[key] > 0
+		return seen[key]
 	}
-	waitFor := func(key string) {
+	waitFor := func(key string, n int) {
 		t.Helper()
 		deadline := time.Now().Add(5 * time.Second)
-		for !processed(key) {
+		for count(key) < n {
 			if time.Now().After(deadline) {
-				t.Fatalf("%s was not reconciled", key)
+				t.Fatalf("%s was reconciled %d times, want %d", key, count(key), n)
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
-
 	term := func() (stop func()) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
@@ -49,23 +71,63 @@ func TestWorkersSurviveALeadershipTerm(t *testing.T) {
 		}
 	}
 
+	store.set("ns/a")
 	stop := term()
-	c.Queue.Add("ns/first")
-	waitFor("ns/first")
+	waitFor("ns/a", 1)
+	c.Add("ns/event")
+	waitFor("ns/event", 1)
 	stop()
 
-	c.Queue.Add("ns/between") // an event while another replica leads
+	c.Add("ns/between") // an event while another replica leads: dropped
+	store.set("ns/a", "ns/between")
 	stop = term()
-	waitFor("ns/between")
-	c.Queue.Add("ns/second")
-	waitFor("ns/second")
+	waitFor("ns/a", 2)
+	waitFor("ns/between", 1)
 	stop()
+	if n := count("ns/between"); n != 1 {
+		t.Errorf("ns/between reconciled %d times, want once (from the new term's list)", n)
+	}
+}
 
+// TestNoReconcileAfterTheTermEnds: keys still queued when leadership is lost are dropped, and no reconcile
+// starts with a cancelled context.
+func TestNoReconcileAfterTheTermEnds(t *testing.T) {
+	started := make(chan struct{})
+	release := make(chan struct{})
+	var mu sync.Mutex
+	var reconciled []string
+	cancelledAtStart := false
+	c := NewController("test", ReconcilerFunc(func(ctx context.Context, key string) (time.Duration, error) {
+		mu.Lock()
+		reconciled = append(reconciled, key)
+		cancelledAtStart = cancelledAtStart || ctx.Err() != nil
+		first := len(reconciled) == 1
+		mu.Unlock()
+		if first {
+			close(started)
+			<-release
+		}
+		return 0, nil
+	}), Keys{"ns/busy"})
+	m := &Manager{Clients: Clients{Options: Options{Workers: 1}}, controllers: []*Controller{c}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { m.runWorkers(ctx); close(done) }()
+	<-started
+	for _, k := range []string{"ns/1", "ns/2", "ns/3"} {
+		c.Add(k)
+	}
+	cancel()
+	time.Sleep(50 * time.Millisecond) // the term ends while the worker is busy
+	close(release)
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("workers did not stop")
+	}
 	mu.Lock()
 	defer mu.Unlock()
-	for k := range seen {
-		if len(k) > 0 && k[0] == 0 {
-			t.Errorf("a stop key reached the reconciler: %q", k)
-		}
+	if len(reconciled) != 1 || cancelledAtStart {
+		t.Errorf("reconciled %v after the term ended (cancelled at start: %v)", reconciled, cancelledAtStart)
 	}
 }

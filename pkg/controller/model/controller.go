@@ -56,8 +56,8 @@ func Register(m *manager.Manager, fetcher imagemeta.Fetcher) error {
 		templates: v.AIMServiceTemplates().Lister(), clusterTemplates: v.AIMClusterServiceTemplates().Lister(),
 		configs: v.AIMRuntimeConfigs().Lister(), clusterConfigs: v.AIMClusterRuntimeConfigs().Lister(),
 	}
-	ns := manager.NewController("model", manager.ReconcilerFunc(ctl.reconcileNamespaced))
-	cl := manager.NewController("clustermodel", manager.ReconcilerFunc(ctl.reconcileCluster))
+	ns := manager.NewController("model", manager.ReconcilerFunc(ctl.reconcileNamespaced), v.AIMModels().Informer().GetStore())
+	cl := manager.NewController("clustermodel", manager.ReconcilerFunc(ctl.reconcileCluster), v.AIMClusterModels().Informer().GetStore())
 	owners := manager.Owners{"AIMModel": {Controller: ns, Namespaced: true}, "AIMClusterModel": {Controller: cl}}
 	for _, h := range []struct {
 		inf cache.SharedIndexInformer

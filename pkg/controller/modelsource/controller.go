@@ -55,7 +55,7 @@ func Register(m *manager.Manager) error {
 	v := m.AIMInformers.Aim().V1alpha1()
 	ctl := &Controller{c: m.Clients, sources: v.AIMClusterModelSources().Lister(), models: v.AIMClusterModels().Lister(),
 		newLister: newRegistryLister, now: time.Now}
-	c := manager.NewController("clustermodelsource", manager.ReconcilerFunc(ctl.reconcile))
+	c := manager.NewController("clustermodelsource", manager.ReconcilerFunc(ctl.reconcile), v.AIMClusterModelSources().Informer().GetStore())
 	owners := manager.Owners{"AIMClusterModelSource": {Controller: c}}
 	// The controller's own status writes are no news: only spec, label and annotation changes are.
 	if _, err := v.AIMClusterModelSources().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{

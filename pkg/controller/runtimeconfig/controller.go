@@ -53,8 +53,8 @@ func Register(m *manager.Manager) error {
 		namespace: v.AIMRuntimeConfigs().Lister(), cluster: v.AIMClusterRuntimeConfigs().Lister(),
 		consumers: newConsumerListers(m),
 	}
-	ns := manager.NewController(controllerName, manager.ReconcilerFunc(ctl.reconcileNamespaced))
-	cl := manager.NewController(clusterCtlrName, manager.ReconcilerFunc(ctl.reconcileCluster))
+	ns := manager.NewController(controllerName, manager.ReconcilerFunc(ctl.reconcileNamespaced), v.AIMRuntimeConfigs().Informer().GetStore())
+	cl := manager.NewController(clusterCtlrName, manager.ReconcilerFunc(ctl.reconcileCluster), v.AIMClusterRuntimeConfigs().Informer().GetStore())
 	if _, err := v.AIMRuntimeConfigs().Informer().AddEventHandler(ns.Handler()); err != nil {
 		return err
 	}
@@ -89,9 +89,9 @@ func enqueueConsumer(ns, cl *manager.Controller, obj any) {
 		return
 	}
 	if namespace != "" {
-		ns.Queue.Add(namespace + "/" + name)
+		ns.Add(namespace + "/" + name)
 	}
-	cl.Queue.Add(name)
+	cl.Add(name)
 }
 
 func (ctl *Controller) reconcileNamespaced(ctx context.Context, key string) (time.Duration, error) {

@@ -81,7 +81,7 @@ func Register(m *manager.Manager) error {
 		caches: v.AIMTemplateCaches().Lister(), artifacts: v.AIMArtifacts().Lister(), nodes: k.Core().V1().Nodes().Lister(), pods: k.Core().V1().Pods().Lister(),
 		hpas: k.Autoscaling().V2().HorizontalPodAutoscalers().Lister(),
 	}
-	ctl.q = manager.NewController("service", manager.ReconcilerFunc(ctl.reconcile))
+	ctl.q = manager.NewController("service", manager.ReconcilerFunc(ctl.reconcile), v.AIMServices().Informer().GetStore())
 	ctl.owners = manager.Owners{"AIMService": {Controller: ctl.q, Namespaced: true}}
 
 	events := m.WarningEvents.Core().V1().Events().Informer()
@@ -668,7 +668,7 @@ func (ctl *Controller) enqueue(namespace string) {
 		list, _ = ctl.services.AIMServices(namespace).List(labels.Everything())
 	}
 	for _, s := range list {
-		ctl.q.Queue.Add(s.Namespace + "/" + s.Name)
+		ctl.q.Add(s.Namespace + "/" + s.Name)
 	}
 }
 

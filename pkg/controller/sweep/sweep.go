@@ -204,11 +204,11 @@ func Register(m *manager.Manager, interval time.Duration, sources ...Source) err
 		}
 		return got.UID == o.UID, nil
 	}
+	// One key, queued at the start of every leadership term; each sweep queues the next.
 	c := manager.NewController("orphan-sweep", manager.ReconcilerFunc(func(ctx context.Context, _ string) (time.Duration, error) {
 		s.Sweep(ctx)
 		return interval, nil
-	}))
-	c.Queue.Add(key)
+	}), manager.Keys{key})
 	m.Add(c)
 	return nil
 }

@@ -71,8 +71,8 @@ func Register(m *manager.Manager, backoff discovery.Backoff) error {
 		caches: v.AIMTemplateCaches().Lister(), nodes: k.Core().V1().Nodes().Lister(), jobs: k.Batch().V1().Jobs().Lister(), pods: k.Core().V1().Pods().Lister(),
 	}
 	ctl.slots = newJobSlots(ctl.activeDiscoveryJobs, ctl.jobCached)
-	ctl.ns = manager.NewController("servicetemplate", manager.ReconcilerFunc(ctl.reconcileNamespaced))
-	ctl.cl = manager.NewController("clusterservicetemplate", manager.ReconcilerFunc(ctl.reconcileCluster))
+	ctl.ns = manager.NewController("servicetemplate", manager.ReconcilerFunc(ctl.reconcileNamespaced), v.AIMServiceTemplates().Informer().GetStore())
+	ctl.cl = manager.NewController("clusterservicetemplate", manager.ReconcilerFunc(ctl.reconcileCluster), v.AIMClusterServiceTemplates().Informer().GetStore())
 
 	handlers := []struct {
 		inf cache.SharedIndexInformer
@@ -375,14 +375,14 @@ func (ctl *Controller) enqueueAll(match func(*aimv1.AIMHardwareRequirements) boo
 	if ts, err := ctl.templates.List(labels.Everything()); err == nil {
 		for _, t := range ts {
 			if match(t.Spec.Hardware) {
-				ctl.ns.Queue.Add(t.Namespace + "/" + t.Name)
+				ctl.ns.Add(t.Namespace + "/" + t.Name)
 			}
 		}
 	}
 	if ts, err := ctl.clusterTemplates.List(labels.Everything()); err == nil {
 		for _, t := range ts {
 			if match(t.Spec.Hardware) {
-				ctl.cl.Queue.Add(t.Name)
+				ctl.cl.Add(t.Name)
 			}
 		}
 	}

@@ -47,7 +47,7 @@ func Register(m *manager.Manager) error {
 		templates: v.AIMServiceTemplates().Lister(), clusterTemplates: v.AIMClusterServiceTemplates().Lister(),
 		configs: v.AIMRuntimeConfigs().Lister(), clusterConfigs: v.AIMClusterRuntimeConfigs().Lister(),
 	}
-	ctl.ctl = manager.NewController("templatecache", manager.ReconcilerFunc(ctl.reconcile))
+	ctl.ctl = manager.NewController("templatecache", manager.ReconcilerFunc(ctl.reconcile), v.AIMTemplateCaches().Informer().GetStore())
 	for _, h := range []struct {
 		inf cache.SharedIndexInformer
 		h   cache.ResourceEventHandler
@@ -203,7 +203,7 @@ func (ctl *Controller) handler(caches func(metav1.Object) []*aimv1.AIMTemplateCa
 			return
 		}
 		for _, c := range caches(m) {
-			ctl.ctl.Queue.Add(c.Namespace + "/" + c.Name)
+			ctl.ctl.Add(c.Namespace + "/" + c.Name)
 		}
 	}
 	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
