@@ -530,11 +530,32 @@ func (ctl *Controller) findModels(svc *aimv1.AIMService) []Model {
 }
 
 func fromNamespacedModel(m *aimv1.AIMModel) Model {
-	return Model{Name: m.Name, Namespace: m.Namespace, UID: m.UID, Labels: m.Labels, Status: m.Status.Status, Spec: m.Spec}
+	return currentModel(Model{Name: m.Name, Namespace: m.Namespace, UID: m.UID, Labels: m.Labels, Status: m.Status.Status, Spec: m.Spec},
+		m.Generation, m.Status.ObservedGeneration)
 }
 
 func fromClusterModel(m *aimv1.AIMClusterModel) Model {
-	return Model{Name: m.Name, UID: m.UID, Labels: m.Labels, Status: m.Status.Status, Spec: m.Spec}
+	return currentModel(Model{Name: m.Name, UID: m.UID, Labels: m.Labels, Status: m.Status.Status, Spec: m.Spec},
+		m.Generation, m.Status.ObservedGeneration)
+}
+
+// currentModel reads a stale status (StaleStatus) as Pending.
+func currentModel(m Model, generation, observed int64) Model {
+	if StaleStatus(generation, observed) {
+		m.Stale, m.Status = true, aimv1.AIMStatusPending
+	}
+	return m
+}
+
+// currentTemplate reads a stale status (StaleStatus) as Pending: its hardware and profile may be of an earlier
+// spec.
+func currentTemplate(t Template) Template {
+	if StaleStatus(t.Generation, t.Status.ObservedGeneration) {
+		t.Stale = true
+		t.Status = *t.Status.DeepCopy()
+		t.Status.Status = aimv1.AIMStatusPending
+	}
+	return t
 }
 
 // findTemplates lists the template named in spec.template (namespaced first), or every template for selection.
@@ -561,12 +582,13 @@ func (ctl *Controller) findTemplates(svc *aimv1.AIMService) []Template {
 }
 
 func fromNamespaced(t *aimv1.AIMServiceTemplate) Template {
-	return Template{Name: t.Name, Namespace: t.Namespace, UID: t.UID, Labels: t.Labels, Spec: t.Spec.AIMServiceTemplateSpecCommon,
-		Caching: t.Spec.Caching, Status: t.Status}
+	return currentTemplate(Template{Name: t.Name, Namespace: t.Namespace, UID: t.UID, Labels: t.Labels, Spec: t.Spec.AIMServiceTemplateSpecCommon,
+		Caching: t.Spec.Caching, Status: t.Status, Generation: t.Generation})
 }
 
 func fromCluster(t *aimv1.AIMClusterServiceTemplate) Template {
-	return Template{Name: t.Name, UID: t.UID, Labels: t.Labels, Spec: t.Spec.AIMServiceTemplateSpecCommon, Status: t.Status}
+	return currentTemplate(Template{Name: t.Name, UID: t.UID, Labels: t.Labels, Spec: t.Spec.AIMServiceTemplateSpecCommon, Status: t.Status,
+		Generation: t.Generation})
 }
 
 func (ctl *Controller) gpuModels() []string {

@@ -50,6 +50,21 @@ type Model struct {
 	Labels          map[string]string
 	Status          aimv1.AIMStatus
 	Spec            aimv1.AIMModelSpec
+	// Stale is set when the status describes an earlier generation of the spec (see StaleStatus); Status
+	// then reads Pending.
+	Stale bool
+}
+
+// StaleStatus reports whether a status describes an earlier generation than the object's spec: its controller
+// has not caught up, and what it says (Ready, the resolved hardware, the profile) may no longer hold. A status
+// without observedGeneration (written by aim-engine, or by hand on a paused object) is taken as it is.
+func StaleStatus(generation, observed int64) bool {
+	return observed > 0 && observed < generation
+}
+
+// staleMessage says why a dependency is waited for.
+func staleMessage(what string, generation, observed int64) string {
+	return fmt.Sprintf("%s: its status is of generation %d, its spec of generation %d; waiting for it to catch up", what, observed, generation)
 }
 
 // Ref is the model as status.resolvedModel shows it.
@@ -71,6 +86,10 @@ type Template struct {
 	// Caching is the namespaced template's caching config; cluster templates have none.
 	Caching *aimv1.AIMTemplateCachingConfig
 	Status  aimv1.AIMServiceTemplateStatus
+	// Generation is the spec's; Stale is set when Status describes an earlier one (see StaleStatus): Status
+	// then reads Pending.
+	Generation int64
+	Stale      bool
 }
 
 // Ref is the template as status.resolvedTemplate shows it.
@@ -177,6 +196,10 @@ func ResolveModel(svc *aimv1.AIMService, found []Model) ModelResolution {
 // templates all need GPUs the cluster lacks makes it NotAvailable (F1).
 func resolved(m Model, comp state.Component) ModelResolution {
 	what := m.Ref().Kind + " " + strings.TrimPrefix(m.Namespace+"/"+m.Name, "/")
+	if m.Stale {
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, ReasonModelNotReady, what+" has a spec newer than its status; waiting for it to catch up"
+		return ModelResolution{Model: &m, Component: comp}
+	}
 	switch m.Status {
 	case aimv1.AIMStatusReady:
 		comp.Reason, comp.Message = "ModelResolved", what
@@ -342,6 +365,10 @@ func ResolveTemplate(svc *aimv1.AIMService, model *Model, templates []Template, 
 // TemplateComponent reports the state of the template the service runs on.
 func TemplateComponent(t *Template, comp state.Component) state.Component {
 	what := t.Ref().Kind + " " + strings.TrimPrefix(t.Namespace+"/"+t.Name, "/")
+	if t.Stale {
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, ReasonTemplateUnready, staleMessage(what, t.Generation, t.Status.ObservedGeneration)
+		return comp
+	}
 	switch t.Status.Status {
 	case aimv1.AIMStatusReady:
 		comp.Reason, comp.Message = "Resolved", what

@@ -304,3 +304,39 @@ func TestResolutionDoesNotDependOnListOrder(t *testing.T) {
 		t.Errorf("order changed the message: %v / %v", r1.Component.Errors, r2.Component.Errors)
 	}
 }
+
+// A dependency whose status is of an earlier generation is waited for, not used: its Ready, hardware and
+// profile may describe a spec that is gone. A status without observedGeneration is taken as it is.
+func TestStaleDependencyStatusIsWaitedFor(t *testing.T) {
+	for _, tc := range []struct {
+		generation, observed int64
+		stale                bool
+	}{{2, 1, true}, {2, 2, false}, {2, 0, false}, {1, 1, false}} {
+		if got := StaleStatus(tc.generation, tc.observed); got != tc.stale {
+			t.Errorf("StaleStatus(%d, %d) = %v", tc.generation, tc.observed, got)
+		}
+	}
+
+	tpl := &aimv1.AIMClusterServiceTemplate{ObjectMeta: metav1.ObjectMeta{Name: "fast", Generation: 3},
+		Status: aimv1.AIMServiceTemplateStatus{Status: aimv1.AIMStatusReady, ObservedGeneration: 2}}
+	stale := fromCluster(tpl)
+	comp := TemplateComponent(&stale, state.Component{Name: ComponentTemplate})
+	if stale.Status.Status == aimv1.AIMStatusReady || comp.State != aimv1.AIMStatusPending || comp.Reason != ReasonTemplateUnready ||
+		!strings.Contains(comp.Message, "generation 2") || !strings.Contains(comp.Message, "generation 3") {
+		t.Errorf("stale template: status %s, component %s %s %q", stale.Status.Status, comp.State, comp.Reason, comp.Message)
+	}
+	if tpl.Status.Status != aimv1.AIMStatusReady {
+		t.Error("reading a stale template changed the cached object")
+	}
+	tpl.Status.ObservedGeneration = 3
+	if cur := fromCluster(tpl); cur.Stale || TemplateComponent(&cur, state.Component{}).Reason != "Resolved" {
+		t.Errorf("current template not resolved: %+v", cur)
+	}
+
+	mdl := &aimv1.AIMModel{ObjectMeta: metav1.ObjectMeta{Name: "qwen", Namespace: "team", Generation: 5},
+		Status: aimv1.AIMModelStatus{Status: aimv1.AIMStatusReady, ObservedGeneration: 4}}
+	res := ResolveModel(service(nil), []Model{fromNamespacedModel(mdl)})
+	if res.Component.State != aimv1.AIMStatusPending || res.Component.Reason != ReasonModelNotReady {
+		t.Errorf("stale model: %+v", res.Component)
+	}
+}
