@@ -147,12 +147,12 @@ func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration
 	// The update carries the observed resourceVersion: when the downloader patched progress meanwhile, it
 	// conflicts, and the watch event of that patch queues the artifact again with fresh data. Progress is never
 	// overwritten with a stale copy.
-	return manager.Finish(ctl.c.Recorder, a, "artifact "+key, !apiequality.Semantic.DeepEqual(status, a.Status), func() error {
+	return manager.Finish(ctl.c.Recorder, manager.End{Object: a, What: "artifact " + key, Changed: !apiequality.Semantic.DeepEqual(status, a.Status), Write: func() error {
 		updated := a.DeepCopy()
 		updated.Status = status
 		_, err := ctl.c.AIM.AimV1alpha1().AIMArtifacts(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: FieldManager})
 		return err
-	}, out, applyErr)
+	}, Out: out, ApplyErr: applyErr})
 }
 
 // observe gathers an artifact's inputs from the informer caches; only children the artifact owns count.

@@ -224,26 +224,44 @@ func LookupFinalized[T metav1.Object](ctx context.Context, get func() (T, error)
 	return obj, true, nil
 }
 
-// Finish ends a reconcile the same way for every kind. It writes the status when it changed (write carries the
-// resourceVersion read, so nothing newer is overwritten: a conflict, or an object gone meanwhile, ends the
+// End is the outcome of one reconcile of an AIM object, for Finish.
+type End struct {
+	// Object is what Events are recorded on; What names it in errors.
+	Object runtime.Object
+	What   string
+	// Changed reports whether the derived status differs from the stored one; Write stores it, carrying the
+	// resourceVersion read.
+	Changed bool
+	Write   func() error
+	Out     state.Output
+	// ApplyErr is the first error applying children: returned, so the key is retried with backoff.
+	ApplyErr error
+	// RequeueAfter asks for another reconcile after this long when nothing failed: for what is not watched
+	// (pull secrets), a discovery slot, a sync interval.
+	RequeueAfter time.Duration
+}
+
+// Finish ends a reconcile the same way for every kind. It writes the status when it changed (the write carries
+// the resourceVersion read, so nothing newer is overwritten: a conflict, or an object gone meanwhile, ends the
 // reconcile quietly, and the newer version's watch event brings the object back), records Events for the
-// transitions that were written, then reports an apply error or asks for a retry after infrastructure errors.
-func Finish(rec record.EventRecorder, obj runtime.Object, what string, changed bool, write func() error, out state.Output, applyErr error) (time.Duration, error) {
-	if changed {
-		err := write()
+// transitions that were written, then reports an apply error, asks for a retry after infrastructure errors, or
+// for the requeue the reconcile wants.
+func Finish(rec record.EventRecorder, e End) (time.Duration, error) {
+	if e.Changed {
+		err := e.Write()
 		switch {
 		case apierrors.IsConflict(err), apierrors.IsNotFound(err):
-			return 0, applyErr
+			return 0, e.ApplyErr
 		case err != nil:
-			return 0, fmt.Errorf("writing the status of %s: %w", what, err)
+			return 0, fmt.Errorf("writing the status of %s: %w", e.What, err)
 		}
 	}
-	RecordTransitions(rec, obj, out.Transitions)
-	if applyErr != nil {
-		return 0, applyErr
+	RecordTransitions(rec, e.Object, e.Out.Transitions)
+	if e.ApplyErr != nil {
+		return 0, e.ApplyErr
 	}
-	if out.Retry {
-		return 0, fmt.Errorf("%s: infrastructure errors; retrying", what)
+	if e.Out.Retry {
+		return 0, fmt.Errorf("%s: infrastructure errors; retrying", e.What)
 	}
-	return 0, nil
+	return e.RequeueAfter, nil
 }

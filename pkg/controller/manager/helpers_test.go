@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -136,21 +137,28 @@ func TestFinish(t *testing.T) {
 		writeErr   error
 		out        state.Output
 		applyErr   error
+		requeue    time.Duration
 		wantErr    string
 		wantEvents int
+		wantAfter  time.Duration
 	}{
-		{"unchanged: no write, events", false, errors.New("must not be called"), transition, nil, "", 1},
-		{"written: events", true, nil, transition, nil, "", 1},
-		{"conflict: quiet, no events", true, conflict, transition, nil, "", 0},
-		{"conflict keeps the apply error", true, conflict, transition, applyErr, "apply failed", 0},
-		{"write error", true, errors.New("etcd down"), transition, nil, "writing the status of thing: etcd down", 0},
-		{"apply error after the write", true, nil, transition, applyErr, "apply failed", 1},
-		{"infrastructure retry", false, nil, state.Output{Retry: true}, nil, "thing: infrastructure errors; retrying", 0},
+		{"unchanged: no write, events", false, errors.New("must not be called"), transition, nil, 0, "", 1, 0},
+		{"written: events", true, nil, transition, nil, 0, "", 1, 0},
+		{"requeue wanted", true, nil, transition, nil, time.Minute, "", 1, time.Minute},
+		{"conflict: quiet, no events, no requeue", true, conflict, transition, nil, time.Minute, "", 0, 0},
+		{"conflict keeps the apply error", true, conflict, transition, applyErr, 0, "apply failed", 0, 0},
+		{"write error", true, errors.New("etcd down"), transition, nil, 0, "writing the status of thing: etcd down", 0, 0},
+		{"apply error after the write", true, nil, transition, applyErr, time.Minute, "apply failed", 1, 0},
+		{"infrastructure retry", false, nil, state.Output{Retry: true}, nil, time.Minute, "thing: infrastructure errors; retrying", 0, 0},
 	} {
 		rec := record.NewFakeRecorder(10)
-		_, err := Finish(rec, obj, "thing", tc.changed, func() error { return tc.writeErr }, tc.out, tc.applyErr)
+		after, err := Finish(rec, End{Object: obj, What: "thing", Changed: tc.changed, Write: func() error { return tc.writeErr },
+			Out: tc.out, ApplyErr: tc.applyErr, RequeueAfter: tc.requeue})
 		if got := fmt.Sprint(err); (tc.wantErr == "" && err != nil) || (tc.wantErr != "" && got != tc.wantErr) {
 			t.Errorf("%s: err %v, want %q", tc.name, err, tc.wantErr)
+		}
+		if after != tc.wantAfter {
+			t.Errorf("%s: requeue after %s, want %s", tc.name, after, tc.wantAfter)
 		}
 		if len(rec.Events) != tc.wantEvents {
 			t.Errorf("%s: %d events, want %d", tc.name, len(rec.Events), tc.wantEvents)

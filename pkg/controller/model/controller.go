@@ -9,7 +9,6 @@ import (
 	"time"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -264,26 +263,15 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, meta *
 	out := state.Derive(state.Input{Components: comps, Previous: current.Conditions, Status: current.Status,
 		Generation: meta.Generation, Now: time.Now()})
 	status.Conditions, status.Status = out.Conditions, out.Status
-	if !apiequality.Semantic.DeepEqual(status, current) {
-		if err := write(status); err != nil && !apierrors.IsNotFound(err) {
-			return 0, err
-		}
-	}
-	// Events only for transitions that were written, so that a retried reconcile does not repeat them.
-	manager.RecordTransitions(ctl.c.Recorder, obj, out.Transitions)
-	if applyErr != nil {
-		return 0, applyErr
-	}
-	if out.Retry {
-		return 0, fmt.Errorf("model %s: infrastructure errors; retrying", meta.Name)
-	}
 	// Pull secrets are not watched (the controller may only get them): look again for a missing one.
+	var recheck time.Duration
 	for _, err := range metaComp.Errors {
 		if state.Categorize(err) == state.MissingUpstream {
-			return secretRecheck, nil
+			recheck = secretRecheck
 		}
 	}
-	return 0, nil
+	return manager.Finish(ctl.c.Recorder, manager.End{Object: obj, What: "model " + meta.Name, Changed: !apiequality.Semantic.DeepEqual(status, current),
+		Write: func() error { return write(status) }, Out: out, ApplyErr: applyErr, RequeueAfter: recheck})
 }
 
 // metadata takes the image metadata from the spec, from the status (read once), or from the registry.

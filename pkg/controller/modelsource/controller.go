@@ -9,7 +9,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -94,7 +93,9 @@ func (ctl *Controller) reconcile(ctx context.Context, name string) (time.Duratio
 	status.DiscoveredModels = int32(countOwned(existing))
 	due, wait := SyncDue(src, now)
 	if !due {
-		return wait, ctl.writeIfChanged(ctx, src, status)
+		// Not due: only the count of owned models may have changed.
+		return manager.Finish(ctl.c.Recorder, manager.End{Object: src, What: "model source " + name, Changed: !apiequality.Semantic.DeepEqual(status, src.Status),
+			Write: func() error { return ctl.writeStatus(ctx, src, status) }, RequeueAfter: wait})
 	}
 
 	comps, created, plan, images := ctl.sync(ctx, src, existing)
@@ -107,16 +108,9 @@ func (ctl *Controller) reconcile(ctx context.Context, name string) (time.Duratio
 	out := state.Derive(state.Input{Components: comps, Previous: current.Conditions, Status: current.Status,
 		Generation: src.Generation, Now: now})
 	status.Conditions, status.Status = out.Conditions, out.Status
-	if err := ctl.writeIfChanged(ctx, src, status); err != nil {
-		return 0, err
-	}
-	// Events only for transitions that were written, so that a retried reconcile does not repeat them.
-	manager.RecordTransitions(ctl.c.Recorder, src, out.Transitions)
-	if out.Retry {
-		return 0, fmt.Errorf("model source %s: infrastructure errors; retrying", name)
-	}
 	_, wait = SyncDue(&aimv1.AIMClusterModelSource{ObjectMeta: src.ObjectMeta, Spec: src.Spec, Status: status}, now)
-	return wait, nil
+	return manager.Finish(ctl.c.Recorder, manager.End{Object: src, What: "model source " + name, Changed: !apiequality.Semantic.DeepEqual(status, src.Status),
+		Write: func() error { return ctl.writeStatus(ctx, src, status) }, Out: out, RequeueAfter: wait})
 }
 
 // sync lists the registry and creates the planned models. It returns the components for the status, the
@@ -189,16 +183,12 @@ func (ctl *Controller) apply(ctx context.Context, m *aimv1.AIMClusterModel) erro
 	return nil
 }
 
-func (ctl *Controller) writeIfChanged(ctx context.Context, src *aimv1.AIMClusterModelSource, status aimv1.AIMClusterModelSourceStatus) error {
-	if apiequality.Semantic.DeepEqual(status, src.Status) {
-		return nil
-	}
+// writeStatus stores status with the resourceVersion read.
+func (ctl *Controller) writeStatus(ctx context.Context, src *aimv1.AIMClusterModelSource, status aimv1.AIMClusterModelSourceStatus) error {
 	u := src.DeepCopy()
 	u.Status = status
-	if _, err := ctl.c.AIM.AimV1alpha1().AIMClusterModelSources().UpdateStatus(ctx, u, metav1.UpdateOptions{FieldManager: FieldManager}); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("writing the status of %s: %w", src.Name, err)
-	}
-	return nil
+	_, err := ctl.c.AIM.AimV1alpha1().AIMClusterModelSources().UpdateStatus(ctx, u, metav1.UpdateOptions{FieldManager: FieldManager})
+	return err
 }
 
 func countOwned(existing map[string]bool) int {

@@ -172,12 +172,12 @@ func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration
 	if len(applyErrs) > 0 {
 		applyErr = applyErrs[0]
 	}
-	return manager.Finish(ctl.c.Recorder, svc, "AIMService "+key, !apiequality.Semantic.DeepEqual(status, svc.Status), func() error {
+	return manager.Finish(ctl.c.Recorder, manager.End{Object: svc, What: "AIMService " + key, Changed: !apiequality.Semantic.DeepEqual(status, svc.Status), Write: func() error {
 		updated := svc.DeepCopy()
 		updated.Status = status
 		_, err := ctl.c.AIM.AimV1alpha1().AIMServices(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: FieldManager})
 		return err
-	}, out, applyErr)
+	}, Out: out, ApplyErr: applyErr})
 }
 
 // observe resolves the service's dependencies, applies its children and reports its components.

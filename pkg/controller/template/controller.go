@@ -266,17 +266,8 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, o Obse
 	})
 	status := plan.Status
 	status.Conditions, status.Status = out.Conditions, out.Status
-	if !apiequality.Semantic.DeepEqual(status, o.Status) {
-		if err := write(status); err != nil && !apierrors.IsNotFound(err) {
-			return 0, err
-		}
-	}
-	// Events only for transitions that were written, so that a retried reconcile does not repeat them.
-	manager.RecordTransitions(ctl.c.Recorder, obj, out.Transitions)
-	if applyErr != nil {
-		return 0, applyErr
-	}
-	return plan.RequeueAfter, nil
+	return manager.Finish(ctl.c.Recorder, manager.End{Object: obj, What: "template " + o.Name, Changed: !apiequality.Semantic.DeepEqual(status, o.Status),
+		Write: func() error { return write(status) }, Out: out, ApplyErr: applyErr, RequeueAfter: plan.RequeueAfter})
 }
 
 // activeDiscoveryJobs counts unfinished discovery Jobs in every namespace: the limit is cluster-wide.

@@ -120,12 +120,12 @@ func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration
 		Generation: c.Generation, Now: time.Now()})
 	status := plan.Status
 	status.Conditions, status.Status = out.Conditions, out.Status
-	return manager.Finish(ctl.c.Recorder, c, "template cache "+key, !apiequality.Semantic.DeepEqual(status, c.Status), func() error {
+	return manager.Finish(ctl.c.Recorder, manager.End{Object: c, What: "template cache " + key, Changed: !apiequality.Semantic.DeepEqual(status, c.Status), Write: func() error {
 		updated := c.DeepCopy()
 		updated.Status = status
 		_, err := ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: FieldManager})
 		return err
-	}, out, applyErr)
+	}, Out: out, ApplyErr: applyErr})
 }
 
 // cleanupArtifacts removes the shared artifacts a deleted cache leaves unneeded.
