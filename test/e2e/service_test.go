@@ -139,6 +139,13 @@ func TestServiceRunsOnKServe(t *testing.T) {
 	k.must("patch", "httproute", route, "-n", ns, "--type=json", "-p", `[{"op":"replace","path":"/spec/rules/0/matches/0/path/value","value":"/edited-by-hand"}]`)
 	jsonpathEquals(t, 30*time.Second, routePath, "httproute", route, "-n", ns, "-o", "jsonpath={.spec.rules[0].matches[0].path.value}")
 
+	// The controller's metrics show the reconciles, the queue and the applies that reverted the edits.
+	metrics := aimMetrics(t)
+	contains(t, "controller metrics", metrics, `aim_controller_reconcile_total{controller="service",result="success"}`,
+		`aim_controller_reconcile_duration_seconds_count{controller="service"}`, `workqueue_depth{name="service"}`,
+		`aim_controller_write_requests_total{group="serving.kserve.io",resource="inferenceservices",verb="APPLY"}`,
+		`aim_controller_write_requests_total{group="aim.eai.amd.com",resource="aimservices/status",verb="PUT"}`)
+
 	// Mutable fields reach the live InferenceService.
 	k.must("patch", "aimsvc", "chat", "-n", ns, "--type=merge", "-p", `{"spec":{"replicas":2}}`)
 	jsonpathEquals(t, 30*time.Second, "2 2", "inferenceservice", chat, "-n", ns, "-o", "jsonpath={.spec.predictor.minReplicas} {.spec.predictor.maxReplicas}")

@@ -251,9 +251,11 @@ func New(loopback, kube *rest.Config, opts Options) (*Manager, error) {
 		})
 		fence = elector.Fence()
 	}
+	registerControllerMetrics()
 	fenced := func(c *rest.Config) *rest.Config {
 		c = rest.CopyConfig(c)
 		c.UserAgent = userAgent(opts.Identity)
+		c.Wrap(countWrites) // inside the fence: what is sent
 		c.Wrap(fence.WrapTransport)
 		return c
 	}
@@ -401,7 +403,9 @@ func (m *Manager) processNext(ctx context.Context, c *Controller, q workqueue.Ty
 	if ctx.Err() != nil {
 		return false
 	}
+	start := time.Now()
 	after, err := c.Reconciler.Reconcile(ctx, key)
+	observeReconcile(c.Name, start, after, err)
 	switch {
 	case err != nil:
 		klog.FromContext(ctx).V(2).Info("Reconcile failed; retrying with backoff", "controller", c.Name, "key", key, "err", err)
