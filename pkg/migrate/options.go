@@ -80,7 +80,7 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 	fs.BoolVar(&o.DryRun, "dry-run", o.DryRun, "Run the preflight checks, validate every object and print the plan; change nothing.")
 	fs.BoolVar(&o.Force, "force", o.Force, "Migrate even though an aim-engine controller still runs (it would keep writing to the CRDs).")
 	fs.BoolVar(&o.AllowInvalid, "allow-invalid", o.AllowInvalid,
-		"Store objects that fail aim-apiserver's validation as they are (their status reports it) instead of stopping before the switch.")
+		"Store objects that fail aim-apiserver's validation as they are (listed, and an AIMService's status reports it) instead of stopping before the switch.")
 	fs.BoolVar(&o.Rollback, "rollback", o.Rollback,
 		"Give the API group back to aim-engine's CRDs, with the same UIDs. After the switch this needs --kube-etcd-servers.")
 	fs.StringSliceVar(&o.EngineDeployments, "engine-deployment", o.EngineDeployments,
@@ -93,7 +93,7 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 
 	// The server's own flag names, for the settings that say where its objects are; the rest of the server's
 	// etcd flags (watch cache, compaction, ...) do not apply to a one-off copy.
-	fs = fss.FlagSet("aim-apiserver etcd (as the server's flags)")
+	fs = fss.FlagSet("storage (aim-apiserver's etcd, as the server's flags)")
 	t := &o.Etcd.StorageConfig.Transport
 	fs.StringSliceVar(&t.ServerList, "etcd-servers", t.ServerList, "aim-apiserver's etcd servers (scheme://ip:port), comma separated.")
 	fs.StringVar(&t.TrustedCAFile, "etcd-cafile", t.TrustedCAFile, "CA of aim-apiserver's etcd.")
@@ -101,7 +101,7 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 	fs.StringVar(&t.KeyFile, "etcd-keyfile", t.KeyFile, "Key of --etcd-certfile.")
 	fs.StringVar(&o.Etcd.StorageConfig.Prefix, "etcd-prefix", o.Etcd.StorageConfig.Prefix, "aim-apiserver's --etcd-prefix.")
 
-	fs = fss.FlagSet("kube-apiserver etcd (rollback)")
+	fs = fss.FlagSet("rollback (kube-apiserver's etcd)")
 	k := &o.KubeEtcd
 	fs.StringSliceVar(&k.Servers, "kube-etcd-servers", k.Servers, "kube-apiserver's etcd, for --rollback after the switch.")
 	fs.StringVar(&k.CAFile, "kube-etcd-cafile", k.CAFile, "CA of kube-apiserver's etcd.")
