@@ -154,15 +154,12 @@ func (c *cluster) waitAvailable(ctx context.Context, timeout time.Duration) erro
 			last = fmt.Sprint(err)
 			return false, nil
 		}
-		conds, _, _ := unstructured.NestedSlice(as.Object, "status", "conditions")
-		for _, raw := range conds {
-			cond, _ := raw.(map[string]any)
-			if cond["type"] == "Available" {
-				last = fmt.Sprintf("%v: %v", cond["reason"], cond["message"])
-				return cond["status"] == "True", nil
-			}
+		cond := findCondition(as, "Available")
+		if cond == nil {
+			return false, nil
 		}
-		return false, nil
+		last = fmt.Sprintf("%v: %v", cond["reason"], cond["message"])
+		return cond["status"] == "True", nil
 	})
 	if err != nil {
 		return fmt.Errorf("APIService %s is not Available after %s (%s): %w", apiServiceName, timeout, last, err)

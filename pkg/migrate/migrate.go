@@ -569,14 +569,7 @@ func (m *migrator) verifyServed(ctx context.Context, objects []unstructured.Unst
 // then may the CRDs go: deleting them deletes their objects, and a watcher of the old storage would see that.
 func (m *migrator) endCRDWatches(ctx context.Context, crds []unstructured.Unstructured) error {
 	for _, crd := range crds {
-		err := wait.PollUntilContextTimeout(ctx, time.Second, m.o.Timeout, true, func(ctx context.Context) (bool, error) {
-			cur, err := m.c.dynamic.Resource(crdGVR).Get(ctx, crd.GetName(), metav1.GetOptions{})
-			if apierrors.IsNotFound(err) {
-				return true, nil
-			}
-			if err != nil {
-				return false, nil
-			}
+		err := m.untilCRDGone(ctx, crd.GetName(), func(ctx context.Context, cur *unstructured.Unstructured) (bool, error) {
 			versions, _, _ := unstructured.NestedSlice(cur.Object, "spec", "versions")
 			for i := range versions {
 				v := versions[i].(map[string]any)
@@ -586,7 +579,7 @@ func (m *migrator) endCRDWatches(ctx context.Context, crds []unstructured.Unstru
 			if err := unstructured.SetNestedSlice(cur.Object, versions, "spec", "versions"); err != nil {
 				return false, err
 			}
-			_, err = m.c.dynamic.Resource(crdGVR).Update(ctx, cur, metav1.UpdateOptions{})
+			_, err := m.c.dynamic.Resource(crdGVR).Update(ctx, cur, metav1.UpdateOptions{})
 			return err == nil, nil
 		})
 		if err != nil {
@@ -603,6 +596,21 @@ func (m *migrator) endCRDWatches(ctx context.Context, crds []unstructured.Unstru
 	return nil
 }
 
+// untilCRDGone reads the CRD name every second until step is done with it or the CRD is gone; a failed read is
+// tried again, until --timeout.
+func (m *migrator) untilCRDGone(ctx context.Context, name string, step func(context.Context, *unstructured.Unstructured) (bool, error)) error {
+	return wait.PollUntilContextTimeout(ctx, time.Second, m.o.Timeout, true, func(ctx context.Context) (bool, error) {
+		cur, err := m.c.dynamic.Resource(crdGVR).Get(ctx, name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			return true, nil
+		case err != nil:
+			return false, nil
+		}
+		return step(ctx, cur)
+	})
+}
+
 // deleteCRDs deletes the CRDs and waits until they are gone.
 func (m *migrator) deleteCRDs(ctx context.Context, crds []unstructured.Unstructured) error {
 	for _, crd := range crds {
@@ -614,14 +622,7 @@ func (m *migrator) deleteCRDs(ctx context.Context, crds []unstructured.Unstructu
 	for _, crd := range crds {
 		var why string
 		var nudged time.Time
-		err := wait.PollUntilContextTimeout(ctx, time.Second, m.o.Timeout, true, func(ctx context.Context) (bool, error) {
-			cur, err := m.c.dynamic.Resource(crdGVR).Get(ctx, crd.GetName(), metav1.GetOptions{})
-			if apierrors.IsNotFound(err) {
-				return true, nil
-			}
-			if err != nil {
-				return false, nil
-			}
+		err := m.untilCRDGone(ctx, crd.GetName(), func(ctx context.Context, cur *unstructured.Unstructured) (bool, error) {
 			why = condition(cur, "Terminating")
 			// kube-apiserver's CRD finalizer cannot list the objects while the CRD's storage starts again after
 			// endCRDWatches ("storage is (re)initializing"), and retries with a backoff that grows past a minute.
@@ -686,13 +687,21 @@ func hasCRD(crds []unstructured.Unstructured, plural string) bool {
 
 // condition is "reason: message" of a condition of an object's status.
 func condition(obj *unstructured.Unstructured, typ string) string {
+	if c := findCondition(obj, typ); c != nil {
+		return fmt.Sprintf("%s %v: %v", typ, c["reason"], c["message"])
+	}
+	return "no " + typ + " condition"
+}
+
+// findCondition is the status condition of type typ of an object read through the dynamic client, or nil.
+func findCondition(obj *unstructured.Unstructured, typ string) map[string]any {
 	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
 	for _, raw := range conds {
 		if c, ok := raw.(map[string]any); ok && c["type"] == typ {
-			return fmt.Sprintf("%s %v: %v", typ, c["reason"], c["message"])
+			return c
 		}
 	}
-	return "no " + typ + " condition"
+	return nil
 }
 
 func describeAPIService(as *unstructured.Unstructured) string {

@@ -180,11 +180,10 @@ func (m *migrator) rollbackAfterSwitch(ctx context.Context, st *state) error {
 // recreateCRDs creates the CRDs of the backup that are missing and waits until they are Established.
 func (m *migrator) recreateCRDs(ctx context.Context, crds []unstructured.Unstructured) error {
 	for _, crd := range crds {
-		fresh := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": crd.GetAPIVersion(), "kind": crd.GetKind(),
-			"metadata": map[string]any{"name": crd.GetName(), "labels": toAny(crd.GetLabels()), "annotations": toAny(crd.GetAnnotations())},
-			"spec":     crd.Object["spec"],
-		}}
+		fresh := &unstructured.Unstructured{Object: map[string]any{"apiVersion": crd.GetAPIVersion(), "kind": crd.GetKind(), "spec": crd.Object["spec"]}}
+		fresh.SetName(crd.GetName())
+		fresh.SetLabels(crd.GetLabels())
+		fresh.SetAnnotations(crd.GetAnnotations())
 		err := wait.PollUntilContextTimeout(ctx, time.Second, m.o.Timeout, true, func(ctx context.Context) (bool, error) {
 			cur, err := m.c.dynamic.Resource(crdGVR).Get(ctx, crd.GetName(), metav1.GetOptions{})
 			switch {
@@ -196,13 +195,8 @@ func (m *migrator) recreateCRDs(ctx context.Context, crds []unstructured.Unstruc
 			case cur.GetDeletionTimestamp() != nil:
 				return false, nil // an interrupted migration is still deleting it
 			}
-			conds, _, _ := unstructured.NestedSlice(cur.Object, "status", "conditions")
-			for _, raw := range conds {
-				if c, ok := raw.(map[string]any); ok && c["type"] == "Established" && c["status"] == "True" {
-					return true, nil
-				}
-			}
-			return false, nil
+			c := findCondition(cur, "Established")
+			return c != nil && c["status"] == "True", nil
 		})
 		if err != nil {
 			return fmt.Errorf("CRD %s is not Established after %s: %w", crd.GetName(), m.o.Timeout, err)
@@ -237,17 +231,6 @@ func findUID(objects []unstructured.Unstructured, uid types.UID) *unstructured.U
 		}
 	}
 	return nil
-}
-
-func toAny(m map[string]string) map[string]any {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 func ignoreAlreadyExists(err error) error {

@@ -4,7 +4,6 @@ package migrate
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -28,10 +27,8 @@ references, spec and status, switches the APIService v1alpha1.aim.eai.amd.com to
 CRDs so that the garbage collector never sees an owner missing. A second run after an interruption finishes
 the job; --rollback gives the group back to the CRDs with the same UIDs. See docs/migration.md.`,
 		SilenceUsage: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return fmt.Errorf("unexpected arguments: %v", args)
-			}
+		Args:         cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.Validate(); err != nil {
 				return err
 			}

@@ -24,10 +24,8 @@ In cluster mode it runs behind kube-apiserver through an APIService and delegate
 authorization to it. With --local it runs on this machine alone: an embedded etcd under --data-dir,
 serving on 127.0.0.1, with a kubeconfig for kubectl written to <data-dir>/kubeconfig.`,
 		SilenceUsage: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return fmt.Errorf("unexpected arguments: %v", args)
-			}
+		Args:         cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.Complete(); err != nil {
 				return err
 			}
