@@ -10,7 +10,7 @@ FUZZTIME  ?= 10s
 LONG_FUZZTIME ?= 5m
 GO        ?= go
 
-.PHONY: all build run test verify unit fuzz fuzz-short update-codegen verify-codegen clean tools image chart e2e crash local-up local-down
+.PHONY: all build run test verify unit fuzz fuzz-short update-codegen verify-codegen clean tools image chart e2e crash bench-controller local-up local-down
 
 all: build
 
@@ -72,6 +72,13 @@ chart: tools
 ## e2e: local control plane up, end-to-end suite with the pinned kubectl, down again (KEEP_UP=1 keeps it).
 e2e: tools
 	hack/e2e.sh
+
+## bench-controller: the controller at cluster scale on a fresh local control plane (100 GPU Nodes, 20 cluster
+## models, 1,000 AIMServices by default; BENCH_ARGS passes flags, e.g. BENCH_ARGS="-services 200"); prints a
+## table with the targets, asserts nothing. make e2e runs a tiny form of it.
+BENCH_ARGS ?=
+bench-controller: tools
+	hack/bench-controller.sh $(BENCH_ARGS)
 
 ## crash: the crash-consistency test alone, with CRASH_KILLS kill -9 rounds of aim-apiserver during a write
 ## churn (make e2e runs it with 3), then the ledger check.

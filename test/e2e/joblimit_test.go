@@ -58,6 +58,16 @@ func TestDiscoveryJobLimitHolds(t *testing.T) {
 	k.mustApply("apiVersion: aim.eai.amd.com/v1alpha1\nkind: AIMClusterRuntimeConfig\nmetadata: {name: e2e-limit}\nspec: {discovery: {maxConcurrentJobs: 2}}\n")
 	t.Cleanup(func() { _, _ = k.run("", "delete", "aimclrc", "e2e-limit", "--wait=false") })
 
+	// The limit counts every unfinished discovery Job in the cluster (as aim-engine's does): wait until
+	// earlier tests' Jobs are finished or collected, so that two slots are free.
+	eventually(t, 90*time.Second, "no other unfinished discovery Job", func() error {
+		out := k.must("get", "jobs", "-A", "-l", "app.kubernetes.io/name=aim-discovery", "-o",
+			`jsonpath={range .items[?(@.status.active)]}{.metadata.namespace}/{.metadata.name} {end}`)
+		if strings.TrimSpace(out) != "" {
+			return fmt.Errorf("unfinished: %s", out)
+		}
+		return nil
+	})
 	watch := &discoveryJobWatch{active: map[string]bool{}, seen: map[string]bool{}}
 	cmd := exec.Command(kubectlBin, "--kubeconfig", adminKC, "get", "jobs", "-n", systemNamespace, "-l", "aim.eai.amd.com/template",
 		"--watch", "--output-watch-events", "-o", "json")
@@ -103,9 +113,17 @@ spec: {modelName: %[1]s%[2]d-model, runtimeConfigName: e2e-limit, metric: latenc
 		_, _ = k.run("", "delete", "aimcltpl,aimclmdl", "-l", "e2e-limit=true", "--wait=false")
 	})
 
-	// Play kubelet for every discovery pod as it appears, until all ten templates are Ready.
+	// Play kubelet for every discovery pod as it appears, until all ten templates are Ready. No pod ends before
+	// the watch has seen two Jobs at once: models become Ready one by one, and pods ended as soon as they
+	// appear would never let two Jobs run together.
 	finished := map[string]bool{}
 	eventually(t, 4*time.Minute, "ten templates discovered, two at a time", func() error {
+		watch.mu.Lock()
+		loaded := watch.maxSeen >= 2
+		watch.mu.Unlock()
+		if !loaded {
+			return fmt.Errorf("waiting for two discovery Jobs at once")
+		}
 		out := k.must("get", "pods", "-n", systemNamespace, "-l", "app.kubernetes.io/name=aim-discovery", "-o",
 			`jsonpath={range .items[*]}{.metadata.name}={.metadata.labels.aim\.eai\.amd\.com/template}={.status.phase}{"\n"}{end}`)
 		for _, line := range strings.Fields(out) {

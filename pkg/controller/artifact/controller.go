@@ -2,7 +2,6 @@ package artifact
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	batchlisters "k8s.io/client-go/listers/batch/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -284,9 +284,11 @@ func (ctl *Controller) enqueueHandler(namespaceOf func(metav1.Object) string) ca
 }
 
 // apply server-side applies a child with the controller's field manager.
-func apply[T any](ctx context.Context, obj metav1.Object,
-	patch func(context.Context, string, types.PatchType, []byte, metav1.PatchOptions, ...string) (T, error)) error {
-	data, err := json.Marshal(obj)
+func apply[T any](ctx context.Context, obj interface {
+	metav1.Object
+	runtime.Object
+}, patch func(context.Context, string, types.PatchType, []byte, metav1.PatchOptions, ...string) (T, error)) error {
+	data, err := manager.ApplyBody(obj)
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", obj.GetName(), err)
 	}

@@ -33,6 +33,14 @@ func (c *Creations) Expect(key string) {
 	c.pending[key] = c.now()
 }
 
+// Observed forgets key: the informer has shown its creation (kube-controller-manager's CreationObserved).
+// Without it a Job created, seen and deleted between two counts would count as pending until its TTL.
+func (c *Creations) Observed(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.pending, key)
+}
+
 // Pending counts the creations the cache does not show yet; seen reports whether it shows key. Entries the
 // cache shows, and expired ones, are forgotten: from then on the cache counts them.
 func (c *Creations) Pending(seen func(key string) bool) int {

@@ -4,51 +4,67 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
 )
 
-// Drifted reports whether live no longer holds what applied (the JSON of the last server-side apply) sets: a
-// field changed or removed by hand. Fields others added (defaults, webhooks, other managers) are not drift.
-func Drifted(live map[string]any, applied []byte) (bool, error) {
+// Drift names the first field that live no longer holds as applied (the JSON of the last server-side apply)
+// sets it: a field changed or removed by hand. It is "" when live holds everything. Fields others added
+// (defaults, webhooks, other managers) are not drift.
+func Drift(live map[string]any, applied []byte) (string, error) {
 	var want map[string]any
 	if err := json.Unmarshal(applied, &want); err != nil {
-		return false, fmt.Errorf("reading an applied object: %w", err)
+		return "", fmt.Errorf("reading an applied object: %w", err)
 	}
-	return !Holds(live, want), nil
+	return missing(live, want, "", sameValue), nil
 }
 
-// Holds reports whether live holds every field of want with its value. A null or an empty object in want
-// claims nothing (a typed object marshals its zero values so); lists are compared element by element, and
-// numbers by value whether they were decoded as integers or floats.
-func Holds(live, want any) bool { return HoldsWith(live, want, sameValue) }
-
-// HoldsWith is Holds with another comparison of values (the leaves of want).
+// HoldsWith reports whether live holds every field of want, comparing the leaves of want with same.
 func HoldsWith(live, want any, same func(live, want any) bool) bool {
+	return missing(live, want, "", same) == ""
+}
+
+// missing is the path of the first field of want that live does not hold with its value (by same), or "".
+// A null or an empty object in want claims nothing (a typed object marshals its zero values so); lists are
+// compared element by element.
+func missing(live, want any, path string, same func(live, want any) bool) string {
 	switch w := want.(type) {
 	case nil:
-		return true
+		return ""
 	case map[string]any:
 		l, _ := live.(map[string]any)
 		for k, v := range w {
-			if !HoldsWith(l[k], v, same) {
-				return false
+			if p := missing(l[k], v, join(path, k), same); p != "" {
+				return p
 			}
 		}
-		return true
+		return ""
 	case []any:
 		l, ok := live.([]any)
 		if !ok || len(l) != len(w) {
-			return false
+			return path
 		}
 		for i := range w {
-			if !HoldsWith(l[i], w[i], same) {
-				return false
+			if p := missing(l[i], w[i], path+"["+strconv.Itoa(i)+"]", same); p != "" {
+				return p
 			}
 		}
-		return true
+		return ""
 	}
-	return same(live, want)
+	if !same(live, want) {
+		return path
+	}
+	return ""
 }
 
+func join(path, field string) string {
+	if path == "" {
+		return field
+	}
+	return path + "." + field
+}
+
+// sameValue compares numbers by value whether they were decoded as integers or floats, and anything else as
+// it is.
 func sameValue(live, want any) bool {
 	if a, ok := number(live); ok {
 		b, ok := number(want)

@@ -2,7 +2,7 @@ package manager
 
 import "testing"
 
-func TestDrifted(t *testing.T) {
+func TestDrift(t *testing.T) {
 	applied := []byte(`{"metadata":{"name":"chat","creationTimestamp":null,"labels":{"a":"1"}},
 "spec":{"predictor":{"minReplicas":1,"containers":[{"name":"main","args":["--x"]}]}},"status":{}}`)
 	live := func() map[string]any {
@@ -15,30 +15,30 @@ func TestDrifted(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		edit  func(m map[string]any)
-		drift bool
+		drift string
 	}{
-		{"as applied, with fields others added", func(map[string]any) {}, false},
+		{"as applied, with fields others added", func(map[string]any) {}, ""},
 		{"a value edited", func(m map[string]any) {
 			m["spec"].(map[string]any)["predictor"].(map[string]any)["minReplicas"] = int64(5)
-		}, true},
-		{"a field removed", func(m map[string]any) { delete(m["metadata"].(map[string]any)["labels"].(map[string]any), "a") }, true},
+		}, "spec.predictor.minReplicas"},
+		{"a field removed", func(m map[string]any) { delete(m["metadata"].(map[string]any)["labels"].(map[string]any), "a") }, "metadata.labels.a"},
 		{"a list element added", func(m map[string]any) {
 			p := m["spec"].(map[string]any)["predictor"].(map[string]any)
 			p["containers"] = append(p["containers"].([]any), map[string]any{"name": "sidecar"})
-		}, true},
+		}, "spec.predictor.containers"},
 		{"a list element edited", func(m map[string]any) {
 			c := m["spec"].(map[string]any)["predictor"].(map[string]any)["containers"].([]any)[0].(map[string]any)
 			c["args"] = []any{"--y"}
-		}, true},
+		}, "spec.predictor.containers[0].args[0]"},
 	} {
 		m := live()
 		tc.edit(m)
-		got, err := Drifted(m, applied)
+		got, err := Drift(m, applied)
 		if err != nil || got != tc.drift {
-			t.Errorf("%s: drifted = %v (%v), want %v", tc.name, got, err, tc.drift)
+			t.Errorf("%s: drift at %q (%v), want %q", tc.name, got, err, tc.drift)
 		}
 	}
-	if _, err := Drifted(live(), []byte("{")); err == nil {
+	if _, err := Drift(live(), []byte("{")); err == nil {
 		t.Error("malformed applied JSON: no error")
 	}
 }

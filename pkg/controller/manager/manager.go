@@ -199,6 +199,8 @@ type Manager struct {
 	// elector is nil without leader election.
 	elector     *leader.Elector
 	broadcaster record.EventBroadcaster
+	// dynamic is DynamicInformers, for CacheTyped.
+	dynamic     *dynamicInformers
 	controllers []*Controller
 	synced      atomic.Bool
 	// served remembers what discovery said, so that controllers registering against the same optional API
@@ -273,14 +275,17 @@ func New(loopback, kube *rest.Config, opts Options) (*Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dynamic client: %w", err)
 	}
+	dynamic := &dynamicInformers{DynamicSharedInformerFactory: dynamicinformer.NewDynamicSharedInformerFactory(dynClient, opts.ResyncPeriod),
+		typed: map[schema.GroupVersionResource]func() runtime.Object{}}
 	m := &Manager{
+		dynamic: dynamic,
 		Clients: Clients{
 			AIM: aimClient, Kube: kubeClient,
-			AIMInformers:     aiminformers.NewSharedInformerFactory(aimClient, opts.ResyncPeriod),
-			KubeInformers:    kubeinformers.NewSharedInformerFactory(kubeClient, opts.ResyncPeriod),
+			AIMInformers:     aiminformers.NewSharedInformerFactoryWithOptions(aimClient, opts.ResyncPeriod, aiminformers.WithTransform(stripManagedFields)),
+			KubeInformers:    kubeinformers.NewSharedInformerFactoryWithOptions(kubeClient, opts.ResyncPeriod, kubeinformers.WithTransform(stripManagedFields)),
 			Dynamic:          dynClient,
-			DynamicInformers: dynamicinformer.NewDynamicSharedInformerFactory(dynClient, opts.ResyncPeriod),
-			WarningEvents: kubeinformers.NewSharedInformerFactoryWithOptions(kubeClient, opts.ResyncPeriod,
+			DynamicInformers: dynamic,
+			WarningEvents: kubeinformers.NewSharedInformerFactoryWithOptions(kubeClient, opts.ResyncPeriod, kubeinformers.WithTransform(stripManagedFields),
 				kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "type=" + corev1.EventTypeWarning })),
 			Recorder: recorder,
 			Options:  opts,

@@ -3,7 +3,6 @@ package model
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -315,7 +314,7 @@ func (ctl *Controller) metadata(ctx context.Context, meta *metav1.ObjectMeta, sp
 }
 
 func (ctl *Controller) apply(_ context.Context, obj runtime.Object, patch func([]byte) error) error {
-	data, err := json.Marshal(obj)
+	data, err := manager.ApplyBody(obj)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package modelsource
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -172,7 +171,7 @@ func (ctl *Controller) existing(src *aimv1.AIMClusterModelSource) (map[string]bo
 }
 
 func (ctl *Controller) apply(ctx context.Context, m *aimv1.AIMClusterModel) error {
-	data, err := json.Marshal(m)
+	data, err := manager.ApplyBody(m)
 	if err != nil {
 		return fmt.Errorf("encoding model %s: %w", m.Name, err)
 	}

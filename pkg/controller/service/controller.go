@@ -2,11 +2,11 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
+	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -118,7 +118,11 @@ func Register(m *manager.Manager) error {
 	for _, api := range []struct {
 		gvr    schema.GroupVersionResource
 		lister *cache.GenericLister
-	}{{kserve.Resource, &ctl.isvcs}, {gateway.Resource, &ctl.routes}} {
+		newObj func() runtime.Object
+	}{
+		{kserve.Resource, &ctl.isvcs, func() runtime.Object { return &kservev1beta1.InferenceService{} }},
+		{gateway.Resource, &ctl.routes, func() runtime.Object { return &gatewayv1.HTTPRoute{} }},
+	} {
 		served, err := m.Served(api.gvr)
 		if err != nil {
 			return err
@@ -127,6 +131,7 @@ func Register(m *manager.Manager) error {
 			klog.InfoS("The cluster does not serve this API; services report it until it is installed and aim-apiserver restarts", "resource", api.gvr)
 			continue
 		}
+		m.CacheTyped(api.gvr, api.newObj)
 		inf := m.DynamicInformers.ForResource(api.gvr)
 		*api.lister = inf.Lister()
 		handlers = append(handlers, struct {
@@ -401,7 +406,11 @@ func (ctl *Controller) route(ctx context.Context, svc *aimv1.AIMService, rc runt
 	}
 	var live *unstructured.Unstructured
 	if obj, err := ctl.routes.ByNamespace(svc.Namespace).Get(name); err == nil {
-		live = obj.(*unstructured.Unstructured)
+		if live, err = manager.AsUnstructured(obj); err != nil {
+			*applyErrs = append(*applyErrs, err)
+			comp.Errors, comp.State = []error{err}, ""
+			return []state.Component{comp}
+		}
 	}
 	route := gateway.Build(*rp.Route)
 	if err := ctl.apply(ctx, gateway.Resource, route, &route.ObjectMeta, live); err != nil {
@@ -464,7 +473,7 @@ func metaObjects(list []runtime.Object) []metav1.Object {
 // which the apply removes); the comparison sees a hand edit of a field the controller sets, which the apply
 // reverts.
 func (ctl *Controller) apply(ctx context.Context, gvr schema.GroupVersionResource, obj runtime.Object, meta *metav1.ObjectMeta, live *unstructured.Unstructured) error {
-	data, err := json.Marshal(obj)
+	data, err := manager.ApplyBody(obj)
 	if err != nil {
 		return err
 	}
@@ -473,13 +482,15 @@ func (ctl *Controller) apply(ctx context.Context, gvr schema.GroupVersionResourc
 		meta.Annotations = map[string]string{}
 	}
 	meta.Annotations[annotationSpecHash] = hash
-	if data, err = json.Marshal(obj); err != nil {
+	if data, err = manager.ApplyBody(obj); err != nil {
 		return err
 	}
 	if live != nil && live.GetAnnotations()[annotationSpecHash] == hash {
-		if drifted, err := manager.Drifted(live.Object, data); err != nil || !drifted {
+		field, err := manager.Drift(live.Object, data)
+		if err != nil || field == "" {
 			return err
 		}
+		klog.FromContext(ctx).Info("Reverting a change made outside the controller", "resource", gvr.Resource, "namespace", meta.Namespace, "name", meta.Name, "field", field)
 	}
 	_, err = ctl.c.Dynamic.Resource(gvr).Namespace(meta.Namespace).Patch(ctx, meta.Name, types.ApplyPatchType, data,
 		metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)})
@@ -500,7 +511,7 @@ func (ctl *Controller) getISVC(namespace, name string) (*unstructured.Unstructur
 	} else if err != nil {
 		return nil, err
 	}
-	return obj.(*unstructured.Unstructured), nil
+	return manager.AsUnstructured(obj)
 }
 
 // findModels lists the models spec.model may mean.
@@ -640,7 +651,7 @@ func (ctl *Controller) applyDerived(ctx context.Context, svc *aimv1.AIMService, 
 			return nil
 		}
 	}
-	data, err := json.Marshal(t)
+	data, err := manager.ApplyBody(t)
 	if err != nil {
 		return err
 	}

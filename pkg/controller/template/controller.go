@@ -2,7 +2,6 @@ package template
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"time"
@@ -88,6 +87,7 @@ func Register(m *manager.Manager, backoff discovery.Backoff) error {
 		{v.AIMTemplateCaches().Informer(), ctl.owners().Handler()},
 		{k.Core().V1().Nodes().Informer(), ctl.nodeHandler()},
 		{k.Batch().V1().Jobs().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isDiscovery, Handler: ctl.owners().Handler()}},
+		{k.Batch().V1().Jobs().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isDiscovery, Handler: ctl.slots.observed()}},
 		{k.Core().V1().Pods().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isDiscovery, Handler: manager.JobPodHandler(ctl.jobs, ctl.owners())}},
 	}
 	for _, h := range handlers {
@@ -294,7 +294,7 @@ func (ctl *Controller) jobCached(key string) bool {
 
 // createJob applies a discovery Job if a slot is still free. It reports false, without error, when none is.
 func (ctl *Controller) createJob(ctx context.Context, job *batchv1.Job, limit int32) (bool, error) {
-	data, err := json.Marshal(job)
+	data, err := manager.ApplyBody(job)
 	if err != nil {
 		return false, err
 	}
@@ -320,7 +320,7 @@ func (ctl *Controller) applyCache(ctx context.Context, c *aimv1.AIMTemplateCache
 			return cur, nil
 		}
 	}
-	data, err := json.Marshal(c)
+	data, err := manager.ApplyBody(c)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,8 @@ package template
 import (
 	"sync"
 
+	"k8s.io/client-go/tools/cache"
+
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/expectations"
 )
 
@@ -37,4 +39,13 @@ func (s *jobSlots) take(limit int32, key string, create func() error) (bool, err
 	}
 	s.created.Expect(key)
 	return true, nil
+}
+
+// observed is the Job informer's handler for the Jobs the slots expect: an added Job is no longer pending.
+func (s *jobSlots) observed() cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerFuncs{AddFunc: func(obj any) {
+		if key, err := cache.MetaNamespaceKeyFunc(obj); err == nil {
+			s.created.Observed(key)
+		}
+	}}
 }

@@ -5,6 +5,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Workers racing for slots while the informer cache shows none of the Jobs they create: the limit holds.
@@ -68,5 +71,21 @@ func TestJobSlotsCreateErrorTakesNoSlot(t *testing.T) {
 	}
 	if ok, err := slots.take(1, "ns/b", func() error { return nil }); !ok || err != nil {
 		t.Fatalf("after a failed create the slot must be free: ok=%v err=%v", ok, err)
+	}
+}
+
+// TestJobSlotsFreeAJobCreatedSeenAndDeleted: a Job the informer showed and that was then deleted (its template
+// deleted, the garbage collector took it) before any other count frees its slot; it used to count as pending
+// until the expectation expired, five minutes later.
+func TestJobSlotsFreeAJobCreatedSeenAndDeleted(t *testing.T) {
+	cached := map[string]bool{}
+	slots := newJobSlots(func() int { return 0 }, func(k string) bool { return cached[k] })
+	if ok, err := slots.take(1, "ns/a", func() error { return nil }); !ok || err != nil {
+		t.Fatalf("first: ok=%v err=%v", ok, err)
+	}
+	slots.observed().OnAdd(&batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}}, false)
+	// Deleted again: the cache no longer shows it.
+	if ok, err := slots.take(1, "ns/b", func() error { return nil }); !ok || err != nil {
+		t.Fatalf("the slot of a Job seen and deleted is free: ok=%v err=%v", ok, err)
 	}
 }

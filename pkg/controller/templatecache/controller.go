@@ -2,7 +2,6 @@ package templatecache
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -181,7 +180,7 @@ func (ctl *Controller) resolveTemplate(c *aimv1.AIMTemplateCache) (*Template, er
 
 // apply server-side applies a Dedicated artifact.
 func (ctl *Controller) apply(ctx context.Context, a *aimv1.AIMArtifact) error {
-	data, err := json.Marshal(a)
+	data, err := manager.ApplyBody(a)
 	if err != nil {
 		return fmt.Errorf("encoding artifact %s: %w", a.Name, err)
 	}

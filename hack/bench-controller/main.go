@@ -1,0 +1,169 @@
+// Command bench-controller measures the embedded controller at cluster scale on the real-cluster harness
+// (hack/local-up.sh; `make bench-controller` brings it up and down). It creates AMD GPU Nodes as API objects
+// (no kubelet behind them), cluster models with templates whose discovery it plays to Ready, then applies many
+// AIMServices at once and reports, as a table: the time until every InferenceService exists, the API writes
+// per service on the way (from both servers' apiserver_request_total), the writes during resyncs afterwards,
+// aim-apiserver's CPU and memory, and the time until hand-edited InferenceServices are reverted. It prints
+// figures and whether each target is met; it asserts nothing.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+type config struct {
+	kubeconfig  string
+	aimServer   string
+	aimCA       string
+	nodes       int
+	models      int
+	services    int
+	namespaces  int
+	edits       int
+	resyncs     int
+	resync      time.Duration
+	concurrency int
+	timeout     time.Duration
+	keep        bool
+	heapProfile string
+}
+
+func main() {
+	var c config
+	root := "."
+	flag.StringVar(&c.kubeconfig, "kubeconfig", filepath.Join(root, "_output", "local", "kubeconfig"), "Cluster admin kubeconfig of the harness.")
+	flag.StringVar(&c.aimServer, "aim-server", "https://127.0.0.1:"+envOr("AIM_PORT", "18443"), "aim-apiserver's address, for its /metrics (read directly, past the aggregator).")
+	flag.StringVar(&c.aimCA, "aim-ca", filepath.Join(root, "artifacts", "deploy", "certs", "ca.crt"), "CA of aim-apiserver's serving certificate.")
+	flag.IntVar(&c.nodes, "nodes", 100, "AMD GPU Nodes (API objects, 8 MI300X GPUs each).")
+	flag.IntVar(&c.models, "models", 20, "Cluster models, each with one cluster template played to Ready.")
+	flag.IntVar(&c.services, "services", 1000, "AIMServices applied at once, spread over the models.")
+	flag.IntVar(&c.namespaces, "namespaces", 10, "Namespaces the services are spread over.")
+	flag.IntVar(&c.edits, "edits", 100, "InferenceServices edited by hand (spec.predictor.minReplicas) after convergence.")
+	flag.IntVar(&c.resyncs, "resyncs", 3, "Resync periods to count steady-state writes over.")
+	flag.DurationVar(&c.resync, "resync-period", 10*time.Second, "aim-apiserver's --controller-resync-period.")
+	flag.IntVar(&c.concurrency, "concurrency", 16, "Parallel requests of the benchmark's own writes.")
+	flag.DurationVar(&c.timeout, "timeout", 15*time.Minute, "Give up after this long.")
+	flag.BoolVar(&c.keep, "keep", false, "Leave the objects in the cluster.")
+	flag.StringVar(&c.heapProfile, "heap-profile", "", "Keep aim-apiserver's heap profile after the steady state in this file.")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	if err := run(ctx, c); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-controller:", err)
+		os.Exit(1)
+	}
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// logf reports progress on stderr; the table goes to stdout.
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "[bench-controller %s] %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+// clients are the benchmark's clients: as the cluster admin through kube-apiserver, and metrics readers for
+// both servers.
+type clients struct {
+	kube    kubernetes.Interface
+	dyn     dynamic.Interface
+	kubeMet metricsReader
+	aimMet  metricsReader
+}
+
+func newClients(c config) (*clients, error) {
+	rc, err := clientcmd.BuildConfigFromFlags("", c.kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("loading %s (is the harness up? hack/local-up.sh): %w", c.kubeconfig, err)
+	}
+	// The benchmark's own requests must not be what limits the controller.
+	rc.QPS, rc.Burst = 1000, 2000
+	kube, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return nil, err
+	}
+	dyn, err := dynamic.NewForConfig(rc)
+	if err != nil {
+		return nil, err
+	}
+	kubeHTTP, err := rest.HTTPClientFor(rc)
+	if err != nil {
+		return nil, err
+	}
+	aim := rest.CopyConfig(rc)
+	aim.Host = c.aimServer
+	aim.CAData, aim.CAFile, aim.ServerName = nil, c.aimCA, "localhost"
+	aimHTTP, err := rest.HTTPClientFor(aim)
+	if err != nil {
+		return nil, err
+	}
+	return &clients{
+		kube: kube, dyn: dyn,
+		kubeMet: metricsReader{client: kubeHTTP, url: strings.TrimSuffix(rc.Host, "/") + "/metrics"},
+		aimMet:  metricsReader{client: aimHTTP, url: strings.TrimSuffix(aim.Host, "/") + "/metrics"},
+	}, nil
+}
+
+func run(ctx context.Context, c config) error {
+	if c.services < 1 || c.models < 1 || c.nodes < 1 || c.namespaces < 1 || c.edits < 0 || c.edits > c.services {
+		return fmt.Errorf("need at least one node, model, namespace and service, and no more edits than services")
+	}
+	cl, err := newClients(c)
+	if err != nil {
+		return err
+	}
+	r := &result{config: c, cores: runtime.NumCPU(), loadBefore: loadavg()}
+	w := newWorld(cl, c)
+	if !c.keep {
+		defer w.cleanup()
+	}
+	if err := w.setup(ctx); err != nil {
+		return fmt.Errorf("setup: %w", err)
+	}
+	if err := w.converge(ctx, r); err != nil {
+		return fmt.Errorf("applying the services: %w", err)
+	}
+	if err := w.steady(ctx, r); err != nil {
+		return fmt.Errorf("steady state: %w", err)
+	}
+	if err := w.handEdits(ctx, r); err != nil {
+		return fmt.Errorf("hand edits: %w", err)
+	}
+	r.loadAfter = loadavg()
+	r.print(os.Stdout)
+	return nil
+}
+
+// loadavg is the machine's load (1, 5, 15 minutes), as /proc/loadavg gives it.
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "n/a"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "n/a"
+	}
+	return strings.Join(f[:3], " ")
+}

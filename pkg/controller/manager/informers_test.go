@@ -1,0 +1,77 @@
+package manager
+
+import (
+	"testing"
+
+	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/tools/cache"
+)
+
+func TestInformersDropManagedFields(t *testing.T) {
+	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "d", ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}}}
+	out, err := stripManagedFields(job)
+	if err != nil || out.(*batchv1.Job).ManagedFields != nil || out.(*batchv1.Job).Name != "d" {
+		t.Errorf("stripped: %v (%v)", out, err)
+	}
+	// A tombstone passes as it is.
+	tomb := cache.DeletedFinalStateUnknown{Key: "ns/d", Obj: job}
+	if out, err := stripManagedFields(tomb); err != nil || out != any(tomb) {
+		t.Errorf("tombstone: %v (%v)", out, err)
+	}
+}
+
+func TestDynamicObjectsAreCachedTyped(t *testing.T) {
+	gvr := batchv1.SchemeGroupVersion.WithResource("jobs")
+	transform := typedTransform(gvr, func() runtime.Object { return &batchv1.Job{} })
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "batch/v1", "kind": "Job",
+		"metadata": map[string]any{"name": "d", "namespace": "ns", "managedFields": []any{map[string]any{"manager": "kubectl"}}},
+		"spec":     map[string]any{"backoffLimit": int64(0), "template": map[string]any{"spec": map[string]any{"restartPolicy": "Never"}}}}}
+	out, err := transform(u)
+	job, ok := out.(*batchv1.Job)
+	if err != nil || !ok || job.Name != "d" || job.ManagedFields != nil || job.Spec.BackoffLimit == nil || *job.Spec.BackoffLimit != 0 {
+		t.Fatalf("cached as %T %+v (%v)", out, out, err)
+	}
+	// Read back as a map, it holds what it held (without managed fields).
+	back, err := AsUnstructured(job)
+	if err != nil || back.GetAPIVersion() != "batch/v1" || back.GetKind() != "Job" {
+		t.Fatalf("as a map: %v (%v)", back, err)
+	}
+	if field := missing(back.Object, map[string]any{"spec": u.Object["spec"]}, "", sameValue); field != "" {
+		t.Errorf("the map read back lost %s", field)
+	}
+	// A field of the wrong type (a hand edit the server's schema let through) keeps the object a map.
+	bad := u.DeepCopy()
+	_ = unstructured.SetNestedField(bad.Object, "zero", "spec", "backoffLimit")
+	if out, err := transform(bad); err != nil || out != any(bad) {
+		t.Errorf("an object its type cannot hold: %T (%v)", out, err)
+	}
+}
+
+// TestTypedDynamicListers: the listers of a dynamic informer whose objects are cached typed list and get
+// them (client-go's dynamic lister would panic on a struct).
+func TestTypedDynamicListers(t *testing.T) {
+	gvr := batchv1.SchemeGroupVersion.WithResource("jobs")
+	f := &dynamicInformers{DynamicSharedInformerFactory: dynamicinformer.NewDynamicSharedInformerFactory(nil, 0),
+		typed: map[schema.GroupVersionResource]func() runtime.Object{gvr: func() runtime.Object { return &batchv1.Job{} }}}
+	inf := f.ForResource(gvr)
+	if err := inf.Informer().GetIndexer().Add(&batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "ns"}}); err != nil {
+		t.Fatal(err)
+	}
+	all, err := inf.Lister().List(labels.Everything())
+	if err != nil || len(all) != 1 {
+		t.Fatalf("list: %v (%v)", all, err)
+	}
+	in, err := inf.Lister().ByNamespace("ns").List(labels.Everything())
+	if err != nil || len(in) != 1 {
+		t.Fatalf("list in ns: %v (%v)", in, err)
+	}
+	if _, err := inf.Lister().ByNamespace("ns").Get("d"); err != nil {
+		t.Fatal(err)
+	}
+}

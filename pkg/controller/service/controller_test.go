@@ -1,0 +1,281 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	autoscalinglisters "k8s.io/client-go/listers/autoscaling/v2"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/ptr"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gateway"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
+	aimfake "github.com/aim-apiserver/aim-apiserver/pkg/generated/clientset/versioned/fake"
+	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
+)
+
+// fixture is a service controller on fake clients, in the style of sample-controller's tests: the listers
+// read indexers the test fills, and the test checks the write actions the clients received.
+type fixture struct {
+	t        *testing.T
+	aim      *aimfake.Clientset
+	dyn      *dynamicfake.FakeDynamicClient
+	recorder *record.FakeRecorder
+	// indexers by the kind of object they hold.
+	services, clusterModels, clusterTemplates, nodes, isvcs cache.Indexer
+	// applied is the body of the last server-side apply of an InferenceService.
+	applied []byte
+	// statusErr, when set, is what the status write returns.
+	statusErr error
+	// status is the last status written.
+	status *aimv1.AIMServiceStatus
+}
+
+func newIndexer() cache.Indexer {
+	return cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+}
+
+func newFixture(t *testing.T) *fixture {
+	f := &fixture{t: t, recorder: record.NewFakeRecorder(100),
+		services: newIndexer(), clusterModels: newIndexer(), clusterTemplates: newIndexer(), nodes: newIndexer(), isvcs: newIndexer()}
+	f.aim = aimfake.NewSimpleClientset() //nolint:staticcheck // the field-managed fake has no schema for AIM kinds
+	f.aim.PrependReactor("update", "aimservices", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		if a.GetSubresource() != "status" {
+			return false, nil, nil
+		}
+		if f.statusErr != nil {
+			return true, nil, f.statusErr
+		}
+		obj := a.(clienttesting.UpdateAction).GetObject()
+		f.status = obj.(*aimv1.AIMService).Status.DeepCopy()
+		return true, obj, nil
+	})
+	scheme := runtime.NewScheme()
+	f.dyn = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, map[schema.GroupVersionResource]string{
+		kserve.Resource: "InferenceServiceList", gateway.Resource: "HTTPRouteList"})
+	f.dyn.PrependReactor("patch", "inferenceservices", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		p := a.(clienttesting.PatchAction)
+		if p.GetPatchType() != types.ApplyPatchType {
+			return true, nil, fmt.Errorf("unexpected %s patch", p.GetPatchType())
+		}
+		f.applied = p.GetPatch()
+		u := &unstructured.Unstructured{}
+		return true, u, u.UnmarshalJSON(p.GetPatch())
+	})
+
+	f.add(f.clusterModels, &aimv1.AIMClusterModel{ObjectMeta: metav1.ObjectMeta{Name: "qwen", UID: "m-uid", Generation: 1},
+		Spec:   aimv1.AIMModelSpec{Image: "registry.example/aim/qwen:1.0"},
+		Status: aimv1.AIMModelStatus{Status: aimv1.AIMStatusReady, ObservedGeneration: 1}})
+	f.add(f.clusterTemplates, &aimv1.AIMClusterServiceTemplate{ObjectMeta: metav1.ObjectMeta{Name: "qwen-mi300x", UID: "t-uid", Generation: 1},
+		Spec: aimv1.AIMClusterServiceTemplateSpec{AIMServiceTemplateSpecCommon: aimv1.AIMServiceTemplateSpecCommon{ModelName: "qwen",
+			AIMRuntimeParameters: aimv1.AIMRuntimeParameters{Metric: ptr.To(aimv1.AIMMetric("latency")), Precision: ptr.To(aimv1.AIMPrecision("fp8")),
+				Hardware: &aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Requests: 1, Model: "MI300X"}}}}},
+		Status: aimv1.AIMServiceTemplateStatus{Status: aimv1.AIMStatusReady, ObservedGeneration: 1, HardwareSummary: "1 x MI300X",
+			ResolvedHardware: &aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Requests: 1, Model: "MI300X"}},
+			Profile: &aimv1.AIMProfile{Metadata: aimv1.AIMProfileMetadata{Engine: "vllm", GPU: "MI300X", Precision: "fp8", GPUCount: 1,
+				Metric: "latency", Type: aimv1.AIMProfileTypeOptimized}}}})
+	f.add(f.nodes, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "gpu-1", Labels: map[string]string{"amd.com/gpu.device-id": "74a1"}},
+		Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{"amd.com/gpu": resource.MustParse("8")}}})
+	return f
+}
+
+func (f *fixture) add(i cache.Indexer, obj any) {
+	f.t.Helper()
+	if err := i.Add(obj); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// service is an AIMService that already holds the controller's finalizer.
+func (f *fixture) service(mutate func(*aimv1.AIMService)) *aimv1.AIMService {
+	s := &aimv1.AIMService{ObjectMeta: metav1.ObjectMeta{Name: "chat", Namespace: "team", UID: "svc-uid", Generation: 1,
+		Finalizers: []string{FinalizerCacheCleanup}},
+		Spec: aimv1.AIMServiceSpec{Model: aimv1.AIMServiceModel{Name: ptr.To("qwen")}, Caching: &aimv1.AIMServiceCaching{Mode: aimv1.AIMCachingModeNever}}}
+	if mutate != nil {
+		mutate(s)
+	}
+	if err := f.services.Update(s); err != nil {
+		f.t.Fatal(err)
+	}
+	return s
+}
+
+func (f *fixture) controller() *Controller {
+	empty := newIndexer()
+	return &Controller{
+		c:        manager.Clients{AIM: f.aim, Dynamic: f.dyn, Recorder: f.recorder},
+		services: aimlisters.NewAIMServiceLister(f.services), models: aimlisters.NewAIMModelLister(empty),
+		clusterModels: aimlisters.NewAIMClusterModelLister(f.clusterModels), templates: aimlisters.NewAIMServiceTemplateLister(empty),
+		clusterTemplates: aimlisters.NewAIMClusterServiceTemplateLister(f.clusterTemplates),
+		configs:          aimlisters.NewAIMRuntimeConfigLister(empty), clusterConfigs: aimlisters.NewAIMClusterRuntimeConfigLister(empty),
+		caches: aimlisters.NewAIMTemplateCacheLister(empty), artifacts: aimlisters.NewAIMArtifactLister(empty),
+		nodes: corelisters.NewNodeLister(f.nodes), pods: corelisters.NewPodLister(empty),
+		hpas:   autoscalinglisters.NewHorizontalPodAutoscalerLister(empty),
+		events: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{eventIndex: func(any) ([]string, error) { return nil, nil }}),
+		isvcs:  cache.NewGenericLister(f.isvcs, kserve.Resource.GroupResource()),
+		routes: cache.NewGenericLister(newIndexer(), gateway.Resource.GroupResource()),
+	}
+}
+
+// run reconciles team/chat once and returns the write actions both clients received.
+func (f *fixture) run() ([]string, error) {
+	f.aim.ClearActions()
+	f.dyn.ClearActions()
+	_, err := f.controller().reconcile(context.Background(), "team/chat")
+	var out []string
+	for _, a := range append(f.aim.Actions(), f.dyn.Actions()...) {
+		switch a.GetVerb() {
+		case "get", "list", "watch":
+			continue
+		}
+		what := a.GetVerb() + " " + a.GetResource().Resource
+		if a.GetSubresource() != "" {
+			what += "/" + a.GetSubresource()
+		}
+		out = append(out, what)
+	}
+	return out, err
+}
+
+func (f *fixture) expect(what string, got []string, err error, want ...string) {
+	f.t.Helper()
+	if err != nil {
+		f.t.Errorf("%s: reconcile failed: %v", what, err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		f.t.Errorf("%s: actions %v, want %v", what, got, want)
+	}
+}
+
+// live stores what the last apply sent as the live InferenceService, with the fields the server adds and
+// edit's changes.
+func (f *fixture) live(edit func(u map[string]any)) {
+	f.t.Helper()
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(f.applied); err != nil {
+		f.t.Fatal(err)
+	}
+	u.SetResourceVersion("7")
+	u.SetUID("isvc-uid")
+	if edit != nil {
+		edit(u.Object)
+	}
+	// The informer caches InferenceServices as their Go type (manager.CacheTyped).
+	typed := &kservev1beta1.InferenceService{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, typed); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := f.isvcs.Update(typed); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// TestReconcileActions: the writes one reconcile makes for a new service, a service whose children are as
+// applied, a changed spec, a hand edit, and a status write that meets a conflict.
+func TestReconcileActions(t *testing.T) {
+	f := newFixture(t)
+	// A new service gets the finalizer first (aim-engine's), in a reconcile of its own.
+	f.service(func(s *aimv1.AIMService) { s.Finalizers = nil })
+	got, err := f.run()
+	f.expect("finalizer", got, err, "patch aimservices")
+	svc := f.service(nil)
+
+	// Create: the InferenceService is applied and the status written, nothing else.
+	got, err = f.run()
+	f.expect("create", got, err, "update aimservices/status", "patch inferenceservices")
+	var body map[string]any
+	if err := json.Unmarshal(f.applied, &body); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := body["status"]; ok {
+		t.Errorf("the apply sends a status (the server drops it; every later comparison would see drift): %s", f.applied)
+	}
+	if md := body["metadata"].(map[string]any); md["creationTimestamp"] != nil || md["name"] != WorkloadName(svc) {
+		t.Errorf("apply metadata: %v", md)
+	}
+
+	// Steady: the InferenceService is as applied and the stored status is what the controller derives.
+	f.live(nil)
+	f.service(func(s *aimv1.AIMService) { s.Status = f.lastStatus() })
+	got, err = f.run()
+	f.expect("steady", got, err)
+
+	// Update: a spec change reaches the InferenceService.
+	f.service(func(s *aimv1.AIMService) {
+		s.Generation = 2
+		s.Status = f.lastStatus()
+		s.Spec.Replicas = ptr.To[int32](3)
+	})
+	got, err = f.run()
+	f.expect("update", got, err, "update aimservices/status", "patch inferenceservices")
+	if p, _, _ := unstructured.NestedFieldNoCopy(f.jsonBody(), "spec", "predictor", "minReplicas"); p != float64(3) {
+		t.Errorf("after replicas 3 the apply sets minReplicas %v", p)
+	}
+	f.live(nil)
+	f.service(func(s *aimv1.AIMService) {
+		s.Generation = 2
+		s.Spec.Replicas = ptr.To[int32](3)
+		s.Status = f.lastStatus()
+	})
+	got, err = f.run()
+	f.expect("steady after the update", got, err)
+
+	// Drift: a hand edit of a field the controller sets is reverted, with the hash annotation unchanged.
+	f.live(func(u map[string]any) {
+		_ = unstructured.SetNestedField(u, int64(7), "spec", "predictor", "minReplicas")
+	})
+	got, err = f.run()
+	f.expect("drift", got, err, "patch inferenceservices")
+	// A field others own (a default, a webhook, KServe's status) is not drift.
+	f.live(func(u map[string]any) {
+		_ = unstructured.SetNestedField(u, "kserve-defaulted", "spec", "predictor", "serviceAccountName")
+		_ = unstructured.SetNestedField(u, "Ready", "status", "modelStatus", "transitionStatus")
+	})
+	got, err = f.run()
+	f.expect("fields of others", got, err)
+
+	// Conflict: the status write meets a newer object; the reconcile ends without an error (the informer
+	// brings the newer object, which is reconciled again) and writes nothing more.
+	f.service(func(s *aimv1.AIMService) {
+		s.Generation = 3
+		s.Spec.Replicas = ptr.To[int32](2)
+		s.Status = f.lastStatus()
+	})
+	f.statusErr = apierrors.NewConflict(aimv1.Resource("aimservices"), "chat", fmt.Errorf("the object has been modified"))
+	got, err = f.run()
+	f.expect("conflict", got, err, "update aimservices/status", "patch inferenceservices")
+}
+
+// lastStatus is the status of the last status write.
+func (f *fixture) lastStatus() aimv1.AIMServiceStatus {
+	f.t.Helper()
+	if f.status == nil {
+		f.t.Fatal("no status was written")
+	}
+	return *f.status.DeepCopy()
+}
+
+func (f *fixture) jsonBody() map[string]any {
+	var m map[string]any
+	if err := json.Unmarshal(f.applied, &m); err != nil {
+		f.t.Fatal(err)
+	}
+	return m
+}
