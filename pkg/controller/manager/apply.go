@@ -11,12 +11,12 @@ import (
 // creationTimestamp, managedFields, ...) belong to the server.
 var appliedMetadata = []string{"name", "namespace", "generateName", "labels", "annotations", "ownerReferences", "finalizers"}
 
-// ApplyBody is the body of a server-side apply of a desired object built as a typed struct: only the fields
-// the controller means to own. A typed struct marshals its zero values (creationTimestamp: null, status: {},
-// a status's empty strings); sent as they are, an apply claims them and the live object never holds them (the
-// server drops status and nulls), so every comparison with it would see drift. Status, server-set metadata
-// and nulls are left out. Empty objects stay: some mean something (emptyDir: {}).
-func ApplyBody(obj runtime.Object) ([]byte, error) {
+// ApplyObject is the body of a server-side apply of a desired object built as a typed struct: only the
+// fields the controller means to own. A typed struct marshals its zero values (creationTimestamp: null,
+// status: {}, a status's empty strings); sent as they are, an apply claims them and the live object never
+// holds them (the server drops status and nulls), so every comparison with it would see drift. Status,
+// server-set metadata and nulls are left out. Empty objects stay: some mean something (emptyDir: {}).
+func ApplyObject(obj runtime.Object) (map[string]any, error) {
 	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
 		return nil, fmt.Errorf("converting %T for an apply: %w", obj, err)
@@ -31,7 +31,16 @@ func ApplyBody(obj runtime.Object) ([]byte, error) {
 		}
 		u["metadata"] = kept
 	}
-	data, err := json.Marshal(prune(u))
+	return prune(u).(map[string]any), nil
+}
+
+// ApplyBody is ApplyObject encoded.
+func ApplyBody(obj runtime.Object) ([]byte, error) {
+	body, err := ApplyObject(obj)
+	if err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(body)
 	if err != nil {
 		return nil, fmt.Errorf("encoding %T for an apply: %w", obj, err)
 	}

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -473,16 +474,19 @@ func metaObjects(list []runtime.Object) []metav1.Object {
 // which the apply removes); the comparison sees a hand edit of a field the controller sets, which the apply
 // reverts.
 func (ctl *Controller) apply(ctx context.Context, gvr schema.GroupVersionResource, obj runtime.Object, meta *metav1.ObjectMeta, live *unstructured.Unstructured) error {
-	data, err := manager.ApplyBody(obj)
+	body, err := manager.ApplyObject(obj)
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(body)
 	if err != nil {
 		return err
 	}
 	hash := naming.Hash(16, string(data))
-	if meta.Annotations == nil {
-		meta.Annotations = map[string]string{}
+	if err := unstructured.SetNestedField(body, hash, "metadata", "annotations", annotationSpecHash); err != nil {
+		return err
 	}
-	meta.Annotations[annotationSpecHash] = hash
-	if data, err = manager.ApplyBody(obj); err != nil {
+	if data, err = json.Marshal(body); err != nil {
 		return err
 	}
 	if live != nil && live.GetAnnotations()[annotationSpecHash] == hash {
