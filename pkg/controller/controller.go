@@ -85,11 +85,12 @@ func Register(m *manager.Manager, o Options) error {
 // sweepSources are the children the orphan sweep looks after: every kind the controllers create with an AIM
 // owner.
 func sweepSources(m *manager.Manager) ([]sweep.Source, error) {
-	k := m.KubeInformers
-	jobs, pvcs := k.Batch().V1().Jobs().Lister(), k.Core().V1().PersistentVolumeClaims().Lister()
+	jobs := batchv1.SchemeGroupVersion.WithResource("jobs")
+	discoveryObjects, artifactChildren := m.Selected(template.DiscoveryObjects), m.Selected(artifact.Children)
 	sources := []sweep.Source{
-		sweep.Objects(m.Dynamic, batchv1.SchemeGroupVersion.WithResource("jobs"), jobs.List),
-		sweep.Objects(m.Dynamic, corev1.SchemeGroupVersion.WithResource("persistentvolumeclaims"), pvcs.List),
+		sweep.Objects(m.Dynamic, jobs, discoveryObjects.Batch().V1().Jobs().Lister().List),
+		sweep.Objects(m.Dynamic, jobs, artifactChildren.Batch().V1().Jobs().Lister().List),
+		sweep.Objects(m.Dynamic, corev1.SchemeGroupVersion.WithResource("persistentvolumeclaims"), artifactChildren.Core().V1().PersistentVolumeClaims().Lister().List),
 	}
 	for _, gvr := range []schema.GroupVersionResource{kserve.Resource, gateway.Resource} {
 		served, err := m.Served(gvr)

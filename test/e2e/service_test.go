@@ -356,10 +356,11 @@ func TestAutoscaledServiceFollowsKEDA(t *testing.T) {
 		fmt.Sprintf(`"sidecar.opentelemetry.io/inject": "%s-predictor"`, elastic), `"minReplicas": 1`, `"maxReplicas": 4`, `"vllm:num_requests_running"`)
 	jsonpathEquals(t, 30*time.Second, "0/1 (1-4)", "aimsvc", "elastic", "-n", ns, "-o", "jsonpath={.status.runtime.replicas}")
 
-	// Play KEDA: its HPA wants 3 replicas.
+	// Play KEDA: its HPA wants 3 replicas. KEDA copies the ScaledObject's labels, which KServe copies from the
+	// InferenceService: the controller informs only on HPAs labelled with an AIM service.
 	k.mustApply(fmt.Sprintf(`apiVersion: autoscaling/v2
 kind: HorizontalPodAutoscaler
-metadata: {name: keda-hpa-%[2]s-predictor, namespace: %[1]s}
+metadata: {name: keda-hpa-%[2]s-predictor, namespace: %[1]s, labels: {aim.eai.amd.com/service: elastic, app.kubernetes.io/managed-by: keda-operator}}
 spec:
   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: %[2]s-predictor}
   minReplicas: 1

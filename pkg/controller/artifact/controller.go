@@ -57,14 +57,20 @@ type Controller struct {
 	ctl *manager.Controller
 }
 
+// Children are the PVCs, Jobs and pods made for artifacts, all the artifact controller reads of those kinds.
+var Children = manager.Selection{Labels: LabelArtifact}
+
+// DownloaderAccess is the downloader's ServiceAccount and RoleBinding of every namespace.
+var DownloaderAccess = manager.Selection{Fields: "metadata.name=" + DownloaderName}
+
 // Register adds the artifact controller to the manager.
 func Register(m *manager.Manager) error {
 	v := m.AIMInformers.Aim().V1alpha1()
-	k := m.KubeInformers
+	k, access := m.Selected(Children), m.Selected(DownloaderAccess)
 	ctl := &Controller{c: m.Clients,
 		artifacts: v.AIMArtifacts().Lister(), configs: v.AIMRuntimeConfigs().Lister(), clusterConfigs: v.AIMClusterRuntimeConfigs().Lister(),
 		pvcs: k.Core().V1().PersistentVolumeClaims().Lister(), jobs: k.Batch().V1().Jobs().Lister(), pods: k.Core().V1().Pods().Lister(),
-		accounts: k.Core().V1().ServiceAccounts().Lister(), bindings: k.Rbac().V1().RoleBindings().Lister(),
+		accounts: access.Core().V1().ServiceAccounts().Lister(), bindings: access.Rbac().V1().RoleBindings().Lister(),
 		events: m.WarningEvents.Core().V1().Events().Lister(),
 	}
 	ctl.ctl = manager.NewController("artifact", manager.ReconcilerFunc(ctl.reconcile), v.AIMArtifacts().Informer().GetStore())
@@ -79,14 +85,14 @@ func Register(m *manager.Manager) error {
 		{v.AIMArtifacts().Informer(), ctl.ctl.Handler()},
 		{v.AIMRuntimeConfigs().Informer(), all},
 		{v.AIMClusterRuntimeConfigs().Informer(), all},
-		{k.Core().V1().PersistentVolumeClaims().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isChild, Handler: owners.Handler()}},
-		{k.Batch().V1().Jobs().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isChild, Handler: owners.Handler()}},
-		{k.Core().V1().Pods().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isChild, Handler: manager.JobPodHandler(ctl.jobs, owners)}},
+		{k.Core().V1().PersistentVolumeClaims().Informer(), owners.Handler()},
+		{k.Batch().V1().Jobs().Informer(), owners.Handler()},
+		{k.Core().V1().Pods().Informer(), manager.JobPodHandler(ctl.jobs, owners)},
 		// A Warning about a download pod (FailedScheduling, FailedMount, ...) is what keeps it pending.
 		{m.WarningEvents.Core().V1().Events().Informer(), ctl.podEventHandler(manager.JobPodHandler(ctl.jobs, owners))},
 		// The downloader's account and binding are shared by the artifacts of a namespace.
-		{k.Core().V1().ServiceAccounts().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isDownloader, Handler: inNamespace}},
-		{k.Rbac().V1().RoleBindings().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isDownloader, Handler: inNamespace}},
+		{access.Core().V1().ServiceAccounts().Informer(), inNamespace},
+		{access.Rbac().V1().RoleBindings().Informer(), inNamespace},
 	} {
 		if _, err := h.inf.AddEventHandler(h.h); err != nil {
 			return fmt.Errorf("watching for artifacts: %w", err)
@@ -215,7 +221,7 @@ func (ctl *Controller) podEventHandler(pods cache.ResourceEventHandler) cache.Re
 		if !ok || e.InvolvedObject.Kind != "Pod" {
 			return
 		}
-		if pod, err := ctl.pods.Pods(e.InvolvedObject.Namespace).Get(e.InvolvedObject.Name); err == nil && isChild(pod) {
+		if pod, err := ctl.pods.Pods(e.InvolvedObject.Namespace).Get(e.InvolvedObject.Name); err == nil {
 			pods.OnUpdate(pod, pod)
 		}
 	}
@@ -315,15 +321,4 @@ func objectMeta(obj any) (metav1.Object, bool) {
 	}
 	m, ok := obj.(metav1.Object)
 	return m, ok
-}
-
-// isChild selects the PVCs, Jobs and pods made for artifacts (pods carry no managed-by label).
-func isChild(obj any) bool {
-	m, ok := objectMeta(obj)
-	return ok && m.GetLabels()[LabelArtifact] != ""
-}
-
-func isDownloader(obj any) bool {
-	m, ok := objectMeta(obj)
-	return ok && m.GetName() == DownloaderName
 }

@@ -100,14 +100,17 @@ type Reconciler interface {
 
 // Clients and informers the controllers share.
 type Clients struct {
-	AIM           versioned.Interface
-	Kube          kubernetes.Interface
-	AIMInformers  aiminformers.SharedInformerFactory
+	AIM          versioned.Interface
+	Kube         kubernetes.Interface
+	AIMInformers aiminformers.SharedInformerFactory
+	// KubeInformers inform on every object of a kind: for the kinds the controllers read cluster-wide (Nodes).
+	// The kinds they create or watch a few of (Jobs, Pods, PVCs, HPAs) go through Selected.
 	KubeInformers kubeinformers.SharedInformerFactory
 	// Dynamic reaches the custom resources of other projects (KServe, Gateway API) without their clientsets.
 	Dynamic          dynamic.Interface
 	DynamicInformers dynamicinformer.DynamicSharedInformerFactory
 	// WarningEvents informs on Warning events only: pods' and KServe's problems, without the flood of Normal ones.
+	// It is Selected(Selection{Fields: "type=Warning"}).
 	WarningEvents kubeinformers.SharedInformerFactory
 	Recorder      record.EventRecorder
 	Options       Options
@@ -206,6 +209,8 @@ type Manager struct {
 	// served remembers what discovery said, so that controllers registering against the same optional API
 	// ask once.
 	served map[schema.GroupVersionResource]bool
+	// selected are the factories of Selected.
+	selected map[Selection]kubeinformers.SharedInformerFactory
 }
 
 // New builds a manager: AIM objects through loopback (privileged, not rate limited), Kubernetes objects
@@ -285,14 +290,13 @@ func New(loopback, kube *rest.Config, opts Options) (*Manager, error) {
 			KubeInformers:    kubeinformers.NewSharedInformerFactoryWithOptions(kubeClient, opts.ResyncPeriod, kubeinformers.WithTransform(stripManagedFields)),
 			Dynamic:          dynClient,
 			DynamicInformers: dynamic,
-			WarningEvents: kubeinformers.NewSharedInformerFactoryWithOptions(kubeClient, opts.ResyncPeriod, kubeinformers.WithTransform(stripManagedFields),
-				kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "type=" + corev1.EventTypeWarning })),
-			Recorder: recorder,
-			Options:  opts,
+			Recorder:         recorder,
+			Options:          opts,
 		},
 		elector:     elector,
 		broadcaster: broadcaster,
 	}
+	m.WarningEvents = m.Selected(Selection{Fields: "type=" + corev1.EventTypeWarning})
 	return m, nil
 }
 
@@ -334,27 +338,23 @@ func (m *Manager) Run(ctx context.Context) error {
 	m.AIMInformers.Start(ctx.Done())
 	m.KubeInformers.Start(ctx.Done())
 	m.DynamicInformers.Start(ctx.Done())
-	m.WarningEvents.Start(ctx.Done())
+	for _, sel := range m.selections() {
+		m.selected[sel].Start(ctx.Done())
+	}
 	logger.Info("Waiting for informer caches to sync")
-	for typ, ok := range m.AIMInformers.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			return fmt.Errorf("informer for %v did not sync", typ)
+	if err := cacheSynced("", m.AIMInformers.WaitForCacheSync(ctx.Done())); err != nil {
+		return err
+	}
+	if err := cacheSynced("", m.KubeInformers.WaitForCacheSync(ctx.Done())); err != nil {
+		return err
+	}
+	for _, sel := range m.selections() {
+		if err := cacheSynced(" of "+sel.String(), m.selected[sel].WaitForCacheSync(ctx.Done())); err != nil {
+			return err
 		}
 	}
-	for typ, ok := range m.KubeInformers.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			return fmt.Errorf("informer for %v did not sync", typ)
-		}
-	}
-	for typ, ok := range m.WarningEvents.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			return fmt.Errorf("informer for Warning %v did not sync", typ)
-		}
-	}
-	for gvr, ok := range m.DynamicInformers.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			return fmt.Errorf("informer for %v did not sync", gvr)
-		}
+	if err := cacheSynced("", m.DynamicInformers.WaitForCacheSync(ctx.Done())); err != nil {
+		return err
 	}
 	m.synced.Store(true)
 	logger.Info("Informer caches synced", "controllers", len(m.controllers))
@@ -368,6 +368,16 @@ func (m *Manager) Run(ctx context.Context) error {
 		m.runWorkers(ctx)
 		logger.Info("Stopped leading", "identity", m.Options.Identity)
 	})
+}
+
+// cacheSynced is an error naming the first informer of a factory's WaitForCacheSync that did not sync.
+func cacheSynced[K comparable](what string, synced map[K]bool) error {
+	for typ, ok := range synced {
+		if !ok {
+			return fmt.Errorf("informer for %v%s did not sync", typ, what)
+		}
+	}
+	return nil
 }
 
 // userAgent names this replica's controller in the requests it sends.

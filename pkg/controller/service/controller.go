@@ -71,16 +71,24 @@ type Controller struct {
 	isvcs, routes cache.GenericLister
 }
 
+// PredictorPods are the pods of InferenceServices, as aim-engine watches them; the controller reads those of
+// its own InferenceServices.
+var PredictorPods = manager.Selection{Labels: LabelInferenceService}
+
+// Autoscalers are the HorizontalPodAutoscalers of AIM services, as aim-engine watches them: KServe labels the
+// ScaledObject of a predictor as its InferenceService, and KEDA copies those labels to the HPA it makes.
+var Autoscalers = manager.Selection{Labels: aimv1.LabelService}
+
 // Register adds the service controller to the manager.
 func Register(m *manager.Manager) error {
 	v := m.AIMInformers.Aim().V1alpha1()
-	k := m.KubeInformers
+	k, pods, hpas := m.KubeInformers, m.Selected(PredictorPods), m.Selected(Autoscalers)
 	ctl := &Controller{c: m.Clients,
 		services: v.AIMServices().Lister(), models: v.AIMModels().Lister(), clusterModels: v.AIMClusterModels().Lister(),
 		templates: v.AIMServiceTemplates().Lister(), clusterTemplates: v.AIMClusterServiceTemplates().Lister(),
 		configs: v.AIMRuntimeConfigs().Lister(), clusterConfigs: v.AIMClusterRuntimeConfigs().Lister(),
-		caches: v.AIMTemplateCaches().Lister(), artifacts: v.AIMArtifacts().Lister(), nodes: k.Core().V1().Nodes().Lister(), pods: k.Core().V1().Pods().Lister(),
-		hpas: k.Autoscaling().V2().HorizontalPodAutoscalers().Lister(),
+		caches: v.AIMTemplateCaches().Lister(), artifacts: v.AIMArtifacts().Lister(), nodes: k.Core().V1().Nodes().Lister(), pods: pods.Core().V1().Pods().Lister(),
+		hpas: hpas.Autoscaling().V2().HorizontalPodAutoscalers().Lister(),
 	}
 	ctl.q = manager.NewController("service", manager.ReconcilerFunc(ctl.reconcile), v.AIMServices().Informer().GetStore())
 	ctl.owners = manager.Owners{"AIMService": {Controller: ctl.q, Namespaced: true}}
@@ -112,9 +120,9 @@ func Register(m *manager.Manager) error {
 		{v.AIMClusterServiceTemplates().Informer(), ctl.allHandler()},
 		{v.AIMClusterRuntimeConfigs().Informer(), ctl.allHandler()},
 		{k.Core().V1().Nodes().Informer(), ctl.nodeHandler()},
-		{k.Core().V1().Pods().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isPredictorPod, Handler: ctl.podHandler()}},
+		{pods.Core().V1().Pods().Informer(), ctl.podHandler()},
 		{events, ctl.eventHandler()},
-		{k.Autoscaling().V2().HorizontalPodAutoscalers().Informer(), ctl.hpaHandler()},
+		{hpas.Autoscaling().V2().HorizontalPodAutoscalers().Informer(), ctl.hpaHandler()},
 	}
 	for _, api := range []struct {
 		gvr    schema.GroupVersionResource
@@ -746,7 +754,7 @@ func (ctl *Controller) eventHandler() cache.ResourceEventHandler {
 		case "InferenceService":
 			ctl.enqueueISVCOwner(e.InvolvedObject.Namespace, e.InvolvedObject.Name)
 		case "Pod":
-			if p, err := ctl.pods.Pods(e.InvolvedObject.Namespace).Get(e.InvolvedObject.Name); err == nil && isPredictorPod(p) {
+			if p, err := ctl.pods.Pods(e.InvolvedObject.Namespace).Get(e.InvolvedObject.Name); err == nil {
 				ctl.enqueueISVCOwner(p.Namespace, p.Labels[LabelInferenceService])
 			}
 		}
@@ -761,12 +769,4 @@ func (ctl *Controller) enqueueISVCOwner(namespace, name string) {
 	if obj, err := ctl.isvcs.ByNamespace(namespace).Get(name); err == nil {
 		ctl.owners.Enqueue(obj)
 	}
-}
-
-func isPredictorPod(obj any) bool {
-	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tomb.Obj
-	}
-	m, ok := obj.(metav1.Object)
-	return ok && m.GetLabels()[LabelInferenceService] != ""
 }

@@ -58,16 +58,19 @@ type Controller struct {
 	cl    *manager.Controller
 }
 
+// DiscoveryObjects are the discovery Jobs and their pods, all the Jobs and Pods the template controllers read.
+var DiscoveryObjects = manager.Selection{Labels: discovery.LabelName + "=" + discovery.NameValue}
+
 // Register adds the template controllers to the manager.
 func Register(m *manager.Manager, backoff discovery.Backoff) error {
 	v := m.AIMInformers.Aim().V1alpha1()
-	k := m.KubeInformers
+	k, d := m.KubeInformers, m.Selected(DiscoveryObjects)
 	ctl := &Controller{
 		c: m.Clients, backoff: backoff,
 		templates: v.AIMServiceTemplates().Lister(), clusterTemplates: v.AIMClusterServiceTemplates().Lister(),
 		models: v.AIMModels().Lister(), clusterModels: v.AIMClusterModels().Lister(),
 		configs: v.AIMRuntimeConfigs().Lister(), clusterConfigs: v.AIMClusterRuntimeConfigs().Lister(),
-		caches: v.AIMTemplateCaches().Lister(), nodes: k.Core().V1().Nodes().Lister(), jobs: k.Batch().V1().Jobs().Lister(), pods: k.Core().V1().Pods().Lister(),
+		caches: v.AIMTemplateCaches().Lister(), nodes: k.Core().V1().Nodes().Lister(), jobs: d.Batch().V1().Jobs().Lister(), pods: d.Core().V1().Pods().Lister(),
 	}
 	ctl.slots = newJobSlots(ctl.activeDiscoveryJobs, ctl.jobCached)
 	ctl.ns = manager.NewController("servicetemplate", manager.ReconcilerFunc(ctl.reconcileNamespaced), v.AIMServiceTemplates().Informer().GetStore())
@@ -86,9 +89,9 @@ func Register(m *manager.Manager, backoff discovery.Backoff) error {
 		{v.AIMClusterRuntimeConfigs().Informer(), ctl.enqueueAllHandler()},
 		{v.AIMTemplateCaches().Informer(), ctl.owners().Handler()},
 		{k.Core().V1().Nodes().Informer(), ctl.nodeHandler()},
-		{k.Batch().V1().Jobs().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isDiscovery, Handler: ctl.owners().Handler()}},
-		{k.Batch().V1().Jobs().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isDiscovery, Handler: ctl.slots.observed()}},
-		{k.Core().V1().Pods().Informer(), cache.FilteringResourceEventHandler{FilterFunc: isDiscovery, Handler: manager.JobPodHandler(ctl.jobs, ctl.owners())}},
+		{d.Batch().V1().Jobs().Informer(), ctl.owners().Handler()},
+		{d.Batch().V1().Jobs().Informer(), ctl.slots.observed()},
+		{d.Core().V1().Pods().Informer(), manager.JobPodHandler(ctl.jobs, ctl.owners())},
 	}
 	for _, h := range handlers {
 		if _, err := h.inf.AddEventHandler(h.h); err != nil {
@@ -385,14 +388,6 @@ func (ctl *Controller) owners() manager.Owners {
 		kindNamespaced: {Controller: ctl.ns, Namespaced: true},
 		kindCluster:    {Controller: ctl.cl},
 	}
-}
-
-func isDiscovery(obj any) bool {
-	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tomb.Obj
-	}
-	m, ok := obj.(metav1.Object)
-	return ok && m.GetLabels()[discovery.LabelName] == discovery.NameValue
 }
 
 func isFinished(j *batchv1.Job) bool {

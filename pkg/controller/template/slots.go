@@ -34,10 +34,13 @@ func (s *jobSlots) take(limit int32, key string, create func() error) (bool, err
 	if s.active()+s.created.Pending(s.cached) >= int(limit) {
 		return false, nil
 	}
+	// Expected before the create (as kube-controller-manager's ExpectCreations): the informer may show the Job,
+	// and lower the expectation, before create returns.
+	s.created.Expect(key)
 	if err := create(); err != nil {
+		s.created.Observed(key)
 		return false, err
 	}
-	s.created.Expect(key)
 	return true, nil
 }
 

@@ -89,3 +89,20 @@ func TestJobSlotsFreeAJobCreatedSeenAndDeleted(t *testing.T) {
 		t.Fatalf("the slot of a Job seen and deleted is free: ok=%v err=%v", ok, err)
 	}
 }
+
+// TestJobSlotsFreeAJobSeenBeforeItsCreateReturned: the informer may show a Job, and the garbage collector delete
+// it, before the create call has returned to the worker. Recorded after that, the expectation would hold the
+// slot for five minutes; the e2e limit test then ran one Job at a time.
+func TestJobSlotsFreeAJobSeenBeforeItsCreateReturned(t *testing.T) {
+	slots := newJobSlots(func() int { return 0 }, func(string) bool { return false })
+	created := func() error {
+		slots.observed().OnAdd(&batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}}, false)
+		return nil
+	}
+	if ok, err := slots.take(1, "ns/a", created); !ok || err != nil {
+		t.Fatalf("first: ok=%v err=%v", ok, err)
+	}
+	if ok, err := slots.take(1, "ns/b", func() error { return nil }); !ok || err != nil {
+		t.Fatalf("the slot of a Job seen and deleted is free: ok=%v err=%v", ok, err)
+	}
+}

@@ -1,0 +1,77 @@
+package manager
+
+import (
+	"context"
+	"k8s.io/apimachinery/pkg/watch"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+)
+
+// TestSelectedInformersListOnlyTheSelection: a selection's informers ask the API server for the selected
+// objects only (label and field selector on the list and the watch), and one selection is one factory.
+func TestSelectedInformersListOnlyTheSelection(t *testing.T) {
+	mine := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "mine", Namespace: "ns", Labels: map[string]string{"app.kubernetes.io/name": "aim-discovery"}}}
+	other := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "other", Namespace: "ns", Labels: map[string]string{"app": "web"}}}
+	kube := fake.NewClientset(mine, other)
+	var mu sync.Mutex
+	asked := map[string][2]string{}
+	record := func(a clienttesting.Action) (bool, runtime.Object, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch a := a.(type) {
+		case clienttesting.ListAction:
+			r := a.GetListRestrictions()
+			asked["list"] = [2]string{r.Labels.String(), r.Fields.String()}
+		case clienttesting.WatchAction:
+			r := a.GetWatchRestrictions()
+			asked["watch"] = [2]string{r.Labels.String(), r.Fields.String()}
+		}
+		return false, nil, nil
+	}
+	kube.PrependReactor("list", "pods", record)
+	kube.PrependWatchReactor("pods", func(a clienttesting.Action) (bool, watch.Interface, error) {
+		record(a)
+		return false, nil, nil
+	})
+	m := &Manager{Clients: Clients{Kube: kube, Options: Options{ResyncPeriod: time.Hour}}}
+	sel := Selection{Labels: "app.kubernetes.io/name=aim-discovery", Fields: "metadata.namespace=ns"}
+	f := m.Selected(sel)
+	if m.Selected(sel) != f {
+		t.Error("the same selection made a second factory")
+	}
+	if m.Selected(Selection{Labels: "app=web"}) == f {
+		t.Error("another selection shares the factory")
+	}
+	pods := f.Core().V1().Pods()
+	lister := pods.Lister()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f.Start(ctx.Done())
+	if err := cacheSynced("", f.WaitForCacheSync(ctx.Done())); err != nil {
+		t.Fatal(err)
+	}
+	cached, err := lister.List(labels.Everything())
+	if err != nil || len(cached) != 1 || cached[0].Name != "mine" {
+		t.Errorf("cached %v (%v), want only the selected pod", cached, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, verb := range []string{"list", "watch"} {
+		r, ok := asked[verb]
+		if !ok {
+			t.Errorf("no %s", verb)
+			continue
+		}
+		if r != [2]string{sel.Labels, sel.Fields} {
+			t.Errorf("%s asked for labels and fields %q, want %q, %q", verb, r, sel.Labels, sel.Fields)
+		}
+	}
+}
