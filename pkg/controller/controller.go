@@ -12,6 +12,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/artifact"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/discovery"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gateway"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gpu"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/imagemeta"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
@@ -54,7 +55,14 @@ func Register(m *manager.Manager, o Options) error {
 	if err := runtimeconfig.Register(m); err != nil {
 		return fmt.Errorf("registering the runtime config controllers: %w", err)
 	}
-	if err := template.Register(m, o.DiscoveryBackoff); err != nil {
+	// One GPU inventory for the template and service controllers, from Node events.
+	gpus := gpu.NewTracker()
+	reg, err := m.KubeInformers.Core().V1().Nodes().Informer().AddEventHandler(gpus.Handler())
+	if err != nil {
+		return fmt.Errorf("tracking GPU nodes: %w", err)
+	}
+	m.WaitFor("GPU inventory", reg.HasSynced)
+	if err := template.Register(m, o.DiscoveryBackoff, gpus); err != nil {
 		return fmt.Errorf("registering the service template controllers: %w", err)
 	}
 	if err := model.Register(m, imagemeta.Fetcher{Allowed: o.ImageMetadataRegistries}); err != nil {
@@ -66,7 +74,7 @@ func Register(m *manager.Manager, o Options) error {
 	if err := artifact.Register(m); err != nil {
 		return fmt.Errorf("registering the artifact controller: %w", err)
 	}
-	if err := service.Register(m); err != nil {
+	if err := service.Register(m, gpus); err != nil {
 		return fmt.Errorf("registering the service controller: %w", err)
 	}
 	if err := modelsource.Register(m); err != nil {

@@ -53,26 +53,37 @@ type Inventory struct {
 // label, count-encoded device-id labels (amd.com/gpu.device-id.<id>), then the family label; each with the
 // amd.com/ and beta.amd.com/ prefixes.
 func NewInventory(nodes []corev1.Node) Inventory {
-	inv := Inventory{}
+	var entries []Node
 	for i := range nodes {
-		n := &nodes[i]
-		model, by := modelFromLabels(n.Labels)
-		if model == "" {
-			continue
+		if entry, ok := nodeEntry(&nodes[i]); ok {
+			entries = append(entries, entry)
 		}
-		entry := Node{Name: n.Name, Model: model, IdentifiedBy: by, Allocatable: map[corev1.ResourceName]int64{}}
-		for name, q := range n.Status.Allocatable {
-			entry.Allocatable[name] = q.Value()
-		}
-		if q, ok := memoryFromLabels(n.Labels); ok {
-			entry.Memory = &q
-		} else if q, ok := MemoryPerGPU(model); ok {
-			entry.Memory = &q
-		}
-		inv.nodes = append(inv.nodes, entry)
 	}
-	slices.SortFunc(inv.nodes, func(a, b Node) int { return strings.Compare(a.Name, b.Name) })
-	return inv
+	return inventoryOf(entries)
+}
+
+// inventoryOf is the inventory of node entries, in name order.
+func inventoryOf(entries []Node) Inventory {
+	slices.SortFunc(entries, func(a, b Node) int { return strings.Compare(a.Name, b.Name) })
+	return Inventory{nodes: entries}
+}
+
+// nodeEntry is what a node contributes to the inventory; false when its labels show no AMD GPU.
+func nodeEntry(n *corev1.Node) (Node, bool) {
+	model, by := modelFromLabels(n.Labels)
+	if model == "" {
+		return Node{}, false
+	}
+	entry := Node{Name: n.Name, Model: model, IdentifiedBy: by, Allocatable: map[corev1.ResourceName]int64{}}
+	for name, q := range n.Status.Allocatable {
+		entry.Allocatable[name] = q.Value()
+	}
+	if q, ok := memoryFromLabels(n.Labels); ok {
+		entry.Memory = &q
+	} else if q, ok := MemoryPerGPU(model); ok {
+		entry.Memory = &q
+	}
+	return entry, true
 }
 
 // Nodes returns the nodes with AMD GPUs.

@@ -211,6 +211,8 @@ type Manager struct {
 	served map[schema.GroupVersionResource]bool
 	// selected are the factories of Selected.
 	selected map[Selection]kubeinformers.SharedInformerFactory
+	// handlers are event handlers that must have seen their informer's initial list before workers start.
+	handlers map[string]cache.InformerSynced
 }
 
 // New builds a manager: AIM objects through loopback (privileged, not rate limited), Kubernetes objects
@@ -322,6 +324,17 @@ func (m *Manager) Served(gvr schema.GroupVersionResource) (bool, error) {
 	return served, nil
 }
 
+// WaitFor has Run wait, before any worker starts, until an event handler has seen its informer's initial
+// list (the HasSynced of its registration): a cache synced does not mean its handlers have run, and state a
+// handler builds (the GPU inventory) would otherwise be partial in the first reconciles.
+// It is meant for registration, before Run.
+func (m *Manager) WaitFor(name string, synced cache.InformerSynced) {
+	if m.handlers == nil {
+		m.handlers = map[string]cache.InformerSynced{}
+	}
+	m.handlers[name] = synced
+}
+
 // Add registers a controller; call before Run.
 func (m *Manager) Add(c *Controller) { m.controllers = append(m.controllers, c) }
 
@@ -355,6 +368,11 @@ func (m *Manager) Run(ctx context.Context) error {
 	}
 	if err := cacheSynced("", m.DynamicInformers.WaitForCacheSync(ctx.Done())); err != nil {
 		return err
+	}
+	for name, synced := range m.handlers {
+		if !cache.WaitForNamedCacheSync(name, ctx.Done(), synced) {
+			return fmt.Errorf("%s did not sync", name)
+		}
 	}
 	m.synced.Store(true)
 	logger.Info("Informer caches synced", "controllers", len(m.controllers))

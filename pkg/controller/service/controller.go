@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -63,7 +64,7 @@ type Controller struct {
 	clusterConfigs   aimlisters.AIMClusterRuntimeConfigLister
 	caches           aimlisters.AIMTemplateCacheLister
 	artifacts        aimlisters.AIMArtifactLister
-	nodes            corelisters.NodeLister
+	gpus             *gpu.Tracker
 	pods             corelisters.PodLister
 	hpas             autoscalinglisters.HorizontalPodAutoscalerLister
 	events           cache.Indexer
@@ -80,14 +81,14 @@ var PredictorPods = manager.Selection{Labels: LabelInferenceService}
 var Autoscalers = manager.Selection{Labels: aimv1.LabelService}
 
 // Register adds the service controller to the manager.
-func Register(m *manager.Manager) error {
+func Register(m *manager.Manager, gpus *gpu.Tracker) error {
 	v := m.AIMInformers.Aim().V1alpha1()
-	k, pods, hpas := m.KubeInformers, m.Selected(PredictorPods), m.Selected(Autoscalers)
+	pods, hpas := m.Selected(PredictorPods), m.Selected(Autoscalers)
 	ctl := &Controller{c: m.Clients,
 		services: v.AIMServices().Lister(), models: v.AIMModels().Lister(), clusterModels: v.AIMClusterModels().Lister(),
 		templates: v.AIMServiceTemplates().Lister(), clusterTemplates: v.AIMClusterServiceTemplates().Lister(),
 		configs: v.AIMRuntimeConfigs().Lister(), clusterConfigs: v.AIMClusterRuntimeConfigs().Lister(),
-		caches: v.AIMTemplateCaches().Lister(), artifacts: v.AIMArtifacts().Lister(), nodes: k.Core().V1().Nodes().Lister(), pods: pods.Core().V1().Pods().Lister(),
+		caches: v.AIMTemplateCaches().Lister(), artifacts: v.AIMArtifacts().Lister(), gpus: gpus, pods: pods.Core().V1().Pods().Lister(),
 		hpas: hpas.Autoscaling().V2().HorizontalPodAutoscalers().Lister(),
 	}
 	ctl.q = manager.NewController("service", manager.ReconcilerFunc(ctl.reconcile), v.AIMServices().Informer().GetStore())
@@ -105,21 +106,25 @@ func Register(m *manager.Manager) error {
 	}
 	ctl.events = events.GetIndexer()
 
+	if err := v.AIMServices().Informer().AddIndexers(cache.Indexers{dependencyIndex: dependencies}); err != nil {
+		return fmt.Errorf("indexing services: %w", err)
+	}
+	dependents := ctl.dependentsHandler(v.AIMServices().Informer().GetIndexer(), ctl.q.Add)
+
 	handlers := []struct {
 		inf cache.SharedIndexInformer
 		h   cache.ResourceEventHandler
 	}{
 		{v.AIMServices().Informer(), ctl.q.Handler()},
-		{v.AIMModels().Informer(), ctl.namespaceHandler()},
-		{v.AIMServiceTemplates().Informer(), ctl.namespaceHandler()},
-		{v.AIMRuntimeConfigs().Informer(), ctl.namespaceHandler()},
-		{v.AIMTemplateCaches().Informer(), ctl.namespaceHandler()},
+		{v.AIMModels().Informer(), dependents},
+		{v.AIMServiceTemplates().Informer(), dependents},
+		{v.AIMRuntimeConfigs().Informer(), dependents},
+		{v.AIMTemplateCaches().Informer(), dependents},
+		{v.AIMClusterModels().Informer(), dependents},
+		{v.AIMClusterServiceTemplates().Informer(), dependents},
+		{v.AIMClusterRuntimeConfigs().Informer(), dependents},
 		// Download progress shows in CacheReady's message.
 		{v.AIMArtifacts().Informer(), ctl.namespaceHandler()},
-		{v.AIMClusterModels().Informer(), ctl.allHandler()},
-		{v.AIMClusterServiceTemplates().Informer(), ctl.allHandler()},
-		{v.AIMClusterRuntimeConfigs().Informer(), ctl.allHandler()},
-		{k.Core().V1().Nodes().Informer(), ctl.nodeHandler()},
 		{pods.Core().V1().Pods().Informer(), ctl.podHandler()},
 		{events, ctl.eventHandler()},
 		{hpas.Autoscaling().V2().HorizontalPodAutoscalers().Informer(), ctl.hpaHandler()},
@@ -153,6 +158,12 @@ func Register(m *manager.Manager) error {
 			return err
 		}
 	}
+	// Template selection ranks the GPU models present: a model appearing or going re-checks every service.
+	gpus.OnChange(func(before, after gpu.Inventory) {
+		if !slices.Equal(before.Models(), after.Models()) {
+			ctl.enqueue("")
+		}
+	})
 	m.Add(ctl.q)
 	return nil
 }
@@ -223,7 +234,7 @@ func (ctl *Controller) observe(ctx context.Context, svc *aimv1.AIMService, statu
 	}
 
 	// The template: chosen by name or selection, then derived for overrides (F10).
-	tres := ResolveTemplate(svc, mres.Model, ctl.findTemplates(svc), ctl.gpuModels())
+	tres := ResolveTemplate(svc, mres.Model, ctl.findTemplates(svc), ctl.gpus.Inventory().Models())
 	status.TemplateMatching = nil
 	if len(tres.Candidates) > 0 {
 		status.TemplateMatching = &aimv1.AIMTemplateMatching{Candidates: tres.Candidates}
@@ -614,15 +625,6 @@ func fromCluster(t *aimv1.AIMClusterServiceTemplate) Template {
 		Generation: t.Generation})
 }
 
-func (ctl *Controller) gpuModels() []string {
-	nodes, _ := ctl.nodes.List(labels.Everything())
-	list := make([]corev1.Node, 0, len(nodes))
-	for _, n := range nodes {
-		list = append(list, *n)
-	}
-	return gpu.NewInventory(list).Models()
-}
-
 // warnings are the Warning events about one object of a kind.
 func (ctl *Controller) warnings(namespace, name, kind string) []corev1.Event {
 	objs, _ := ctl.events.ByIndex(eventIndex, namespace+"/"+name)
@@ -686,22 +688,6 @@ func (ctl *Controller) namespaceHandler() cache.ResourceEventHandler {
 		}
 	}
 	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
-}
-
-// allHandler re-checks every service; cluster objects can matter to any of them.
-func (ctl *Controller) allHandler() cache.ResourceEventHandler {
-	all := func(any) { ctl.enqueue("") }
-	return cache.ResourceEventHandlerFuncs{AddFunc: all, UpdateFunc: func(_, o any) { all(o) }, DeleteFunc: all}
-}
-
-func (ctl *Controller) nodeHandler() cache.ResourceEventHandler {
-	all := func(any) { ctl.enqueue("") }
-	return cache.ResourceEventHandlerFuncs{AddFunc: all, DeleteFunc: all, UpdateFunc: func(old, obj any) {
-		o, n := old.(*corev1.Node), obj.(*corev1.Node)
-		if !apiequality.Semantic.DeepEqual(o.Labels, n.Labels) || !apiequality.Semantic.DeepEqual(o.Status.Allocatable, n.Status.Allocatable) {
-			all(obj)
-		}
-	}}
 }
 
 // enqueue adds the services of a namespace, or of all namespaces for "".

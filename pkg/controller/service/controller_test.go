@@ -25,6 +25,7 @@ import (
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gateway"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gpu"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	aimfake "github.com/aim-apiserver/aim-apiserver/pkg/generated/clientset/versioned/fake"
@@ -39,7 +40,8 @@ type fixture struct {
 	dyn      *dynamicfake.FakeDynamicClient
 	recorder *record.FakeRecorder
 	// indexers by the kind of object they hold.
-	services, clusterModels, clusterTemplates, nodes, isvcs cache.Indexer
+	services, clusterModels, clusterTemplates, isvcs cache.Indexer
+	gpus                                             *gpu.Tracker
 	// applied is the body of the last server-side apply of an InferenceService.
 	applied []byte
 	// statusErr, when set, is what the status write returns.
@@ -54,7 +56,7 @@ func newIndexer() cache.Indexer {
 
 func newFixture(t *testing.T) *fixture {
 	f := &fixture{t: t, recorder: record.NewFakeRecorder(100),
-		services: newIndexer(), clusterModels: newIndexer(), clusterTemplates: newIndexer(), nodes: newIndexer(), isvcs: newIndexer()}
+		services: newIndexer(), clusterModels: newIndexer(), clusterTemplates: newIndexer(), gpus: gpu.NewTracker(), isvcs: newIndexer()}
 	f.aim = aimfake.NewSimpleClientset() //nolint:staticcheck // the field-managed fake has no schema for AIM kinds
 	f.aim.PrependReactor("update", "aimservices", func(a clienttesting.Action) (bool, runtime.Object, error) {
 		if a.GetSubresource() != "status" {
@@ -91,8 +93,8 @@ func newFixture(t *testing.T) *fixture {
 			ResolvedHardware: &aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Requests: 1, Model: "MI300X"}},
 			Profile: &aimv1.AIMProfile{Metadata: aimv1.AIMProfileMetadata{Engine: "vllm", GPU: "MI300X", Precision: "fp8", GPUCount: 1,
 				Metric: "latency", Type: aimv1.AIMProfileTypeOptimized}}}})
-	f.add(f.nodes, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "gpu-1", Labels: map[string]string{"amd.com/gpu.device-id": "74a1"}},
-		Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{"amd.com/gpu": resource.MustParse("8")}}})
+	f.gpus.Handler().OnAdd(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "gpu-1", Labels: map[string]string{"amd.com/gpu.device-id": "74a1"}},
+		Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{"amd.com/gpu": resource.MustParse("8")}}}, true)
 	return f
 }
 
@@ -126,7 +128,7 @@ func (f *fixture) controller() *Controller {
 		clusterTemplates: aimlisters.NewAIMClusterServiceTemplateLister(f.clusterTemplates),
 		configs:          aimlisters.NewAIMRuntimeConfigLister(empty), clusterConfigs: aimlisters.NewAIMClusterRuntimeConfigLister(empty),
 		caches: aimlisters.NewAIMTemplateCacheLister(empty), artifacts: aimlisters.NewAIMArtifactLister(empty),
-		nodes: corelisters.NewNodeLister(f.nodes), pods: corelisters.NewPodLister(empty),
+		gpus: f.gpus, pods: corelisters.NewPodLister(empty),
 		hpas:   autoscalinglisters.NewHorizontalPodAutoscalerLister(empty),
 		events: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{eventIndex: func(any) ([]string, error) { return nil, nil }}),
 		isvcs:  cache.NewGenericLister(f.isvcs, kserve.Resource.GroupResource()),

@@ -47,7 +47,7 @@ type Controller struct {
 	clusterModels    aimlisters.AIMClusterModelLister
 	configs          aimlisters.AIMRuntimeConfigLister
 	clusterConfigs   aimlisters.AIMClusterRuntimeConfigLister
-	nodes            corelisters.NodeLister
+	gpus             *gpu.Tracker
 	caches           aimlisters.AIMTemplateCacheLister
 	jobs             batchlisters.JobLister
 	pods             corelisters.PodLister
@@ -62,19 +62,26 @@ type Controller struct {
 var DiscoveryObjects = manager.Selection{Labels: discovery.LabelName + "=" + discovery.NameValue}
 
 // Register adds the template controllers to the manager.
-func Register(m *manager.Manager, backoff discovery.Backoff) error {
+func Register(m *manager.Manager, backoff discovery.Backoff, gpus *gpu.Tracker) error {
 	v := m.AIMInformers.Aim().V1alpha1()
-	k, d := m.KubeInformers, m.Selected(DiscoveryObjects)
+	d := m.Selected(DiscoveryObjects)
 	ctl := &Controller{
 		c: m.Clients, backoff: backoff,
 		templates: v.AIMServiceTemplates().Lister(), clusterTemplates: v.AIMClusterServiceTemplates().Lister(),
 		models: v.AIMModels().Lister(), clusterModels: v.AIMClusterModels().Lister(),
 		configs: v.AIMRuntimeConfigs().Lister(), clusterConfigs: v.AIMClusterRuntimeConfigs().Lister(),
-		caches: v.AIMTemplateCaches().Lister(), nodes: k.Core().V1().Nodes().Lister(), jobs: d.Batch().V1().Jobs().Lister(), pods: d.Core().V1().Pods().Lister(),
+		caches: v.AIMTemplateCaches().Lister(), gpus: gpus, jobs: d.Batch().V1().Jobs().Lister(), pods: d.Core().V1().Pods().Lister(),
 	}
 	ctl.slots = newJobSlots(ctl.activeDiscoveryJobs, ctl.jobCached)
 	ctl.ns = manager.NewController("servicetemplate", manager.ReconcilerFunc(ctl.reconcileNamespaced), v.AIMServiceTemplates().Informer().GetStore())
 	ctl.cl = manager.NewController("clusterservicetemplate", manager.ReconcilerFunc(ctl.reconcileCluster), v.AIMClusterServiceTemplates().Informer().GetStore())
+
+	for _, inf := range []cache.SharedIndexInformer{v.AIMServiceTemplates().Informer(), v.AIMClusterServiceTemplates().Informer()} {
+		if err := inf.AddIndexers(cache.Indexers{dependencyIndex: dependencies}); err != nil {
+			return fmt.Errorf("indexing templates: %w", err)
+		}
+	}
+	dependents := dependentsHandler(v.AIMServiceTemplates().Informer().GetIndexer(), v.AIMClusterServiceTemplates().Informer().GetIndexer(), ctl.ns.Add, ctl.cl.Add)
 
 	handlers := []struct {
 		inf cache.SharedIndexInformer
@@ -83,12 +90,11 @@ func Register(m *manager.Manager, backoff discovery.Backoff) error {
 		{v.AIMServiceTemplates().Informer(), ctl.ns.Handler()},
 		{v.AIMClusterServiceTemplates().Informer(), ctl.cl.Handler()},
 		// Inputs of many templates: re-check them all. Lists come from the local cache and are cheap.
-		{v.AIMModels().Informer(), ctl.enqueueAllHandler()},
-		{v.AIMClusterModels().Informer(), ctl.enqueueAllHandler()},
-		{v.AIMRuntimeConfigs().Informer(), ctl.enqueueAllHandler()},
-		{v.AIMClusterRuntimeConfigs().Informer(), ctl.enqueueAllHandler()},
+		{v.AIMModels().Informer(), dependents},
+		{v.AIMClusterModels().Informer(), dependents},
+		{v.AIMRuntimeConfigs().Informer(), dependents},
+		{v.AIMClusterRuntimeConfigs().Informer(), dependents},
 		{v.AIMTemplateCaches().Informer(), ctl.owners().Handler()},
-		{k.Core().V1().Nodes().Informer(), ctl.nodeHandler()},
 		{d.Batch().V1().Jobs().Informer(), ctl.owners().Handler()},
 		{d.Batch().V1().Jobs().Informer(), ctl.slots.observed()},
 		{d.Core().V1().Pods().Informer(), manager.JobPodHandler(ctl.jobs, ctl.owners())},
@@ -98,6 +104,10 @@ func Register(m *manager.Manager, backoff discovery.Backoff) error {
 			return err
 		}
 	}
+	// A GPU node coming, going or changing its GPUs re-checks the templates that need a GPU.
+	gpus.OnChange(func(_, _ gpu.Inventory) {
+		ctl.enqueueAll(func(hw *aimv1.AIMHardwareRequirements) bool { _, ok := requirement(hw); return ok })
+	})
 	m.Add(ctl.ns)
 	m.Add(ctl.cl)
 	return nil
@@ -149,13 +159,7 @@ func (ctl *Controller) observe(kind string, meta *metav1.ObjectMeta, spec aimv1.
 
 	o.RuntimeConfig, o.RuntimeConfigErr = runtimeconfig.Lookup(spec.RuntimeConfigName, meta.Namespace, ctl.configs, ctl.clusterConfigs)
 
-	if nodes, err := ctl.nodes.List(labels.Everything()); err == nil {
-		list := make([]corev1.Node, len(nodes))
-		for i, n := range nodes {
-			list[i] = *n
-		}
-		o.Inventory = gpu.NewInventory(list)
-	}
+	o.Inventory = ctl.gpus.Inventory()
 
 	o.ActiveDiscoveryJobs = ctl.activeDiscoveryJobs()
 	if o.Model != nil {
@@ -344,27 +348,7 @@ func cacheReference(c *aimv1.AIMTemplateCache) *aimv1.AIMResolvedReference {
 		Scope: aimv1.AIMResolutionScopeNamespace, UID: c.UID}
 }
 
-func (ctl *Controller) enqueueAllHandler() cache.ResourceEventHandler {
-	all := func(any) { ctl.enqueueAll(func(*aimv1.AIMHardwareRequirements) bool { return true }) }
-	return cache.ResourceEventHandlerFuncs{AddFunc: all, UpdateFunc: func(_, o any) { all(o) }, DeleteFunc: all}
-}
-
-// nodeHandler re-checks templates that need a GPU when nodes come, go or change their GPU labels or capacity.
-func (ctl *Controller) nodeHandler() cache.ResourceEventHandler {
-	gpuTemplates := func(any) {
-		ctl.enqueueAll(func(hw *aimv1.AIMHardwareRequirements) bool { _, ok := requirement(hw); return ok })
-	}
-	return cache.ResourceEventHandlerFuncs{
-		AddFunc: gpuTemplates, DeleteFunc: gpuTemplates,
-		UpdateFunc: func(old, obj any) {
-			o, n := old.(*corev1.Node), obj.(*corev1.Node)
-			if !apiequality.Semantic.DeepEqual(o.Labels, n.Labels) || !apiequality.Semantic.DeepEqual(o.Status.Allocatable, n.Status.Allocatable) {
-				gpuTemplates(obj)
-			}
-		},
-	}
-}
-
+// enqueueAll re-queues the templates whose hardware requirements match.
 func (ctl *Controller) enqueueAll(match func(*aimv1.AIMHardwareRequirements) bool) {
 	if ts, err := ctl.templates.List(labels.Everything()); err == nil {
 		for _, t := range ts {
