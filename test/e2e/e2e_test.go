@@ -61,7 +61,9 @@ func TestSamplesCRUDAndColumns(t *testing.T) {
 
 	// kubectl wait on a jsonpath. No node here has the sample template's MI300X, so the service cannot run (F1).
 	k.must("wait", "-n", ns, "aimsvc/qwen-chat", "--for=jsonpath={.status.status}=NotAvailable", "--timeout=30s")
-	contains(t, "get aimsvc after the controller", k.must("get", "aimsvc", "qwen-chat", "-n", ns), "NotAvailable", "qwen3-32b", "0/2")
+	contains(t, "get aimsvc after the controller", k.must("get", "aimsvc", "qwen-chat", "-n", ns), "NotAvailable", "qwen3-32b")
+	// Two replicas wanted, none ready: the REPLICAS column shows the ready count (a fixed count is shown as "N").
+	jsonpathEquals(t, 30*time.Second, "0 2", "aimsvc", "qwen-chat", "-n", ns, "-o", "jsonpath={.status.runtime.replicas} {.status.runtime.desiredReplicas}")
 
 	// Update every sample (a label), read it back, then delete them all.
 	k.must("label", "-n", ns, "-f", samplesDir, "e2e=crud")

@@ -109,7 +109,9 @@ func TestServiceRunsOnKServe(t *testing.T) {
 		"conditions": []any{map[string]any{"type": "Accepted", "status": "True", "reason": "Accepted", "message": "", "lastTransitionTime": now}}}}})
 
 	k.must("wait", "--for=condition=Ready", "aimsvc/chat", "-n", ns, "--timeout=60s")
-	contains(t, "running service", k.must("get", "aimsvc", "chat", "-n", ns), "Running", "e2e-svc-model", "e2e-svc", "1/1")
+	contains(t, "running service", k.must("get", "aimsvc", "chat", "-n", ns), "Running", "e2e-svc-model", "e2e-svc")
+	// A fixed count shows as the ready replicas, as aim-engine's "N".
+	jsonpathEquals(t, 30*time.Second, "1", "aimsvc", "chat", "-n", ns, "-o", "jsonpath={.status.runtime.replicas}")
 	got := k.must("get", "aimsvc", "chat", "-n", ns, "-o", "jsonpath={.status.endpoint.internal} {.status.endpoint.path} {.status.routing.path}")
 	if want := fmt.Sprintf("http://%[2]s-predictor.%[1]s.svc.cluster.local /%[1]s/chat /%[1]s/chat", ns, chat); got != want {
 		t.Errorf("endpoint = %q, want %q", got, want)

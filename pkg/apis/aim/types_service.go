@@ -230,7 +230,7 @@ type AIMServiceEndpoint struct {
 
 // AIMServiceRuntimeStatus reports replica counts of the inference service.
 type AIMServiceRuntimeStatus struct {
-	// currentReplicas is the number of replicas running.
+	// currentReplicas is the number of ready predictor pods.
 	CurrentReplicas int32
 	// desiredReplicas is the number of replicas wanted.
 	DesiredReplicas int32
@@ -238,7 +238,8 @@ type AIMServiceRuntimeStatus struct {
 	MinReplicas int32
 	// maxReplicas is the upper autoscaling bound.
 	MaxReplicas int32
-	// replicas is a display string: "N" for fixed replicas, "current/desired (min-max)" when autoscaling.
+	// replicas is a display string: "N" (the current replicas) when minReplicas equals maxReplicas, else
+	// "current/desired (min-max)".
 	Replicas string
 }
 

@@ -69,15 +69,11 @@ type Input struct {
 	ImagePullSecrets                    []corev1.LocalObjectReference
 	ServiceAccountName                  string
 
-	Replicas, MinReplicas, MaxReplicas *int32
-	AutoScaling                        *aimv1.AIMServiceAutoScaling
+	Scale Scale
+	// AutoScaling holds the KEDA metrics of an autoscaled service.
+	AutoScaling *aimv1.AIMServiceAutoScaling
 
 	Caches []CacheMount
-}
-
-// Autoscaled reports whether the service scales with KEDA rather than running a fixed count.
-func (in Input) Autoscaled() bool {
-	return in.MinReplicas != nil || in.MaxReplicas != nil
 }
 
 // Build returns the InferenceService of a service. It is pure: equal inputs give equal objects.
@@ -95,20 +91,17 @@ func Build(in Input) *kservev1beta1.InferenceService {
 		isvc.Annotations = map[string]string{}
 	}
 	p := &isvc.Spec.Predictor
-	if in.Autoscaled() {
+	// KServe's maxReplicas omits 0: a fixed count of 0 reaches KServe as minReplicas 0 alone, as aim-engine's does.
+	p.MinReplicas, p.MaxReplicas = ptr.To(in.Scale.Min), in.Scale.Max
+	if in.Scale.Autoscaled {
 		isvc.Annotations[annotationAutoscalerClass] = "keda"
 		isvc.Annotations[annotationOtelInject] = in.Name + "-predictor"
 		isvc.Annotations[annotationPrometheusPort] = "8000"
-		minR := ptr.Deref(in.MinReplicas, 1)
-		maxR := ptr.Deref(in.MaxReplicas, minR)
-		p.MinReplicas, p.MaxReplicas = ptr.To(minR), maxR
 		if in.AutoScaling != nil && len(in.AutoScaling.Metrics) > 0 {
 			p.AutoScaling = &kservev1beta1.AutoScalingSpec{Metrics: metrics(in.AutoScaling.Metrics)}
 		}
 	} else {
 		isvc.Annotations[annotationAutoscalerClass] = "none"
-		n := ptr.Deref(in.Replicas, 1)
-		p.MinReplicas, p.MaxReplicas = ptr.To(n), n
 	}
 
 	volumes := []corev1.Volume{{Name: shmVolume, VolumeSource: corev1.VolumeSource{

@@ -27,8 +27,8 @@ func base() Input {
 		Image:  "amdenterpriseai/aim-qwen-qwen3-32b:0.8.5", GPUs: 2, GPUResource: "amd.com/gpu",
 		NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{
 			{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "amd.com/gpu.device-id", Operator: "In", Values: []string{"74a1", "74a9"}}}}}}},
-		Env:      []corev1.EnvVar{{Name: "AIM_CACHE_PATH", Value: CacheRoot}, {Name: "AIM_METRIC", Value: "latency"}},
-		Replicas: ptr.To[int32](3),
+		Env:   []corev1.EnvVar{{Name: "AIM_CACHE_PATH", Value: CacheRoot}, {Name: "AIM_METRIC", Value: "latency"}},
+		Scale: Scale{Min: 3, Max: 3},
 	}
 }
 
@@ -77,7 +77,7 @@ func TestGoldenFixedReplicas(t *testing.T) {
 
 func TestGoldenAutoscaling(t *testing.T) {
 	in := base()
-	in.MinReplicas, in.MaxReplicas = ptr.To[int32](1), ptr.To[int32](4)
+	in.Scale = Scale{Autoscaled: true, Min: 1, Max: 4}
 	in.AutoScaling = &aimv1.AIMServiceAutoScaling{Metrics: []aimv1.AIMServiceMetricSpec{{Type: "PodMetric", PodMetric: &aimv1.AIMServicePodMetricSource{
 		Metric: &aimv1.AIMServicePodMetric{Backend: "opentelemetry", MetricNames: []string{"vllm:num_requests_running"}, Query: "vllm:num_requests_running"},
 		Target: aimv1.AIMServiceMetricTarget{Type: "AverageValue", AverageValue: "10"}}}}}
@@ -149,5 +149,27 @@ func TestObserveReadsBackWhatBuildMounts(t *testing.T) {
 	}
 	if got, err := Observe(map[string]any{"spec": "not an object"}); err == nil || got.CacheMounts != nil {
 		t.Errorf("a malformed object gave %+v, %v", got, err)
+	}
+}
+
+// TestScaleOf: aim-engine's replica rule, the one the InferenceService and the status both follow.
+func TestScaleOf(t *testing.T) {
+	i32 := func(n int32) *int32 { return &n }
+	for _, c := range []struct {
+		name string
+		spec aimv1.AIMServiceSpec
+		want Scale
+	}{
+		{"nothing set: one replica", aimv1.AIMServiceSpec{}, Scale{Min: 1, Max: 1}},
+		{"fixed", aimv1.AIMServiceSpec{Replicas: i32(3)}, Scale{Min: 3, Max: 3}},
+		{"fixed at zero", aimv1.AIMServiceSpec{Replicas: i32(0)}, Scale{Min: 0, Max: 0}},
+		{"min and max", aimv1.AIMServiceSpec{Replicas: i32(3), MinReplicas: i32(2), MaxReplicas: i32(5)}, Scale{Autoscaled: true, Min: 2, Max: 5}},
+		{"max alone: min 1", aimv1.AIMServiceSpec{MaxReplicas: i32(4)}, Scale{Autoscaled: true, Min: 1, Max: 4}},
+		{"min alone: max is min", aimv1.AIMServiceSpec{MinReplicas: i32(2)}, Scale{Autoscaled: true, Min: 2, Max: 2}},
+		{"autoScaling alone", aimv1.AIMServiceSpec{Replicas: i32(3), AutoScaling: &aimv1.AIMServiceAutoScaling{}}, Scale{Autoscaled: true, Min: 1, Max: 1}},
+	} {
+		if got := ScaleOf(&c.spec); got != c.want {
+			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
+		}
 	}
 }

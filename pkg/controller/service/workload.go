@@ -275,7 +275,7 @@ func InferenceService(svc *aimv1.AIMService, m Model, t Template, rc runtimeconf
 		Env: Environment(svc, m, t, rc), ServiceResources: svc.Spec.Resources,
 		ImagePullSecrets:   unionSecrets(svc.Spec.ImagePullSecrets, t.Spec.ImagePullSecrets, m.Spec.ImagePullSecrets),
 		ServiceAccountName: cmp.Or(svc.Spec.ServiceAccountName, cmp.Or(t.Spec.ServiceAccountName, m.Spec.ServiceAccountName)),
-		Replicas:           svc.Spec.Replicas, MinReplicas: svc.Spec.MinReplicas, MaxReplicas: svc.Spec.MaxReplicas, AutoScaling: svc.Spec.AutoScaling,
+		Scale:              kserve.ScaleOf(&svc.Spec), AutoScaling: svc.Spec.AutoScaling,
 		Caches: mounts,
 	}
 	hw := t.Status.ResolvedHardware
@@ -568,8 +568,9 @@ func sortedPods(pods []*corev1.Pod) []*corev1.Pod {
 // HPAName is the HorizontalPodAutoscaler KEDA makes for an autoscaled InferenceService's predictor.
 func HPAName(isvc string) string { return "keda-hpa-" + isvc + "-predictor" }
 
-// Runtime is the replica summary: "ready/desired" for a fixed count, "ready/desired (min-max)" when autoscaled.
-// An autoscaled service's desired count is its HPA's when KEDA has made one, else its minimum.
+// Runtime is the replica summary, by the rule of kserve.ScaleOf; an autoscaled service's bounds and desired count
+// are its HPA's once KEDA has made one. currentReplicas counts the ready predictor pods. replicas shows "N" (the
+// ready replicas) when the bounds are equal, else "ready/desired (min-max)", as aim-engine's does.
 func Runtime(svc *aimv1.AIMService, pods []*corev1.Pod, hpa *autoscalingv2.HorizontalPodAutoscaler) *aimv1.AIMServiceRuntimeStatus {
 	ready := int32(0)
 	for _, p := range pods {
@@ -577,23 +578,20 @@ func Runtime(svc *aimv1.AIMService, pods []*corev1.Pod, hpa *autoscalingv2.Horiz
 			ready++
 		}
 	}
-	r := &aimv1.AIMServiceRuntimeStatus{CurrentReplicas: ready}
-	if svc.Spec.MinReplicas != nil || svc.Spec.MaxReplicas != nil {
-		r.MinReplicas = ptr.Deref(svc.Spec.MinReplicas, 1)
-		r.MaxReplicas = ptr.Deref(svc.Spec.MaxReplicas, r.MinReplicas)
-		r.DesiredReplicas = r.MinReplicas
-		if hpa != nil {
-			r.MinReplicas, r.MaxReplicas = ptr.Deref(hpa.Spec.MinReplicas, r.MinReplicas), hpa.Spec.MaxReplicas
-			if hpa.Status.DesiredReplicas > 0 {
-				r.DesiredReplicas = hpa.Status.DesiredReplicas
-			}
+	scale := kserve.ScaleOf(&svc.Spec)
+	r := &aimv1.AIMServiceRuntimeStatus{CurrentReplicas: ready, MinReplicas: scale.Min, MaxReplicas: scale.Max, DesiredReplicas: scale.Min}
+	if scale.Autoscaled && hpa != nil {
+		r.MinReplicas, r.MaxReplicas = ptr.Deref(hpa.Spec.MinReplicas, r.MinReplicas), hpa.Spec.MaxReplicas
+		r.DesiredReplicas = r.MinReplicas // until the HPA has computed a count
+		if hpa.Status.DesiredReplicas > 0 {
+			r.DesiredReplicas = hpa.Status.DesiredReplicas
 		}
-		r.Replicas = fmt.Sprintf("%d/%d (%d-%d)", ready, r.DesiredReplicas, r.MinReplicas, r.MaxReplicas)
-		return r
 	}
-	r.DesiredReplicas = ptr.Deref(svc.Spec.Replicas, 1)
-	r.MinReplicas, r.MaxReplicas = r.DesiredReplicas, r.DesiredReplicas
-	r.Replicas = fmt.Sprintf("%d/%d", ready, r.DesiredReplicas)
+	if r.MinReplicas == r.MaxReplicas {
+		r.Replicas = fmt.Sprintf("%d", ready)
+	} else {
+		r.Replicas = fmt.Sprintf("%d/%d (%d-%d)", ready, r.DesiredReplicas, r.MinReplicas, r.MaxReplicas)
+	}
 	return r
 }
 

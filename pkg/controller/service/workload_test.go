@@ -14,6 +14,7 @@ import (
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gateway"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 )
@@ -233,7 +234,7 @@ func TestInferenceServiceInput(t *testing.T) {
 		s.Spec.Replicas = ptr.To[int32](3)
 	})
 	in := InferenceService(svc, m, tpl, rc, nil)
-	if in.GPUs != 4 || in.Image != "registry.example/qwen:1" || in.NodeAffinity == nil || in.Scheduling.NodeSelector["pool"] != "gpu" || *in.Replicas != 3 {
+	if in.GPUs != 4 || in.Image != "registry.example/qwen:1" || in.NodeAffinity == nil || in.Scheduling.NodeSelector["pool"] != "gpu" || in.Scale != (kserve.Scale{Min: 3, Max: 3}) {
 		t.Errorf("input = %+v", in)
 	}
 	if len(in.ImagePullSecrets) != 2 || in.ImagePullSecrets[0].Name != "svc" || in.ServiceAccountName != "tpl-sa" {
@@ -399,8 +400,13 @@ func TestISVCComponent(t *testing.T) {
 
 func TestRuntime(t *testing.T) {
 	pods := []*corev1.Pod{pod("a", nil), pod("b", func(p *corev1.Pod) { p.Status.Conditions = nil })}
-	if r := Runtime(service(func(s *aimv1.AIMService) { s.Spec.Replicas = ptr.To[int32](2) }), pods, nil); r.Replicas != "1/2" || r.CurrentReplicas != 1 || r.DesiredReplicas != 2 {
+	if r := Runtime(service(func(s *aimv1.AIMService) { s.Spec.Replicas = ptr.To[int32](2) }), pods, nil); r.Replicas != "1" || r.CurrentReplicas != 1 || r.DesiredReplicas != 2 {
 		t.Errorf("fixed = %+v", r)
+	}
+	// autoScaling alone makes a service autoscaled, between 1 and 1: shown as a count.
+	metricsOnly := service(func(s *aimv1.AIMService) { s.Spec.AutoScaling = &aimv1.AIMServiceAutoScaling{} })
+	if r := Runtime(metricsOnly, pods, nil); r.Replicas != "1" || r.MinReplicas != 1 || r.MaxReplicas != 1 {
+		t.Errorf("autoScaling alone = %+v", r)
 	}
 	auto := service(func(s *aimv1.AIMService) { s.Spec.MinReplicas, s.Spec.MaxReplicas = ptr.To[int32](1), ptr.To[int32](4) })
 	if r := Runtime(auto, pods, nil); r.Replicas != "1/1 (1-4)" || r.MinReplicas != 1 || r.MaxReplicas != 4 {

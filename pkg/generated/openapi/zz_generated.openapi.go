@@ -3839,7 +3839,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceRuntimeStatus(ref common.ReferenceCa
 				Properties: map[string]spec.Schema{
 					"currentReplicas": {
 						SchemaProps: spec.SchemaProps{
-							Description: "currentReplicas is the number of replicas running.",
+							Description: "currentReplicas is the number of ready predictor pods.",
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},
@@ -3867,7 +3867,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceRuntimeStatus(ref common.ReferenceCa
 					},
 					"replicas": {
 						SchemaProps: spec.SchemaProps{
-							Description: "replicas is a display string: \"N\" for fixed replicas, \"current/desired (min-max)\" when autoscaling.",
+							Description: "replicas is a display string: \"N\" (the current replicas) when minReplicas equals maxReplicas, else \"current/desired (min-max)\".",
 							Type:        []string{"string"},
 							Format:      "",
 						},

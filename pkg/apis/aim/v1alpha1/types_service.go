@@ -342,7 +342,7 @@ type AIMServiceEndpoint struct {
 
 // AIMServiceRuntimeStatus reports replica counts of the inference service.
 type AIMServiceRuntimeStatus struct {
-	// currentReplicas is the number of replicas running.
+	// currentReplicas is the number of ready predictor pods.
 	// +optional
 	CurrentReplicas int32 `json:"currentReplicas,omitempty"`
 	// desiredReplicas is the number of replicas wanted.
@@ -354,7 +354,8 @@ type AIMServiceRuntimeStatus struct {
 	// maxReplicas is the upper autoscaling bound.
 	// +optional
 	MaxReplicas int32 `json:"maxReplicas,omitempty"`
-	// replicas is a display string: "N" for fixed replicas, "current/desired (min-max)" when autoscaling.
+	// replicas is a display string: "N" (the current replicas) when minReplicas equals maxReplicas, else
+	// "current/desired (min-max)".
 	// +optional
 	Replicas string `json:"replicas,omitempty"`
 }
