@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/google/go-containerregistry/pkg/authn"
+	k8sauthn "github.com/google/go-containerregistry/pkg/authn/kubernetes"
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
@@ -188,15 +189,23 @@ func PullSecrets(ctx context.Context, kube kubernetes.Interface, namespace strin
 	return secrets, nil
 }
 
-// Keychain resolves credentials from kubernetes.io/dockerconfigjson and kubernetes.io/dockercfg secrets.
+// Keychain resolves registry credentials from kubernetes.io/dockerconfigjson and kubernetes.io/dockercfg
+// secrets as the kubelet does (go-containerregistry's authn/kubernetes): the longest matching entry wins, so
+// an entry for "registry.example/team-a" serves that team's repositories and one for "registry.example" the
+// rest. A secret whose config does not parse is left out, so that the others still apply; the registry's
+// refusal then says what is missing.
 func Keychain(secrets []corev1.Secret) authn.Keychain {
-	creds := registryCredentials(secrets)
-	return keychainFunc(func(r authn.Resource) (authn.Authenticator, error) {
-		if a, ok := creds[normalizeHost(r.RegistryStr())]; ok {
-			return authn.FromConfig(a), nil
-		}
-		return authn.Anonymous, nil
+	// NewFromPullSecrets reads only the secrets it is given; its context is unused.
+	ctx := context.Background()
+	usable := slices.DeleteFunc(slices.Clone(secrets), func(s corev1.Secret) bool {
+		_, err := k8sauthn.NewFromPullSecrets(ctx, []corev1.Secret{s})
+		return err != nil
 	})
+	kc, err := k8sauthn.NewFromPullSecrets(ctx, usable)
+	if err != nil {
+		return authn.NewMultiKeychain() // anonymous; every secret parsed alone, so this does not happen
+	}
+	return kc
 }
 
 // SecretValues are the credential values of pull secrets, for redact to remove wherever a registry echoes
@@ -212,9 +221,9 @@ func SecretValues(secrets []corev1.Secret) []string {
 	return slices.DeleteFunc(out, func(s string) bool { return s == "" })
 }
 
-// registryCredentials reads the "auths" of dockerconfig secrets, keyed by normalized registry host.
-func registryCredentials(secrets []corev1.Secret) map[string]authn.AuthConfig {
-	creds := map[string]authn.AuthConfig{}
+// registryCredentials reads the credentials in the "auths" of dockerconfig secrets, for SecretValues.
+func registryCredentials(secrets []corev1.Secret) []authn.AuthConfig {
+	var creds []authn.AuthConfig
 	for _, s := range secrets {
 		var cfg struct {
 			Auths map[string]authn.AuthConfig `json:"auths"`
@@ -225,28 +234,14 @@ func registryCredentials(secrets []corev1.Secret) map[string]authn.AuthConfig {
 		case corev1.SecretTypeDockercfg:
 			_ = json.Unmarshal(s.Data[corev1.DockerConfigKey], &cfg.Auths)
 		}
-		for host, a := range cfg.Auths {
+		for _, a := range cfg.Auths {
 			if a.Auth != "" && a.Username == "" {
 				if raw, err := base64.StdEncoding.DecodeString(a.Auth); err == nil {
 					a.Username, a.Password, _ = strings.Cut(string(raw), ":")
-					a.Auth = "" // SecretValues still covers it: redact removes base64 of user:password
 				}
 			}
-			creds[normalizeHost(host)] = a
+			creds = append(creds, a)
 		}
 	}
 	return creds
-}
-
-type keychainFunc func(authn.Resource) (authn.Authenticator, error)
-
-func (f keychainFunc) Resolve(r authn.Resource) (authn.Authenticator, error) { return f(r) }
-
-func normalizeHost(h string) string {
-	h = strings.TrimPrefix(strings.TrimPrefix(h, "https://"), "http://")
-	h, _, _ = strings.Cut(h, "/")
-	if h == "docker.io" || h == "registry-1.docker.io" || h == "index.docker.io" {
-		return name.DefaultRegistry
-	}
-	return h
 }

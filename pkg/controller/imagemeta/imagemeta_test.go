@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/name"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/redact"
@@ -66,23 +67,34 @@ func TestKeychain(t *testing.T) {
 	secrets := []corev1.Secret{
 		{Type: corev1.SecretTypeDockerConfigJson, Data: map[string][]byte{corev1.DockerConfigJsonKey: []byte(
 			`{"auths":{"https://index.docker.io/v1/":{"auth":"dXNlcjpwYXNz"},"ghcr.io":{"username":"g","password":"p"}}}`)}},
+		// A broken secret does not cost the others their credentials.
+		{Type: corev1.SecretTypeDockerConfigJson, Data: map[string][]byte{corev1.DockerConfigJsonKey: []byte(`{"auths":`)}},
+		// Path-scoped entries (the kubelet's rule): the longest match wins.
+		{Type: corev1.SecretTypeDockercfg, Data: map[string][]byte{corev1.DockerConfigKey: []byte(
+			`{"registry.example":{"username":"all","password":"a"},"registry.example/team-a":{"username":"team","password":"t"}}`)}},
 	}
 	kc := Keychain(secrets)
-	for host, want := range map[string]authn.AuthConfig{
-		"index.docker.io": {Username: "user", Password: "pass"},
-		"ghcr.io":         {Username: "g", Password: "p"},
+	for repo, want := range map[string]authn.AuthConfig{
+		"docker.io/amd/aim":             {Username: "user", Password: "pass"},
+		"ghcr.io/amd/aim":               {Username: "g", Password: "p"},
+		"registry.example/team-a/qwen":  {Username: "team", Password: "t"},
+		"registry.example/team-b/llama": {Username: "all", Password: "a"},
 	} {
-		a, err := kc.Resolve(registryResource(host))
+		r, err := name.NewRepository(repo)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg, _ := a.Authorization()
-		if cfg.Username != want.Username || cfg.Password != want.Password {
-			t.Errorf("%s: %+v", host, cfg)
+		a, err := kc.Resolve(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := a.Authorization()
+		if err != nil || cfg.Username != want.Username || cfg.Password != want.Password {
+			t.Errorf("%s: %+v (%v), want %s", repo, cfg, err, want.Username)
 		}
 	}
 	if a, _ := kc.Resolve(registryResource("quay.io")); a != authn.Anonymous {
-		t.Error("unknown registry must be anonymous")
+		t.Errorf("unknown registry: %v, want anonymous", a)
 	}
 }
 
