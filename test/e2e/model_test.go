@@ -62,6 +62,11 @@ spec:
 	contains(t, "template", k.must("get", "aimcltpl", tpl), "Ready", "1 x MI300X")
 	k.must("wait", "--for=condition=Ready", "aimclmdl/e2e-qwen", "--timeout=60s")
 	contains(t, "model", k.must("get", "aimclmdl", "e2e-qwen"), "Ready", "Image", "Qwen/Qwen3-32B")
+
+	// A hand edit of a label the model controller sets on its template is reverted (the template's event
+	// re-queues its model; the edited template no longer holds the applied fields).
+	k.must("label", "aimcltpl", tpl, "aim.eai.amd.com/team=edited-by-hand", "--overwrite")
+	jsonpathEquals(t, 30*time.Second, "inference", "aimcltpl", tpl, "-o", `jsonpath={.metadata.labels.aim\.eai\.amd\.com/team}`)
 }
 
 // TestImageLabelsFromRegistry serves an AIM image from an in-process registry on loopback that requires a

@@ -3,9 +3,57 @@ package manager
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 )
+
+// AnnotationAppliedHash holds the hash of the owned fields of a child's last apply (PrepareApply).
+const AnnotationAppliedHash = aimv1.GroupName + "/applied-hash"
+
+// PrepareApply is the one rule by which a controller decides whether a child it keeps in line with its parent
+// (an InferenceService, an HTTPRoute, a template, a template cache) needs a server-side apply. The body of
+// obj (ApplyObject) carries the hash of its owned fields in AnnotationAppliedHash. It is to be sent when live
+// (the cached child; nil, or a nil pointer, if there is none) carries another hash, because the desired object changed (the
+// apply also removes fields it no longer sets), or when live no longer holds a field of it with its value, a
+// change made outside the controller, which drift names. Otherwise body is nil: nothing is sent, so a steady
+// state costs no request. Children created once and never changed (Jobs, PVCs, artifacts, models of a
+// source) are applied when they do not exist.
+func PrepareApply(obj, live runtime.Object) (body []byte, drift string, err error) {
+	desired, err := ApplyObject(obj)
+	if err != nil {
+		return nil, "", err
+	}
+	data, err := json.Marshal(desired)
+	if err != nil {
+		return nil, "", fmt.Errorf("encoding %T for an apply: %w", obj, err)
+	}
+	hash := naming.Hash(16, string(data))
+	if err := unstructured.SetNestedField(desired, hash, "metadata", "annotations", AnnotationAppliedHash); err != nil {
+		return nil, "", fmt.Errorf("annotating %T: %w", obj, err)
+	}
+	if data, err = json.Marshal(desired); err != nil {
+		return nil, "", fmt.Errorf("encoding %T for an apply: %w", obj, err)
+	}
+	if live == nil || reflect.ValueOf(live).IsNil() {
+		return data, "", nil
+	}
+	cur, err := AsUnstructured(live)
+	if err != nil {
+		return nil, "", err
+	}
+	if cur.GetAnnotations()[AnnotationAppliedHash] != hash {
+		return data, "", nil
+	}
+	if drift = missing(cur.Object, desired, "", sameValue); drift == "" {
+		return nil, "", nil
+	}
+	return data, drift, nil
+}
 
 // appliedMetadata are the metadata fields a controller sets on its children; the rest (uid, resourceVersion,
 // creationTimestamp, managedFields, ...) belong to the server.

@@ -44,3 +44,46 @@ func TestApplyBodyHoldsOnlyOwnedFields(t *testing.T) {
 		t.Errorf("drift of the object as the server returns it: %q (%v)", field, err)
 	}
 }
+
+// TestPrepareApply: the one rule for re-applying a child. A child that does not exist, a desired object that
+// changed, and a hand edit of an owned field are applied; a child that holds the last apply, plus fields
+// others added, is not.
+func TestPrepareApply(t *testing.T) {
+	desired := func(image string) *batchv1.Job {
+		return &batchv1.Job{TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+			ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "ns", Labels: map[string]string{"a": "1"}},
+			Spec: batchv1.JobSpec{BackoffLimit: ptr.To[int32](2), Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+				RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "c", Image: image}}}}}}
+	}
+	// live is what the server holds after applying body: the body plus fields of the server and of others.
+	live := func(body []byte) *batchv1.Job {
+		var j batchv1.Job
+		if err := json.Unmarshal(body, &j); err != nil {
+			t.Fatal(err)
+		}
+		j.UID, j.ResourceVersion = "u", "7"
+		j.Labels["team"] = "blue"
+		j.Spec.Completions = ptr.To[int32](1)
+		j.Status.Active = 1
+		return &j
+	}
+	body, drift, err := PrepareApply(desired("i:1"), (*batchv1.Job)(nil))
+	if err != nil || body == nil || drift != "" {
+		t.Fatalf("no child yet: body %s, drift %q (%v)", body, drift, err)
+	}
+	applied := live(body)
+	if applied.Annotations[AnnotationAppliedHash] == "" {
+		t.Fatalf("the body carries no %s: %s", AnnotationAppliedHash, body)
+	}
+	if body, drift, err := PrepareApply(desired("i:1"), applied); err != nil || body != nil || drift != "" {
+		t.Errorf("unchanged: body %s, drift %q (%v), want nothing to send", body, drift, err)
+	}
+	if body, drift, err := PrepareApply(desired("i:2"), applied); err != nil || body == nil || drift != "" {
+		t.Errorf("desired changed: body %s, drift %q (%v)", body, drift, err)
+	}
+	edited := applied.DeepCopy()
+	edited.Spec.BackoffLimit = ptr.To[int32](9)
+	if body, drift, err := PrepareApply(desired("i:1"), edited); err != nil || body == nil || drift != "spec.backoffLimit" {
+		t.Errorf("hand edit: body %s, drift %q (%v), want spec.backoffLimit", body, drift, err)
+	}
+}

@@ -138,11 +138,11 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key string) (tim
 		obj := &aimv1.AIMServiceTemplate{TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMServiceTemplate"},
 			ObjectMeta: templateMeta(t.Name, namespace, "aim.eai.amd.com/model.name", name, t.Labels, metav1.NewControllerRef(m, aimv1.SchemeGroupVersion.WithKind("AIMModel"))),
 			Spec:       aimv1.AIMServiceTemplateSpec{AIMServiceTemplateSpecCommon: t.Spec}}
-		if cur, err := ctl.templates.AIMServiceTemplates(namespace).Get(t.Name); err == nil && manager.OwnedBy(cur, m.UID) &&
-			apiequality.Semantic.DeepEqual(cur.Spec.AIMServiceTemplateSpecCommon, t.Spec) && hasLabels(cur.Labels, obj.Labels) {
-			return nil // unchanged: no request at all
+		var live runtime.Object
+		if cur, err := ctl.templates.AIMServiceTemplates(namespace).Get(t.Name); err == nil && manager.OwnedBy(cur, m.UID) {
+			live = cur
 		}
-		return ctl.apply(ctx, obj, func(data []byte) error {
+		return ctl.apply(obj, live, func(data []byte) error {
 			_, err := ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(namespace).Patch(ctx, t.Name, types.ApplyPatchType, data,
 				metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)})
 			return err
@@ -181,11 +181,11 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, name string) (time.
 		obj := &aimv1.AIMClusterServiceTemplate{TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMClusterServiceTemplate"},
 			ObjectMeta: templateMeta(t.Name, "", "aim.eai.amd.com/cluster-model.name", name, t.Labels, metav1.NewControllerRef(m, aimv1.SchemeGroupVersion.WithKind("AIMClusterModel"))),
 			Spec:       aimv1.AIMClusterServiceTemplateSpec{AIMServiceTemplateSpecCommon: t.Spec}}
-		if cur, err := ctl.clusterTemplates.Get(t.Name); err == nil && manager.OwnedBy(cur, m.UID) &&
-			apiequality.Semantic.DeepEqual(cur.Spec.AIMServiceTemplateSpecCommon, t.Spec) && hasLabels(cur.Labels, obj.Labels) {
-			return nil // unchanged: no request at all
+		var live runtime.Object
+		if cur, err := ctl.clusterTemplates.Get(t.Name); err == nil && manager.OwnedBy(cur, m.UID) {
+			live = cur
 		}
-		return ctl.apply(ctx, obj, func(data []byte) error {
+		return ctl.apply(obj, live, func(data []byte) error {
 			_, err := ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().Patch(ctx, t.Name, types.ApplyPatchType, data,
 				metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)})
 			return err
@@ -313,9 +313,10 @@ func (ctl *Controller) metadata(ctx context.Context, meta *metav1.ObjectMeta, sp
 	return md, found(md)
 }
 
-func (ctl *Controller) apply(_ context.Context, obj runtime.Object, patch func([]byte) error) error {
-	data, err := manager.ApplyBody(obj)
-	if err != nil {
+// apply sends a template's apply by manager.PrepareApply's rule; live is the template if the model owns it.
+func (ctl *Controller) apply(obj, live runtime.Object, patch func([]byte) error) error {
+	data, _, err := manager.PrepareApply(obj, live)
+	if err != nil || data == nil {
 		return err
 	}
 	if err := patch(data); err != nil {
@@ -334,14 +335,4 @@ func templateMeta(name, namespace, controllerLabel, model string, propagated map
 	labels[LabelModel], labels[LabelOrigin] = model, OriginAuto
 	labels[aimv1.LabelManagedBy], labels[controllerLabel] = aimv1.ManagedByValue, model
 	return metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: labels, OwnerReferences: []metav1.OwnerReference{*owner}}
-}
-
-// hasLabels reports whether have carries every label of want.
-func hasLabels(have, want map[string]string) bool {
-	for k, v := range want {
-		if have[k] != v {
-			return false
-		}
-	}
-	return true
 }

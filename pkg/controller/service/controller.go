@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -31,7 +30,6 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gpu"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/specvalid"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
@@ -40,10 +38,6 @@ import (
 
 // FieldManager owns what the service controller applies.
 const FieldManager = "aim-service-controller"
-
-// annotationSpecHash on a child holds the hash of what the controller last applied, so that an unchanged
-// child costs no request.
-const annotationSpecHash = "aim.eai.amd.com/applied-hash"
 
 // eventIndex indexes Warning events by the namespace/name of the object they are about.
 const eventIndex = "involvedObject"
@@ -488,32 +482,15 @@ func metaObjects(list []runtime.Object) []metav1.Object {
 	return out
 }
 
-// apply server-side applies a child unless it carries the hash of the same desired object already and still
-// holds every field of it. The hash sees a desired object that changed (including fields it no longer sets,
-// which the apply removes); the comparison sees a hand edit of a field the controller sets, which the apply
-// reverts.
+// apply server-side applies a child by manager.PrepareApply's rule: when the desired object changed, or the
+// live one lost a field of it to a hand edit, which the apply reverts.
 func (ctl *Controller) apply(ctx context.Context, gvr schema.GroupVersionResource, obj runtime.Object, meta *metav1.ObjectMeta, live *unstructured.Unstructured) error {
-	body, err := manager.ApplyObject(obj)
-	if err != nil {
+	data, drift, err := manager.PrepareApply(obj, live)
+	if err != nil || data == nil {
 		return err
 	}
-	data, err := json.Marshal(body)
-	if err != nil {
-		return err
-	}
-	hash := naming.Hash(16, string(data))
-	if err := unstructured.SetNestedField(body, hash, "metadata", "annotations", annotationSpecHash); err != nil {
-		return err
-	}
-	if data, err = json.Marshal(body); err != nil {
-		return err
-	}
-	if live != nil && live.GetAnnotations()[annotationSpecHash] == hash {
-		field, err := manager.Drift(live.Object, data)
-		if err != nil || field == "" {
-			return err
-		}
-		klog.FromContext(ctx).Info("Reverting a change made outside the controller", "resource", gvr.Resource, "namespace", meta.Namespace, "name", meta.Name, "field", field)
+	if drift != "" {
+		klog.FromContext(ctx).Info("Reverting a change made outside the controller", "resource", gvr.Resource, "namespace", meta.Namespace, "name", meta.Name, "field", drift)
 	}
 	_, err = ctl.c.Dynamic.Resource(gvr).Namespace(meta.Namespace).Patch(ctx, meta.Name, types.ApplyPatchType, data,
 		metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)})
@@ -655,18 +632,17 @@ func (ctl *Controller) createCache(ctx context.Context, c *aimv1.AIMTemplateCach
 	return nil
 }
 
-// applyDerived applies the service's derived template unless it already has that spec.
+// applyDerived applies the service's derived template by manager.PrepareApply's rule.
 func (ctl *Controller) applyDerived(ctx context.Context, svc *aimv1.AIMService, t *aimv1.AIMServiceTemplate) error {
+	var live runtime.Object
 	if cur, err := ctl.templates.AIMServiceTemplates(t.Namespace).Get(t.Name); err == nil {
 		if !manager.OwnedBy(cur, svc.UID) {
 			return state.NewError(state.InvalidSpec, "DerivedTemplateConflict", "AIMServiceTemplate %s/%s exists and belongs to something else", t.Namespace, t.Name)
 		}
-		if apiequality.Semantic.DeepEqual(cur.Spec, t.Spec) {
-			return nil
-		}
+		live = cur
 	}
-	data, err := manager.ApplyBody(t)
-	if err != nil {
+	data, _, err := manager.PrepareApply(t, live)
+	if err != nil || data == nil {
 		return err
 	}
 	_, err = ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(t.Namespace).Patch(ctx, t.Name, types.ApplyPatchType, data,

@@ -315,21 +315,23 @@ func (ctl *Controller) createJob(ctx context.Context, job *batchv1.Job, limit in
 	})
 }
 
-// applyCache creates or updates the owned template cache and returns it; a cache that already matches
-// costs no request.
+// applyCache creates or updates the owned template cache by manager.PrepareApply's rule and returns it; a
+// cache that already matches costs no request.
 func (ctl *Controller) applyCache(ctx context.Context, c *aimv1.AIMTemplateCache, owner types.UID) (*aimv1.AIMTemplateCache, error) {
+	var live *aimv1.AIMTemplateCache
 	if cur, err := ctl.caches.AIMTemplateCaches(c.Namespace).Get(c.Name); err == nil {
 		if !manager.OwnedBy(cur, owner) {
 			return nil, state.NewError(state.InvalidSpec, "TemplateCacheConflict",
 				"AIMTemplateCache %s/%s exists and belongs to something else", c.Namespace, c.Name)
 		}
-		if apiequality.Semantic.DeepEqual(cur.Spec, c.Spec) {
-			return cur, nil
-		}
+		live = cur
 	}
-	data, err := manager.ApplyBody(c)
+	data, _, err := manager.PrepareApply(c, live)
 	if err != nil {
 		return nil, err
+	}
+	if data == nil {
+		return live, nil
 	}
 	applied, err := ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(c.Namespace).Patch(ctx, c.Name, types.ApplyPatchType, data,
 		metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)})
