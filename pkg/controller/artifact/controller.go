@@ -13,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	batchlisters "k8s.io/client-go/listers/batch/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	rbaclisters "k8s.io/client-go/listers/rbac/v1"
@@ -120,22 +119,22 @@ func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration
 		plan.Components = replace(plan.Components, state.Component{Name: component, Dependency: state.DependencyDownstream, Errors: []error{err}})
 	}
 	if plan.ServiceAccount != nil {
-		if err := apply(ctx, plan.ServiceAccount, ctl.c.Kube.CoreV1().ServiceAccounts(namespace).Patch); err != nil {
+		if err := apply(ctx, plan.ServiceAccount, ctl.c.Kube.CoreV1().ServiceAccounts(namespace).Apply); err != nil {
 			fail(ComponentAccount, err)
 		}
 	}
 	if plan.RoleBinding != nil {
-		if err := apply(ctx, plan.RoleBinding, ctl.c.Kube.RbacV1().RoleBindings(namespace).Patch); err != nil {
+		if err := apply(ctx, plan.RoleBinding, ctl.c.Kube.RbacV1().RoleBindings(namespace).Apply); err != nil {
 			fail(ComponentAccount, err)
 		}
 	}
 	if plan.PVC != nil {
-		if err := apply(ctx, plan.PVC, ctl.c.Kube.CoreV1().PersistentVolumeClaims(namespace).Patch); err != nil {
+		if err := apply(ctx, plan.PVC, ctl.c.Kube.CoreV1().PersistentVolumeClaims(namespace).Apply); err != nil {
 			fail(ComponentVolume, err)
 		}
 	}
 	if plan.Job != nil {
-		if err := apply(ctx, plan.Job, ctl.c.Kube.BatchV1().Jobs(namespace).Patch); err != nil {
+		if err := apply(ctx, plan.Job, ctl.c.Kube.BatchV1().Jobs(namespace).Apply); err != nil {
 			component := ComponentDownloadJob
 			if plan.Job.Labels[LabelComponent] == ComponentCheckSize {
 				component = ComponentCheckSizeJob
@@ -289,16 +288,16 @@ func (ctl *Controller) enqueueHandler(namespaceOf func(metav1.Object) string) ca
 	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
 }
 
-// apply server-side applies a child with the controller's field manager.
-func apply[T any](ctx context.Context, obj interface {
+// apply server-side applies a child with the controller's field manager, through its typed client's Apply.
+func apply[AC, T any](ctx context.Context, obj interface {
 	metav1.Object
 	runtime.Object
-}, patch func(context.Context, string, types.PatchType, []byte, metav1.PatchOptions, ...string) (T, error)) error {
+}, send func(context.Context, *AC, metav1.ApplyOptions) (T, error)) error {
 	data, err := manager.ApplyBody(obj)
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", obj.GetName(), err)
 	}
-	if _, err := patch(ctx, obj.GetName(), types.ApplyPatchType, data, metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)}); err != nil {
+	if _, err := manager.Apply(ctx, data, send, FieldManager); err != nil {
 		return fmt.Errorf("applying %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
 	}
 	return nil

@@ -1,10 +1,12 @@
 package manager
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -114,4 +116,16 @@ func prune(v any) any {
 		return out
 	}
 	return v
+}
+
+// Apply sends an apply body (ApplyBody, PrepareApply) through a typed client's Apply method, as the kind's
+// apply configuration (client-go's for Kubernetes kinds, the generated ones for AIM kinds), with the
+// controller's field manager, taking over fields another manager set.
+func Apply[AC, T any](ctx context.Context, body []byte, apply func(context.Context, *AC, metav1.ApplyOptions) (T, error), fieldManager string) (T, error) {
+	var ac AC
+	if err := json.Unmarshal(body, &ac); err != nil {
+		var zero T
+		return zero, fmt.Errorf("reading an apply body as %T: %w", ac, err)
+	}
+	return apply(ctx, &ac, metav1.ApplyOptions{FieldManager: fieldManager, Force: true})
 }

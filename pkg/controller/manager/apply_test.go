@@ -1,12 +1,14 @@
 package manager
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/ptr"
 )
 
@@ -85,5 +87,32 @@ func TestPrepareApply(t *testing.T) {
 	edited.Spec.BackoffLimit = ptr.To[int32](9)
 	if body, drift, err := PrepareApply(desired("i:1"), edited); err != nil || body == nil || drift != "spec.backoffLimit" {
 		t.Errorf("hand edit: body %s, drift %q (%v), want spec.backoffLimit", body, drift, err)
+	}
+}
+
+// TestApplyThroughTypedClient: an apply body reaches the server as the kind's apply configuration, with the
+// controller's field manager.
+func TestApplyThroughTypedClient(t *testing.T) {
+	kube := fake.NewClientset()
+	job := &batchv1.Job{TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "ns", Labels: map[string]string{"a": "1"}},
+		Spec: batchv1.JobSpec{BackoffLimit: ptr.To[int32](0), Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "c", Image: "i"}}}}}}
+	body, err := ApplyBody(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Apply(context.Background(), body, kube.BatchV1().Jobs("ns").Apply, "aim-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != "d" || got.Labels["a"] != "1" || got.Spec.BackoffLimit == nil || *got.Spec.BackoffLimit != 0 || got.Spec.Template.Spec.Containers[0].Image != "i" {
+		t.Errorf("applied %+v", got)
+	}
+	if len(got.ManagedFields) != 1 || got.ManagedFields[0].Manager != "aim-test" || got.ManagedFields[0].Operation != metav1.ManagedFieldsOperationApply {
+		t.Errorf("managed fields %+v", got.ManagedFields)
+	}
+	if _, err := Apply(context.Background(), []byte("{"), kube.BatchV1().Jobs("ns").Apply, "aim-test"); err == nil {
+		t.Error("a malformed body was sent")
 	}
 }

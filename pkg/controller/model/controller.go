@@ -11,9 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/imagemeta"
@@ -143,8 +141,7 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key string) (tim
 			live = cur
 		}
 		return ctl.apply(obj, live, func(data []byte) error {
-			_, err := ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(namespace).Patch(ctx, t.Name, types.ApplyPatchType, data,
-				metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)})
+			_, err := manager.Apply(ctx, data, ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(namespace).Apply, FieldManager)
 			return err
 		})
 	}
@@ -186,8 +183,7 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, name string) (time.
 			live = cur
 		}
 		return ctl.apply(obj, live, func(data []byte) error {
-			_, err := ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().Patch(ctx, t.Name, types.ApplyPatchType, data,
-				metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)})
+			_, err := manager.Apply(ctx, data, ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().Apply, FieldManager)
 			return err
 		})
 	}

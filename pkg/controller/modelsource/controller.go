@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
@@ -175,8 +174,7 @@ func (ctl *Controller) apply(ctx context.Context, m *aimv1.AIMClusterModel) erro
 	if err != nil {
 		return fmt.Errorf("encoding model %s: %w", m.Name, err)
 	}
-	if _, err := ctl.c.AIM.AimV1alpha1().AIMClusterModels().Patch(ctx, m.Name, types.ApplyPatchType, data,
-		metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)}); err != nil {
+	if _, err := manager.Apply(ctx, data, ctl.c.AIM.AimV1alpha1().AIMClusterModels().Apply, FieldManager); err != nil {
 		return fmt.Errorf("applying model %s for %s: %w", m.Name, m.Spec.Image, err)
 	}
 	return nil

@@ -645,9 +645,7 @@ func (ctl *Controller) applyDerived(ctx context.Context, svc *aimv1.AIMService, 
 	if err != nil || data == nil {
 		return err
 	}
-	_, err = ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(t.Namespace).Patch(ctx, t.Name, types.ApplyPatchType, data,
-		metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)})
-	if err != nil {
+	if _, err = manager.Apply(ctx, data, ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(t.Namespace).Apply, FieldManager); err != nil {
 		return fmt.Errorf("applying derived template %s/%s: %w", t.Namespace, t.Name, err)
 	}
 	return nil

@@ -306,9 +306,7 @@ func (ctl *Controller) createJob(ctx context.Context, job *batchv1.Job, limit in
 		return false, err
 	}
 	return ctl.slots.take(limit, job.Namespace+"/"+job.Name, func() error {
-		_, err := ctl.c.Kube.BatchV1().Jobs(job.Namespace).Patch(ctx, job.Name, types.ApplyPatchType, data,
-			metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)})
-		if err != nil {
+		if _, err := manager.Apply(ctx, data, ctl.c.Kube.BatchV1().Jobs(job.Namespace).Apply, FieldManager); err != nil {
 			return fmt.Errorf("applying discovery Job %s/%s: %w", job.Namespace, job.Name, err)
 		}
 		return nil
@@ -333,8 +331,7 @@ func (ctl *Controller) applyCache(ctx context.Context, c *aimv1.AIMTemplateCache
 	if data == nil {
 		return live, nil
 	}
-	applied, err := ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(c.Namespace).Patch(ctx, c.Name, types.ApplyPatchType, data,
-		metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)})
+	applied, err := manager.Apply(ctx, data, ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(c.Namespace).Apply, FieldManager)
 	if err != nil {
 		return nil, fmt.Errorf("applying template cache %s/%s: %w", c.Namespace, c.Name, err)
 	}

@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
@@ -184,8 +183,7 @@ func (ctl *Controller) apply(ctx context.Context, a *aimv1.AIMArtifact) error {
 	if err != nil {
 		return fmt.Errorf("encoding artifact %s: %w", a.Name, err)
 	}
-	if _, err := ctl.c.AIM.AimV1alpha1().AIMArtifacts(a.Namespace).Patch(ctx, a.Name, types.ApplyPatchType, data,
-		metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)}); err != nil {
+	if _, err := manager.Apply(ctx, data, ctl.c.AIM.AimV1alpha1().AIMArtifacts(a.Namespace).Apply, FieldManager); err != nil {
 		return fmt.Errorf("applying artifact %s/%s: %w", a.Namespace, a.Name, err)
 	}
 	return nil
