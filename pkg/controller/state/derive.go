@@ -75,10 +75,10 @@ type Output struct {
 	Conditions  []metav1.Condition
 	Status      aimv1.AIMStatus
 	Transitions []Transition
-	// Retry is true when infrastructure errors should be retried with backoff. Blocked is true when the user
-	// must fix something first (credentials, the spec, a missing reference): retrying cannot help, a watch event
-	// brings the object back. Each controller decides itself which children it still applies then.
-	Retry, Blocked bool
+	// Retry is true when infrastructure errors should be retried with backoff. Otherwise the user must fix
+	// something first (credentials, the spec, a missing reference): retrying cannot help, a watch event brings
+	// the object back.
+	Retry bool
 }
 
 // priority orders states from worst to best; the overall status is the worst component state.
@@ -215,7 +215,6 @@ func Derive(in Input) Output {
 	out.Conditions = conds
 	out.Status = status
 	out.Retry = infra
-	out.Blocked = cats[Auth] != nil || cats[InvalidSpec] != nil || cats[MissingUpstream] != nil
 	return out
 }
 

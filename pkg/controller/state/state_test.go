@@ -82,7 +82,6 @@ func TestDerive(t *testing.T) {
 		// wantCondReasons are the reasons of some conditions.
 		wantCondReasons map[string]string
 		wantRetry       bool
-		wantBlocked     bool
 	}{
 		{name: "all ready", components: []Component{ready("Model", DependencyUpstream), ready("DiscoveryJob", DependencyDownstream)},
 			wantStatus: aimv1.AIMStatusReady, wantReady: metav1.ConditionTrue, wantReason: "AllComponentsReady",
@@ -94,19 +93,19 @@ func TestDerive(t *testing.T) {
 		{name: "downstream being created, service", service: true, components: []Component{{Name: "InferenceService", Dependency: DependencyDownstream, State: aimv1.AIMStatusProgressing, Reason: "CreatingRuntime"}},
 			wantStatus: aimv1.AIMStatusStarting, wantReady: "False", wantReason: "CreatingRuntime"},
 		{name: "missing upstream fails", components: []Component{failing("Model", DependencyUpstream, missingModel), ready("RuntimeConfig", DependencyUpstream)},
-			wantStatus: aimv1.AIMStatusFailed, wantReady: "False", wantReason: "ReferenceNotFound", wantBlocked: true,
+			wantStatus: aimv1.AIMStatusFailed, wantReady: "False", wantReason: "ReferenceNotFound",
 			wantConds: map[string]metav1.ConditionStatus{"ConfigValid": "False", "ModelReady": "False"}},
 		{name: "missing upstream keeps the component reason", components: []Component{
 			failing("Model", DependencyUpstream, NewError(MissingUpstream, "ModelNotFound", "no model qwen"))},
-			wantStatus: aimv1.AIMStatusFailed, wantReady: "False", wantReason: "ReferenceNotFound", wantBlocked: true,
+			wantStatus: aimv1.AIMStatusFailed, wantReady: "False", wantReason: "ReferenceNotFound",
 			wantConds: map[string]metav1.ConditionStatus{"ConfigValid": "False", "ModelReady": "False"}, wantCondReasons: map[string]string{"ModelReady": "ModelNotFound", "ConfigValid": "ReferenceNotFound"}},
 		{name: "upstream progressing counts as pending", components: []Component{{Name: "Template", Dependency: DependencyUpstream, State: aimv1.AIMStatusProgressing, Reason: "TemplateNotReady"}},
 			wantStatus: aimv1.AIMStatusPending, wantReady: "False", wantReason: "TemplateNotReady"},
 		{name: "invalid spec fails", components: []Component{failing("HTTPRoute", DependencyDownstream, NewError(InvalidSpec, "GatewayNotConfigured", "routing is enabled without a gateway"))},
-			wantStatus: aimv1.AIMStatusFailed, wantReady: "False", wantReason: "InvalidSpec", wantBlocked: true,
+			wantStatus: aimv1.AIMStatusFailed, wantReady: "False", wantReason: "InvalidSpec",
 			wantConds: map[string]metav1.ConditionStatus{"ConfigValid": "False"}, wantCondReasons: map[string]string{"HTTPRouteReady": "GatewayNotConfigured"}},
 		{name: "auth fails", components: []Component{failing("ImageMetadata", DependencyUpstream, apierrors.NewUnauthorized("registry"))},
-			wantStatus: aimv1.AIMStatusFailed, wantReady: "False", wantReason: "AuthError", wantBlocked: true,
+			wantStatus: aimv1.AIMStatusFailed, wantReady: "False", wantReason: "AuthError",
 			wantConds: map[string]metav1.ConditionStatus{"AuthValid": "False"}},
 		{name: "GPU absent is NotAvailable, worse than pending", components: []Component{
 			{Name: "Model", Dependency: DependencyUpstream, State: aimv1.AIMStatusPending, Reason: "ModelNotReady"},
@@ -115,7 +114,7 @@ func TestDerive(t *testing.T) {
 		{name: "a missing reference is worse than an absent GPU", components: []Component{
 			failing("Model", DependencyUpstream, missingModel),
 			{Name: "GPU", Dependency: DependencyUpstream, State: aimv1.AIMStatusNotAvailable, Reason: "GPUNotAvailable", Message: "no node has MI355X"}},
-			wantStatus: aimv1.AIMStatusFailed, wantReady: "False", wantReason: "ReferenceNotFound", wantBlocked: true},
+			wantStatus: aimv1.AIMStatusFailed, wantReady: "False", wantReason: "ReferenceNotFound"},
 		{name: "failed beats not available", components: []Component{
 			{Name: "GPU", Dependency: DependencyUpstream, State: aimv1.AIMStatusNotAvailable, Reason: "GPUNotAvailable"},
 			{Name: "DiscoveryJob", Dependency: DependencyDownstream, State: aimv1.AIMStatusFailed, Reason: "DiscoveryOutputInvalid"}},
@@ -145,8 +144,8 @@ func TestDerive(t *testing.T) {
 					t.Errorf("%s = %+v, want reason %s", typ, c, want)
 				}
 			}
-			if out.Retry != tc.wantRetry || out.Blocked != tc.wantBlocked {
-				t.Errorf("retry %v blocked %v, want %v %v", out.Retry, out.Blocked, tc.wantRetry, tc.wantBlocked)
+			if out.Retry != tc.wantRetry {
+				t.Errorf("retry %v, want %v", out.Retry, tc.wantRetry)
 			}
 			for _, c := range out.Conditions {
 				if c.ObservedGeneration != 3 {
