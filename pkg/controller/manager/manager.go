@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -437,7 +438,7 @@ func (m *Manager) processNext(ctx context.Context, c *Controller, q workqueue.Ty
 		return false
 	}
 	start := time.Now()
-	after, err := c.Reconciler.Reconcile(ctx, key)
+	after, err := reconcileRecovering(ctx, c.Reconciler, key)
 	observeReconcile(c.Name, start, after, err)
 	switch {
 	case err != nil:
@@ -451,6 +452,18 @@ func (m *Manager) processNext(ctx context.Context, c *Controller, q workqueue.Ty
 		q.Forget(key)
 	}
 	return true
+}
+
+// reconcileRecovering turns a panic of a reconcile into its error, with the stack: the controllers run inside
+// the API server, which a bug in one reconcile must not take down. The key is retried with backoff, so a key
+// that always panics costs one attempt per backoff step (up to 5 minutes), not a hot loop.
+func reconcileRecovering(ctx context.Context, r Reconciler, key string) (after time.Duration, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			after, err = 0, fmt.Errorf("reconcile panicked: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return r.Reconcile(ctx, key)
 }
 
 // ReconcilerFunc adapts a function to Reconciler.

@@ -2,6 +2,7 @@ package manager
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -129,5 +130,44 @@ func TestNoReconcileAfterTheTermEnds(t *testing.T) {
 	defer mu.Unlock()
 	if len(reconciled) != 1 || cancelledAtStart {
 		t.Errorf("reconciled %v after the term ended (cancelled at start: %v)", reconciled, cancelledAtStart)
+	}
+}
+
+// TestAPanickingReconcileIsAnError: a reconcile that panics neither stops its worker nor the process; the key
+// is retried with backoff, and the others are reconciled.
+func TestAPanickingReconcileIsAnError(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]int{}
+	c := NewController("panics", ReconcilerFunc(func(_ context.Context, key string) (time.Duration, error) {
+		mu.Lock()
+		seen[key]++
+		mu.Unlock()
+		if key == "bad" {
+			var m map[string]int
+			m["boom"]++ // assignment to a nil map
+		}
+		return 0, nil
+	}), Keys{"bad", "good"})
+	m := &Manager{Clients: Clients{Options: Options{Workers: 1}}, controllers: []*Controller{c}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { m.runWorkers(ctx); close(done) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		mu.Lock()
+		bad, good := seen["bad"], seen["good"]
+		mu.Unlock()
+		if bad >= 2 && good >= 1 {
+			break // retried after the panic, and the other key went through
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("bad reconciled %d times, good %d", bad, good)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	if _, err := reconcileRecovering(context.Background(), c.Reconciler, "bad"); err == nil || !strings.Contains(err.Error(), "assignment to entry in nil map") {
+		t.Errorf("error of a panic: %v", err)
 	}
 }
