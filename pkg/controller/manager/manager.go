@@ -107,7 +107,8 @@ type Clients struct {
 	// KubeInformers inform on every object of a kind: for the kinds the controllers read cluster-wide (Nodes).
 	// The kinds they create or watch a few of (Jobs, Pods, PVCs, HPAs) go through Selected.
 	KubeInformers kubeinformers.SharedInformerFactory
-	// Dynamic reaches the custom resources of other projects (KServe, Gateway API) without their clientsets.
+	// Dynamic reaches the custom resources of other projects (KServe, Gateway API) without their clientsets;
+	// DynamicInformers cache those of AIM services only (label aim.eai.amd.com/service).
 	Dynamic          dynamic.Interface
 	DynamicInformers dynamicinformer.DynamicSharedInformerFactory
 	// WarningEvents informs on Warning events only: pods' and KServe's problems, without the flood of Normal ones.
@@ -283,7 +284,11 @@ func New(loopback, kube *rest.Config, opts Options) (*Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dynamic client: %w", err)
 	}
-	dynamic := &dynamicInformers{DynamicSharedInformerFactory: dynamicinformer.NewDynamicSharedInformerFactory(dynClient, opts.ResyncPeriod),
+	// The objects of other projects the controllers read are the InferenceServices and HTTPRoutes of AIM
+	// services, which carry the service's label (their own labels, which nothing overrides); other ones are
+	// not cached.
+	dynamic := &dynamicInformers{DynamicSharedInformerFactory: dynamicinformer.NewFilteredDynamicSharedInformerFactory(dynClient, opts.ResyncPeriod,
+		metav1.NamespaceAll, func(o *metav1.ListOptions) { o.LabelSelector = v1alpha1.LabelService }),
 		typed: map[schema.GroupVersionResource]func() runtime.Object{}}
 	m := &Manager{
 		dynamic: dynamic,

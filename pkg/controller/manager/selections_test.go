@@ -3,6 +3,9 @@ package manager
 import (
 	"context"
 	"k8s.io/apimachinery/pkg/watch"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -11,7 +14,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
 	clienttesting "k8s.io/client-go/testing"
 )
 
@@ -73,5 +78,38 @@ func TestSelectedInformersListOnlyTheSelection(t *testing.T) {
 		if r != [2]string{sel.Labels, sel.Fields} {
 			t.Errorf("%s asked for labels and fields %q, want %q, %q", verb, r, sel.Labels, sel.Fields)
 		}
+	}
+}
+
+// TestDynamicInformersCacheOnlyTheChildrenOfServices: the informers on other projects' resources list and
+// watch with the AIM service label, so InferenceServices and HTTPRoutes of others are not cached.
+func TestDynamicInformersCacheOnlyTheChildrenOfServices(t *testing.T) {
+	queries := make(chan string, 10)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case queries <- r.URL.Path + "?" + r.URL.RawQuery:
+		default:
+		}
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	cfg := &rest.Config{Host: srv.URL}
+	opts := DefaultOptions()
+	opts.LeaderElect = false
+	m, err := New(cfg, cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.DynamicInformers.ForResource(schema.GroupVersionResource{Group: "serving.kserve.io", Version: "v1beta1", Resource: "inferenceservices"})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m.DynamicInformers.Start(ctx.Done())
+	select {
+	case q := <-queries:
+		if !strings.HasPrefix(q, "/apis/serving.kserve.io/v1beta1/inferenceservices?") || !strings.Contains(q, "labelSelector=aim.eai.amd.com%2Fservice") {
+			t.Errorf("first request %s, want a list of inferenceservices with labelSelector=aim.eai.amd.com/service", q)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the informer sent no request")
 	}
 }
