@@ -74,16 +74,20 @@ func Register(m *manager.Manager) error {
 	}
 	ctl.ctl = manager.NewController("artifact", manager.ReconcilerFunc(ctl.reconcile), v.AIMArtifacts().Informer().GetStore())
 	owners := manager.Owners{"AIMArtifact": {Controller: ctl.ctl, Namespaced: true}}
-	all := ctl.enqueueHandler(func(metav1.Object) string { return "" })
-	inNamespace := ctl.enqueueHandler(func(m metav1.Object) string { return m.GetNamespace() })
+	// A runtime config concerns the artifacts that resolve it; the downloader's account every artifact of its
+	// namespace.
+	configured := ctl.enqueueHandler(func(cfg metav1.Object, a *aimv1.AIMArtifact) bool {
+		return runtimeconfig.Affects(cfg, a.Namespace, a.Spec.RuntimeConfigName)
+	})
+	inNamespace := ctl.enqueueHandler(func(metav1.Object, *aimv1.AIMArtifact) bool { return true })
 
 	for _, h := range []struct {
 		inf cache.SharedIndexInformer
 		h   cache.ResourceEventHandler
 	}{
 		{v.AIMArtifacts().Informer(), ctl.ctl.Handler()},
-		{v.AIMRuntimeConfigs().Informer(), all},
-		{v.AIMClusterRuntimeConfigs().Informer(), all},
+		{v.AIMRuntimeConfigs().Informer(), configured},
+		{v.AIMClusterRuntimeConfigs().Informer(), configured},
 		{k.Core().V1().PersistentVolumeClaims().Informer(), owners.Handler()},
 		{k.Batch().V1().Jobs().Informer(), owners.Handler()},
 		{k.Core().V1().Pods().Informer(), manager.JobPodHandler(ctl.jobs, owners)},
@@ -270,19 +274,22 @@ func (ctl *Controller) output(ctx context.Context, j *batchv1.Job) (string, erro
 	return string(data), nil
 }
 
-// enqueueHandler re-checks the artifacts of the namespace an event names (every artifact for "").
-func (ctl *Controller) enqueueHandler(namespaceOf func(metav1.Object) string) cache.ResourceEventHandler {
+// enqueueHandler re-checks the artifacts of the namespace of the object an event is about (every namespace for
+// a cluster-scoped one) that concern selects.
+func (ctl *Controller) enqueueHandler(concerns func(obj metav1.Object, a *aimv1.AIMArtifact) bool) cache.ResourceEventHandler {
 	enqueue := func(obj any) {
 		m, ok := objectMeta(obj)
 		if !ok {
 			return
 		}
-		list, err := ctl.artifacts.AIMArtifacts(namespaceOf(m)).List(labels.Everything())
+		list, err := ctl.artifacts.AIMArtifacts(m.GetNamespace()).List(labels.Everything())
 		if err != nil {
 			return
 		}
 		for _, a := range list {
-			ctl.ctl.Add(a.Namespace + "/" + a.Name)
+			if concerns(m, a) {
+				ctl.ctl.Add(a.Namespace + "/" + a.Name)
+			}
 		}
 	}
 	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}

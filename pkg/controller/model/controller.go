@@ -1,7 +1,6 @@
 package model
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -87,7 +86,6 @@ func (ctl *Controller) configHandler(ns, cl *manager.Controller, namespaced bool
 		if !ok {
 			return
 		}
-		uses := func(name string) bool { return cmp.Or(name, runtimeconfig.DefaultName) == cfg.GetName() }
 		var models []*aimv1.AIMModel
 		if namespaced {
 			models, _ = ctl.models.AIMModels(cfg.GetNamespace()).List(labels.Everything())
@@ -95,13 +93,13 @@ func (ctl *Controller) configHandler(ns, cl *manager.Controller, namespaced bool
 			models, _ = ctl.models.List(labels.Everything())
 			clusterModels, _ := ctl.clusterModels.List(labels.Everything())
 			for _, m := range clusterModels {
-				if uses(m.Spec.RuntimeConfigName) {
+				if runtimeconfig.Affects(cfg, "", m.Spec.RuntimeConfigName) {
 					cl.Enqueue(m)
 				}
 			}
 		}
 		for _, m := range models {
-			if uses(m.Spec.RuntimeConfigName) {
+			if runtimeconfig.Affects(cfg, m.Namespace, m.Spec.RuntimeConfigName) {
 				ns.Enqueue(m)
 			}
 		}

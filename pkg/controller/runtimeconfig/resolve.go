@@ -4,6 +4,7 @@
 package runtimeconfig
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -90,6 +91,13 @@ func Resolve(name, namespace string, ns *aimv1.AIMRuntimeConfig, cluster *aimv1.
 		r.Ref = &aimv1.AIMResolvedReference{Name: name, Namespace: ns.Namespace, Scope: aimv1.AIMResolutionScopeMerged, Kind: "AIMRuntimeConfig", UID: ns.UID}
 	}
 	return r, nil
+}
+
+// Affects reports whether a change of the runtime config cfg can matter to an object in namespace (empty for
+// a cluster-scoped one) that names runtimeConfigName: it resolves to cfg's name (Lookup's rule: empty is
+// DefaultName), and a namespaced cfg is in the object's namespace. Controllers re-queue only those.
+func Affects(cfg metav1.Object, namespace, runtimeConfigName string) bool {
+	return cmp.Or(runtimeConfigName, DefaultName) == cfg.GetName() && (cfg.GetNamespace() == "" || cfg.GetNamespace() == namespace)
 }
 
 // Lookup resolves an object's runtimeConfigName from the informer caches; namespace is empty for

@@ -149,3 +149,26 @@ func TestLookupFromListers(t *testing.T) {
 		t.Errorf("missing named config: %v", err)
 	}
 }
+
+// TestAffects: a config change matters to the objects that resolve it, a namespaced one in its namespace only.
+func TestAffects(t *testing.T) {
+	cluster := &aimv1.AIMClusterRuntimeConfig{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
+	team := &aimv1.AIMRuntimeConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "team"}}
+	for _, c := range []struct {
+		name                  string
+		cfg                   metav1.Object
+		namespace, configName string
+		want                  bool
+	}{
+		{"the default config, an object naming none", cluster, "a", "", true},
+		{"the default config, a cluster object naming none", cluster, "", "", true},
+		{"the default config, an object naming another", cluster, "a", "team", false},
+		{"a namespaced config, an object of its namespace naming it", team, "a", "team", true},
+		{"a namespaced config, an object of another namespace naming it", team, "b", "team", false},
+		{"a namespaced config, an object naming none", team, "a", "", false},
+	} {
+		if got := Affects(c.cfg, c.namespace, c.configName); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package templatecache
 
 import (
+	"slices"
 	"context"
 	"fmt"
 	"time"
@@ -58,8 +59,8 @@ func Register(m *manager.Manager) error {
 		{v.AIMClusterServiceTemplates().Informer(), ctl.handler(func(m metav1.Object) []*aimv1.AIMTemplateCache {
 			return ctl.templateCaches("", m.GetName(), aimv1.AIMTemplateScopeCluster)
 		})},
-		{v.AIMRuntimeConfigs().Informer(), ctl.handler(ctl.allCaches)},
-		{v.AIMClusterRuntimeConfigs().Informer(), ctl.handler(ctl.allCaches)},
+		{v.AIMRuntimeConfigs().Informer(), ctl.handler(ctl.configCaches)},
+		{v.AIMClusterRuntimeConfigs().Informer(), ctl.handler(ctl.configCaches)},
 	} {
 		if _, err := h.inf.AddEventHandler(h.h); err != nil {
 			return fmt.Errorf("watching for template caches: %w", err)
@@ -238,7 +239,10 @@ func (ctl *Controller) templateCaches(namespace, name string, scope aimv1.AIMTem
 	return out
 }
 
-func (ctl *Controller) allCaches(metav1.Object) []*aimv1.AIMTemplateCache {
-	list, _ := ctl.caches.List(labels.Everything())
-	return list
+// configCaches are the caches a runtime config can matter to.
+func (ctl *Controller) configCaches(cfg metav1.Object) []*aimv1.AIMTemplateCache {
+	list, _ := ctl.caches.AIMTemplateCaches(cfg.GetNamespace()).List(labels.Everything())
+	return slices.DeleteFunc(list, func(c *aimv1.AIMTemplateCache) bool {
+		return !runtimeconfig.Affects(cfg, c.Namespace, c.Spec.RuntimeConfigName)
+	})
 }
