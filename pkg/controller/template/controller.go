@@ -89,7 +89,7 @@ func Register(m *manager.Manager, backoff discovery.Backoff, gpus *gpu.Tracker) 
 	}{
 		{v.AIMServiceTemplates().Informer(), ctl.ns.Handler()},
 		{v.AIMClusterServiceTemplates().Informer(), ctl.cl.Handler()},
-		// Inputs of many templates: re-check them all. Lists come from the local cache and are cheap.
+		// A model or runtime config re-checks the templates that use it (dependencyIndex).
 		{v.AIMModels().Informer(), dependents},
 		{v.AIMClusterModels().Informer(), dependents},
 		{v.AIMRuntimeConfigs().Informer(), dependents},
