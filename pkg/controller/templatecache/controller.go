@@ -1,9 +1,9 @@
 package templatecache
 
 import (
-	"slices"
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
