@@ -44,7 +44,7 @@ fuzz-short:
 # the redaction of outside text.
 # Their seed corpora run with the unit tests; make fuzz explores them.
 CONTROLLER_FUZZ := ./pkg/controller/service:FuzzRenderPath ./pkg/controller/artifact:FuzzParseSizeOutput ./pkg/controller/discovery:FuzzParse \
-  ./pkg/controller/redact:FuzzExcerpt ./pkg/fieldformat:FuzzCheck
+  ./pkg/controller/redact:FuzzExcerpt ./pkg/controller/redact:FuzzTextIsIdempotent ./pkg/fieldformat:FuzzCheck
 
 ## fuzz: the same targets for longer (LONG_FUZZTIME), and the controller's parsers.
 fuzz:

@@ -73,7 +73,9 @@ func Text(text string, secrets ...string) string {
 	s = signedQueryPattern.ReplaceAllString(s, "${1}"+Mask)
 	s = pairPattern.ReplaceAllStringFunc(s, func(m string) string {
 		sub := pairPattern.FindStringSubmatch(m)
-		if sub[4] == Mask || strings.Trim(sub[4], `"'`) == Mask {
+		// Already masked (the value pattern stops before "]", so a mask shows as "[redacted"): redacting
+		// redacted text must change nothing.
+		if v := strings.Trim(sub[4], `"'`); v == Mask || v == strings.TrimSuffix(Mask, "]") {
 			return m
 		}
 		return sub[1] + sub[2] + sub[3] + Mask

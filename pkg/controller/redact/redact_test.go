@@ -94,3 +94,26 @@ func FuzzExcerpt(f *testing.F) {
 		}
 	})
 }
+
+// FuzzTextIsIdempotent: redacting redacted text changes nothing, so a condition message already stored
+// (redacted when it was written) need not be redacted again (state.Derive relies on it).
+func FuzzTextIsIdempotent(f *testing.F) {
+	for _, s := range []string{
+		"unauthorized: got header Authorization: Basic dXNlcjpwYXNz for /v2/",
+		"token Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.abc123DEF456ghi rejected",
+		`password=hunter2 token: abc.def "secret":"xyz" api_key=k1 AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI`,
+		"dial https://bob:pa55word@registry.example.com/v2/ failed",
+		"GET https://b.s3.amazonaws.com/m?X-Amz-Signature=deadbeef&X-Amz-Credential=AKIA123&part=2",
+		"value AKIAIOSFODNN7EXAMPLEwJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY end",
+		"Set-Cookie: session=abcdef; Path=/",
+		"AIMClusterServiceTemplate qwen3-32b-mi300x-fp8-latency is not ready: discovery Job discover-qwen-1 is running",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		once := Text(in)
+		if twice := Text(once); twice != once {
+			t.Fatalf("redacting again changed\n%q\nto\n%q", once, twice)
+		}
+	})
+}

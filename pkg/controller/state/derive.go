@@ -127,6 +127,12 @@ func Derive(in Input) Output {
 		c.LastTransitionTime = metav1.NewTime(in.Now)
 		c.Reason = sanitizeReason(c.Reason)
 		prev := meta.FindStatusCondition(conds, c.Type)
+		// A message the condition holds already was made safe when it was stored, and redaction changes nothing
+		// it made (redact.FuzzTextIsIdempotent): the expressions run only on a new message, not on every
+		// reconcile of every condition.
+		if prev == nil || prev.Message != c.Message {
+			c.Message = conditionMessage(c.Message)
+		}
 		quietStart := prev == nil && c.Status == metav1.ConditionTrue && isParentCondition(c.Type)
 		// A new reason under the same status is a transition too: Progressing -> Failed keeps False.
 		if (prev == nil || prev.Status != c.Status || prev.Reason != c.Reason) && !quietStart {
@@ -324,7 +330,7 @@ func cond(typ string, ok bool, reason, msg string) metav1.Condition {
 	if ok {
 		status = metav1.ConditionTrue
 	}
-	return metav1.Condition{Type: typ, Status: status, Reason: reason, Message: conditionMessage(msg)}
+	return metav1.Condition{Type: typ, Status: status, Reason: reason, Message: msg}
 }
 
 // conditionMessage keeps messages within the API's 32768-byte limit and readable in kubectl describe. It

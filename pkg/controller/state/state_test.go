@@ -278,6 +278,19 @@ func TestMessagesAreRedacted(t *testing.T) {
 			t.Errorf("transition %s quotes the credential: %s", tr.Type, tr.Message)
 		}
 	}
+	// Later reconciles with the stored conditions: a new secret is still redacted, and text redacted where it
+	// was read is not masked twice (it read "password=[redacted]]").
+	prev := out.Conditions
+	for _, msg := range []string{"download failed: password=[redacted] token=hunter2", "download failed: password=[redacted] token=hunter2"} {
+		next := Derive(Input{Now: time.Now(), Previous: prev, Components: []Component{{
+			Name: "Image", Dependency: DependencyUpstream, Errors: []error{NewError(Auth, "ImagePullAuthFailure", "%s", msg)},
+		}}})
+		c := meta.FindStatusCondition(next.Conditions, "ImageReady")
+		if c == nil || c.Message != "download failed: password=[redacted] token=[redacted]" {
+			t.Errorf("ImageReady on a later reconcile: %+v", c)
+		}
+		prev = next.Conditions
+	}
 	long := conditionMessage(strings.Repeat("ü", 5000))
 	if len(long) > 4096 || !utf8.ValidString(long) {
 		t.Errorf("long message: %d bytes, valid UTF-8 %v", len(long), utf8.ValidString(long))
