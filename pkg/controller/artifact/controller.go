@@ -12,7 +12,6 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	batchlisters "k8s.io/client-go/listers/batch/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	rbaclisters "k8s.io/client-go/listers/rbac/v1"
@@ -123,22 +122,22 @@ func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration
 		plan.Components = replace(plan.Components, state.Component{Name: component, Dependency: state.DependencyDownstream, Errors: []error{err}})
 	}
 	if plan.ServiceAccount != nil {
-		if err := apply(ctx, plan.ServiceAccount, ctl.c.Kube.CoreV1().ServiceAccounts(namespace).Apply); err != nil {
+		if _, err := manager.Apply(ctx, plan.ServiceAccount, ctl.c.Kube.CoreV1().ServiceAccounts(namespace).Apply, FieldManager); err != nil {
 			fail(ComponentAccount, err)
 		}
 	}
 	if plan.RoleBinding != nil {
-		if err := apply(ctx, plan.RoleBinding, ctl.c.Kube.RbacV1().RoleBindings(namespace).Apply); err != nil {
+		if _, err := manager.Apply(ctx, plan.RoleBinding, ctl.c.Kube.RbacV1().RoleBindings(namespace).Apply, FieldManager); err != nil {
 			fail(ComponentAccount, err)
 		}
 	}
 	if plan.PVC != nil {
-		if err := apply(ctx, plan.PVC, ctl.c.Kube.CoreV1().PersistentVolumeClaims(namespace).Apply); err != nil {
+		if _, err := manager.Apply(ctx, plan.PVC, ctl.c.Kube.CoreV1().PersistentVolumeClaims(namespace).Apply, FieldManager); err != nil {
 			fail(ComponentVolume, err)
 		}
 	}
 	if plan.Job != nil {
-		if err := apply(ctx, plan.Job, ctl.c.Kube.BatchV1().Jobs(namespace).Apply); err != nil {
+		if _, err := manager.Apply(ctx, plan.Job, ctl.c.Kube.BatchV1().Jobs(namespace).Apply, FieldManager); err != nil {
 			component := ComponentDownloadJob
 			if plan.Job.Labels[LabelComponent] == ComponentCheckSize {
 				component = ComponentCheckSizeJob
@@ -293,21 +292,6 @@ func (ctl *Controller) enqueueHandler(concerns func(obj metav1.Object, a *aimv1.
 		}
 	}
 	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
-}
-
-// apply server-side applies a child with the controller's field manager, through its typed client's Apply.
-func apply[AC, T any](ctx context.Context, obj interface {
-	metav1.Object
-	runtime.Object
-}, send func(context.Context, *AC, metav1.ApplyOptions) (T, error)) error {
-	data, err := manager.ApplyBody(obj)
-	if err != nil {
-		return fmt.Errorf("encoding %s: %w", obj.GetName(), err)
-	}
-	if _, err := manager.Apply(ctx, data, send, FieldManager); err != nil {
-		return fmt.Errorf("applying %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
-	}
-	return nil
 }
 
 // replace swaps the report of a component (an apply error replaces the planned state), or adds it.

@@ -197,12 +197,15 @@ func PullSecrets(ctx context.Context, kube kubernetes.Interface, namespace strin
 func Keychain(secrets []corev1.Secret) authn.Keychain {
 	// NewFromPullSecrets reads only the secrets it is given; its context is unused.
 	ctx := context.Background()
+	kc, err := k8sauthn.NewFromPullSecrets(ctx, secrets)
+	if err == nil {
+		return kc
+	}
 	usable := slices.DeleteFunc(slices.Clone(secrets), func(s corev1.Secret) bool {
 		_, err := k8sauthn.NewFromPullSecrets(ctx, []corev1.Secret{s})
 		return err != nil
 	})
-	kc, err := k8sauthn.NewFromPullSecrets(ctx, usable)
-	if err != nil {
+	if kc, err = k8sauthn.NewFromPullSecrets(ctx, usable); err != nil {
 		return authn.NewMultiKeychain() // anonymous; every secret parsed alone, so this does not happen
 	}
 	return kc

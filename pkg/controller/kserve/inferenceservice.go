@@ -3,7 +3,6 @@
 package kserve
 
 import (
-	"fmt"
 	"path"
 	"strings"
 
@@ -11,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
@@ -231,12 +229,8 @@ type Live struct {
 	CacheMounts []CacheMount
 }
 
-// Observe reads a live InferenceService, converted once from its unstructured form.
-func Observe(obj map[string]any) (Live, error) {
-	var isvc kservev1beta1.InferenceService
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, &isvc); err != nil {
-		return Live{}, fmt.Errorf("reading the InferenceService: %w", err)
-	}
+// Observe reads what the controller needs of a live InferenceService: readiness and the cache mounts.
+func Observe(isvc *kservev1beta1.InferenceService) Live {
 	var live Live
 	for _, c := range isvc.Status.Conditions {
 		if c.Type == "Ready" {
@@ -259,5 +253,5 @@ func Observe(obj map[string]any) (Live, error) {
 			}
 		}
 	}
-	return live, nil
+	return live
 }

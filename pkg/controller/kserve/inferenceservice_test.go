@@ -7,14 +7,17 @@ import (
 	"reflect"
 	"testing"
 
+	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -130,24 +133,34 @@ func TestCacheMountPath(t *testing.T) {
 	}
 }
 
+// observeCached reads an InferenceService as the controller does: from its informer's cache, where an object
+// the Go type cannot hold stays a map.
+func observeCached(obj map[string]any) (Live, error) {
+	isvc, err := manager.AsTyped[kservev1beta1.InferenceService](&unstructured.Unstructured{Object: obj})
+	if err != nil {
+		return Live{}, err
+	}
+	return Observe(isvc), nil
+}
+
 func TestObserveReadsBackWhatBuildMounts(t *testing.T) {
 	want := []CacheMount{{ModelID: "Org/Model", Volume: "cache-org-model-abc123", PVC: "pvc-1"}, {ModelID: "Org/Draft", Volume: "cache-org-draft-def456", PVC: "pvc-2"}}
 	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(Build(Input{Name: "s", Namespace: "n", GPUs: 1, Caches: want}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := Observe(obj); err != nil || !reflect.DeepEqual(got.CacheMounts, want) || got.Ready {
+	if got, err := observeCached(obj); err != nil || !reflect.DeepEqual(got.CacheMounts, want) || got.Ready {
 		t.Errorf("Observe = %+v, %v; want mounts %+v (and not /dev/shm), not ready", got, err, want)
 	}
 	obj["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "False", "reason": "PredictorNotReady", "message": "waiting"}}}
-	if got, _ := Observe(obj); got.Ready || got.Reason != "PredictorNotReady" || got.Message != "waiting" {
+	if got, _ := observeCached(obj); got.Ready || got.Reason != "PredictorNotReady" || got.Message != "waiting" {
 		t.Errorf("not ready: %+v", got)
 	}
 	obj["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}
-	if got, _ := Observe(obj); !got.Ready {
+	if got, _ := observeCached(obj); !got.Ready {
 		t.Errorf("ready: %+v", got)
 	}
-	if got, err := Observe(map[string]any{"spec": "not an object"}); err == nil || got.CacheMounts != nil {
+	if got, err := observeCached(map[string]any{"spec": "not an object"}); err == nil || got.CacheMounts != nil {
 		t.Errorf("a malformed object gave %+v, %v", got, err)
 	}
 }

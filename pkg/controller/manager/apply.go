@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"reflect"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/cache"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
@@ -38,21 +40,19 @@ func PrepareApply(obj, live runtime.Object) (body []byte, drift string, err erro
 	if err := unstructured.SetNestedField(desired, hash, "metadata", "annotations", AnnotationAppliedHash); err != nil {
 		return nil, "", fmt.Errorf("annotating %T: %w", obj, err)
 	}
+	if live != nil && !reflect.ValueOf(live).IsNil() {
+		cur, err := AsUnstructured(live)
+		if err != nil {
+			return nil, "", err
+		}
+		if cur.GetAnnotations()[AnnotationAppliedHash] == hash {
+			if drift = Drift(cur.Object, desired); drift == "" {
+				return nil, "", nil // the steady state: nothing to encode, nothing to send
+			}
+		}
+	}
 	if data, err = json.Marshal(desired); err != nil {
 		return nil, "", fmt.Errorf("encoding %T for an apply: %w", obj, err)
-	}
-	if live == nil || reflect.ValueOf(live).IsNil() {
-		return data, "", nil
-	}
-	cur, err := AsUnstructured(live)
-	if err != nil {
-		return nil, "", err
-	}
-	if cur.GetAnnotations()[AnnotationAppliedHash] != hash {
-		return data, "", nil
-	}
-	if drift = missing(cur.Object, desired, "", sameValue); drift == "" {
-		return nil, "", nil
 	}
 	return data, drift, nil
 }
@@ -118,14 +118,32 @@ func prune(v any) any {
 	return v
 }
 
-// Apply sends an apply body (ApplyBody, PrepareApply) through a typed client's Apply method, as the kind's
+// Send sends an apply body (ApplyBody, PrepareApply) through a typed client's Apply method, as the kind's
 // apply configuration (client-go's for Kubernetes kinds, the generated ones for AIM kinds), with the
 // controller's field manager, taking over fields another manager set.
-func Apply[AC, T any](ctx context.Context, body []byte, apply func(context.Context, *AC, metav1.ApplyOptions) (T, error), fieldManager string) (T, error) {
+func Send[AC, T any](ctx context.Context, body []byte, apply func(context.Context, *AC, metav1.ApplyOptions) (T, error), fieldManager string) (T, error) {
 	var ac AC
 	if err := json.Unmarshal(body, &ac); err != nil {
 		var zero T
 		return zero, fmt.Errorf("reading an apply body as %T: %w", ac, err)
 	}
 	return apply(ctx, &ac, metav1.ApplyOptions{FieldManager: fieldManager, Force: true})
+}
+
+// Apply sends the apply of obj (its ApplyBody) through a typed client's Apply method: for the children created
+// once (Jobs, PVCs, artifacts, ...), which are applied whenever they do not exist. Errors name the object.
+func Apply[AC, T any](ctx context.Context, obj runtime.Object, apply func(context.Context, *AC, metav1.ApplyOptions) (T, error), fieldManager string) (T, error) {
+	var applied T
+	body, err := ApplyBody(obj)
+	if err == nil {
+		applied, err = Send(ctx, body, apply, fieldManager)
+	}
+	if err != nil {
+		kind := obj.GetObjectKind().GroupVersionKind().Kind
+		if m, merr := meta.Accessor(obj); merr == nil {
+			return applied, fmt.Errorf("applying %s %s: %w", kind, cache.NewObjectName(m.GetNamespace(), m.GetName()), err)
+		}
+		return applied, fmt.Errorf("applying %s: %w", kind, err)
+	}
+	return applied, nil
 }

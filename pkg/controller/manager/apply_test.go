@@ -3,6 +3,7 @@ package manager
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -42,8 +43,12 @@ func TestApplyBodyHoldsOnlyOwnedFields(t *testing.T) {
 "ownerReferences":[{"apiVersion":"v1","controller":true,"kind":"X","name":"o","uid":"ou"}]},
 "spec":{"backoffLimit":0,"completions":1,"template":{"metadata":{"labels":{"x":"y"}},"spec":{"containers":[{"image":"i","name":"c","terminationMessagePath":"/dev/termination-log"},{"image":"j","name":"d"}],"restartPolicy":"Never","volumes":[{"name":"scratch","emptyDir":{}}]}}},
 "status":{"active":1}}`), &live)
-	if field, err := Drift(live, data); err != nil || field != "" {
-		t.Errorf("drift of the object as the server returns it: %q (%v)", field, err)
+	var applied map[string]any
+	if err := json.Unmarshal(data, &applied); err != nil {
+		t.Fatal(err)
+	}
+	if field := Drift(live, applied); field != "" {
+		t.Errorf("drift of the object as the server returns it: %q", field)
 	}
 }
 
@@ -102,7 +107,7 @@ func TestApplyThroughTypedClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := Apply(context.Background(), body, kube.BatchV1().Jobs("ns").Apply, "aim-test")
+	got, err := Send(context.Background(), body, kube.BatchV1().Jobs("ns").Apply, "aim-test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +117,15 @@ func TestApplyThroughTypedClient(t *testing.T) {
 	if len(got.ManagedFields) != 1 || got.ManagedFields[0].Manager != "aim-test" || got.ManagedFields[0].Operation != metav1.ManagedFieldsOperationApply {
 		t.Errorf("managed fields %+v", got.ManagedFields)
 	}
-	if _, err := Apply(context.Background(), []byte("{"), kube.BatchV1().Jobs("ns").Apply, "aim-test"); err == nil {
+	if _, err := Send(context.Background(), []byte("{"), kube.BatchV1().Jobs("ns").Apply, "aim-test"); err == nil {
 		t.Error("a malformed body was sent")
+	}
+	// Apply is ApplyBody and Send in one; its errors name the object.
+	job.Labels["a"] = "2"
+	if got, err := Apply(context.Background(), job, kube.BatchV1().Jobs("ns").Apply, "aim-test"); err != nil || got.Labels["a"] != "2" {
+		t.Errorf("Apply of the object: %+v (%v)", got, err)
+	}
+	if _, err := Apply(context.Background(), job, kube.BatchV1().Jobs("other").Apply, "aim-test"); err == nil || !strings.Contains(err.Error(), "applying Job ns/d") {
+		t.Errorf("an Apply the server refuses: %v, want an error naming Job ns/d", err)
 	}
 }

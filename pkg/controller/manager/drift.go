@@ -1,21 +1,15 @@
 package manager
 
 import (
-	"encoding/json"
-	"fmt"
 	"reflect"
 	"strconv"
 )
 
-// Drift names the first field that live no longer holds as applied (the JSON of the last server-side apply)
-// sets it: a field changed or removed by hand. It is "" when live holds everything. Fields others added
-// (defaults, webhooks, other managers) are not drift.
-func Drift(live map[string]any, applied []byte) (string, error) {
-	var want map[string]any
-	if err := json.Unmarshal(applied, &want); err != nil {
-		return "", fmt.Errorf("reading an applied object: %w", err)
-	}
-	return missing(live, want, "", sameValue), nil
+// Drift names the first field that live no longer holds as applied (the body of the last server-side apply,
+// as a map) sets it: a field changed or removed by hand. It is "" when live holds everything. Fields others
+// added (defaults, webhooks, other managers) are not drift.
+func Drift(live, applied map[string]any) string {
+	return missing(live, applied, "", sameValue)
 }
 
 // HoldsWith reports whether live holds every field of want, comparing the leaves of want with same.

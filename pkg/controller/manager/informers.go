@@ -44,7 +44,7 @@ func typedTransform(gvr schema.GroupVersionResource, newObj func() runtime.Objec
 	}
 }
 
-// AsUnstructured is an object of a dynamic informer as a map, whether it is cached typed (CacheTyped) or not.
+// AsUnstructured is an object as a map (itself when it is one), for comparisons with an apply body.
 func AsUnstructured(obj runtime.Object) (*unstructured.Unstructured, error) {
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		return u, nil
@@ -54,6 +54,23 @@ func AsUnstructured(obj runtime.Object) (*unstructured.Unstructured, error) {
 		return nil, fmt.Errorf("converting a cached %T: %w", obj, err)
 	}
 	return &unstructured.Unstructured{Object: m}, nil
+}
+
+// AsTyped is an object of a dynamic informer as its Go type T: as cached (CacheTyped), or read from the map
+// the type could not hold when it was cached, which fails the same way now.
+func AsTyped[T any](obj runtime.Object) (*T, error) {
+	if t, ok := any(obj).(*T); ok {
+		return t, nil
+	}
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return nil, fmt.Errorf("a cached %T is not a %T", obj, new(T))
+	}
+	t := new(T)
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, t); err != nil {
+		return nil, fmt.Errorf("reading the %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
+	}
+	return t, nil
 }
 
 // dynamicInformers is a dynamic informer factory whose informers strip managed fields, and cache the
@@ -89,7 +106,7 @@ func (i genericInformer) Informer() cache.SharedIndexInformer { return i.informe
 func (i genericInformer) Lister() cache.GenericLister         { return i.lister }
 
 // CacheTyped has the dynamic informer of gvr cache its objects as newObj's type (see typedTransform); their
-// listers then return that type, or a map for an object the type cannot hold (AsUnstructured reads both).
+// listers then return that type, or a map for an object the type cannot hold (AsTyped reads both).
 // It must be called before the informer is first asked for.
 func (m *Manager) CacheTyped(gvr schema.GroupVersionResource, newObj func() runtime.Object) {
 	m.dynamic.typed[gvr] = newObj

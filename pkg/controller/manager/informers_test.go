@@ -51,6 +51,16 @@ func TestDynamicObjectsAreCachedTyped(t *testing.T) {
 	if out, err := transform(bad); err != nil || out != any(bad) {
 		t.Errorf("an object its type cannot hold: %T (%v)", out, err)
 	}
+	// Read as the Go type: the cached struct itself; a map is converted, and one the type cannot hold fails.
+	if got, err := AsTyped[batchv1.Job](job); err != nil || got != job {
+		t.Errorf("as typed: %p %v, want the cached %p", got, err, job)
+	}
+	if got, err := AsTyped[batchv1.Job](u); err != nil || got.Name != "d" || *got.Spec.BackoffLimit != 0 {
+		t.Errorf("a map as typed: %+v (%v)", got, err)
+	}
+	if _, err := AsTyped[batchv1.Job](bad); err == nil {
+		t.Error("an object its type cannot hold read as typed without error")
+	}
 }
 
 // TestTypedDynamicListers: the listers of a dynamic informer whose objects are cached typed list and get

@@ -139,7 +139,7 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key string) (tim
 			live = cur
 		}
 		return ctl.apply(obj, live, func(data []byte) error {
-			_, err := manager.Apply(ctx, data, ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(namespace).Apply, FieldManager)
+			_, err := manager.Send(ctx, data, ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(namespace).Apply, FieldManager)
 			return err
 		})
 	}
@@ -181,7 +181,7 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, name string) (time.
 			live = cur
 		}
 		return ctl.apply(obj, live, func(data []byte) error {
-			_, err := manager.Apply(ctx, data, ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().Apply, FieldManager)
+			_, err := manager.Send(ctx, data, ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().Apply, FieldManager)
 			return err
 		})
 	}

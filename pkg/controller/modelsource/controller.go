@@ -170,12 +170,8 @@ func (ctl *Controller) existing(src *aimv1.AIMClusterModelSource) (map[string]bo
 }
 
 func (ctl *Controller) apply(ctx context.Context, m *aimv1.AIMClusterModel) error {
-	data, err := manager.ApplyBody(m)
-	if err != nil {
-		return fmt.Errorf("encoding model %s: %w", m.Name, err)
-	}
-	if _, err := manager.Apply(ctx, data, ctl.c.AIM.AimV1alpha1().AIMClusterModels().Apply, FieldManager); err != nil {
-		return fmt.Errorf("applying model %s for %s: %w", m.Name, m.Spec.Image, err)
+	if _, err := manager.Apply(ctx, m, ctl.c.AIM.AimV1alpha1().AIMClusterModels().Apply, FieldManager); err != nil {
+		return fmt.Errorf("model for %s: %w", m.Spec.Image, err)
 	}
 	return nil
 }

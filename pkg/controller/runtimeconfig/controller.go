@@ -241,26 +241,19 @@ func countRefs[T any](items []T, err error) func(name string) int32 {
 func refOf(obj any) (namespace, name string, ok bool) {
 	switch o := obj.(type) {
 	case *aimv1.AIMService:
-		return o.Namespace, orDefault(o.Spec.RuntimeConfigName), true
+		return o.Namespace, Name(o.Spec.RuntimeConfigName), true
 	case *aimv1.AIMServiceTemplate:
-		return o.Namespace, orDefault(o.Spec.RuntimeConfigName), true
+		return o.Namespace, Name(o.Spec.RuntimeConfigName), true
 	case *aimv1.AIMClusterServiceTemplate:
-		return "", orDefault(o.Spec.RuntimeConfigName), true
+		return "", Name(o.Spec.RuntimeConfigName), true
 	case *aimv1.AIMModel:
-		return o.Namespace, orDefault(o.Spec.RuntimeConfigName), true
+		return o.Namespace, Name(o.Spec.RuntimeConfigName), true
 	case *aimv1.AIMClusterModel:
-		return "", orDefault(o.Spec.RuntimeConfigName), true
+		return "", Name(o.Spec.RuntimeConfigName), true
 	case *aimv1.AIMTemplateCache:
-		return o.Namespace, orDefault(o.Spec.RuntimeConfigName), true
+		return o.Namespace, Name(o.Spec.RuntimeConfigName), true
 	case *aimv1.AIMArtifact:
-		return o.Namespace, orDefault(o.Spec.RuntimeConfigName), true
+		return o.Namespace, Name(o.Spec.RuntimeConfigName), true
 	}
 	return "", "", false
-}
-
-func orDefault(name string) string {
-	if name == "" {
-		return DefaultName
-	}
-	return name
 }

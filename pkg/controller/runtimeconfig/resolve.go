@@ -70,9 +70,7 @@ func (e *NotFoundError) Error() string {
 // or when the namespaced config does not exist; cluster is nil when the cluster config does not exist. A
 // missing config named "default" is fine; any other missing name is a NotFoundError, which the user must fix.
 func Resolve(name, namespace string, ns *aimv1.AIMRuntimeConfig, cluster *aimv1.AIMClusterRuntimeConfig) (Resolved, error) {
-	if name == "" {
-		name = DefaultName
-	}
+	name = Name(name)
 	r := Resolved{Name: name}
 	switch {
 	case ns == nil && cluster == nil:
@@ -93,19 +91,20 @@ func Resolve(name, namespace string, ns *aimv1.AIMRuntimeConfig, cluster *aimv1.
 	return r, nil
 }
 
+// Name is the config an object that names configName uses: DefaultName when it names none.
+func Name(configName string) string { return cmp.Or(configName, DefaultName) }
+
 // Affects reports whether a change of the runtime config cfg can matter to an object in namespace (empty for
 // a cluster-scoped one) that names runtimeConfigName: it resolves to cfg's name (Lookup's rule: empty is
 // DefaultName), and a namespaced cfg is in the object's namespace. Controllers re-queue only those.
 func Affects(cfg metav1.Object, namespace, runtimeConfigName string) bool {
-	return cmp.Or(runtimeConfigName, DefaultName) == cfg.GetName() && (cfg.GetNamespace() == "" || cfg.GetNamespace() == namespace)
+	return Name(runtimeConfigName) == cfg.GetName() && (cfg.GetNamespace() == "" || cfg.GetNamespace() == namespace)
 }
 
 // Lookup resolves an object's runtimeConfigName from the informer caches; namespace is empty for
 // cluster-scoped objects. Lister errors other than NotFound are returned.
 func Lookup(name, namespace string, ns aimlisters.AIMRuntimeConfigLister, cluster aimlisters.AIMClusterRuntimeConfigLister) (Resolved, error) {
-	if name == "" {
-		name = DefaultName
-	}
+	name = Name(name)
 	var nsConfig *aimv1.AIMRuntimeConfig
 	if namespace != "" {
 		c, err := ns.AIMRuntimeConfigs(namespace).Get(name)

@@ -13,7 +13,6 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -308,15 +307,11 @@ func (ctl *Controller) patchService(namespace string) func(context.Context, stri
 
 // workload plans and applies the cache and the InferenceService, and reports them and the pods.
 func (ctl *Controller) workload(ctx context.Context, svc *aimv1.AIMService, model *Model, run *Template, rc runtimeconfig.Resolved,
-	live *unstructured.Unstructured, mayApply bool, status *aimv1.AIMServiceStatus, applyErrs *[]error) []state.Component {
+	live *kservev1beta1.InferenceService, mayApply bool, status *aimv1.AIMServiceStatus, applyErrs *[]error) []state.Component {
 	var comps []state.Component
 	var observed kserve.Live
 	if live != nil {
-		var err error
-		if observed, err = kserve.Observe(live.Object); err != nil {
-			comps = append(comps, state.Component{Name: ComponentISVC, Dependency: state.DependencyDownstream, Errors: []error{err}})
-			return comps
-		}
+		observed = kserve.Observe(live)
 	}
 	ready := mayApply && run != nil && model != nil && run.Status.Status == aimv1.AIMStatusReady
 	var mounts []kserve.CacheMount
@@ -418,9 +413,9 @@ func (ctl *Controller) route(ctx context.Context, svc *aimv1.AIMService, rc runt
 		comp.State = ""
 		return []state.Component{comp}
 	}
-	var live *unstructured.Unstructured
+	var live *gatewayv1.HTTPRoute
 	if obj, err := ctl.routes.ByNamespace(svc.Namespace).Get(name); err == nil {
-		if live, err = manager.AsUnstructured(obj); err != nil {
+		if live, err = manager.AsTyped[gatewayv1.HTTPRoute](obj); err != nil {
 			*applyErrs = append(*applyErrs, err)
 			comp.Errors, comp.State = []error{err}, ""
 			return []state.Component{comp}
@@ -434,10 +429,7 @@ func (ctl *Controller) route(ctx context.Context, svc *aimv1.AIMService, rc runt
 	}
 	status.Routing = &aimv1.AIMServiceRoutingStatus{Path: rp.Path}
 	if live != nil {
-		var r gatewayv1.HTTPRoute
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(live.Object, &r); err == nil {
-			comp = RouteComponent(comp, gateway.Accepted(r.Status))
-		}
+		comp = RouteComponent(comp, gateway.Accepted(live.Status))
 	}
 	return []state.Component{comp}
 }
@@ -484,7 +476,7 @@ func metaObjects(list []runtime.Object) []metav1.Object {
 
 // apply server-side applies a child by manager.PrepareApply's rule: when the desired object changed, or the
 // live one lost a field of it to a hand edit, which the apply reverts.
-func (ctl *Controller) apply(ctx context.Context, gvr schema.GroupVersionResource, obj runtime.Object, meta *metav1.ObjectMeta, live *unstructured.Unstructured) error {
+func (ctl *Controller) apply(ctx context.Context, gvr schema.GroupVersionResource, obj runtime.Object, meta *metav1.ObjectMeta, live runtime.Object) error {
 	data, drift, err := manager.PrepareApply(obj, live)
 	if err != nil || data == nil {
 		return err
@@ -500,7 +492,7 @@ func (ctl *Controller) apply(ctx context.Context, gvr schema.GroupVersionResourc
 	return nil
 }
 
-func (ctl *Controller) getISVC(namespace, name string) (*unstructured.Unstructured, error) {
+func (ctl *Controller) getISVC(namespace, name string) (*kservev1beta1.InferenceService, error) {
 	if ctl.isvcs == nil {
 		return nil, state.NewError(state.Infrastructure, "KServeNotInstalled",
 			"the cluster does not serve %s; install KServe and restart aim-apiserver", kserve.Resource.GroupResource())
@@ -511,7 +503,7 @@ func (ctl *Controller) getISVC(namespace, name string) (*unstructured.Unstructur
 	} else if err != nil {
 		return nil, err
 	}
-	return manager.AsUnstructured(obj)
+	return manager.AsTyped[kservev1beta1.InferenceService](obj)
 }
 
 // findModels lists the models spec.model may mean.
@@ -645,7 +637,7 @@ func (ctl *Controller) applyDerived(ctx context.Context, svc *aimv1.AIMService, 
 	if err != nil || data == nil {
 		return err
 	}
-	if _, err = manager.Apply(ctx, data, ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(t.Namespace).Apply, FieldManager); err != nil {
+	if _, err = manager.Send(ctx, data, ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(t.Namespace).Apply, FieldManager); err != nil {
 		return fmt.Errorf("applying derived template %s/%s: %w", t.Namespace, t.Name, err)
 	}
 	return nil

@@ -1,8 +1,6 @@
 package service
 
 import (
-	"cmp"
-
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/cache"
 
@@ -30,7 +28,7 @@ func dependencies(obj any) ([]string, error) {
 	if !ok {
 		return nil, nil
 	}
-	keys := []string{"config:" + cmp.Or(svc.Spec.RuntimeConfigName, runtimeconfig.DefaultName), "service:" + naming.LabelValue(svc.Name)}
+	keys := []string{"config:" + runtimeconfig.Name(svc.Spec.RuntimeConfigName), "service:" + naming.LabelValue(svc.Name)}
 	if t := svc.Spec.Template; t != nil && t.Name != "" {
 		keys = append(keys, "template:"+t.Name)
 	}

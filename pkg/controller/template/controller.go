@@ -301,15 +301,9 @@ func (ctl *Controller) jobCached(key string) bool {
 
 // createJob applies a discovery Job if a slot is still free. It reports false, without error, when none is.
 func (ctl *Controller) createJob(ctx context.Context, job *batchv1.Job, limit int32) (bool, error) {
-	data, err := manager.ApplyBody(job)
-	if err != nil {
-		return false, err
-	}
 	return ctl.slots.take(limit, job.Namespace+"/"+job.Name, func() error {
-		if _, err := manager.Apply(ctx, data, ctl.c.Kube.BatchV1().Jobs(job.Namespace).Apply, FieldManager); err != nil {
-			return fmt.Errorf("applying discovery Job %s/%s: %w", job.Namespace, job.Name, err)
-		}
-		return nil
+		_, err := manager.Apply(ctx, job, ctl.c.Kube.BatchV1().Jobs(job.Namespace).Apply, FieldManager)
+		return err
 	})
 }
 
@@ -331,7 +325,7 @@ func (ctl *Controller) applyCache(ctx context.Context, c *aimv1.AIMTemplateCache
 	if data == nil {
 		return live, nil
 	}
-	applied, err := manager.Apply(ctx, data, ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(c.Namespace).Apply, FieldManager)
+	applied, err := manager.Send(ctx, data, ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(c.Namespace).Apply, FieldManager)
 	if err != nil {
 		return nil, fmt.Errorf("applying template cache %s/%s: %w", c.Namespace, c.Name, err)
 	}

@@ -1,8 +1,6 @@
 package template
 
 import (
-	"cmp"
-
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/cache"
 
@@ -25,7 +23,7 @@ func dependencies(obj any) ([]string, error) {
 	default:
 		return nil, nil
 	}
-	return []string{"model:" + spec.ModelName, "config:" + cmp.Or(spec.RuntimeConfigName, runtimeconfig.DefaultName)}, nil
+	return []string{"model:" + spec.ModelName, "config:" + runtimeconfig.Name(spec.RuntimeConfigName)}, nil
 }
 
 var _ cache.IndexFunc = dependencies

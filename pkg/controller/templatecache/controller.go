@@ -180,14 +180,8 @@ func (ctl *Controller) resolveTemplate(c *aimv1.AIMTemplateCache) (*Template, er
 
 // apply server-side applies a Dedicated artifact.
 func (ctl *Controller) apply(ctx context.Context, a *aimv1.AIMArtifact) error {
-	data, err := manager.ApplyBody(a)
-	if err != nil {
-		return fmt.Errorf("encoding artifact %s: %w", a.Name, err)
-	}
-	if _, err := manager.Apply(ctx, data, ctl.c.AIM.AimV1alpha1().AIMArtifacts(a.Namespace).Apply, FieldManager); err != nil {
-		return fmt.Errorf("applying artifact %s/%s: %w", a.Namespace, a.Name, err)
-	}
-	return nil
+	_, err := manager.Apply(ctx, a, ctl.c.AIM.AimV1alpha1().AIMArtifacts(a.Namespace).Apply, FieldManager)
+	return err
 }
 
 // handler enqueues the caches an event concerns.
