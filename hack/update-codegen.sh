@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates deepcopy, defaulters, conversions, OpenAPI definitions, the clientset, listers, informers and
-# apply configurations from the types under pkg/apis. Run it after changing an API type and commit the result.
+# Regenerates deepcopy, defaulters, conversions, protobuf, OpenAPI definitions, the clientset, listers, informers
+# and apply configurations from the types under pkg/apis. Run it after changing an API type and commit the result.
 set -o errexit -o nounset -o pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -46,3 +46,34 @@ kube::codegen::gen_client \
 	--output-pkg "${MODULE}/pkg/generated" \
 	--boilerplate "${ROOT}/hack/boilerplate.go.txt" \
 	"${ROOT}/pkg/apis"
+
+# Protobuf for the versioned types (generated.proto, generated.pb.go, and protobuf tags written into the type
+# files). kube_codegen.sh has no protobuf step, so go-to-protobuf runs here; it needs protoc (Debian's
+# protobuf-compiler, installed when missing), protoc-gen-gogo and goimports on the PATH.
+if ! command -v protoc >/dev/null; then
+	echo "installing protoc (protobuf-compiler)" >&2
+	SUDO=""
+	[[ "$(id -u)" -ne 0 ]] && SUDO="sudo"
+	${SUDO} apt-get update -qq && ${SUDO} apt-get install -y -qq protobuf-compiler >/dev/null
+fi
+go install golang.org/x/tools/cmd/goimports k8s.io/code-generator/cmd/go-to-protobuf \
+	k8s.io/code-generator/cmd/go-to-protobuf/protoc-gen-gogo
+go mod download k8s.io/apimachinery k8s.io/api github.com/gogo/protobuf
+modDir() { go list -m -f '{{.Dir}}' "$1"; }
+# go-to-protobuf still works in GOPATH layout: give it one in a temporary directory that links to this tree.
+PROTO_GOPATH="$(mktemp -d)"
+trap 'rm -rf "${PROTO_GOPATH}"' EXIT
+mkdir -p "${PROTO_GOPATH}/$(dirname "${MODULE}")"
+ln -s "${ROOT}" "${PROTO_GOPATH}/${MODULE}"
+# The "-" prefix marks packages whose generated.proto already exists (imported, never regenerated).
+APIMACHINERY_PKGS="-k8s.io/apimachinery/pkg/util/intstr,-k8s.io/apimachinery/pkg/api/resource"
+APIMACHINERY_PKGS+=",-k8s.io/apimachinery/pkg/runtime/schema,-k8s.io/apimachinery/pkg/runtime"
+APIMACHINERY_PKGS+=",-k8s.io/apimachinery/pkg/apis/meta/v1,-k8s.io/api/core/v1"
+PATH="${GOBIN}:${PATH}" "${GOBIN}/go-to-protobuf" \
+	--go-header-file "${ROOT}/hack/boilerplate.go.txt" \
+	--output-dir "${PROTO_GOPATH}" \
+	--packages "${MODULE}/pkg/apis/aim/v1alpha1" \
+	--apimachinery-packages "${APIMACHINERY_PKGS}" \
+	--proto-import "k8s.io/apimachinery=$(modDir k8s.io/apimachinery)" \
+	--proto-import "k8s.io/api=$(modDir k8s.io/api)" \
+	--proto-import "github.com/gogo/protobuf=$(modDir github.com/gogo/protobuf)"

@@ -95,7 +95,6 @@ func (c completedConfig) New() (*AIMServer, error) {
 		return nil, fmt.Errorf("creating generic API server: %w", err)
 	}
 	apiGroupInfo := genericapiserver.NewDefaultAPIGroupInfo(aim.GroupName, Scheme, metav1.ParameterCodec, Codecs)
-	apiGroupInfo.NegotiatedSerializer = NegotiatedSerializer()
 	storage := map[string]rest.Storage{}
 	for _, r := range Resources() {
 		main, status, err := r.NewStorage(Scheme, c.GenericConfig.RESTOptionsGetter)

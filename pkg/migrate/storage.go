@@ -19,6 +19,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/apiserver"
+	"github.com/aim-apiserver/aim-apiserver/pkg/cmd/server"
 	"github.com/aim-apiserver/aim-apiserver/pkg/fieldformat"
 	"github.com/aim-apiserver/aim-apiserver/pkg/registry/aim/resource"
 )
@@ -40,6 +41,9 @@ type kindStore struct {
 }
 
 func newAIMStore(etcd *genericoptions.EtcdOptions) (*aimStore, error) {
+	if err := server.ApplyStorageCodec(etcd); err != nil {
+		return nil, err
+	}
 	getter := &genericoptions.StorageFactoryRestOptionsFactory{
 		Options: *etcd, StorageFactory: &genericoptions.SimpleStorageFactory{StorageConfig: etcd.StorageConfig},
 	}

@@ -10,20 +10,25 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/apiserver"
 	aimapply "github.com/aim-apiserver/aim-apiserver/pkg/generated/applyconfiguration/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/generated/clientset/versioned"
 )
 
 var wantResources = map[string]struct {
@@ -619,50 +624,147 @@ func TestWatchWithCustomFieldSelectors(t *testing.T) {
 	}
 }
 
-// TestProtobufIsNotOffered: kube-controller-manager asks for protobuf first and JSON second; it must get JSON,
-// and a client that accepts only protobuf gets 406, never a 500.
-func TestProtobufIsNotOffered(t *testing.T) {
+// TestProtobufIsServed: every kind and its list are served in protobuf to clients that ask (kube-controller-
+// manager's garbage collector and namespace controller ask for protobuf first, kubectl for protobuf metadata);
+// an AIM type without a protobuf encoding used to answer 500 here. Tables stay JSON, as for built-in kinds.
+func TestProtobufIsServed(t *testing.T) {
 	ns := namespace(t)
 	if _, err := shared.Client.AimV1alpha1().AIMModels(ns).Create(ctx(t), &aimv1.AIMModel{
 		ObjectMeta: metav1.ObjectMeta{Name: "m"}, Spec: aimv1.AIMModelSpec{Image: "repo/img:1"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	client := shared.RawClient(t)
-	url := strings.TrimSuffix(shared.Config.Host, "/") + "/apis/aim.eai.amd.com/v1alpha1/namespaces/" + ns + "/aimmodels"
+	base := strings.TrimSuffix(shared.Config.Host, "/") + "/apis/aim.eai.amd.com/v1alpha1/"
+	get := func(method, url, accept string) (int, string, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest(method, url, nil)
+		req.Header.Set("Accept", accept)
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header.Get("Content-Type"), body
+	}
+	decode := func(body []byte) runtime.Object {
+		t.Helper()
+		obj, _, err := apiserver.Codecs.UniversalDeserializer().Decode(body, nil, nil)
+		if err != nil {
+			t.Fatalf("decoding protobuf: %v", err)
+		}
+		return obj
+	}
+	for resource, want := range wantResources {
+		url := base + resource
+		if want.namespaced {
+			url = base + "namespaces/" + ns + "/" + resource
+		}
+		code, typ, body := get(http.MethodGet, url, runtime.ContentTypeProtobuf)
+		if code != http.StatusOK || typ != runtime.ContentTypeProtobuf {
+			t.Errorf("list %s in protobuf: code %d, content type %s: %q", resource, code, typ, body)
+			continue
+		}
+		if kind := decode(body).GetObjectKind().GroupVersionKind().Kind; kind != want.kind+"List" {
+			t.Errorf("list %s in protobuf decodes as %s", resource, kind)
+		}
+	}
+	url := base + "namespaces/" + ns + "/aimmodels"
+	code, typ, body := get(http.MethodGet, url+"/m", runtime.ContentTypeProtobuf+", application/json")
+	if code != http.StatusOK || typ != runtime.ContentTypeProtobuf {
+		t.Fatalf("get in protobuf: code %d, content type %s: %q", code, typ, body)
+	}
+	if m, ok := decode(body).(*aimv1.AIMModel); !ok || m.Spec.Image != "repo/img:1" {
+		t.Errorf("get in protobuf: %#v", m)
+	}
 	for _, tc := range []struct {
 		accept   string
 		wantCode int
 		wantType string
 	}{
-		{"application/vnd.kubernetes.protobuf, application/json", http.StatusOK, "application/json"},
-		// Metadata-only lists are meta/v1 types, which do have a protobuf encoding.
-		{"application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json", http.StatusOK, "application/vnd.kubernetes.protobuf"},
-		{"application/vnd.kubernetes.protobuf", http.StatusNotAcceptable, "application/json"},
+		// The garbage collector's metadata-only lists.
+		{"application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json", http.StatusOK, runtime.ContentTypeProtobuf},
+		// kubectl get: tables have no protobuf encoding (built-in kinds answer the same).
+		{"application/json;as=Table;v=v1;g=meta.k8s.io,application/json", http.StatusOK, "application/json"},
+		{"application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io", http.StatusNotAcceptable, "application/json"},
 	} {
-		req, _ := http.NewRequest(http.MethodGet, url, nil)
-		req.Header.Set("Accept", tc.accept)
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != tc.wantCode {
-			t.Errorf("Accept %s: code %d, want %d: %s", tc.accept, resp.StatusCode, tc.wantCode, body)
-		}
-		if !strings.HasPrefix(resp.Header.Get("Content-Type"), tc.wantType) {
-			t.Errorf("Accept %s: content type %s", tc.accept, resp.Header.Get("Content-Type"))
+		if code, typ, body := get(http.MethodGet, url, tc.accept); code != tc.wantCode || typ != tc.wantType {
+			t.Errorf("Accept %s: code %d, content type %s: %q", tc.accept, code, typ, body)
 		}
 	}
 	// DELETE collection with protobuf preferred, as the namespace controller sends it.
-	req, _ := http.NewRequest(http.MethodDelete, url, nil)
-	req.Header.Set("Accept", "application/vnd.kubernetes.protobuf, application/json")
-	resp, err := client.Do(req)
+	if code, typ, body := get(http.MethodDelete, url, runtime.ContentTypeProtobuf+", application/json"); code != http.StatusOK || typ != runtime.ContentTypeProtobuf {
+		t.Errorf("deletecollection preferring protobuf: code %d, content type %s: %q", code, typ, body)
+	}
+}
+
+// TestProtobufClient: the generated clientset sending and accepting only protobuf creates, reads, updates,
+// watches and is refused with field paths, as a JSON client is.
+func TestProtobufClient(t *testing.T) {
+	ns := namespace(t)
+	cfg := rest.CopyConfig(shared.Config)
+	cfg.ContentType = runtime.ContentTypeProtobuf
+	cfg.AcceptContentTypes = runtime.ContentTypeProtobuf
+	var mu sync.Mutex
+	seen := map[string]int{}
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+			resp, err := rt.RoundTrip(req)
+			if err == nil {
+				mu.Lock()
+				seen[req.Header.Get("Content-Type")+" -> "+resp.Header.Get("Content-Type")]++
+				mu.Unlock()
+			}
+			return resp, err
+		})
+	})
+	c := versioned.NewForConfigOrDie(cfg).AimV1alpha1().AIMServices(ns)
+	w, err := c.Watch(ctx(t), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Errorf("deletecollection preferring protobuf: code %d", resp.StatusCode)
+	defer w.Stop()
+	svc, err := c.Create(ctx(t), &aimv1.AIMService{ObjectMeta: metav1.ObjectMeta{Name: "chat"},
+		Spec: aimv1.AIMServiceSpec{Model: aimv1.AIMServiceModel{Name: ptr.To("qwen")}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *svc.Spec.Replicas != 1 || svc.Spec.Caching == nil {
+		t.Errorf("created in protobuf without defaults: %+v", svc.Spec)
+	}
+	svc.Labels = map[string]string{"team": "a"}
+	svc.Spec.Replicas = ptr.To[int32](3)
+	if svc, err = c.Update(ctx(t), svc, metav1.UpdateOptions{}); err != nil || *svc.Spec.Replicas != 3 {
+		t.Fatalf("update in protobuf: %v %+v", err, svc)
+	}
+	if got, err := c.Get(ctx(t), "chat", metav1.GetOptions{}); err != nil || got.Labels["team"] != "a" || *got.Spec.Replicas != 3 {
+		t.Fatalf("get in protobuf: %v %+v", err, got)
+	}
+	select {
+	case ev := <-w.ResultChan():
+		if s, ok := ev.Object.(*aimv1.AIMService); ev.Type != watch.Added || !ok || s.Name != "chat" {
+			t.Errorf("watch in protobuf: %s %#v", ev.Type, ev.Object)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no watch event in protobuf")
+	}
+	svc.Spec.Replicas = ptr.To[int32](-1)
+	_, err = c.Update(ctx(t), svc, metav1.UpdateOptions{})
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.replicas") {
+		t.Errorf("invalid update in protobuf: %v, want 422 naming spec.replicas", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for exchange := range seen {
+		if strings.Contains(exchange, "json") {
+			t.Errorf("JSON crossed the wire: %v", seen)
+		}
+	}
+	if seen[runtime.ContentTypeProtobuf+" -> "+runtime.ContentTypeProtobuf] < 2 {
+		t.Errorf("protobuf bodies both ways: %v", seen)
 	}
 }
+
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

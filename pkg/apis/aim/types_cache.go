@@ -115,7 +115,7 @@ type AIMArtifactSpec struct {
 	// storageClassName of the volume; empty uses the runtime config, then the cluster default.
 	StorageClassName string
 	// size of the weights; when absent a check-size job measures it.
-	Size *resource.Quantity
+	WeightsSize *resource.Quantity
 	// env of the download and check-size jobs, for example credentials.
 	Env []corev1.EnvVar
 	// modelDownloadImage overrides the downloader image.

@@ -135,7 +135,7 @@ type AIMModelSource struct {
 	// sourceUri is where the weights come from: hf://org/name or s3://bucket/path.
 	SourceURI string
 	// size of the weights; when absent a check-size job measures it.
-	Size *resource.Quantity
+	WeightsSize *resource.Quantity
 	// env holds per-source settings such as credentials; it overrides cache-level env of the same name.
 	Env []corev1.EnvVar
 }

@@ -11,10 +11,10 @@ import (
 	"path/filepath"
 
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
+	serverstorage "k8s.io/apiserver/pkg/server/storage"
 	"k8s.io/apiserver/pkg/storage/storagebackend"
 	"k8s.io/apiserver/pkg/util/compatibility"
 	"k8s.io/client-go/tools/clientcmd"
@@ -64,25 +64,43 @@ type ControllerOptions struct {
 // NewOptions returns the defaults: cluster mode, v1alpha1 as storage version.
 func NewOptions(out io.Writer) *Options {
 	o := &Options{
-		RecommendedOptions: genericoptions.NewRecommendedOptions(EtcdPathPrefix,
-			apiserver.Codecs.LegacyCodec(v1alpha1.SchemeGroupVersion)),
-		Lifecycle:  NewLifecycleOptions(),
-		Local:      &LocalOptions{},
-		Controller: &ControllerOptions{Options: controller.DefaultOptions(), Run: true},
-		StdOut:     out,
+		// The etcd options are replaced below by NewEtcdOptions, which carry the storage codec.
+		RecommendedOptions: genericoptions.NewRecommendedOptions(EtcdPathPrefix, nil),
+		Lifecycle:          NewLifecycleOptions(),
+		Local:              &LocalOptions{},
+		Controller:         &ControllerOptions{Options: controller.DefaultOptions(), Run: true},
+		StdOut:             out,
 	}
 	o.RecommendedOptions.Etcd = NewEtcdOptions()
 	return o
 }
 
-// NewEtcdOptions are the storage options of AIM objects: where they live in etcd and v1alpha1 as the storage
-// version. The server and `aim-apiserver migrate`, which writes into the same storage, share them.
+// NewEtcdOptions are the storage options of AIM objects: where they live in etcd, v1alpha1 as the storage
+// version and protobuf as the storage encoding. The server and `aim-apiserver migrate`, which writes into the
+// same storage, share them; both call ApplyStorageCodec once flags are parsed.
 func NewEtcdOptions() *genericoptions.EtcdOptions {
-	e := genericoptions.NewEtcdOptions(storagebackend.NewDefaultConfig(EtcdPathPrefix,
-		apiserver.Codecs.LegacyCodec(v1alpha1.SchemeGroupVersion)))
-	e.StorageConfig.EncodeVersioner = runtime.NewMultiGroupVersioner(
-		v1alpha1.SchemeGroupVersion, schema.GroupKind{Group: aim.GroupName})
+	e := genericoptions.NewEtcdOptions(storagebackend.NewDefaultConfig(EtcdPathPrefix, nil))
+	e.DefaultStorageMediaType = runtime.ContentTypeProtobuf
 	return e
+}
+
+// ApplyStorageCodec sets the storage codec from --storage-media-type. k8s.io/apiserver's SimpleStorageFactory
+// uses StorageConfig.Codec as it is, so without this the flag would be accepted and ignored. Objects are
+// written in the chosen encoding and read in any: JSON written by an earlier release stays readable and is
+// rewritten in the chosen encoding on its next update.
+func ApplyStorageCodec(e *genericoptions.EtcdOptions) error {
+	codec, versioner, err := serverstorage.NewStorageCodec(serverstorage.StorageCodecConfig{
+		StorageMediaType:  e.DefaultStorageMediaType,
+		StorageSerializer: apiserver.Codecs,
+		StorageVersion:    v1alpha1.SchemeGroupVersion,
+		MemoryVersion:     aim.SchemeGroupVersion,
+	})
+	if err != nil {
+		return fmt.Errorf("--storage-media-type: %w", err)
+	}
+	e.StorageConfig.Codec = codec
+	e.StorageConfig.EncodeVersioner = versioner
+	return nil
 }
 
 // Flags returns the flags grouped for --help.
@@ -262,7 +280,6 @@ func (o *Options) config(ctx context.Context) (_ *runningConfig, err error) {
 	}
 
 	serverConfig := genericapiserver.NewRecommendedConfig(apiserver.Codecs)
-	serverConfig.Serializer = apiserver.NegotiatedSerializer()
 	namer := openapinamer.NewDefinitionNamer(apiserver.Scheme)
 	serverConfig.OpenAPIConfig = genericapiserver.DefaultOpenAPIConfig(generatedopenapi.GetOpenAPIDefinitions, namer)
 	serverConfig.OpenAPIConfig.Info.Title = "aim-apiserver"
@@ -272,6 +289,9 @@ func (o *Options) config(ctx context.Context) (_ *runningConfig, err error) {
 	serverConfig.OpenAPIV3Config.Info.Version = v1alpha1.SchemeGroupVersion.Version
 	serverConfig.EffectiveVersion = compatibility.DefaultBuildEffectiveVersion()
 
+	if err := ApplyStorageCodec(r.Etcd); err != nil {
+		return nil, err
+	}
 	if err := r.ApplyTo(serverConfig); err != nil {
 		return nil, fmt.Errorf("applying options: %w", err)
 	}

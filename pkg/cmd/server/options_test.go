@@ -1,9 +1,18 @@
 package server
 
 import (
+	"bytes"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+
+	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
 )
 
 func TestValidate(t *testing.T) {
@@ -41,5 +50,59 @@ func TestValidate(t *testing.T) {
 				t.Errorf("local mode binds %s", o.RecommendedOptions.SecureServing.BindAddress)
 			}
 		})
+	}
+}
+
+// TestStorageCodec: objects are stored in --storage-media-type (protobuf unless told), and objects in the
+// other encoding still decode, so JSON written by an earlier release stays readable.
+func TestStorageCodec(t *testing.T) {
+	svc := &aim.AIMService{
+		ObjectMeta: metav1.ObjectMeta{Name: "chat", Namespace: "team"},
+		Spec:       aim.AIMServiceSpec{Model: aim.AIMServiceModel{Name: ptr.To("qwen")}, Replicas: ptr.To[int32](2)},
+	}
+	encoded := map[string][]byte{}
+	for _, tc := range []struct {
+		args   []string
+		prefix string
+	}{
+		{nil, "k8s\x00"},
+		{[]string{"--storage-media-type=application/json"}, `{"kind":"AIMService","apiVersion":"aim.eai.amd.com/v1alpha1"`},
+	} {
+		o := NewOptions(io.Discard)
+		if err := NewCommand(t.Context(), o).Flags().Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		e := o.RecommendedOptions.Etcd
+		if err := ApplyStorageCodec(e); err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := e.StorageConfig.Codec.Encode(svc, &buf); err != nil {
+			t.Fatalf("%v: encode: %v", tc.args, err)
+		}
+		if !strings.HasPrefix(buf.String(), tc.prefix) {
+			t.Errorf("%v: stored as %q, want prefix %q", tc.args, buf.String(), tc.prefix)
+		}
+		encoded[e.DefaultStorageMediaType] = buf.Bytes()
+	}
+	if len(encoded) != 2 {
+		t.Fatalf("media types %v", slices.Collect(maps.Keys(encoded)))
+	}
+	for _, mediaType := range []string{"application/json", runtime.ContentTypeProtobuf} {
+		o := NewOptions(io.Discard)
+		o.RecommendedOptions.Etcd.DefaultStorageMediaType = mediaType
+		if err := ApplyStorageCodec(o.RecommendedOptions.Etcd); err != nil {
+			t.Fatal(err)
+		}
+		for stored, data := range encoded {
+			got, _, err := o.RecommendedOptions.Etcd.StorageConfig.Codec.Decode(data, nil, &aim.AIMService{})
+			if err != nil {
+				t.Fatalf("codec for %s reading %s: %v", mediaType, stored, err)
+			}
+			s := got.(*aim.AIMService)
+			if s.Name != "chat" || *s.Spec.Model.Name != "qwen" || *s.Spec.Replicas != 2 {
+				t.Errorf("codec for %s reading %s: %+v", mediaType, stored, s)
+			}
+		}
 	}
 }

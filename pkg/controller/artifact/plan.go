@@ -103,8 +103,8 @@ func (p *Plan) report(name string, dep state.Dependency, st aimv1.AIMStatus, rea
 
 // EffectiveSize is the model size the artifact states or measured; false when unknown.
 func EffectiveSize(a *aimv1.AIMArtifact) (int64, bool) {
-	if a.Spec.Size != nil && a.Spec.Size.Value() > 0 {
-		return a.Spec.Size.Value(), true
+	if a.Spec.WeightsSize != nil && a.Spec.WeightsSize.Value() > 0 {
+		return a.Spec.WeightsSize.Value(), true
 	}
 	if d := a.Status.DiscoveredSizeBytes; d != nil && *d > 0 {
 		return *d, true

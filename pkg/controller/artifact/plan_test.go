@@ -30,7 +30,7 @@ func testArtifact() *aimv1.AIMArtifact {
 }
 
 func sized(a *aimv1.AIMArtifact, q string) *aimv1.AIMArtifact {
-	a.Spec.Size = ptr.To(resource.MustParse(q))
+	a.Spec.WeightsSize = ptr.To(resource.MustParse(q))
 	return a
 }
 

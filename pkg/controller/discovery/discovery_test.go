@@ -38,8 +38,8 @@ func TestParse(t *testing.T) {
 	}
 	src := res.ModelSources[0]
 	want := resource.NewQuantity(int64(32.5*(1<<30)), resource.BinarySI)
-	if src.ModelID != "amd/Qwen3-32B-FP8" || src.SourceURI != "hf://amd/Qwen3-32B-FP8" || src.Size.Cmp(*want) != 0 {
-		t.Errorf("source %+v size %s", src, src.Size)
+	if src.ModelID != "amd/Qwen3-32B-FP8" || src.SourceURI != "hf://amd/Qwen3-32B-FP8" || src.WeightsSize.Cmp(*want) != 0 {
+		t.Errorf("source %+v size %s", src, src.WeightsSize)
 	}
 }
 

@@ -134,7 +134,7 @@ func convert(o Output, raw []byte) (*Result, error) {
 		}
 		src := aimv1.AIMModelSource{ModelID: m.Name, SourceURI: m.Source}
 		if m.SizeGB > 0 {
-			src.Size = resource.NewQuantity(int64(math.Round(m.SizeGB*bytesPerGB)), resource.BinarySI)
+			src.WeightsSize = resource.NewQuantity(int64(math.Round(m.SizeGB*bytesPerGB)), resource.BinarySI)
 		}
 		res.ModelSources = append(res.ModelSources, src)
 	}

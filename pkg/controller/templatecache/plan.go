@@ -225,9 +225,9 @@ func DesiredArtifact(c *aimv1.AIMTemplateCache, src aimv1.AIMModelSource, index 
 			RuntimeConfigName: c.Spec.RuntimeConfigName,
 		},
 	}
-	if src.Size != nil && !src.Size.IsZero() {
-		q := src.Size.DeepCopy()
-		a.Spec.Size = &q
+	if src.WeightsSize != nil && !src.WeightsSize.IsZero() {
+		q := src.WeightsSize.DeepCopy()
+		a.Spec.WeightsSize = &q
 	}
 	if len(c.Spec.ImagePullSecrets) > 0 {
 		a.Spec.ImagePullSecrets = append(a.Spec.ImagePullSecrets, c.Spec.ImagePullSecrets...)

@@ -16,7 +16,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
-var src = aimv1.AIMModelSource{ModelID: "org/m", SourceURI: "hf://org/m.v1", Size: ptr.To(resource.MustParse("10Gi")),
+var src = aimv1.AIMModelSource{ModelID: "org/m", SourceURI: "hf://org/m.v1", WeightsSize: ptr.To(resource.MustParse("10Gi")),
 	Env: []corev1.EnvVar{{Name: "HF_TOKEN", Value: "source"}}}
 
 func testCache(name string, mode aimv1.AIMTemplateCacheMode) *aimv1.AIMTemplateCache {
@@ -60,7 +60,7 @@ func TestDesiredArtifactShared(t *testing.T) {
 		t.Errorf("name %q", a.Name)
 	}
 	s := a.Spec
-	if s.SourceURI != src.SourceURI || s.ModelID != "org/m" || s.Size.String() != "10Gi" || s.StorageClassName != "fast" ||
+	if s.SourceURI != src.SourceURI || s.ModelID != "org/m" || s.WeightsSize.String() != "10Gi" || s.StorageClassName != "fast" ||
 		s.RuntimeConfigName != "rc" || s.ModelDownloadImage != "registry.example/dl:1" || s.ImagePullSecrets[0].Name != "pull" {
 		t.Errorf("spec %+v", s)
 	}
@@ -82,8 +82,8 @@ func TestDesiredArtifactShared(t *testing.T) {
 		}
 	}
 	noSize := src
-	noSize.Size = ptr.To(resource.MustParse("0"))
-	if DesiredArtifact(c, noSize, 0, runtimeconfig.Resolved{}).Spec.Size != nil {
+	noSize.WeightsSize = ptr.To(resource.MustParse("0"))
+	if DesiredArtifact(c, noSize, 0, runtimeconfig.Resolved{}).Spec.WeightsSize != nil {
 		t.Error("a zero source size must leave the size to check-size")
 	}
 }

@@ -13,3 +13,10 @@ import (
 func TestRoundTrip(t *testing.T) {
 	roundtrip.RoundTripTestForAPIGroup(t, Install, fuzzer.Funcs)
 }
+
+// TestRoundTripProtobuf does the same through protobuf, the storage encoding and what kube-controller-manager,
+// kubectl and client-go clients ask for first. A kind without a protobuf encoding fails here before a client
+// can get a 500 for it.
+func TestRoundTripProtobuf(t *testing.T) {
+	roundtrip.RoundTripProtobufTestForAPIGroup(t, Install, fuzzer.Funcs)
+}

@@ -6,7 +6,7 @@ import "bytes"
 // profile.engine_args and profile.originalDiscoveryOutput schemaless, so discovery output of any shape is
 // stored as it came. The schema publishes no type for it (OpenAPISchemaType), as apiextensions' JSON does.
 type JSON struct {
-	Raw []byte `json:"-"`
+	Raw []byte `json:"-" protobuf:"bytes,1,opt,name=raw"`
 }
 
 var nullJSON = []byte("null")

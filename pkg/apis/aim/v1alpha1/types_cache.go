@@ -35,11 +35,11 @@ type AIMTemplateCacheSpec struct {
 	// +required
 	// +k8s:validation:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
 	// +k8s:validation:maxLength=253
-	TemplateName string `json:"templateName"`
+	TemplateName string `json:"templateName" protobuf:"bytes,1,opt,name=templateName"`
 	// templateScope says whether templateName is an AIMServiceTemplate (Namespace) or an
 	// AIMClusterServiceTemplate (Cluster). When empty the controller resolves and sets it.
 	// +optional
-	TemplateScope AIMTemplateScope `json:"templateScope,omitempty"`
+	TemplateScope AIMTemplateScope `json:"templateScope,omitempty" protobuf:"bytes,2,opt,name=templateScope,casttype=AIMTemplateScope"`
 	// env is passed to the download jobs; a source's own env wins on name clashes.
 	// +optional
 	// +listType=map
@@ -47,35 +47,35 @@ type AIMTemplateCacheSpec struct {
 	// +patchStrategy=merge
 	// +patchMergeKey=name
 	// +k8s:validation:items:properties:name:pattern="^([-_a-zA-Z][-._a-zA-Z0-9]*|\\.[-_a-zA-Z0-9][-._a-zA-Z0-9]*)$"
-	Env []corev1.EnvVar `json:"env,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
+	Env []corev1.EnvVar `json:"env,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,3,rep,name=env"`
 	// imagePullSecrets for the downloader image.
 	// +optional
 	// +listType=atomic
 	// +k8s:validation:items:properties:name:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
 	// +k8s:validation:items:properties:name:maxLength=253
-	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
+	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty" protobuf:"bytes,4,rep,name=imagePullSecrets"`
 	// storageClassName of the cache volumes; empty uses the runtime config, then the cluster default.
 	// +optional
 	// +k8s:validation:pattern="^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"
 	// +k8s:validation:maxLength=253
-	StorageClassName string `json:"storageClassName,omitempty"`
+	StorageClassName string `json:"storageClassName,omitempty" protobuf:"bytes,5,opt,name=storageClassName"`
 	// downloadImage overrides the downloader image.
 	// +optional
 	// +k8s:validation:pattern="^([^ \\t\\r\\n]*[^\\t\\n\\v\\f\\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^ \\t\\r\\n]*)?$"
-	DownloadImage string `json:"downloadImage,omitempty"`
+	DownloadImage string `json:"downloadImage,omitempty" protobuf:"bytes,6,opt,name=downloadImage"`
 	// modelSources is accepted for compatibility; the template's resolved sources are cached.
 	// +optional
 	// +listType=atomic
-	ModelSources []AIMModelSource `json:"modelSources,omitempty"`
+	ModelSources []AIMModelSource `json:"modelSources,omitempty" protobuf:"bytes,7,rep,name=modelSources"`
 	// runtimeConfigName is the runtime config to take defaults from.
 	// +optional
 	// +k8s:validation:pattern="^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"
 	// +k8s:validation:maxLength=253
-	RuntimeConfigName string `json:"runtimeConfigName,omitempty"`
+	RuntimeConfigName string `json:"runtimeConfigName,omitempty" protobuf:"bytes,8,opt,name=runtimeConfigName"`
 	// mode is Shared (default) or Dedicated.
 	// +optional
 	// +default="Shared"
-	Mode AIMTemplateCacheMode `json:"mode,omitempty"`
+	Mode AIMTemplateCacheMode `json:"mode,omitempty" protobuf:"bytes,9,opt,name=mode,casttype=AIMTemplateCacheMode"`
 }
 
 // AIMTemplateCacheArtifactStatus is the state of one artifact of a cache.
@@ -83,25 +83,25 @@ type AIMTemplateCacheArtifactStatus struct {
 	// uid of the AIMArtifact.
 	// +required
 	// +k8s:validation:minLength=1
-	UID types.UID `json:"uid,omitempty"`
+	UID types.UID `json:"uid,omitempty" protobuf:"bytes,1,opt,name=uid,casttype=k8s.io/apimachinery/pkg/types.UID"`
 	// name of the AIMArtifact.
 	// +required
 	// +k8s:validation:minLength=1
-	Name string `json:"name,omitempty"`
+	Name string `json:"name,omitempty" protobuf:"bytes,2,opt,name=name"`
 	// model is the modelId the artifact holds.
 	// +required
 	// +k8s:validation:minLength=1
-	Model string `json:"model,omitempty"`
+	Model string `json:"model,omitempty" protobuf:"bytes,3,opt,name=model"`
 	// status of the artifact.
 	// +required
 	// +k8s:validation:pattern="^(Pending|Progressing|Ready|Degraded|Failed|NotAvailable)$"
-	Status AIMStatus `json:"status,omitempty"`
+	Status AIMStatus `json:"status,omitempty" protobuf:"bytes,4,opt,name=status,casttype=AIMStatus"`
 	// persistentVolumeClaim holding the artifact.
 	// +optional
-	PersistentVolumeClaim string `json:"persistentVolumeClaim,omitempty"`
+	PersistentVolumeClaim string `json:"persistentVolumeClaim,omitempty" protobuf:"bytes,5,opt,name=persistentVolumeClaim"`
 	// mountPoint of the artifact in inference pods.
 	// +optional
-	MountPoint string `json:"mountPoint,omitempty"`
+	MountPoint string `json:"mountPoint,omitempty" protobuf:"bytes,6,opt,name=mountPoint"`
 }
 
 // AIMTemplateCacheStatus is the observed state of a template cache.
@@ -109,12 +109,12 @@ type AIMTemplateCacheStatus struct {
 	// observedGeneration is the spec generation the status describes.
 	// +optional
 	// +k8s:validation:minimum=0
-	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	ObservedGeneration int64 `json:"observedGeneration,omitempty" protobuf:"varint,1,opt,name=observedGeneration"`
 	// status is Pending, Progressing, Ready, Degraded, Failed or NotAvailable.
 	// +optional
 	// +k8s:validation:pattern="^(Pending|Progressing|Ready|Degraded|Failed|NotAvailable)?$"
 	// +default="Pending"
-	Status AIMStatus `json:"status,omitempty"`
+	Status AIMStatus `json:"status,omitempty" protobuf:"bytes,2,opt,name=status,casttype=AIMStatus"`
 	// conditions: RuntimeConfigReady, ServiceTemplateReady, ArtifactsReady, ConfigValid, AuthValid,
 	// DependenciesReachable, Ready.
 	// +optional
@@ -122,16 +122,16 @@ type AIMTemplateCacheStatus struct {
 	// +listMapKey=type
 	// +patchStrategy=merge
 	// +patchMergeKey=type
-	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,3,rep,name=conditions"`
 	// resolvedTemplateKind is AIMServiceTemplate or AIMClusterServiceTemplate.
 	// +optional
-	ResolvedTemplateKind string `json:"resolvedTemplateKind,omitempty"`
+	ResolvedTemplateKind string `json:"resolvedTemplateKind,omitempty" protobuf:"bytes,4,opt,name=resolvedTemplateKind"`
 	// resolvedRuntimeConfig is the runtime config the cache's defaults came from.
 	// +optional
-	ResolvedRuntimeConfig *AIMResolvedReference `json:"resolvedRuntimeConfig,omitempty"`
+	ResolvedRuntimeConfig *AIMResolvedReference `json:"resolvedRuntimeConfig,omitempty" protobuf:"bytes,5,opt,name=resolvedRuntimeConfig"`
 	// artifacts of the cache, by artifact name.
 	// +optional
-	Artifacts map[string]AIMTemplateCacheArtifactStatus `json:"artifacts,omitempty"`
+	Artifacts map[string]AIMTemplateCacheArtifactStatus `json:"artifacts,omitempty" protobuf:"bytes,6,rep,name=artifacts"`
 }
 
 // +genclient
@@ -141,13 +141,13 @@ type AIMTemplateCacheStatus struct {
 type AIMTemplateCache struct {
 	metav1.TypeMeta `json:",inline"`
 	// +optional
-	metav1.ObjectMeta `json:"metadata,omitempty"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// spec of the cache.
-	Spec AIMTemplateCacheSpec `json:"spec"`
+	Spec AIMTemplateCacheSpec `json:"spec" protobuf:"bytes,2,opt,name=spec"`
 	// status is written by the controller.
 	// +optional
-	Status AIMTemplateCacheStatus `json:"status,omitempty"`
+	Status AIMTemplateCacheStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
 }
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
@@ -156,9 +156,9 @@ type AIMTemplateCache struct {
 type AIMTemplateCacheList struct {
 	metav1.TypeMeta `json:",inline"`
 	// +optional
-	metav1.ListMeta `json:"metadata,omitempty"`
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// items are the caches.
-	Items []AIMTemplateCache `json:"items"`
+	Items []AIMTemplateCache `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
 // AIMArtifactSpec is the desired state of an artifact.
@@ -166,19 +166,19 @@ type AIMArtifactSpec struct {
 	// sourceUri is where the weights come from: hf://org/name or s3://bucket/path. Immutable.
 	// +required
 	// +k8s:validation:pattern="^(hf|s3)://[^ \\t\\r\\n]+$"
-	SourceURI string `json:"sourceUri"`
+	SourceURI string `json:"sourceUri" protobuf:"bytes,1,opt,name=sourceUri"`
 	// modelId identifies the model as org/name.
 	// +optional
 	// +k8s:validation:pattern="^([a-zA-Z0-9_-]+/[a-zA-Z0-9._-]+)?$"
-	ModelID string `json:"modelId,omitempty"`
+	ModelID string `json:"modelId,omitempty" protobuf:"bytes,2,opt,name=modelId"`
 	// storageClassName of the volume; empty uses the runtime config, then the cluster default.
 	// +optional
 	// +k8s:validation:pattern="^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"
 	// +k8s:validation:maxLength=253
-	StorageClassName string `json:"storageClassName,omitempty"`
+	StorageClassName string `json:"storageClassName,omitempty" protobuf:"bytes,3,opt,name=storageClassName"`
 	// size of the weights; when absent a check-size job measures it.
 	// +optional
-	Size *resource.Quantity `json:"size,omitempty"`
+	WeightsSize *resource.Quantity `json:"size,omitempty" protobuf:"bytes,4,opt,name=size"`
 	// env of the download and check-size jobs, for example credentials.
 	// +optional
 	// +listType=map
@@ -186,24 +186,24 @@ type AIMArtifactSpec struct {
 	// +patchStrategy=merge
 	// +patchMergeKey=name
 	// +k8s:validation:items:properties:name:pattern="^([-_a-zA-Z][-._a-zA-Z0-9]*|\\.[-_a-zA-Z0-9][-._a-zA-Z0-9]*)$"
-	Env []corev1.EnvVar `json:"env,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
+	Env []corev1.EnvVar `json:"env,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,5,rep,name=env"`
 	// modelDownloadImage is the image of the check-size and download Jobs. Defaults to
 	// ghcr.io/silogen/aim-artifact-downloader:0.2.0.
 	// +optional
 	// +k8s:validation:pattern="^([^ \\t\\r\\n]*[^\\t\\n\\v\\f\\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^ \\t\\r\\n]*)?$"
 	// +default="ghcr.io/silogen/aim-artifact-downloader:0.2.0"
-	ModelDownloadImage string `json:"modelDownloadImage,omitempty"`
+	ModelDownloadImage string `json:"modelDownloadImage,omitempty" protobuf:"bytes,6,opt,name=modelDownloadImage"`
 	// imagePullSecrets for the downloader image.
 	// +optional
 	// +listType=atomic
 	// +k8s:validation:items:properties:name:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
 	// +k8s:validation:items:properties:name:maxLength=253
-	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
+	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty" protobuf:"bytes,7,rep,name=imagePullSecrets"`
 	// runtimeConfigName is the runtime config to take defaults from.
 	// +optional
 	// +k8s:validation:pattern="^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"
 	// +k8s:validation:maxLength=253
-	RuntimeConfigName string `json:"runtimeConfigName,omitempty"`
+	RuntimeConfigName string `json:"runtimeConfigName,omitempty" protobuf:"bytes,8,opt,name=runtimeConfigName"`
 }
 
 // AIMDownloadProgress reports how much of an artifact is downloaded.
@@ -211,38 +211,38 @@ type AIMDownloadProgress struct {
 	// totalBytes to download.
 	// +optional
 	// +k8s:validation:minimum=0
-	TotalBytes int64 `json:"totalBytes,omitempty"`
+	TotalBytes int64 `json:"totalBytes,omitempty" protobuf:"varint,1,opt,name=totalBytes"`
 	// downloadedBytes so far.
 	// +optional
 	// +k8s:validation:minimum=0
-	DownloadedBytes int64 `json:"downloadedBytes,omitempty"`
+	DownloadedBytes int64 `json:"downloadedBytes,omitempty" protobuf:"varint,2,opt,name=downloadedBytes"`
 	// percentage downloaded, 0 to 100.
 	// +optional
 	// +k8s:validation:minimum=0
 	// +k8s:validation:maximum=100
-	Percentage int32 `json:"percentage,omitempty"`
+	Percentage int32 `json:"percentage,omitempty" protobuf:"varint,3,opt,name=percentage"`
 	// displayPercentage is a display string such as "45 %".
 	// +optional
-	DisplayPercentage string `json:"displayPercentage,omitempty"`
+	DisplayPercentage string `json:"displayPercentage,omitempty" protobuf:"bytes,4,opt,name=displayPercentage"`
 }
 
 // AIMDownloadState is written by the downloader.
 type AIMDownloadState struct {
 	// protocol in use, for example XET or HTTP.
 	// +optional
-	Protocol string `json:"protocol,omitempty"`
+	Protocol string `json:"protocol,omitempty" protobuf:"bytes,1,opt,name=protocol"`
 	// attempt is the current attempt.
 	// +optional
-	Attempt int32 `json:"attempt,omitempty"`
+	Attempt int32 `json:"attempt,omitempty" protobuf:"varint,2,opt,name=attempt"`
 	// totalAttempts is the number of attempts allowed.
 	// +optional
-	TotalAttempts int32 `json:"totalAttempts,omitempty"`
+	TotalAttempts int32 `json:"totalAttempts,omitempty" protobuf:"varint,3,opt,name=totalAttempts"`
 	// protocolSequence is the order in which protocols are tried.
 	// +optional
-	ProtocolSequence string `json:"protocolSequence,omitempty"`
+	ProtocolSequence string `json:"protocolSequence,omitempty" protobuf:"bytes,4,opt,name=protocolSequence"`
 	// message from the downloader.
 	// +optional
-	Message string `json:"message,omitempty"`
+	Message string `json:"message,omitempty" protobuf:"bytes,5,opt,name=message"`
 }
 
 // AIMArtifactStatus is the observed state of an artifact.
@@ -250,47 +250,47 @@ type AIMArtifactStatus struct {
 	// observedGeneration is the spec generation the status describes.
 	// +optional
 	// +k8s:validation:minimum=0
-	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	ObservedGeneration int64 `json:"observedGeneration,omitempty" protobuf:"varint,1,opt,name=observedGeneration"`
 	// status is Pending, Progressing, Ready, Degraded, Failed or NotAvailable.
 	// +optional
 	// +k8s:validation:pattern="^(Pending|Progressing|Ready|Degraded|Failed|NotAvailable)?$"
 	// +default="Pending"
-	Status AIMStatus `json:"status,omitempty"`
+	Status AIMStatus `json:"status,omitempty" protobuf:"bytes,2,opt,name=status,casttype=AIMStatus"`
 	// conditions of the artifact.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	// +patchStrategy=merge
 	// +patchMergeKey=type
-	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,3,rep,name=conditions"`
 	// progress of the download.
 	// +optional
-	Progress *AIMDownloadProgress `json:"progress,omitempty"`
+	Progress *AIMDownloadProgress `json:"progress,omitempty" protobuf:"bytes,4,opt,name=progress"`
 	// download state written by the downloader.
 	// +optional
-	Download *AIMDownloadState `json:"download,omitempty"`
+	Download *AIMDownloadState `json:"download,omitempty" protobuf:"bytes,5,opt,name=download"`
 	// displaySize is the model size for display, for example 15.3 GiB.
 	// +optional
-	DisplaySize string `json:"displaySize,omitempty"`
+	DisplaySize string `json:"displaySize,omitempty" protobuf:"bytes,6,opt,name=displaySize"`
 	// lastUsed is when a service last mounted the artifact.
 	// +optional
-	LastUsed *metav1.Time `json:"lastUsed,omitempty"`
+	LastUsed *metav1.Time `json:"lastUsed,omitempty" protobuf:"bytes,7,opt,name=lastUsed"`
 	// persistentVolumeClaim holding the weights.
 	// +optional
-	PersistentVolumeClaim string `json:"persistentVolumeClaim,omitempty"`
+	PersistentVolumeClaim string `json:"persistentVolumeClaim,omitempty" protobuf:"bytes,8,opt,name=persistentVolumeClaim"`
 	// mode is Shared or Dedicated.
 	// +optional
-	Mode AIMTemplateCacheMode `json:"mode,omitempty"`
+	Mode AIMTemplateCacheMode `json:"mode,omitempty" protobuf:"bytes,9,opt,name=mode,casttype=AIMTemplateCacheMode"`
 	// discoveredSizeBytes is the size measured by the check-size job.
 	// +optional
 	// +k8s:validation:minimum=0
-	DiscoveredSizeBytes *int64 `json:"discoveredSizeBytes,omitempty"`
+	DiscoveredSizeBytes *int64 `json:"discoveredSizeBytes,omitempty" protobuf:"varint,10,opt,name=discoveredSizeBytes"`
 	// allocatedSize is the size of the volume.
 	// +optional
-	AllocatedSize *resource.Quantity `json:"allocatedSize,omitempty"`
+	AllocatedSize *resource.Quantity `json:"allocatedSize,omitempty" protobuf:"bytes,11,opt,name=allocatedSize"`
 	// headroomPercent is the extra space allocated over the model size.
 	// +optional
-	HeadroomPercent *int32 `json:"headroomPercent,omitempty"`
+	HeadroomPercent *int32 `json:"headroomPercent,omitempty" protobuf:"varint,12,opt,name=headroomPercent"`
 }
 
 // +genclient
@@ -300,13 +300,13 @@ type AIMArtifactStatus struct {
 type AIMArtifact struct {
 	metav1.TypeMeta `json:",inline"`
 	// +optional
-	metav1.ObjectMeta `json:"metadata,omitempty"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// spec of the artifact.
-	Spec AIMArtifactSpec `json:"spec"`
+	Spec AIMArtifactSpec `json:"spec" protobuf:"bytes,2,opt,name=spec"`
 	// status is written by the controller and the downloader.
 	// +optional
-	Status AIMArtifactStatus `json:"status,omitempty"`
+	Status AIMArtifactStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
 }
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
@@ -315,7 +315,7 @@ type AIMArtifact struct {
 type AIMArtifactList struct {
 	metav1.TypeMeta `json:",inline"`
 	// +optional
-	metav1.ListMeta `json:"metadata,omitempty"`
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// items are the artifacts.
-	Items []AIMArtifact `json:"items"`
+	Items []AIMArtifact `json:"items" protobuf:"bytes,2,rep,name=items"`
 }

@@ -11,34 +11,34 @@ type AIMClusterModelSourceSpec struct {
 	// +optional
 	// +k8s:validation:pattern="^([a-zA-Z0-9.-]+(:[0-9]+)?(/[a-z0-9._/-]+)?)?$"
 	// +default="docker.io"
-	Registry string `json:"registry,omitempty"`
+	Registry string `json:"registry,omitempty" protobuf:"bytes,1,opt,name=registry"`
 	// imagePullSecrets to authenticate to the registry, in the controller's namespace.
 	// +optional
 	// +listType=atomic
 	// +k8s:validation:items:properties:name:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
 	// +k8s:validation:items:properties:name:maxLength=253
-	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
+	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty" protobuf:"bytes,2,rep,name=imagePullSecrets"`
 	// filters select repositories and tags (1 to 100 entries).
 	// +listType=atomic
 	// +required
 	// +k8s:validation:minItems=1
 	// +k8s:validation:maxItems=100
-	Filters []AIMModelSourceFilter `json:"filters"`
+	Filters []AIMModelSourceFilter `json:"filters" protobuf:"bytes,3,rep,name=filters"`
 	// syncInterval is how often the registry is listed. Defaults to 1h.
 	// +optional
 	// +default="1h0m0s"
-	SyncInterval *metav1.Duration `json:"syncInterval,omitempty"`
+	SyncInterval *metav1.Duration `json:"syncInterval,omitempty" protobuf:"bytes,4,opt,name=syncInterval"`
 	// versions are semver constraints every filter applies unless it sets its own, for example >=0.8.0.
 	// Tags that are not semver are skipped when constraints are present.
 	// +optional
 	// +listType=atomic
-	Versions []string `json:"versions,omitempty"`
+	Versions []string `json:"versions,omitempty" protobuf:"bytes,5,rep,name=versions"`
 	// maxModels caps the models created by this source (1 to 10000). Defaults to 100.
 	// +optional
 	// +k8s:validation:minimum=1
 	// +k8s:validation:maximum=10000
 	// +default=100
-	MaxModels *int32 `json:"maxModels,omitempty"`
+	MaxModels *int32 `json:"maxModels,omitempty" protobuf:"varint,6,opt,name=maxModels"`
 }
 
 // AIMModelSourceFilter selects images of a registry.
@@ -47,16 +47,16 @@ type AIMModelSourceFilter struct {
 	// +required
 	// +k8s:validation:pattern="^([a-zA-Z0-9.-]+(:[0-9]+)?/)?[a-z0-9*._/-]+(:[a-zA-Z0-9*._-]+)?$"
 	// +k8s:validation:maxLength=512
-	Image string `json:"image"`
+	Image string `json:"image" protobuf:"bytes,1,opt,name=image"`
 	// exclude lists repositories to skip, by exact name.
 	// +optional
 	// +listType=atomic
 	// +k8s:validation:items:minLength=1
-	Exclude []string `json:"exclude,omitempty"`
+	Exclude []string `json:"exclude,omitempty" protobuf:"bytes,2,rep,name=exclude"`
 	// versions are semver constraints for this filter; they replace spec.versions.
 	// +optional
 	// +listType=atomic
-	Versions []string `json:"versions,omitempty"`
+	Versions []string `json:"versions,omitempty" protobuf:"bytes,3,rep,name=versions"`
 }
 
 // AIMClusterModelSourceStatus is the observed state of a model source.
@@ -64,33 +64,33 @@ type AIMClusterModelSourceStatus struct {
 	// observedGeneration is the spec generation the status describes.
 	// +optional
 	// +k8s:validation:minimum=0
-	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	ObservedGeneration int64 `json:"observedGeneration,omitempty" protobuf:"varint,1,opt,name=observedGeneration"`
 	// status is Pending, Progressing, Ready, Degraded, Failed or NotAvailable.
 	// +optional
 	// +k8s:validation:pattern="^(Pending|Progressing|Ready|Degraded|Failed|NotAvailable)?$"
 	// +default="Pending"
-	Status AIMStatus `json:"status,omitempty"`
+	Status AIMStatus `json:"status,omitempty" protobuf:"bytes,2,opt,name=status,casttype=AIMStatus"`
 	// lastSyncTime is when the registry was last listed.
 	// +optional
-	LastSyncTime *metav1.Time `json:"lastSyncTime,omitempty"`
+	LastSyncTime *metav1.Time `json:"lastSyncTime,omitempty" protobuf:"bytes,3,opt,name=lastSyncTime"`
 	// discoveredModels is the number of models this source created.
 	// +optional
 	// +k8s:validation:minimum=0
-	DiscoveredModels int32 `json:"discoveredModels,omitempty"`
+	DiscoveredModels int32 `json:"discoveredModels,omitempty" protobuf:"varint,4,opt,name=discoveredModels"`
 	// availableModels is the number of matching images in the registry.
 	// +optional
 	// +k8s:validation:minimum=0
-	AvailableModels int32 `json:"availableModels,omitempty"`
+	AvailableModels int32 `json:"availableModels,omitempty" protobuf:"varint,5,opt,name=availableModels"`
 	// modelsLimitReached is true when maxModels stopped model creation.
 	// +optional
-	ModelsLimitReached bool `json:"modelsLimitReached,omitempty"`
+	ModelsLimitReached bool `json:"modelsLimitReached,omitempty" protobuf:"varint,6,opt,name=modelsLimitReached"`
 	// conditions of the source.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	// +patchStrategy=merge
 	// +patchMergeKey=type
-	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,7,rep,name=conditions"`
 }
 
 // +genclient
@@ -101,13 +101,13 @@ type AIMClusterModelSourceStatus struct {
 type AIMClusterModelSource struct {
 	metav1.TypeMeta `json:",inline"`
 	// +optional
-	metav1.ObjectMeta `json:"metadata,omitempty"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// spec of the source.
-	Spec AIMClusterModelSourceSpec `json:"spec"`
+	Spec AIMClusterModelSourceSpec `json:"spec" protobuf:"bytes,2,opt,name=spec"`
 	// status is written by the controller.
 	// +optional
-	Status AIMClusterModelSourceStatus `json:"status,omitempty"`
+	Status AIMClusterModelSourceStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
 }
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
@@ -116,7 +116,7 @@ type AIMClusterModelSource struct {
 type AIMClusterModelSourceList struct {
 	metav1.TypeMeta `json:",inline"`
 	// +optional
-	metav1.ListMeta `json:"metadata,omitempty"`
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// items are the sources.
-	Items []AIMClusterModelSource `json:"items"`
+	Items []AIMClusterModelSource `json:"items" protobuf:"bytes,2,rep,name=items"`
 }

@@ -45,21 +45,21 @@ type AIMResolvedReference struct {
 	// +required
 	// +k8s:validation:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
 	// +k8s:validation:maxLength=253
-	Name string `json:"name"`
+	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
 	// namespace of the resolved object; empty for cluster-scoped objects.
 	// +optional
-	Namespace string `json:"namespace,omitempty"`
+	Namespace string `json:"namespace,omitempty" protobuf:"bytes,2,opt,name=namespace"`
 	// scope is where the object was found: Namespace, Cluster, Merged (a namespace object merged over a
 	// cluster object) or Unknown.
 	// +optional
 	// +k8s:validation:pattern="^(Namespace|Cluster|Merged|Unknown)?$"
-	Scope AIMResolutionScope `json:"scope,omitempty"`
+	Scope AIMResolutionScope `json:"scope,omitempty" protobuf:"bytes,3,opt,name=scope,casttype=AIMResolutionScope"`
 	// kind of the resolved object, for example AIMClusterServiceTemplate.
 	// +optional
-	Kind string `json:"kind,omitempty"`
+	Kind string `json:"kind,omitempty" protobuf:"bytes,4,opt,name=kind"`
 	// uid of the resolved object at the time of resolution.
 	// +optional
-	UID types.UID `json:"uid,omitempty"`
+	UID types.UID `json:"uid,omitempty" protobuf:"bytes,5,opt,name=uid,casttype=k8s.io/apimachinery/pkg/types.UID"`
 }
 
 // AIMMetric is the optimisation goal of a runtime profile.
@@ -103,13 +103,13 @@ const DefaultGPUResourceName = "amd.com/gpu"
 type AIMRuntimeParameters struct {
 	// metric is the optimisation goal: latency or throughput. Immutable once set.
 	// +optional
-	Metric *AIMMetric `json:"metric,omitempty"`
+	Metric *AIMMetric `json:"metric,omitempty" protobuf:"bytes,1,opt,name=metric,casttype=AIMMetric"`
 	// precision is the numeric precision: auto, fp4, fp8, fp16, fp32, bf16, int4 or int8. Immutable once set.
 	// +optional
-	Precision *AIMPrecision `json:"precision,omitempty"`
+	Precision *AIMPrecision `json:"precision,omitempty" protobuf:"bytes,2,opt,name=precision,casttype=AIMPrecision"`
 	// hardware is the GPU and/or CPU the profile needs. Immutable once set.
 	// +optional
-	Hardware *AIMHardwareRequirements `json:"hardware,omitempty"`
+	Hardware *AIMHardwareRequirements `json:"hardware,omitempty" protobuf:"bytes,3,opt,name=hardware"`
 }
 
 // AIMHardwareRequirements describe the compute a workload needs. At least one of gpu and cpu is required.
@@ -117,10 +117,10 @@ type AIMRuntimeParameters struct {
 type AIMHardwareRequirements struct {
 	// gpu requirements; omit for CPU-only workloads.
 	// +optional
-	GPU *AIMGpuRequirements `json:"gpu,omitempty"`
+	GPU *AIMGpuRequirements `json:"gpu,omitempty" protobuf:"bytes,1,opt,name=gpu"`
 	// cpu requirements; required when gpu is omitted.
 	// +optional
-	CPU *AIMCpuRequirements `json:"cpu,omitempty"`
+	CPU *AIMCpuRequirements `json:"cpu,omitempty" protobuf:"bytes,2,opt,name=cpu"`
 }
 
 // AIMGpuRequirements describe the GPUs a workload needs.
@@ -129,28 +129,28 @@ type AIMGpuRequirements struct {
 	// without consuming GPUs.
 	// +optional
 	// +k8s:validation:minimum=0
-	Requests int32 `json:"requests,omitempty"`
+	Requests int32 `json:"requests,omitempty" protobuf:"varint,1,opt,name=requests"`
 	// model is the GPU model, for example MI300X or MI355X (at most 64 characters). Mutually exclusive with minVram.
 	// +optional
 	// +k8s:validation:maxLength=64
-	Model string `json:"model,omitempty"`
+	Model string `json:"model,omitempty" protobuf:"bytes,2,opt,name=model"`
 	// minVram is the minimum memory per GPU, for example 192Gi. Mutually exclusive with model.
 	// +optional
-	MinVRAM *resource.Quantity `json:"minVram,omitempty"`
+	MinVRAM *resource.Quantity `json:"minVram,omitempty" protobuf:"bytes,3,opt,name=minVram"`
 	// resourceName is the extended resource that counts GPUs on nodes. Defaults to amd.com/gpu.
 	// +optional
 	// +default="amd.com/gpu"
-	ResourceName string `json:"resourceName,omitempty"`
+	ResourceName string `json:"resourceName,omitempty" protobuf:"bytes,4,opt,name=resourceName"`
 }
 
 // AIMCpuRequirements describe a CPU-only workload.
 type AIMCpuRequirements struct {
 	// requests is the CPU requested per replica.
 	// +required
-	Requests resource.Quantity `json:"requests"`
+	Requests resource.Quantity `json:"requests" protobuf:"bytes,1,opt,name=requests"`
 	// limits is the CPU limit per replica; at least requests when set.
 	// +optional
-	Limits *resource.Quantity `json:"limits,omitempty"`
+	Limits *resource.Quantity `json:"limits,omitempty" protobuf:"bytes,2,opt,name=limits"`
 }
 
 // AIMModelSource is one set of model weights to download.
@@ -159,14 +159,14 @@ type AIMModelSource struct {
 	// mount path /workspace/cache/<modelId>.
 	// +required
 	// +k8s:validation:pattern="^[a-zA-Z0-9_-]+/[a-zA-Z0-9._-]+$"
-	ModelID string `json:"modelId"`
+	ModelID string `json:"modelId" protobuf:"bytes,1,opt,name=modelId"`
 	// sourceUri is where the weights come from: hf://org/name or s3://bucket/path.
 	// +required
 	// +k8s:validation:pattern="^(hf|s3)://[^ \\t\\r\\n]+$"
-	SourceURI string `json:"sourceUri"`
+	SourceURI string `json:"sourceUri" protobuf:"bytes,2,opt,name=sourceUri"`
 	// size of the weights; when absent a check-size job measures it.
 	// +optional
-	Size *resource.Quantity `json:"size,omitempty"`
+	WeightsSize *resource.Quantity `json:"size,omitempty" protobuf:"bytes,3,opt,name=size"`
 	// env holds per-source settings such as credentials; it overrides cache-level env of the same name.
 	// +optional
 	// +listType=map
@@ -174,46 +174,46 @@ type AIMModelSource struct {
 	// +patchStrategy=merge
 	// +patchMergeKey=name
 	// +k8s:validation:items:properties:name:pattern="^([-_a-zA-Z][-._a-zA-Z0-9]*|\\.[-_a-zA-Z0-9][-._a-zA-Z0-9]*)$"
-	Env []corev1.EnvVar `json:"env,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
+	Env []corev1.EnvVar `json:"env,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,4,rep,name=env"`
 }
 
 // AIMProfile is the runtime profile discovery selected for a template.
 type AIMProfile struct {
 	// engine_args are the inference engine arguments of the profile, any JSON value (usually an object).
 	// +optional
-	EngineArgs *JSON `json:"engine_args,omitempty"`
+	EngineArgs *JSON `json:"engine_args,omitempty" protobuf:"bytes,1,opt,name=engine_args,json=engineArgs"`
 	// env_vars are environment variables the profile sets on the inference container.
 	// +optional
-	EnvVars map[string]string `json:"env_vars,omitempty"`
+	EnvVars map[string]string `json:"env_vars,omitempty" protobuf:"bytes,2,rep,name=env_vars,json=envVars"`
 	// metadata describes the profile.
 	// +optional
-	Metadata AIMProfileMetadata `json:"metadata,omitempty"`
+	Metadata AIMProfileMetadata `json:"metadata,omitempty" protobuf:"bytes,3,opt,name=metadata"`
 	// originalDiscoveryOutput is the discovery output the profile was taken from.
 	// +optional
-	OriginalDiscoveryOutput *JSON `json:"originalDiscoveryOutput,omitempty"`
+	OriginalDiscoveryOutput *JSON `json:"originalDiscoveryOutput,omitempty" protobuf:"bytes,4,opt,name=originalDiscoveryOutput"`
 }
 
 // AIMProfileMetadata describes a runtime profile.
 type AIMProfileMetadata struct {
 	// engine is the inference engine, for example vllm.
 	// +optional
-	Engine string `json:"engine,omitempty"`
+	Engine string `json:"engine,omitempty" protobuf:"bytes,1,opt,name=engine"`
 	// gpu is the GPU model the profile is tuned for.
 	// +optional
-	GPU string `json:"gpu,omitempty"`
+	GPU string `json:"gpu,omitempty" protobuf:"bytes,2,opt,name=gpu"`
 	// gpuCount is the number of GPUs per replica.
 	// +optional
 	// +k8s:validation:minimum=0
-	GPUCount int32 `json:"gpuCount,omitempty"`
+	GPUCount int32 `json:"gpuCount,omitempty" protobuf:"varint,3,opt,name=gpuCount"`
 	// metric is the optimisation goal of the profile.
 	// +optional
-	Metric AIMMetric `json:"metric,omitempty"`
+	Metric AIMMetric `json:"metric,omitempty" protobuf:"bytes,4,opt,name=metric,casttype=AIMMetric"`
 	// precision of the profile.
 	// +optional
-	Precision AIMPrecision `json:"precision,omitempty"`
+	Precision AIMPrecision `json:"precision,omitempty" protobuf:"bytes,5,opt,name=precision,casttype=AIMPrecision"`
 	// type says how well the profile is tuned: optimized, preview or unoptimized.
 	// +optional
-	Type AIMProfileType `json:"type,omitempty"`
+	Type AIMProfileType `json:"type,omitempty" protobuf:"bytes,6,opt,name=type,casttype=AIMProfileType"`
 }
 
 // AIMStorageConfig controls the volumes that hold downloaded models.
@@ -222,15 +222,15 @@ type AIMStorageConfig struct {
 	// +optional
 	// +k8s:validation:pattern="^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"
 	// +k8s:validation:maxLength=253
-	DefaultStorageClassName *string `json:"defaultStorageClassName,omitempty"`
+	DefaultStorageClassName *string `json:"defaultStorageClassName,omitempty" protobuf:"bytes,1,opt,name=defaultStorageClassName"`
 	// pvcHeadroomPercent is extra space, in percent of the model size, added to cache volumes. Defaults to 10.
 	// +optional
 	// +k8s:validation:minimum=0
-	PVCHeadroomPercent *int32 `json:"pvcHeadroomPercent,omitempty"`
+	PVCHeadroomPercent *int32 `json:"pvcHeadroomPercent,omitempty" protobuf:"varint,2,opt,name=pvcHeadroomPercent"`
 	// accessModes of model cache volumes. When no runtime config sets it, ReadWriteMany is used.
 	// +optional
 	// +listType=atomic
-	AccessModes []corev1.PersistentVolumeAccessMode `json:"accessModes,omitempty"`
+	AccessModes []corev1.PersistentVolumeAccessMode `json:"accessModes,omitempty" protobuf:"bytes,3,rep,name=accessModes,casttype=k8s.io/api/core/v1.PersistentVolumeAccessMode"`
 }
 
 // AIMGatewayParentReference names the Gateway API parent (usually a Gateway) an HTTPRoute attaches to.
@@ -241,52 +241,52 @@ type AIMGatewayParentReference struct {
 	// +default="gateway.networking.k8s.io"
 	// +k8s:validation:pattern="^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
 	// +k8s:validation:maxLength=253
-	Group *string `json:"group,omitempty"`
+	Group *string `json:"group,omitempty" protobuf:"bytes,1,opt,name=group"`
 	// kind of the parent. Defaults to Gateway.
 	// +optional
 	// +default="Gateway"
 	// +k8s:validation:pattern="^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$"
 	// +k8s:validation:maxLength=63
-	Kind *string `json:"kind,omitempty"`
+	Kind *string `json:"kind,omitempty" protobuf:"bytes,2,opt,name=kind"`
 	// namespace of the parent; defaults to the namespace of the route.
 	// +optional
 	// +k8s:validation:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 	// +k8s:validation:maxLength=63
-	Namespace *string `json:"namespace,omitempty"`
+	Namespace *string `json:"namespace,omitempty" protobuf:"bytes,3,opt,name=namespace"`
 	// name of the parent.
 	// +required
 	// +k8s:validation:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
 	// +k8s:validation:maxLength=253
-	Name string `json:"name"`
+	Name string `json:"name" protobuf:"bytes,4,opt,name=name"`
 	// sectionName is the listener of the parent to attach to.
 	// +optional
 	// +k8s:validation:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
 	// +k8s:validation:maxLength=253
-	SectionName *string `json:"sectionName,omitempty"`
+	SectionName *string `json:"sectionName,omitempty" protobuf:"bytes,5,opt,name=sectionName"`
 	// port of the parent listener to attach to.
 	// +optional
 	// +k8s:validation:minimum=1
 	// +k8s:validation:maximum=65535
-	Port *int32 `json:"port,omitempty"`
+	Port *int32 `json:"port,omitempty" protobuf:"varint,6,opt,name=port"`
 }
 
 // AIMRuntimeRoutingConfig controls the HTTPRoute that exposes an inference endpoint through a Gateway.
 type AIMRuntimeRoutingConfig struct {
 	// enabled turns routing on or off.
 	// +optional
-	Enabled *bool `json:"enabled,omitempty"`
+	Enabled *bool `json:"enabled,omitempty" protobuf:"varint,1,opt,name=enabled"`
 	// gatewayRef is the Gateway the HTTPRoute attaches to; required when routing is enabled.
 	// +optional
-	GatewayRef *AIMGatewayParentReference `json:"gatewayRef,omitempty"`
+	GatewayRef *AIMGatewayParentReference `json:"gatewayRef,omitempty" protobuf:"bytes,2,opt,name=gatewayRef"`
 	// pathTemplate renders the route path from the service with JSONPath expressions, for example
 	// /{.metadata.namespace}/{.metadata.name}.
 	// +optional
 	// +k8s:validation:pattern="[^\\t\\n\\v\\f\\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
-	PathTemplate *string `json:"pathTemplate,omitempty"`
+	PathTemplate *string `json:"pathTemplate,omitempty" protobuf:"bytes,3,opt,name=pathTemplate"`
 	// requestTimeout is the HTTPRoute rule timeout, for example 60s.
 	// +optional
-	RequestTimeout *metav1.Duration `json:"requestTimeout,omitempty"`
+	RequestTimeout *metav1.Duration `json:"requestTimeout,omitempty" protobuf:"bytes,4,opt,name=requestTimeout"`
 	// annotations are copied onto the HTTPRoute.
 	// +optional
-	Annotations map[string]string `json:"annotations,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty" protobuf:"bytes,5,rep,name=annotations"`
 }

@@ -911,7 +911,7 @@ func autoConvert_v1alpha1_AIMArtifactSpec_To_aim_AIMArtifactSpec(in *AIMArtifact
 	out.SourceURI = in.SourceURI
 	out.ModelID = in.ModelID
 	out.StorageClassName = in.StorageClassName
-	out.Size = (*resource.Quantity)(unsafe.Pointer(in.Size))
+	out.WeightsSize = (*resource.Quantity)(unsafe.Pointer(in.WeightsSize))
 	out.Env = *(*[]v1.EnvVar)(unsafe.Pointer(&in.Env))
 	out.ModelDownloadImage = in.ModelDownloadImage
 	out.ImagePullSecrets = *(*[]v1.LocalObjectReference)(unsafe.Pointer(&in.ImagePullSecrets))
@@ -928,7 +928,7 @@ func autoConvert_aim_AIMArtifactSpec_To_v1alpha1_AIMArtifactSpec(in *aim.AIMArti
 	out.SourceURI = in.SourceURI
 	out.ModelID = in.ModelID
 	out.StorageClassName = in.StorageClassName
-	out.Size = (*resource.Quantity)(unsafe.Pointer(in.Size))
+	out.WeightsSize = (*resource.Quantity)(unsafe.Pointer(in.WeightsSize))
 	out.Env = *(*[]v1.EnvVar)(unsafe.Pointer(&in.Env))
 	out.ModelDownloadImage = in.ModelDownloadImage
 	out.ImagePullSecrets = *(*[]v1.LocalObjectReference)(unsafe.Pointer(&in.ImagePullSecrets))
@@ -1660,7 +1660,7 @@ func Convert_aim_AIMModelList_To_v1alpha1_AIMModelList(in *aim.AIMModelList, out
 func autoConvert_v1alpha1_AIMModelSource_To_aim_AIMModelSource(in *AIMModelSource, out *aim.AIMModelSource, s conversion.Scope) error {
 	out.ModelID = in.ModelID
 	out.SourceURI = in.SourceURI
-	out.Size = (*resource.Quantity)(unsafe.Pointer(in.Size))
+	out.WeightsSize = (*resource.Quantity)(unsafe.Pointer(in.WeightsSize))
 	out.Env = *(*[]v1.EnvVar)(unsafe.Pointer(&in.Env))
 	return nil
 }
@@ -1673,7 +1673,7 @@ func Convert_v1alpha1_AIMModelSource_To_aim_AIMModelSource(in *AIMModelSource, o
 func autoConvert_aim_AIMModelSource_To_v1alpha1_AIMModelSource(in *aim.AIMModelSource, out *AIMModelSource, s conversion.Scope) error {
 	out.ModelID = in.ModelID
 	out.SourceURI = in.SourceURI
-	out.Size = (*resource.Quantity)(unsafe.Pointer(in.Size))
+	out.WeightsSize = (*resource.Quantity)(unsafe.Pointer(in.WeightsSize))
 	out.Env = *(*[]v1.EnvVar)(unsafe.Pointer(&in.Env))
 	return nil
 }

@@ -190,8 +190,8 @@ func validateModelSource(src *aim.AIMModelSource, fldPath *field.Path) field.Err
 	var errs field.ErrorList
 	errs = append(errs, validateModelID(src.ModelID, true, fldPath.Child("modelId"))...)
 	errs = append(errs, validateSourceURI(src.SourceURI, fldPath.Child("sourceUri"))...)
-	if src.Size != nil {
-		errs = append(errs, validateNonNegativeQuantity(*src.Size, fldPath.Child("size"))...)
+	if src.WeightsSize != nil {
+		errs = append(errs, validateNonNegativeQuantity(*src.WeightsSize, fldPath.Child("size"))...)
 	}
 	errs = append(errs, validateEnv(src.Env, fldPath.Child("env"))...)
 	return errs

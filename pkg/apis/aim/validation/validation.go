@@ -650,8 +650,8 @@ func validateArtifactSpec(spec *aim.AIMArtifactSpec) field.ErrorList {
 	errs = append(errs, validateSourceURI(spec.SourceURI, specPath.Child("sourceUri"))...)
 	errs = append(errs, validateModelID(spec.ModelID, false, specPath.Child("modelId"))...)
 	errs = append(errs, validateOptionalName(spec.StorageClassName, specPath.Child("storageClassName"))...)
-	if spec.Size != nil {
-		errs = append(errs, validateNonNegativeQuantity(*spec.Size, specPath.Child("size"))...)
+	if spec.WeightsSize != nil {
+		errs = append(errs, validateNonNegativeQuantity(*spec.WeightsSize, specPath.Child("size"))...)
 	}
 	errs = append(errs, validateEnv(spec.Env, specPath.Child("env"))...)
 	if spec.ModelDownloadImage != "" {

@@ -438,7 +438,7 @@ func templateTables() (tables []table) {
 			invalid: func(o *aim.AIMServiceTemplate) { o.Spec.ModelSources = []aim.AIMModelSource{source(), source()} }, field: "spec.modelSources[1].modelId", errType: field.ErrorTypeDuplicate},
 		{name: "model source size", invalid: func(o *aim.AIMServiceTemplate) {
 			src := source()
-			src.Size = ptr.To(resource.MustParse("-1"))
+			src.WeightsSize = ptr.To(resource.MustParse("-1"))
 			o.Spec.ModelSources = []aim.AIMModelSource{src}
 		}, field: "spec.modelSources[0].size", errType: field.ErrorTypeInvalid},
 		{name: "caching env", schema: true, invalid: func(o *aim.AIMServiceTemplate) {
@@ -707,8 +707,8 @@ func artifactTables() (tables []table) {
 		{name: "source uri pattern", schema: true, valid: func(a *aim.AIMArtifact) { a.Spec.SourceURI = "hf://org/model" },
 			invalid: func(a *aim.AIMArtifact) { a.Spec.SourceURI = "hf://org/mo del" }, field: "spec.sourceUri", errType: field.ErrorTypeInvalid},
 		{name: "model id pattern", schema: true, invalid: func(a *aim.AIMArtifact) { a.Spec.ModelID = "a/b/c" }, field: "spec.modelId", errType: field.ErrorTypeInvalid},
-		{name: "size", valid: func(a *aim.AIMArtifact) { a.Spec.Size = ptr.To(resource.MustParse("10Gi")) },
-			invalid: func(a *aim.AIMArtifact) { a.Spec.Size = ptr.To(resource.MustParse("-10Gi")) }, field: "spec.size", errType: field.ErrorTypeInvalid},
+		{name: "size", valid: func(a *aim.AIMArtifact) { a.Spec.WeightsSize = ptr.To(resource.MustParse("10Gi")) },
+			invalid: func(a *aim.AIMArtifact) { a.Spec.WeightsSize = ptr.To(resource.MustParse("-10Gi")) }, field: "spec.size", errType: field.ErrorTypeInvalid},
 	}})
 	old := base()
 	tables = append(tables, ruleTable[*aim.AIMArtifact]{base: base, validate: func(a *aim.AIMArtifact) field.ErrorList { return ValidateAIMArtifactUpdate(a, old) }, cases: []ruleCase[*aim.AIMArtifact]{

@@ -29,7 +29,7 @@ type AIMArtifactSpecApplyConfiguration struct {
 	SourceURI          *string                                     `json:"sourceUri,omitempty"`
 	ModelID            *string                                     `json:"modelId,omitempty"`
 	StorageClassName   *string                                     `json:"storageClassName,omitempty"`
-	Size               *resource.Quantity                          `json:"size,omitempty"`
+	WeightsSize        *resource.Quantity                          `json:"size,omitempty"`
 	Env                []v1.EnvVarApplyConfiguration               `json:"env,omitempty"`
 	ModelDownloadImage *string                                     `json:"modelDownloadImage,omitempty"`
 	ImagePullSecrets   []v1.LocalObjectReferenceApplyConfiguration `json:"imagePullSecrets,omitempty"`
@@ -66,11 +66,11 @@ func (b *AIMArtifactSpecApplyConfiguration) WithStorageClassName(value string) *
 	return b
 }
 
-// WithSize sets the Size field in the declarative configuration to the given value
+// WithWeightsSize sets the WeightsSize field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
-// If called multiple times, the Size field is set to the value of the last call.
-func (b *AIMArtifactSpecApplyConfiguration) WithSize(value resource.Quantity) *AIMArtifactSpecApplyConfiguration {
-	b.Size = &value
+// If called multiple times, the WeightsSize field is set to the value of the last call.
+func (b *AIMArtifactSpecApplyConfiguration) WithWeightsSize(value resource.Quantity) *AIMArtifactSpecApplyConfiguration {
+	b.WeightsSize = &value
 	return b
 }
 

@@ -26,10 +26,10 @@ import (
 // AIMModelSourceApplyConfiguration represents a declarative configuration of the AIMModelSource type for use
 // with apply.
 type AIMModelSourceApplyConfiguration struct {
-	ModelID   *string                       `json:"modelId,omitempty"`
-	SourceURI *string                       `json:"sourceUri,omitempty"`
-	Size      *resource.Quantity            `json:"size,omitempty"`
-	Env       []v1.EnvVarApplyConfiguration `json:"env,omitempty"`
+	ModelID     *string                       `json:"modelId,omitempty"`
+	SourceURI   *string                       `json:"sourceUri,omitempty"`
+	WeightsSize *resource.Quantity            `json:"size,omitempty"`
+	Env         []v1.EnvVarApplyConfiguration `json:"env,omitempty"`
 }
 
 // AIMModelSourceApplyConfiguration constructs a declarative configuration of the AIMModelSource type for use with
@@ -54,11 +54,11 @@ func (b *AIMModelSourceApplyConfiguration) WithSourceURI(value string) *AIMModel
 	return b
 }
 
-// WithSize sets the Size field in the declarative configuration to the given value
+// WithWeightsSize sets the WeightsSize field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
-// If called multiple times, the Size field is set to the value of the last call.
-func (b *AIMModelSourceApplyConfiguration) WithSize(value resource.Quantity) *AIMModelSourceApplyConfiguration {
-	b.Size = &value
+// If called multiple times, the WeightsSize field is set to the value of the last call.
+func (b *AIMModelSourceApplyConfiguration) WithWeightsSize(value resource.Quantity) *AIMModelSourceApplyConfiguration {
+	b.WeightsSize = &value
 	return b
 }
 
