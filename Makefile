@@ -10,7 +10,7 @@ FUZZTIME  ?= 10s
 LONG_FUZZTIME ?= 5m
 GO        ?= go
 
-.PHONY: all build run test verify unit fuzz fuzz-short update-codegen verify-codegen clean tools image chart e2e crash bench-controller local-up local-down
+.PHONY: all build run test verify unit fuzz fuzz-short update-codegen verify-codegen clean tools image chart e2e crash bench bench-controller local-up local-down
 
 all: build
 
@@ -73,12 +73,20 @@ chart: tools
 e2e: tools
 	hack/e2e.sh
 
+## bench: the AIM API side by side with a CRD twin of the same kinds (same schemas, served by kube-apiserver) on
+## a fresh local control plane with the controller off: creates, updates, status updates, LISTs, watch delivery,
+## memory and etcd bytes, through the aggregator, to the twin, to aim-apiserver directly and as raw etcd puts;
+## prints one table with ratios and the targets, asserts nothing (BENCH_ARGS, e.g. BENCH_ARGS="-objects 2000
+## -rounds 1"). make e2e runs a tiny form of it.
+bench: tools
+	hack/bench.sh api $(BENCH_ARGS)
+
 ## bench-controller: the controller at cluster scale on a fresh local control plane (100 GPU Nodes, 20 cluster
 ## models, 1,000 AIMServices by default; BENCH_ARGS passes flags, e.g. BENCH_ARGS="-services 200"); prints a
 ## table with the targets, asserts nothing. make e2e runs a tiny form of it.
 BENCH_ARGS ?=
 bench-controller: tools
-	hack/bench-controller.sh $(BENCH_ARGS)
+	hack/bench.sh controller $(BENCH_ARGS)
 
 ## crash: the crash-consistency test alone, with CRASH_KILLS kill -9 rounds of aim-apiserver during a write
 ## churn (make e2e runs it with 3), then the ledger check.

@@ -13,6 +13,7 @@
 # write to _output/local/logs/*-audit.log.
 # AIM_DISCOVERY_BACKOFF_BASE (default 3s) shortens discovery retries so that tests see them; AIM_RESYNC_PERIOD
 # (default 5s) makes resyncs frequent enough to show they write nothing.
+# AIM_RUN_CONTROLLER=false starts aim-apiserver without its controller (make bench).
 # AIM_IMAGE_METADATA_REGISTRIES (default 127.0.0.1,localhost): registries models may read labels from; this
 # machine reaches no public registry, and tests serve images from loopback.
 set -o errexit -o nounset -o pipefail
@@ -271,7 +272,7 @@ start aim-apiserver "${BIN}/aim-apiserver" \
 	--tls-cert-file "${ROOT}/artifacts/deploy/certs/tls.crt" --tls-private-key-file "${ROOT}/artifacts/deploy/certs/tls.key" \
 	--kubeconfig "${AIM_KUBECONFIG}" --authentication-kubeconfig "${AIM_KUBECONFIG}" --authorization-kubeconfig "${AIM_KUBECONFIG}" \
 	--system-namespace aim-system --discovery-backoff-base "${AIM_DISCOVERY_BACKOFF_BASE:-3s}" \
-	--controller-resync-period "${AIM_RESYNC_PERIOD:-5s}" \
+	--controller-resync-period "${AIM_RESYNC_PERIOD:-5s}" --run-controller="${AIM_RUN_CONTROLLER:-true}" \
 	--image-metadata-registries "${AIM_IMAGE_METADATA_REGISTRIES:-127.0.0.1,localhost}"
 wait_for "APIService v1alpha1.aim.eai.amd.com Available" 90 "${LOGS}/aim-apiserver.log" \
 	"${KUBECTL[@]}" wait --for condition=Available --timeout 2s apiservice/v1alpha1.aim.eai.amd.com

@@ -12,17 +12,17 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/aim-apiserver/aim-apiserver/hack/bench/measure"
 )
 
 type config struct {
@@ -46,7 +46,7 @@ func main() {
 	var c config
 	root := "."
 	flag.StringVar(&c.kubeconfig, "kubeconfig", filepath.Join(root, "_output", "local", "kubeconfig"), "Cluster admin kubeconfig of the harness.")
-	flag.StringVar(&c.aimServer, "aim-server", "https://127.0.0.1:"+envOr("AIM_PORT", "18443"), "aim-apiserver's address, for its /metrics (read directly, past the aggregator).")
+	flag.StringVar(&c.aimServer, "aim-server", "https://127.0.0.1:"+measure.EnvOr("AIM_PORT", "18443"), "aim-apiserver's address, for its /metrics (read directly, past the aggregator).")
 	flag.StringVar(&c.aimCA, "aim-ca", filepath.Join(root, "artifacts", "deploy", "certs", "ca.crt"), "CA of aim-apiserver's serving certificate.")
 	flag.IntVar(&c.nodes, "nodes", 100, "AMD GPU Nodes (API objects, 8 MI300X GPUs each).")
 	flag.IntVar(&c.models, "models", 20, "Cluster models, each with one cluster template played to Ready.")
@@ -61,35 +61,19 @@ func main() {
 	flag.StringVar(&c.heapProfile, "heap-profile", "", "Keep aim-apiserver's heap profile after the steady state in this file.")
 	flag.Parse()
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	if err := run(ctx, c); err != nil {
-		fmt.Fprintln(os.Stderr, "bench-controller:", err)
-		os.Exit(1)
-	}
-}
-
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
+	measure.Main("bench-controller", c.timeout, func(ctx context.Context) error { return run(ctx, c) })
 }
 
 // logf reports progress on stderr; the table goes to stdout.
-func logf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "[bench-controller %s] %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
-}
+func logf(format string, args ...any) { measure.Logf("bench-controller", format, args...) }
 
 // clients are the benchmark's clients: as the cluster admin through kube-apiserver, and metrics readers for
 // both servers.
 type clients struct {
 	kube    kubernetes.Interface
 	dyn     dynamic.Interface
-	kubeMet metricsReader
-	aimMet  metricsReader
+	kubeMet measure.Server
+	aimMet  measure.Server
 }
 
 func newClients(c config) (*clients, error) {
@@ -120,8 +104,8 @@ func newClients(c config) (*clients, error) {
 	}
 	return &clients{
 		kube: kube, dyn: dyn,
-		kubeMet: metricsReader{client: kubeHTTP, url: strings.TrimSuffix(rc.Host, "/") + "/metrics"},
-		aimMet:  metricsReader{client: aimHTTP, url: strings.TrimSuffix(aim.Host, "/") + "/metrics"},
+		kubeMet: measure.Server{Name: "kube-apiserver", Client: kubeHTTP, MetricsURL: strings.TrimSuffix(rc.Host, "/") + "/metrics"},
+		aimMet:  measure.Server{Name: "aim-apiserver", Client: aimHTTP, MetricsURL: strings.TrimSuffix(aim.Host, "/") + "/metrics", Profiling: true},
 	}, nil
 }
 
@@ -133,7 +117,7 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	r := &result{config: c, cores: runtime.NumCPU(), loadBefore: loadavg()}
+	r := &result{config: c, cores: runtime.NumCPU(), loadBefore: measure.Loadavg()}
 	w := newWorld(cl, c)
 	if !c.keep {
 		defer w.cleanup()
@@ -150,20 +134,7 @@ func run(ctx context.Context, c config) error {
 	if err := w.handEdits(ctx, r); err != nil {
 		return fmt.Errorf("hand edits: %w", err)
 	}
-	r.loadAfter = loadavg()
+	r.loadAfter = measure.Loadavg()
 	r.print(os.Stdout)
 	return nil
-}
-
-// loadavg is the machine's load (1, 5, 15 minutes), as /proc/loadavg gives it.
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "n/a"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "n/a"
-	}
-	return strings.Join(f[:3], " ")
 }

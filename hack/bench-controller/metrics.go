@@ -3,13 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
-	"net/http"
 	"sort"
-	"strings"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/aim-apiserver/aim-apiserver/hack/bench/measure"
 )
 
 // writeKey names one kind of write request a server received (apiserver_request_total) or the controller sent
@@ -98,6 +98,19 @@ func parseMetrics(r io.Reader) (scrape, error) {
 	if err != nil {
 		return scrape{}, fmt.Errorf("parsing metrics: %w", err)
 	}
+	return fromFamilies(families), nil
+}
+
+// readScrape reads a server's metrics.
+func readScrape(s measure.Server) (scrape, error) {
+	families, err := s.Families()
+	if err != nil {
+		return scrape{}, err
+	}
+	return fromFamilies(families), nil
+}
+
+func fromFamilies(families map[string]*dto.MetricFamily) scrape {
 	s := scrape{Requests: writes{}, Controller: writes{}}
 	for _, m := range families["apiserver_request_total"].GetMetric() {
 		l := labels(m)
@@ -114,10 +127,10 @@ func parseMetrics(r io.Reader) (scrape, error) {
 			s.QueueDepth = m.GetGauge().GetValue()
 		}
 	}
-	s.CPUSeconds = single(families["process_cpu_seconds_total"])
-	s.RSSBytes = single(families["process_resident_memory_bytes"])
-	s.HeapBytes = single(families["go_memstats_heap_inuse_bytes"])
-	return s, nil
+	s.CPUSeconds = measure.Single(families["process_cpu_seconds_total"])
+	s.RSSBytes = measure.Single(families["process_resident_memory_bytes"])
+	s.HeapBytes = measure.Single(families["go_memstats_heap_inuse_bytes"])
+	return s
 }
 
 func labels(m *dto.Metric) map[string]string {
@@ -126,54 +139,4 @@ func labels(m *dto.Metric) map[string]string {
 		out[l.GetName()] = l.GetValue()
 	}
 	return out
-}
-
-// single is the value of a metric without labels (0 when the server does not export it).
-func single(f *dto.MetricFamily) float64 {
-	for _, m := range f.GetMetric() {
-		switch {
-		case m.Counter != nil:
-			return m.GetCounter().GetValue()
-		case m.Gauge != nil:
-			return m.GetGauge().GetValue()
-		case m.Untyped != nil:
-			return m.GetUntyped().GetValue()
-		}
-	}
-	return 0
-}
-
-// metricsReader reads one server's /metrics.
-type metricsReader struct {
-	client *http.Client
-	url    string
-}
-
-// collect has the server collect garbage (its heap profile does, first) and returns the profile, so that
-// the next reading of its heap counts live objects only.
-func (r metricsReader) collect() ([]byte, error) {
-	url := strings.TrimSuffix(r.url, "/metrics") + "/debug/pprof/heap?gc=1"
-	resp, err := r.client.Get(url)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", url, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("reading %s: %s %v", url, resp.Status, err)
-	}
-	return body, nil
-}
-
-func (r metricsReader) read() (scrape, error) {
-	resp, err := r.client.Get(r.url)
-	if err != nil {
-		return scrape{}, fmt.Errorf("reading %s: %w", r.url, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return scrape{}, fmt.Errorf("reading %s: %s: %s", r.url, resp.Status, strings.TrimSpace(string(body)))
-	}
-	return parseMetrics(resp.Body)
 }

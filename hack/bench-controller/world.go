@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -22,6 +21,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/aim-apiserver/aim-apiserver/hack/bench/measure"
 )
 
 const (
@@ -63,29 +64,6 @@ func (w *world) model(i int) string     { return fmt.Sprintf("bench-m%02d", i%w.
 func (w *world) service(i int) string   { return fmt.Sprintf("svc-%04d", i) }
 func (w *world) node(i int) string      { return fmt.Sprintf("bench-gpu-%03d", i) }
 
-// parallel runs do(0..n-1) with c.concurrency workers and returns the first error.
-func (w *world) parallel(ctx context.Context, n int, do func(ctx context.Context, i int) error) error {
-	var next atomic.Int64
-	var first error
-	var once sync.Once
-	var wg sync.WaitGroup
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	for range min(w.c.concurrency, n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < n && ctx.Err() == nil; i = int(next.Add(1) - 1) {
-				if err := do(ctx, i); err != nil {
-					once.Do(func() { first = err; cancel() })
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return first
-}
-
 func ignoreExists(err error) error {
 	if apierrors.IsAlreadyExists(err) {
 		return nil
@@ -105,7 +83,7 @@ func (w *world) setup(ctx context.Context) error {
 	}
 	logf("creating %d GPU Nodes (8 x MI300X each, no kubelet)", w.c.nodes)
 	gpus := resource.MustParse("8")
-	err := w.parallel(ctx, w.c.nodes, func(ctx context.Context, i int) error {
+	err := measure.Parallel(ctx, w.c.concurrency, w.c.nodes, func(ctx context.Context, i int) error {
 		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: w.node(i), Labels: map[string]string{"amd.com/gpu.device-id": "74a1", runLabel: "controller"}}}
 		created, err := kube.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
@@ -125,7 +103,7 @@ func (w *world) setup(ctx context.Context) error {
 		return err
 	}
 	logf("creating %d cluster models and templates", w.c.models)
-	err = w.parallel(ctx, w.c.models, func(ctx context.Context, i int) error {
+	err = measure.Parallel(ctx, w.c.concurrency, w.c.models, func(ctx context.Context, i int) error {
 		name := w.model(i)
 		model := object("AIMClusterModel", name+"-model", "", map[string]any{
 			"image":         "registry.example/aim/" + name + ":1.0",
@@ -281,10 +259,10 @@ func (w *world) watchInferenceServices(ctx context.Context) error {
 
 // readBoth reads both servers' metrics.
 func (w *world) readBoth() (aim, kube scrape, err error) {
-	if aim, err = w.cl.aimMet.read(); err != nil {
+	if aim, err = readScrape(w.cl.aimMet); err != nil {
 		return aim, kube, err
 	}
-	kube, err = w.cl.kubeMet.read()
+	kube, err = readScrape(w.cl.kubeMet)
 	return aim, kube, err
 }
 
@@ -314,7 +292,7 @@ func (w *world) converge(ctx context.Context, r *result) error {
 	}
 	logf("applying %d AIMServices over %d namespaces, %d at a time", w.c.services, w.c.namespaces, w.c.concurrency)
 	start := time.Now()
-	err = w.parallel(ctx, w.c.services, func(ctx context.Context, i int) error {
+	err = measure.Parallel(ctx, w.c.concurrency, w.c.services, func(ctx context.Context, i int) error {
 		svc := object("AIMService", w.service(i), w.namespace(i), map[string]any{
 			"model":   map[string]any{"name": w.model(i) + "-model"},
 			"caching": map[string]any{"mode": "Never"},
@@ -360,7 +338,7 @@ func (w *world) converge(ctx context.Context, r *result) error {
 // liveHeap is aim-apiserver's heap in use right after a garbage collection; with a file name it keeps the
 // heap profile there (go tool pprof -sample_index=inuse_space reads it).
 func (w *world) liveHeap(profile string) (float64, error) {
-	data, err := w.cl.aimMet.collect()
+	data, err := w.cl.aimMet.CollectGarbage()
 	if err != nil {
 		return 0, err
 	}
@@ -370,7 +348,7 @@ func (w *world) liveHeap(profile string) (float64, error) {
 		}
 		logf("heap profile of aim-apiserver in %s", profile)
 	}
-	s, err := w.cl.aimMet.read()
+	s, err := readScrape(w.cl.aimMet)
 	return s.HeapBytes, err
 }
 
@@ -449,7 +427,7 @@ func (w *world) handEdits(ctx context.Context, r *result) error {
 		return err
 	}
 	start := time.Now()
-	err = w.parallel(ctx, len(keys), func(ctx context.Context, i int) error {
+	err = measure.Parallel(ctx, w.c.concurrency, len(keys), func(ctx context.Context, i int) error {
 		ns, name, _ := strings.Cut(keys[i], "/")
 		patch, _ := json.Marshal(map[string]any{"spec": map[string]any{"predictor": map[string]any{"minReplicas": orig[i].minReplicas + 2}}})
 		u, err := w.cl.dyn.Resource(inferenceSvcs).Namespace(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: handEditManager})
