@@ -13,7 +13,8 @@
 # write to _output/local/logs/*-audit.log.
 # AIM_DISCOVERY_BACKOFF_BASE (default 3s) shortens discovery retries so that tests see them; AIM_RESYNC_PERIOD
 # (default 5s) makes resyncs frequent enough to show they write nothing.
-# AIM_RUN_CONTROLLER=false starts aim-apiserver without its controller (make bench).
+# AIM_RUN_CONTROLLER=false starts aim-apiserver without its controller, AIM_AUDIT=false without its audit log,
+# as artifacts/deploy runs it (make bench).
 # AIM_IMAGE_METADATA_REGISTRIES (default 127.0.0.1,localhost): registries models may read labels from; this
 # machine reaches no public registry, and tests serve images from loopback.
 set -o errexit -o nounset -o pipefail
@@ -264,10 +265,14 @@ AIM_KUBECONFIG="${OUT}/aim-apiserver.kubeconfig"
 "${BIN}/kubectl" config --kubeconfig "${AIM_KUBECONFIG}" set-context local --cluster local --user aim-apiserver >/dev/null
 "${BIN}/kubectl" config --kubeconfig "${AIM_KUBECONFIG}" use-context local >/dev/null
 
+AIM_AUDIT_ARGS=(--audit-policy-file "${ROOT}/hack/audit-policy.yaml" --audit-log-path "${LOGS}/aim-apiserver-audit.log")
+if [[ "${AIM_AUDIT:-true}" == "false" ]]; then
+	AIM_AUDIT_ARGS=()
+fi
 start aim-apiserver "${BIN}/aim-apiserver" \
 	--etcd-servers "https://127.0.0.1:${ETCD_PORT}" --etcd-cafile "${ETCD_PKI}/ca.crt" \
 	--etcd-certfile "${ETCD_PKI}/client.crt" --etcd-keyfile "${ETCD_PKI}/client.key" \
-	--audit-policy-file "${ROOT}/hack/audit-policy.yaml" --audit-log-path "${LOGS}/aim-apiserver-audit.log" \
+	"${AIM_AUDIT_ARGS[@]}" \
 	--bind-address 127.0.0.1 --secure-port "${AIM_PORT}" \
 	--tls-cert-file "${ROOT}/artifacts/deploy/certs/tls.crt" --tls-private-key-file "${ROOT}/artifacts/deploy/certs/tls.key" \
 	--kubeconfig "${AIM_KUBECONFIG}" --authentication-kubeconfig "${AIM_KUBECONFIG}" --authorization-kubeconfig "${AIM_KUBECONFIG}" \

@@ -30,8 +30,8 @@ const (
 	rowWatchP50      = "watch delivery p50: ms"
 	rowWatchP99      = "watch delivery p99: ms"
 	rowWatchCPU      = "watch: CPU s of kube-apiserver + aim-apiserver"
-	rowHeap          = "heap per 10k objects (after GC): MiB"
-	rowRSS           = "RSS growth per 10k objects: MiB"
+	rowHeap          = "heap per 10k objects (after GC) of the server holding them: MiB"
+	rowRSS           = "RSS growth per 10k objects of the server holding them: MiB"
 	rowEtcdBytes     = "etcd bytes per object"
 )
 
@@ -141,7 +141,8 @@ func (r *results) print(out io.Writer) {
 	fmt.Fprintf(out, "machine: %d cores, load %s before, %s after. Cells: median of the rounds (best round). "+
 		"ratio = aggregated / CRD twin (medians). aggregated = kube-apiserver -> aim-apiserver; direct = aim-apiserver without the aggregator; "+
 		"etcd = puts of the bytes aim-apiserver stores. Creates: %d at concurrency 1, %d at concurrency %d; updates and status "+
-		"updates are merge patches; LISTs read the %d objects (fastest of %d reads); watch: %d watchers, %d changes.\n\n",
+		"updates are merge patches; LISTs read the %d objects (fastest of %d reads); watch: %d watchers, %d changes; etcd bytes "+
+		"after the status updates.\n\n",
 		r.cores, r.loadBefore, r.loadAfter, r.c.serial, r.c.objects-r.c.serial, r.c.concurrency, r.c.objects, r.c.listRepeats, r.c.watchers, r.c.watchEvents)
 	fmt.Fprintf(out, "| measure | %s | ratio | target |\n", strings.Join(columns, " | "))
 	fmt.Fprintf(out, "|---|%s---|---|\n", strings.Repeat("---|", len(columns)))

@@ -3,9 +3,9 @@
 //
 // A typed API server decodes the request body into Go structs, and a value such as `size: 12xyz` fails inside
 // resource.Quantity's JSON decoder, which knows no field path: the generic handlers answer 400 "decode error".
-// The check runs just before the handlers, after authentication and authorization: it reads the body of
-// creates, updates and patches of the guarded resources, walks it alongside the resource's Go type and
-// reports every such field that would not decode. Anything it cannot read is left to the handlers.
+// The check sits just before the handlers, after authentication and authorization. When the handlers refuse
+// a create, update or patch of a guarded resource, it walks the body alongside the resource's Go type and
+// reports every such field that would not decode. Anything it cannot read is left to the handlers' answer.
 package fieldformat
 
 import (
@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
 	"k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/endpoints/responsewriter"
 	"sigs.k8s.io/yaml"
 )
 
@@ -59,7 +60,10 @@ func New(scheme *runtime.Scheme, gv schema.GroupVersion, resources map[string]st
 	return c, nil
 }
 
-// WithCheck wraps the API handler (inside the handler chain, where the request info is known).
+// WithCheck wraps the API handler (inside the handler chain, where the request info is known). The handlers
+// decode the body anyway, so the check reads it only when they refuse the request (400, 422 or 500): then a
+// field that would not decode replaces their answer with a 422 naming it, and any other refusal goes out as
+// they wrote it. Accepted requests pay for no second decode.
 func (c *Checker) WithCheck(handler http.Handler, s runtime.NegotiatedSerializer) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info, ok := request.RequestInfoFrom(r.Context())
@@ -76,6 +80,11 @@ func (c *Checker) WithCheck(handler http.Handler, s runtime.NegotiatedSerializer
 			handler.ServeHTTP(w, r)
 			return
 		}
+		refusal := &refusalHolder{ResponseWriter: w}
+		handler.ServeHTTP(responsewriter.WrapForHTTP1Or2(refusal), r)
+		if refusal.code == 0 {
+			return
+		}
 		if errs := c.check(body, r.Header.Get("Content-Type"), k.typ); len(errs) > 0 {
 			name := info.Name
 			if name == "" {
@@ -85,8 +94,57 @@ func (c *Checker) WithCheck(handler http.Handler, s runtime.NegotiatedSerializer
 			responsewriters.ErrorNegotiated(err, s, c.gv, w, r)
 			return
 		}
-		handler.ServeHTTP(w, r)
+		refusal.release()
 	})
+}
+
+// refusalHolder passes a response through unless its status is one a body that does not decode causes;
+// that one it holds back until the check has looked at the body.
+type refusalHolder struct {
+	http.ResponseWriter
+	// code is the held status; 0 while nothing is held.
+	code    int
+	held    bytes.Buffer
+	written bool
+}
+
+var _ responsewriter.UserProvidedDecorator = &refusalHolder{}
+
+func (h *refusalHolder) Unwrap() http.ResponseWriter { return h.ResponseWriter }
+
+func (h *refusalHolder) WriteHeader(code int) {
+	if h.written || h.code != 0 {
+		return
+	}
+	if code == http.StatusBadRequest || code == http.StatusUnprocessableEntity || code == http.StatusInternalServerError {
+		h.code = code
+		return
+	}
+	h.written = true
+	h.ResponseWriter.WriteHeader(code)
+}
+
+func (h *refusalHolder) Write(b []byte) (int, error) {
+	if !h.written && h.code == 0 {
+		h.WriteHeader(http.StatusOK)
+	}
+	if h.code != 0 {
+		return h.held.Write(b)
+	}
+	return h.ResponseWriter.Write(b)
+}
+
+// Flush sends nothing while a response is held.
+func (h *refusalHolder) Flush() {
+	if f, ok := h.ResponseWriter.(http.Flusher); ok && h.code == 0 {
+		f.Flush()
+	}
+}
+
+// release sends the held response as the handlers wrote it.
+func (h *refusalHolder) release() {
+	h.ResponseWriter.WriteHeader(h.code)
+	_, _ = h.ResponseWriter.Write(h.held.Bytes())
 }
 
 // CheckJSON reports the fields of a JSON object of a resource that would not decode; objects written by

@@ -68,7 +68,7 @@ func Run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return err
 	}
-	store, err := newAIMStore(o.Etcd)
+	store, err := newAIMStore(o.Etcd, o.StorageCompression)
 	if err != nil {
 		return err
 	}

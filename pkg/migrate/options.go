@@ -11,6 +11,7 @@ import (
 	cliflag "k8s.io/component-base/cli/flag"
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/cmd/server"
+	"github.com/aim-apiserver/aim-apiserver/pkg/storage/compression"
 )
 
 // Options configure a migration from aim-engine's CRDs to aim-apiserver, or its rollback.
@@ -19,6 +20,8 @@ type Options struct {
 	Kubeconfig string
 	// Etcd is aim-apiserver's storage, exactly as the server is configured (--etcd-* flags).
 	Etcd *genericoptions.EtcdOptions
+	// StorageCompression is the server's --storage-compression.
+	StorageCompression string
 	// KubeEtcd is kube-apiserver's etcd, needed only by --rollback after the switch: custom resources can only
 	// be given back their UIDs by writing them into the CRDs' storage.
 	KubeEtcd KubeEtcdOptions
@@ -59,14 +62,15 @@ func NewOptions(out io.Writer) *Options {
 	etcd.EnableWatchCache = false
 	etcd.StorageConfig.CountMetricPollPeriod = 0
 	return &Options{
-		Etcd:          etcd,
-		KubeEtcd:      KubeEtcdOptions{Prefix: "/registry"},
-		BackupDir:     "aim-migration-backup",
-		Service:       "aim-system/aim-apiserver",
-		Port:          443,
-		ServingSecret: "aim-system/aim-apiserver-serving-cert",
-		Timeout:       5 * time.Minute,
-		Out:           out,
+		Etcd:               etcd,
+		StorageCompression: compression.Zstd,
+		KubeEtcd:           KubeEtcdOptions{Prefix: "/registry"},
+		BackupDir:          "aim-migration-backup",
+		Service:            "aim-system/aim-apiserver",
+		Port:               443,
+		ServingSecret:      "aim-system/aim-apiserver-serving-cert",
+		Timeout:            5 * time.Minute,
+		Out:                out,
 	}
 }
 
@@ -100,6 +104,7 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 	fs.StringVar(&t.CertFile, "etcd-certfile", t.CertFile, "Client certificate for aim-apiserver's etcd.")
 	fs.StringVar(&t.KeyFile, "etcd-keyfile", t.KeyFile, "Key of --etcd-certfile.")
 	fs.StringVar(&o.Etcd.StorageConfig.Prefix, "etcd-prefix", o.Etcd.StorageConfig.Prefix, "aim-apiserver's --etcd-prefix.")
+	server.AddStorageCompressionFlag(fs, &o.StorageCompression)
 
 	fs = fss.FlagSet("rollback (kube-apiserver's etcd)")
 	k := &o.KubeEtcd
@@ -118,6 +123,9 @@ func (o *Options) Validate() error {
 		errs = append(errs, errors.New("--etcd-servers is required: aim-apiserver's etcd, where the objects are copied"))
 	}
 	errs = append(errs, o.Etcd.Validate()...)
+	if err := compression.Validate(o.StorageCompression); err != nil {
+		errs = append(errs, err)
+	}
 	for _, ref := range append([]string{o.Service, o.ServingSecret}, o.EngineDeployments...) {
 		if _, _, err := splitRef(ref); err != nil {
 			errs = append(errs, err)

@@ -22,6 +22,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/cmd/server"
 	"github.com/aim-apiserver/aim-apiserver/pkg/fieldformat"
 	"github.com/aim-apiserver/aim-apiserver/pkg/registry/aim/resource"
+	"github.com/aim-apiserver/aim-apiserver/pkg/storage/compression"
 )
 
 // aimStore reads and writes AIM objects in aim-apiserver's etcd with the server's own storage (codec, keys,
@@ -40,12 +41,15 @@ type kindStore struct {
 	status   *resource.StatusREST
 }
 
-func newAIMStore(etcd *genericoptions.EtcdOptions) (*aimStore, error) {
+func newAIMStore(etcd *genericoptions.EtcdOptions, compressionMode string) (*aimStore, error) {
 	if err := server.ApplyStorageCodec(etcd); err != nil {
 		return nil, err
 	}
-	getter := &genericoptions.StorageFactoryRestOptionsFactory{
+	getter, err := compression.Getter(&genericoptions.StorageFactoryRestOptionsFactory{
 		Options: *etcd, StorageFactory: &genericoptions.SimpleStorageFactory{StorageConfig: etcd.StorageConfig},
+	}, compressionMode)
+	if err != nil {
+		return nil, err
 	}
 	s := &aimStore{}
 	resources := map[string]string{}

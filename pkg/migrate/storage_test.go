@@ -39,7 +39,7 @@ func startStore(t *testing.T) *aimStore {
 	o := NewOptions(&bytes.Buffer{})
 	tr := &o.Etcd.StorageConfig.Transport
 	tr.ServerList, tr.TrustedCAFile, tr.CertFile, tr.KeyFile = []string{etcd.ClientURL()}, pki.CAFile, pki.ClientCertFile, pki.ClientKeyFile
-	s, err := newAIMStore(o.Etcd)
+	s, err := newAIMStore(o.Etcd, o.StorageCompression)
 	if err != nil {
 		t.Fatal(err)
 	}

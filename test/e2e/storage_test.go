@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/client-go/util/cert"
 )
@@ -43,11 +44,30 @@ func storedBytes(t *testing.T, c *clientv3.Client, resource, ns, name string) []
 	return resp.Kvs[0].Value
 }
 
-// protobufMagic starts every object Kubernetes stores in protobuf.
-var protobufMagic = []byte("k8s\x00")
+// protobufMagic starts every object Kubernetes stores in protobuf; zstdMagic every zstd frame.
+var (
+	protobufMagic = []byte("k8s\x00")
+	zstdMagic     = []byte{0x28, 0xb5, 0x2f, 0xfd}
+)
 
-// TestStorageIsProtobuf: AIM objects are stored in protobuf; an object the previous release stored as JSON is
-// read as it was, served to kubectl, and stored in protobuf from its next update on (no migration step).
+// decompressed is a stored value without its zstd compression (--storage-compression); it fails the test
+// unless the value was compressed.
+func decompressed(t *testing.T, stored []byte) []byte {
+	t.Helper()
+	if !bytes.HasPrefix(stored, zstdMagic) {
+		t.Fatalf("stored value %q is not compressed", stored[:min(len(stored), 64)])
+	}
+	dec, err := zstd.NewReader(nil)
+	must(t, err)
+	defer dec.Close()
+	out, err := dec.DecodeAll(stored, nil)
+	must(t, err)
+	return out
+}
+
+// TestStorageIsProtobuf: AIM objects are stored in protobuf, compressed; an object the previous release stored
+// as JSON is read as it was, served to kubectl, and stored in compressed protobuf from its next update on (no
+// migration step).
 func TestStorageIsProtobuf(t *testing.T) {
 	k := admin(t)
 	ns := namespace(t, "storage")
@@ -63,7 +83,7 @@ kind: AIMService
 metadata: {name: legacy, namespace: ` + ns + `}
 spec: {model: {name: qwen}, replicas: 3, env: [{name: MODE, value: json}]}
 `)
-	if got := storedBytes(t, etcd, "aimservices", ns, "fresh"); !bytes.HasPrefix(got, protobufMagic) {
+	if got := decompressed(t, storedBytes(t, etcd, "aimservices", ns, "fresh")); !bytes.HasPrefix(got, protobufMagic) {
 		t.Fatalf("a new object is stored as %q, want protobuf", got[:min(len(got), 64)])
 	}
 
@@ -86,12 +106,12 @@ spec: {model: {name: qwen}, replicas: 3, env: [{name: MODE, value: json}]}
 	}
 	k.must("label", "aimservice", "legacy", "-n", ns, "updated=yes")
 	got := storedBytes(t, etcd, "aimservices", ns, "legacy")
-	if !bytes.HasPrefix(got, protobufMagic) {
-		t.Fatalf("after an update the object is stored as %q, want protobuf", got[:min(len(got), 64)])
+	if plain := decompressed(t, got); !bytes.HasPrefix(plain, protobufMagic) {
+		t.Fatalf("after an update the object is stored as %q, want protobuf", plain[:min(len(plain), 64)])
 	}
 	jsonpathEquals(t, 30*time.Second, "3 json yes", "aimservice", "legacy", "-n", ns, "-o",
 		`jsonpath={.spec.replicas} {.spec.env[0].value} {.metadata.labels.updated}`)
 	if len(got) >= len(legacy) {
-		t.Errorf("protobuf %d bytes, JSON %d bytes: protobuf should be smaller", len(got), len(legacy))
+		t.Errorf("compressed protobuf %d bytes, JSON %d bytes: it should be smaller", len(got), len(legacy))
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net"
 	"path/filepath"
 
+	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/runtime"
 	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
 	genericapiserver "k8s.io/apiserver/pkg/server"
@@ -26,8 +27,10 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/apiserver"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller"
 	"github.com/aim-apiserver/aim-apiserver/pkg/embeddedetcd"
+	"github.com/aim-apiserver/aim-apiserver/pkg/frontproxy"
 	generatedopenapi "github.com/aim-apiserver/aim-apiserver/pkg/generated/openapi"
 	"github.com/aim-apiserver/aim-apiserver/pkg/localmode"
+	"github.com/aim-apiserver/aim-apiserver/pkg/storage/compression"
 )
 
 // EtcdPathPrefix is where AIM objects live in etcd.
@@ -39,6 +42,8 @@ type Options struct {
 	Lifecycle          *LifecycleOptions
 	Local              *LocalOptions
 	Controller         *ControllerOptions
+	// StorageCompression is how stored values are compressed (compression.Zstd or None).
+	StorageCompression string
 
 	StdOut io.Writer
 }
@@ -69,6 +74,7 @@ func NewOptions(out io.Writer) *Options {
 		Lifecycle:          NewLifecycleOptions(),
 		Local:              &LocalOptions{},
 		Controller:         &ControllerOptions{Options: controller.DefaultOptions(), Run: true},
+		StorageCompression: compression.Zstd,
 		StdOut:             out,
 	}
 	o.RecommendedOptions.Etcd = NewEtcdOptions()
@@ -101,6 +107,13 @@ func ApplyStorageCodec(e *genericoptions.EtcdOptions) error {
 	e.StorageConfig.Codec = codec
 	e.StorageConfig.EncodeVersioner = versioner
 	return nil
+}
+
+// AddStorageCompressionFlag registers --storage-compression, which the server and `aim-apiserver migrate`
+// (writing into the same storage) share.
+func AddStorageCompressionFlag(fs *pflag.FlagSet, mode *string) {
+	fs.StringVar(mode, "storage-compression", *mode, fmt.Sprintf("How AIM objects are compressed in etcd: one of %v. "+
+		"Values in either form are read; an update rewrites a value in the chosen one.", compression.Modes))
 }
 
 // Flags returns the flags grouped for --help.
@@ -144,6 +157,7 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 
 	r := o.RecommendedOptions
 	r.Etcd.AddFlags(fss.FlagSet("etcd"))
+	AddStorageCompressionFlag(fss.FlagSet("etcd"), &o.StorageCompression)
 	o.Lifecycle.AddFlags(fss.FlagSet("etcd"), fss.FlagSet("shutdown"))
 	r.SecureServing.AddFlags(fss.FlagSet("secure serving"))
 	r.Authentication.AddFlags(fss.FlagSet("authentication"))
@@ -222,6 +236,9 @@ func (o *Options) Validate() error {
 		etcd.StorageConfig.Transport.ServerList = []string{"https://127.0.0.1"}
 	}
 	errs = append(errs, etcd.Validate()...)
+	if err := compression.Validate(o.StorageCompression); err != nil {
+		errs = append(errs, err)
+	}
 	errs = append(errs, r.SecureServing.Validate()...)
 	errs = append(errs, r.Authentication.Validate()...)
 	errs = append(errs, r.Authorization.Validate()...)
@@ -294,6 +311,12 @@ func (o *Options) config(ctx context.Context) (_ *runningConfig, err error) {
 	}
 	if err := r.ApplyTo(serverConfig); err != nil {
 		return nil, fmt.Errorf("applying options: %w", err)
+	}
+	if serverConfig.RESTOptionsGetter, err = compression.Getter(serverConfig.RESTOptionsGetter, o.StorageCompression); err != nil {
+		return nil, err
+	}
+	if a := &serverConfig.Authentication; a.RequestHeaderConfig != nil && a.Authenticator != nil {
+		a.Authenticator = frontproxy.Authenticator(a.RequestHeaderConfig, a.Authenticator)
 	}
 	o.Lifecycle.ApplyTo(&serverConfig.Config)
 	if o.Local.Enabled {
