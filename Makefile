@@ -40,11 +40,12 @@ FUZZ_PKG := ./pkg/apis/aim/validation
 fuzz-short:
 	@for t in $(FUZZ_TARGETS); do $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $(FUZZ_PKG); done
 
-# The controller's parsers of user and container input (path templates, check-size and discovery output) and
-# the redaction of outside text.
+# The controller's parsers of user and container input (path templates, check-size and discovery output), the
+# redaction of outside text, the field format check and the reading of stored values.
 # Their seed corpora run with the unit tests; make fuzz explores them.
 CONTROLLER_FUZZ := ./pkg/controller/service:FuzzRenderPath ./pkg/controller/artifact:FuzzParseSizeOutput ./pkg/controller/discovery:FuzzParse \
-  ./pkg/controller/redact:FuzzExcerpt ./pkg/controller/redact:FuzzTextIsIdempotent ./pkg/fieldformat:FuzzCheck
+  ./pkg/controller/redact:FuzzExcerpt ./pkg/controller/redact:FuzzTextIsIdempotent ./pkg/fieldformat:FuzzCheck \
+  ./pkg/storage/compression:FuzzTransformFromStorage
 
 ## fuzz: the same targets for longer (LONG_FUZZTIME), and the controller's parsers.
 fuzz:
