@@ -69,7 +69,7 @@ func main() {
 	fs.IntVar(&c.rounds, "rounds", 3, "Rounds; each runs every path once, in a rotated order.")
 	fs.IntVar(&c.listRepeats, "list-repeats", 3, "Each LIST is read this many times per round; the fastest counts.")
 	fs.IntVar(&c.watchers, "watchers", 100, "Concurrent watches for the watch delivery measure.")
-	fs.IntVar(&c.watchEvents, "watch-events", 200, "Changes each watcher must receive.")
+	fs.IntVar(&c.watchEvents, "watch-events", 1000, "Changes each watcher must receive.")
 	fs.BoolVar(&c.keep, "keep", false, "Leave the CRD twin and the namespaces in the cluster.")
 	fs.DurationVar(&c.timeout, "timeout", 90*time.Minute, "Give up after this long.")
 	fs.StringVar(&c.namespaceBase, "namespace", "bench-api", "Prefix of the namespaces the benchmark works in.")

@@ -184,7 +184,41 @@ func (h *harness) benchPath(ctx context.Context, c config, r *results, p *apiPat
 	r.add(rowWatchCPU, p.name, w.cpu["kube-apiserver"]+w.cpu["aim-apiserver"])
 
 	logf("  %s: deleting %d objects", p.name, c.objects)
-	return p.deleteAll(ctx, ns)
+	if err := p.deleteAll(ctx, ns); err != nil {
+		return err
+	}
+	return h.settle(ctx)
+}
+
+// settle waits until the servers are nearly idle (under a fifth of a core together for a second), at most 30
+// seconds: the work a path leaves behind (deletes reaching the watch caches, garbage collection, etcd
+// compaction) must not be charged to the path after it.
+func (h *harness) settle(ctx context.Context) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		before, err := readAll(h.servers)
+		if err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+		after, err := readAll(h.servers)
+		if err != nil {
+			return err
+		}
+		var busy float64
+		for _, cpu := range cpuBetween(before, after) {
+			busy += cpu
+		}
+		if busy < 0.2 {
+			return nil
+		}
+	}
+	logf("  the servers were still busy after 30 s; going on")
+	return nil
 }
 
 // lists reads the namespace's collection in every form the table reports; each read repeats and the fastest
@@ -258,8 +292,10 @@ func (h *harness) benchEtcd(ctx context.Context, c config, r *results) error {
 	if err != nil {
 		return err
 	}
-	_, err = h.etcd.Delete(ctx, prefix, clientv3.WithPrefix())
-	return err
+	if _, err = h.etcd.Delete(ctx, prefix, clientv3.WithPrefix()); err != nil {
+		return err
+	}
+	return h.settle(ctx)
 }
 
 // ensureNamespace creates a namespace unless it exists.
