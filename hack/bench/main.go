@@ -92,11 +92,13 @@ func logf(format string, args ...any) { measure.Logf("bench", format, args...) }
 
 // harness is what the benchmark talks to.
 type harness struct {
-	kube     *rest.Config
-	kubeHTTP *http.Client
-	paths    []*apiPath
-	servers  []measure.Server
-	etcd     *clientv3.Client
+	// admin sends what is not measured (namespaces, the CRD twin) to kube-apiserver; base is its address.
+	admin *apiPath
+	// paths are the measured ones, in the order of the table.
+	paths                   []*apiPath
+	aggregated, crd, direct *apiPath
+	servers                 []measure.Server
+	etcd                    *clientv3.Client
 }
 
 func connect(c config) (*harness, error) {
@@ -140,22 +142,23 @@ func connect(c config) (*harness, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &harness{
-		kube: kube, kubeHTTP: kubeHTTP, etcd: etcd,
-		paths: []*apiPath{
-			{name: pathAggregated, base: kube.Host + "/apis/aim.eai.amd.com/v1alpha1", group: "aim.eai.amd.com", client: agg, protobuf: true,
-				etcdPrefix: "/registry/aim.eai.amd.com/aim.eai.amd.com/aimservices/"},
-			{name: pathCRD, base: kube.Host + "/apis/" + c.twinGroup + "/v1alpha1", group: c.twinGroup, client: twin,
-				etcdPrefix: "/registry/" + c.twinGroup + "/aimservices/"},
-			{name: pathDirect, base: c.aimServer + "/apis/aim.eai.amd.com/v1alpha1", group: "aim.eai.amd.com", client: direct, protobuf: true,
-				etcdPrefix: "/registry/aim.eai.amd.com/aim.eai.amd.com/aimservices/"},
-		},
+	h := &harness{
+		admin: &apiPath{name: "kube-apiserver", base: kube.Host, client: kubeHTTP},
+		aggregated: &apiPath{name: pathAggregated, base: kube.Host + "/apis/aim.eai.amd.com/v1alpha1", group: "aim.eai.amd.com", client: agg, protobuf: true,
+			etcdPrefix: "/registry/aim.eai.amd.com/aim.eai.amd.com/aimservices/"},
+		crd: &apiPath{name: pathCRD, base: kube.Host + "/apis/" + c.twinGroup + "/v1alpha1", group: c.twinGroup, client: twin,
+			etcdPrefix: "/registry/" + c.twinGroup + "/aimservices/"},
+		direct: &apiPath{name: pathDirect, base: c.aimServer + "/apis/aim.eai.amd.com/v1alpha1", group: "aim.eai.amd.com", client: direct, protobuf: true,
+			etcdPrefix: "/registry/aim.eai.amd.com/aim.eai.amd.com/aimservices/"},
+		etcd: etcd,
 		servers: []measure.Server{
 			{Name: "kube-apiserver", Client: kubeHTTP, MetricsURL: kube.Host + "/metrics", Profiling: true},
 			{Name: "aim-apiserver", Client: aimMetrics, MetricsURL: c.aimServer + "/metrics", Profiling: true},
 			{Name: "etcd", Client: http.DefaultClient, MetricsURL: c.etcdMetrics},
 		},
-	}, nil
+	}
+	h.paths = []*apiPath{h.aggregated, h.crd, h.direct}
+	return h, nil
 }
 
 func etcdClient(c config) (*clientv3.Client, error) {

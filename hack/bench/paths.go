@@ -24,7 +24,8 @@ const (
 )
 
 // apiPath is one way to reach AIMServices over HTTP: through kube-apiserver's aggregator, to the CRD twin, or
-// to aim-apiserver directly.
+// to aim-apiserver directly. The harness's admin path, whose base is kube-apiserver's address, sends the
+// requests that are not measured.
 type apiPath struct {
 	name string
 	// base is the URL of the group version, e.g. https://127.0.0.1:16443/apis/aim.eai.amd.com/v1alpha1.

@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -301,23 +301,16 @@ func (h *harness) benchEtcd(ctx context.Context, c config, r *results) error {
 // ensureNamespace creates a namespace unless it exists.
 func (h *harness) ensureNamespace(ctx context.Context, name string) error {
 	body := fmt.Appendf(nil, `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, name)
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, h.kube.Host+"/api/v1/namespaces", strings.NewReader(string(body)))
-	req.Header.Set("Content-Type", mediaJSON)
-	resp, err := h.kubeHTTP.Do(req)
-	if err != nil {
-		return fmt.Errorf("creating namespace %s: %w", name, err)
+	_, _, err := h.admin.do(ctx, http.MethodPost, h.admin.base+"/api/v1/namespaces", mediaJSON, mediaJSON, body, http.StatusCreated)
+	if he := (*httpError)(nil); errors.As(err, &he) && he.code == http.StatusConflict {
+		return nil
 	}
-	defer resp.Body.Close()
-	out, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusConflict {
-		return fmt.Errorf("creating namespace %s: HTTP %d: %s", name, resp.StatusCode, out)
-	}
-	return nil
+	return err
 }
 
 // installTwin applies the CRD twin and waits until kube-apiserver serves it.
 func (h *harness) installTwin(ctx context.Context, c config) error {
-	direct := h.paths[2]
+	direct := h.direct
 	doc, _, err := direct.do(ctx, http.MethodGet, c.aimServer+"/openapi/v3/apis/aim.eai.amd.com/v1alpha1", "", mediaJSON, nil, http.StatusOK)
 	if err != nil {
 		return fmt.Errorf("reading aim-apiserver's OpenAPI: %w", err)
@@ -351,7 +344,6 @@ func (h *harness) installTwin(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	twin := h.paths[1]
 	for _, crd := range crds {
 		meta := crd["metadata"].(map[string]any)
 		meta["labels"] = map[string]any{"app.kubernetes.io/part-of": "bench"}
@@ -359,17 +351,17 @@ func (h *harness) installTwin(ctx context.Context, c config) error {
 		if err != nil {
 			return err
 		}
-		url := h.kube.Host + "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + meta["name"].(string) + "?fieldManager=bench&force=true"
-		if _, _, err := twin.do(ctx, http.MethodPatch, url, "application/apply-patch+yaml", mediaJSON, body, anySuccess); err != nil {
+		url := h.admin.base + "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + meta["name"].(string) + "?fieldManager=bench&force=true"
+		if _, _, err := h.admin.do(ctx, http.MethodPatch, url, "application/apply-patch+yaml", mediaJSON, body, anySuccess); err != nil {
 			return fmt.Errorf("applying CRD %s: %w", meta["name"], err)
 		}
 	}
 	// Served, and published in kube-apiserver's OpenAPI: building that document is the last work a new CRD
 	// causes, which must not land in the first round's figures.
 	deadline := time.Now().Add(2 * time.Minute)
-	for _, url := range []string{twin.collection(c.namespaceBase + "-crd"), h.kube.Host + "/openapi/v3/apis/" + c.twinGroup + "/v1alpha1"} {
+	for _, url := range []string{h.crd.collection(c.namespace(h.crd)), h.admin.base + "/openapi/v3/apis/" + c.twinGroup + "/v1alpha1"} {
 		for {
-			_, _, err := twin.do(ctx, http.MethodGet, url, "", mediaJSON, nil, http.StatusOK)
+			_, _, err := h.admin.do(ctx, http.MethodGet, url, "", mediaJSON, nil, http.StatusOK)
 			if err == nil {
 				break
 			}
@@ -387,16 +379,15 @@ func (h *harness) installTwin(ctx context.Context, c config) error {
 func (h *harness) cleanup(c config) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	twin := h.paths[1]
 	for _, p := range h.paths {
 		if err := p.deleteAll(ctx, c.namespace(p)); err != nil {
 			logf("cleanup: %v", err)
 		}
-		if _, _, err := twin.do(ctx, http.MethodDelete, h.kube.Host+"/api/v1/namespaces/"+c.namespace(p), "", mediaJSON, nil, http.StatusOK); err != nil {
+		if _, _, err := h.admin.do(ctx, http.MethodDelete, h.admin.base+"/api/v1/namespaces/"+c.namespace(p), "", mediaJSON, nil, http.StatusOK); err != nil {
 			logf("cleanup: %v", err)
 		}
 	}
-	if _, _, err := twin.do(ctx, http.MethodDelete, h.kube.Host+"/apis/apiextensions.k8s.io/v1/customresourcedefinitions?labelSelector=app.kubernetes.io%2Fpart-of%3Dbench",
+	if _, _, err := h.admin.do(ctx, http.MethodDelete, h.admin.base+"/apis/apiextensions.k8s.io/v1/customresourcedefinitions?labelSelector=app.kubernetes.io%2Fpart-of%3Dbench",
 		"", mediaJSON, nil, http.StatusOK); err != nil {
 		logf("cleanup: %v", err)
 	}

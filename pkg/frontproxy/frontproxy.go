@@ -26,6 +26,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/group"
 	"k8s.io/apiserver/pkg/authentication/request/headerrequest"
 	"k8s.io/apiserver/pkg/authentication/request/union"
+	x509request "k8s.io/apiserver/pkg/authentication/request/x509"
 )
 
 const (
@@ -52,10 +53,10 @@ type verifier struct {
 	verifyOptions func() (x509.VerifyOptions, bool)
 	allowedNames  headerrequest.StringSliceProvider
 	userHeaders   headerrequest.StringSliceProvider
-	header        authenticator.Request
-	now           func() time.Time
-	// verify checks a chain: (*x509.Certificate).Verify, replaced in tests to count the checks.
-	verify func(certs []*x509.Certificate, opts x509.VerifyOptions) error
+	// header reads the user from the headers. checked is k8s.io/apiserver's verifier in front of it: the
+	// chain, the allowed names, then header.
+	header, checked authenticator.Request
+	now             func() time.Time
 
 	mu       sync.Mutex
 	verified map[[sha256.Size]byte]verifiedChain
@@ -70,19 +71,20 @@ type verifiedChain struct {
 var _ authenticator.Request = &verifier{}
 
 func newVerifier(cfg *authenticatorfactory.RequestHeaderConfig, now func() time.Time) *verifier {
+	header := headerrequest.NewDynamic(cfg.UsernameHeaders, cfg.UIDHeaders, cfg.GroupHeaders, cfg.ExtraHeaderPrefixes)
 	return &verifier{
 		verifyOptions: cfg.CAContentProvider.VerifyOptions,
 		allowedNames:  cfg.AllowedClientNames,
 		userHeaders:   cfg.UsernameHeaders,
-		header:        headerrequest.NewDynamic(cfg.UsernameHeaders, cfg.UIDHeaders, cfg.GroupHeaders, cfg.ExtraHeaderPrefixes),
+		header:        header,
+		checked:       x509request.NewDynamicCAVerifier(cfg.CAContentProvider.VerifyOptions, header, cfg.AllowedClientNames),
 		now:           now,
-		verify:        verifyChain,
 		verified:      map[[sha256.Size]byte]verifiedChain{},
 	}
 }
 
-// AuthenticateRequest answers as k8s.io/apiserver's x509 request verifier in front of the request-header
-// authenticator does, except that a chain verified recently against the same CA bundle is not verified again.
+// AuthenticateRequest answers as k8s.io/apiserver's verifier does, and is that verifier unless the chain
+// verified recently against the same CA bundle: then only the allowed names and the headers are read.
 func (v *verifier) AuthenticateRequest(req *http.Request) (*authenticator.Response, bool, error) {
 	if req.TLS == nil || len(req.TLS.PeerCertificates) == 0 || !hasAny(req.Header, v.userHeaders.Value()) {
 		// Not the front proxy's request (it always names a user): the delegating authenticator decides.
@@ -95,11 +97,15 @@ func (v *verifier) AuthenticateRequest(req *http.Request) (*authenticator.Respon
 	certs := req.TLS.PeerCertificates
 	key := chainKey(certs)
 	if !v.remembered(key, opts.Roots) {
-		if err := v.verify(certs, opts); err != nil {
-			return nil, false, err
+		// The roots were read before the verifier reads them: after a rotation in between, the remembered
+		// pool is the older one, and the next request verifies again.
+		resp, ok, err := v.checked.AuthenticateRequest(req)
+		if ok && err == nil {
+			v.remember(key, opts.Roots, certs)
 		}
-		v.remember(key, opts.Roots, certs)
+		return resp, ok, err
 	}
+	// The allowed names can change without the CA bundle.
 	if err := allowedName(certs[0].Subject, v.allowedNames.Value()); err != nil {
 		return nil, false, err
 	}
@@ -128,21 +134,6 @@ func (v *verifier) remember(key [sha256.Size]byte, roots *x509.CertPool, certs [
 	v.verified[key] = verifiedChain{roots: roots, until: until}
 }
 
-// verifyChain is k8s.io/apiserver's check: the leaf against the roots, with the other certificates the client
-// sent as intermediates.
-func verifyChain(certs []*x509.Certificate, opts x509.VerifyOptions) error {
-	if opts.Intermediates == nil && len(certs) > 1 {
-		opts.Intermediates = x509.NewCertPool()
-		for _, c := range certs[1:] {
-			opts.Intermediates.AddCert(c)
-		}
-	}
-	if _, err := certs[0].Verify(opts); err != nil {
-		return fmt.Errorf("verifying certificate %q (issuer %q) failed: %w", certs[0].Subject.CommonName, certs[0].Issuer.CommonName, err)
-	}
-	return nil
-}
-
 // chainKey identifies the exact certificates a client sent.
 func chainKey(certs []*x509.Certificate) [sha256.Size]byte {
 	h := sha256.New()
@@ -154,7 +145,8 @@ func chainKey(certs []*x509.Certificate) [sha256.Size]byte {
 	return key
 }
 
-// allowedName is k8s.io/apiserver's rule: any common name when the list is empty, else one of the list.
+// allowedName is the rule of k8s.io/apiserver's verifier (which does not export it): any common name when the
+// list is empty, else one of the list.
 func allowedName(subject pkix.Name, allowed []string) error {
 	if len(allowed) == 0 || slices.Contains(allowed, subject.CommonName) {
 		return nil

@@ -102,11 +102,11 @@ func newFixture(t *testing.T, proxyCA *ca) *fixture {
 		AllowedClientNames:  headerrequest.StaticStringSlice{"front-proxy-client"},
 	}
 	f.v = newVerifier(cfg, func() time.Time { return f.now })
-	real := f.v.verify
-	f.v.verify = func(certs []*x509.Certificate, opts x509.VerifyOptions) error {
+	checked := f.v.checked
+	f.v.checked = authenticator.RequestFunc(func(r *http.Request) (*authenticator.Response, bool, error) {
 		f.checks++
-		return real(certs, opts)
-	}
+		return checked.AuthenticateRequest(r)
+	})
 	f.auth = frontProxyFirst(f.v, f.next)
 	return f
 }
