@@ -10,20 +10,41 @@ FUZZTIME  ?= 10s
 LONG_FUZZTIME ?= 5m
 GO        ?= go
 
-.PHONY: all build run test verify unit fuzz fuzz-short update-codegen verify-codegen clean tools image chart e2e crash bench bench-controller local-up local-down
+# One build of every package serves the tests, the binaries and the image's linux/amd64 binary: static, without
+# paths of the build machine.
+export CGO_ENABLED := 0
+export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
+
+# The release (hack/version.sh: git describe, or v0.0.0-<n>-g<hash> before the first tag), stamped into the
+# binary (its /version and --version), the image tag and labels and the chart's appVersion.
+VERSION     ?= $(shell hack/version.sh)
+GIT_COMMIT  := $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+GIT_TREE    := $(if $(findstring -dirty,$(VERSION)),dirty,clean)
+COMMIT_TIME := $(shell git show -s --format=%ct HEAD 2>/dev/null || echo 0)
+BUILD_DATE  := $(shell date -u -d @$(COMMIT_TIME) +%Y-%m-%dT%H:%M:%SZ)
+LDFLAGS     := -s -w -X k8s.io/component-base/version.gitVersion=$(VERSION) \
+  -X k8s.io/component-base/version.gitCommit=$(GIT_COMMIT) -X k8s.io/component-base/version.gitTreeState=$(GIT_TREE) \
+  -X k8s.io/component-base/version.buildDate=$(BUILD_DATE)
+export AIM_LDFLAGS := $(LDFLAGS)
+
+.PHONY: all build run test verify unit fuzz fuzz-short update-codegen verify-codegen clean tools image release chart e2e crash bench bench-controller local-up local-down version
 
 all: build
 
 build:
-	$(GO) build -o $(BIN)/aim-apiserver ./cmd/apiserver
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/aim-apiserver ./cmd/apiserver
+
+version:
+	@echo $(VERSION)
 
 ## run: local mode with embedded etcd in $(RUN_DIR), serving on 127.0.0.1:$(PORT); prints how to use kubectl.
 run: build
 	$(BIN)/aim-apiserver --local --data-dir $(RUN_DIR) --secure-port $(PORT)
 
 ## test: static checks, generated-code verification, unit + in-process integration tests, a short fuzz run,
-## the image build, the Helm chart against artifacts/deploy, and the end-to-end suite on a real control plane.
-test: verify unit fuzz-short image chart e2e
+## the release build (image for both architectures, packaged chart), the Helm chart against artifacts/deploy,
+## and the end-to-end suite on a real control plane.
+test: verify unit fuzz-short release chart e2e
 
 verify: verify-codegen
 	@bad=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go' 2>/dev/null || find . -name '*.go' -not -path './_output/*')); \
@@ -56,14 +77,36 @@ fuzz:
 tools:
 	hack/tools/build-tools.sh
 
-VERSION ?= dev
+IMAGE_REPOSITORY ?= ghcr.io/aim-apiserver/aim-apiserver
 IMAGE_TARBALL := $(OUT)/aim-apiserver-image.tar
+IMAGE_PLATFORMS := linux/amd64 linux/arm64
+RELEASE_DIR := $(OUT)/release
+CHART_VERSION = $(patsubst v%,%,$(VERSION))
 
-## image: the container image as a tarball ($(IMAGE_TARBALL)), built without a container engine, then inspected.
-image:
-	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) build -trimpath -ldflags "-s -w" -o $(BIN)/linux-amd64/aim-apiserver ./cmd/apiserver
-	$(GO) run ./hack/image --binary $(BIN)/linux-amd64/aim-apiserver --out $(IMAGE_TARBALL) --version $(VERSION)
-	IMAGE_TARBALL=$(CURDIR)/$(IMAGE_TARBALL) $(GO) test -count=1 -run '^TestImageTarball$$' ./hack/image
+## image: the container image of $(IMAGE_PLATFORMS) as one archive ($(IMAGE_TARBALL): an OCI layout with the
+## index of both, and docker load's manifest.json for linux/amd64), built without a container engine, then tested:
+## the linux/amd64 image's file system runs the binary with nothing of the host visible (trusted CAs, a private
+## CA mounted as the chart mounts it, --version against the labels).
+image: tools
+	@for p in $(IMAGE_PLATFORMS); do \
+	  echo "building $$p"; \
+	  GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/$${p/\//-}/aim-apiserver ./cmd/apiserver; \
+	done
+	$(GO) run ./hack/image $(foreach p,$(IMAGE_PLATFORMS),--binary $(p)=$(BIN)/$(subst /,-,$(p))/aim-apiserver) \
+	  --out $(IMAGE_TARBALL) --repository $(IMAGE_REPOSITORY) --version $(VERSION) --revision $(GIT_COMMIT) --created $(COMMIT_TIME)
+	IMAGE_TARBALL=$(CURDIR)/$(IMAGE_TARBALL) IMAGE_VERSION=$(VERSION) HELM=$(CURDIR)/$(BIN)/helm \
+	  $(GO) test -tags image -count=1 -run '^TestImage' ./hack/image
+
+## release: the image archive, the chart packaged with the same version (appVersion $(VERSION)) and a SHA-256
+## checksum file, in $(RELEASE_DIR); then checks that the packaged chart reports the image's version.
+release: image
+	rm -rf $(RELEASE_DIR) && mkdir -p $(RELEASE_DIR)
+	cp $(IMAGE_TARBALL) $(RELEASE_DIR)/aim-apiserver-image-$(VERSION).tar
+	$(BIN)/helm package artifacts/charts/aim-apiserver --version $(CHART_VERSION) --app-version $(VERSION) -d $(RELEASE_DIR)
+	cd $(RELEASE_DIR) && sha256sum aim-apiserver-image-$(VERSION).tar aim-apiserver-$(CHART_VERSION).tgz > SHA256SUMS
+	RELEASE_DIR=$(CURDIR)/$(RELEASE_DIR) IMAGE_VERSION=$(VERSION) HELM=$(CURDIR)/$(BIN)/helm \
+	  $(GO) test -tags image -count=1 -run '^TestRelease$$' ./hack/image
+	@echo "release $(VERSION) in $(RELEASE_DIR):" && ls -1 $(RELEASE_DIR)
 
 ## chart: lint the Helm chart in every mode and check that it renders the objects of artifacts/deploy (and of its
 ## cert-manager overlay), with the pinned helm and kubectl; no cluster.

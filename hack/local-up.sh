@@ -96,7 +96,7 @@ mkdir -p "${PKI}" "${LOGS}" "${PIDS}" "${BIN}"
 log "building control-plane tools (cached after the first build) ..."
 hack/tools/build-tools.sh
 log "building aim-apiserver ..."
-go build -o "${BIN}/aim-apiserver" ./cmd/apiserver
+go build -ldflags "${AIM_LDFLAGS:-}" -o "${BIN}/aim-apiserver" ./cmd/apiserver
 
 # ---- PKI ------------------------------------------------------------------------------------------------------
 ca() { # NAME CN

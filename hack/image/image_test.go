@@ -1,101 +1,698 @@
+//go:build image
+
+// The image tests check what `make image` and `make release` wrote (IMAGE_TARBALL, RELEASE_DIR), as it ships:
+// the linux/amd64 image's file system is unpacked and its binary run inside it, chrooted, as the image's user,
+// with no file of the host visible. They need the helm of hack/tools (HELM) to read how the chart mounts
+// certificate authorities.
 package main
 
 import (
 	"archive/tar"
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"debug/elf"
+	"encoding/json"
+	"encoding/pem"
 	"errors"
+	"fmt"
 	"io"
+	"log"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/registry"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/random"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/yaml"
 )
 
-// TestImageTarball inspects the tarball `make image` writes (IMAGE_TARBALL), or builds one from a stand-in
-// binary when run alone: its config must run the binary as a non-root user.
-func TestImageTarball(t *testing.T) {
-	path := os.Getenv("IMAGE_TARBALL")
-	if path == "" {
-		bin := filepath.Join(t.TempDir(), "aim-apiserver")
-		if err := os.WriteFile(bin, []byte("#!/bin/true\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		path = filepath.Join(t.TempDir(), "image.tar")
-		if err := run(bin, path, "example.com/aim-apiserver:test", "test"); err != nil {
-			t.Fatal(err)
-		}
+func env(t *testing.T, key string) string {
+	t.Helper()
+	v := os.Getenv(key)
+	if v == "" {
+		t.Fatalf("%s is not set: run the image tests through make image / make release", key)
 	}
-	img, err := tarball.ImageFromPath(path, nil)
-	if err != nil {
-		t.Fatalf("reading %s: %v", path, err)
-	}
-	cfg, err := img.ConfigFile()
+	return v
+}
+
+// unpackArchive extracts the image archive (a tar of an OCI layout plus docker's manifest.json) into a directory.
+func unpackArchive(t *testing.T, archive string) string {
+	t.Helper()
+	f, err := os.Open(archive)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Config.User != "65532:65532" {
-		t.Errorf("user %q, want 65532:65532", cfg.Config.User)
-	}
-	if len(cfg.Config.Entrypoint) != 1 || cfg.Config.Entrypoint[0] != "/aim-apiserver" {
-		t.Errorf("entrypoint %v", cfg.Config.Entrypoint)
-	}
-	if cfg.OS != "linux" || cfg.Architecture != "amd64" {
-		t.Errorf("platform %s/%s", cfg.OS, cfg.Architecture)
-	}
-	layers, err := img.Layers()
-	if err != nil || len(layers) != 1 {
-		t.Fatalf("layers: %d %v", len(layers), err)
-	}
-	rc, err := layers[0].Uncompressed()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rc.Close()
-	tr := tar.NewReader(rc)
-	found := map[string]*tar.Header{}
-	var binary []byte
+	defer f.Close()
+	dir := t.TempDir()
+	extract(t, tar.NewReader(f), dir)
+	return dir
+}
+
+// extract writes the regular files and directories of a tar under dir, keeping their modes.
+func extract(t *testing.T, tr *tar.Reader, dir string) {
+	t.Helper()
 	for {
 		hdr, err := tr.Next()
 		if errors.Is(err, io.EOF) {
-			break
+			return
 		} else if err != nil {
 			t.Fatal(err)
 		}
-		found[hdr.Name] = hdr
-		if hdr.Name == "aim-apiserver" {
-			binary, _ = io.ReadAll(tr)
+		p := filepath.Join(dir, filepath.FromSlash(hdr.Name))
+		if !strings.HasPrefix(p, dir+string(filepath.Separator)) {
+			t.Fatalf("tar entry %q leaves the directory", hdr.Name)
 		}
-	}
-	if h := found["aim-apiserver"]; h == nil || h.Mode&0o111 == 0 {
-		t.Errorf("binary missing or not executable: %+v", h)
-	}
-	if found["etc/passwd"] == nil {
-		t.Error("no /etc/passwd for the non-root user")
-	}
-	// The real image must hold a static Linux binary: there is no libc in it.
-	if os.Getenv("IMAGE_TARBALL") != "" {
-		f, err := elf.NewFile(bytesReaderAt(binary))
-		if err != nil {
-			t.Fatalf("binary is not ELF: %v", err)
-		}
-		for _, p := range f.Progs {
-			if p.Type == elf.PT_INTERP {
-				t.Error("binary is dynamically linked; build it with CGO_ENABLED=0")
+		switch hdr.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(p, os.FileMode(hdr.Mode)|0o700); err != nil {
+				t.Fatal(err)
 			}
+			if err := os.Chmod(p, os.FileMode(hdr.Mode)); err != nil {
+				t.Fatal(err)
+			}
+		case tar.TypeReg:
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			data, err := io.ReadAll(tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, data, os.FileMode(hdr.Mode)); err != nil {
+				t.Fatal(err)
+			}
+		default:
+			t.Fatalf("unexpected tar entry %q of type %c", hdr.Name, hdr.Typeflag)
 		}
 	}
 }
 
-type bytesReaderAt []byte
+// platformImages reads the index of the layout: one image per platform.
+func platformImages(t *testing.T, dir string) map[string]v1.Image {
+	t.Helper()
+	top, err := layout.ImageIndexFromPath(dir)
+	if err != nil {
+		t.Fatalf("reading the OCI layout: %v", err)
+	}
+	topManifest, err := top.IndexManifest()
+	if err != nil || len(topManifest.Manifests) != 1 {
+		t.Fatalf("index.json: want one index, got %v (%v)", topManifest, err)
+	}
+	if got, want := topManifest.Manifests[0].Annotations["org.opencontainers.image.ref.name"], env(t, "IMAGE_VERSION"); got != want {
+		t.Errorf("index.json ref.name %q, want the version %q", got, want)
+	}
+	index, err := top.ImageIndex(topManifest.Manifests[0].Digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := index.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	images := map[string]v1.Image{}
+	for _, d := range m.Manifests {
+		img, err := index.Image(d.Digest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		images[d.Platform.OS+"/"+d.Platform.Architecture] = img
+	}
+	return images
+}
 
-func (b bytesReaderAt) ReadAt(p []byte, off int64) (int, error) {
-	if off >= int64(len(b)) {
-		return 0, io.EOF
+// TestImageTarball checks the archive: an index of linux/amd64 and linux/arm64, each a static binary of its
+// architecture run as a non-root user, labelled with the release; docker load's view of it is the amd64 image.
+func TestImageTarball(t *testing.T) {
+	archive, version := env(t, "IMAGE_TARBALL"), env(t, "IMAGE_VERSION")
+	images := platformImages(t, unpackArchive(t, archive))
+	machines := map[string]elf.Machine{"linux/amd64": elf.EM_X86_64, "linux/arm64": elf.EM_AARCH64}
+	if len(images) != len(machines) {
+		t.Errorf("platforms %v, want %v", keys(images), keys(machines))
 	}
-	n := copy(p, b[off:])
-	if n < len(p) {
-		return n, io.EOF
+	for platform, machine := range machines {
+		img := images[platform]
+		if img == nil {
+			t.Errorf("no %s image", platform)
+			continue
+		}
+		cfg, err := img.ConfigFile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.OS+"/"+cfg.Architecture != platform {
+			t.Errorf("%s: config says %s/%s", platform, cfg.OS, cfg.Architecture)
+		}
+		if cfg.Config.User != "65532:65532" {
+			t.Errorf("%s: user %q, want 65532:65532", platform, cfg.Config.User)
+		}
+		if len(cfg.Config.Entrypoint) != 1 || cfg.Config.Entrypoint[0] != "/aim-apiserver" {
+			t.Errorf("%s: entrypoint %v", platform, cfg.Config.Entrypoint)
+		}
+		if got := cfg.Config.Labels["org.opencontainers.image.version"]; got != version {
+			t.Errorf("%s: version label %q, want %q", platform, got, version)
+		}
+		files := imageFiles(t, img)
+		for _, f := range []string{"etc/passwd", "etc/group", CABundlePath[1:]} {
+			if files[f] == nil {
+				t.Errorf("%s: no /%s", platform, f)
+			}
+		}
+		bin := files["aim-apiserver"]
+		f, err := elf.NewFile(bytes.NewReader(bin))
+		if err != nil {
+			t.Fatalf("%s: binary is not ELF: %v", platform, err)
+		}
+		if f.Machine != machine {
+			t.Errorf("%s: binary is for %v", platform, f.Machine)
+		}
+		for _, p := range f.Progs {
+			if p.Type == elf.PT_INTERP {
+				t.Errorf("%s: binary is dynamically linked; build it with CGO_ENABLED=0", platform)
+			}
+		}
 	}
-	return n, nil
+	// docker load reads manifest.json: the first platform's image under repository:version.
+	docker, err := tarball.ImageFromPath(archive, nil)
+	if err != nil {
+		t.Fatalf("reading the archive as docker load does: %v", err)
+	}
+	dockerDigest, _ := docker.Digest()
+	cfg, _ := docker.ConfigFile()
+	if cfg.Architecture != "amd64" {
+		t.Errorf("docker archive image is %s, want amd64", cfg.Architecture)
+	}
+	if d, _ := docker.ConfigName(); images["linux/amd64"] != nil {
+		want, _ := images["linux/amd64"].ConfigName()
+		if d != want {
+			t.Errorf("docker archive config %s, index's amd64 config %s (manifest %s)", d, want, dockerDigest)
+		}
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// imageFiles reads every regular file of the image's layers.
+func imageFiles(t *testing.T, img v1.Image) map[string][]byte {
+	t.Helper()
+	rc := mutate.Extract(img)
+	defer rc.Close()
+	tr := tar.NewReader(rc)
+	files := map[string][]byte{}
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return files
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if hdr.Typeflag == tar.TypeReg {
+			data, err := io.ReadAll(tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[hdr.Name] = data
+		}
+	}
+}
+
+// rootFS unpacks the linux/amd64 image into a directory to chroot into.
+func rootFS(t *testing.T) string {
+	t.Helper()
+	img := platformImages(t, unpackArchive(t, env(t, "IMAGE_TARBALL")))["linux/amd64"]
+	if img == nil {
+		t.Fatal("no linux/amd64 image")
+	}
+	root := t.TempDir()
+	rc := mutate.Extract(img)
+	defer rc.Close()
+	extract(t, tar.NewReader(rc), root)
+	// The chroot's / must be searchable by the image's user.
+	if err := os.Chmod(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A container runtime mounts /proc (the process's own start time, limits); so does the test, as root.
+	if os.Geteuid() == 0 {
+		proc := filepath.Join(root, "proc")
+		if err := os.Mkdir(proc, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Mount("proc", proc, "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, ""); err != nil {
+			t.Fatalf("mounting /proc into the image's file system: %v", err)
+		}
+		t.Cleanup(func() {
+			if err := syscall.Unmount(proc, syscall.MNT_DETACH); err != nil {
+				t.Errorf("unmounting %s: %v", proc, err)
+			}
+		})
+	}
+	return root
+}
+
+// imageCommand is the image's binary chrooted into root, as the image's user (65532) when the test runs as
+// root, else as root of a new user namespace, with exactly the environment given: nothing of the host is visible.
+func imageCommand(root string, environ []string, args ...string) *exec.Cmd {
+	cmd := exec.Command("/aim-apiserver", args...)
+	cmd.Env = environ
+	cmd.Dir = "/"
+	attr := &syscall.SysProcAttr{Chroot: root}
+	if os.Geteuid() == 0 {
+		attr.Credential = &syscall.Credential{Uid: nonRootID, Gid: nonRootID}
+	} else {
+		attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}
+	}
+	cmd.SysProcAttr = attr
+	return cmd
+}
+
+// inImage runs the image's binary (imageCommand) to its end and returns what it printed.
+func inImage(t *testing.T, root string, environ []string, args ...string) (string, error) {
+	t.Helper()
+	cmd := imageCommand(root, environ, args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting the image's binary chrooted: %v", err)
+	}
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return out.String(), err
+	case <-time.After(2 * time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatalf("aim-apiserver %v did not finish: %s", args, out.String())
+		return "", nil
+	}
+}
+
+// TestImageTrustsPublicCAs: the image's own trust store holds the public roots (ISRG Root X1 signs Let's
+// Encrypt, which ghcr.io and many registries use), read from the image's bundle file.
+func TestImageTrustsPublicCAs(t *testing.T) {
+	root := rootFS(t)
+	out, err := inImage(t, root, nil, "check-registry", "--list-roots")
+	if err != nil {
+		t.Fatalf("check-registry: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "from "+CABundlePath) {
+		t.Errorf("trusted CAs do not come from the image's bundle %s:\n%s", CABundlePath, firstLines(out, 3))
+	}
+	for _, ca := range []string{"CN=ISRG Root X1", "CN=DigiCert Global Root G2", "CN=USERTrust RSA Certification Authority"} {
+		if !strings.Contains(out, ca+",") && !strings.Contains(out, ca+"\n") {
+			t.Errorf("%s is not trusted:\n%s", ca, firstLines(out, 3))
+		}
+	}
+	// Without the file, the bundle built into the binary takes over.
+	if err := os.Remove(filepath.Join(root, CABundlePath)); err != nil {
+		t.Fatal(err)
+	}
+	out, err = inImage(t, root, nil, "check-registry", "--list-roots")
+	if err != nil || !strings.Contains(out, "built into aim-apiserver") || !strings.Contains(out, "CN=ISRG Root X1") {
+		t.Errorf("without %s: %v\n%s", CABundlePath, err, firstLines(out, 3))
+	}
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	return strings.Join(lines[:min(n, len(lines))], "\n")
+}
+
+// TestImageTrustsAMountedPrivateCA: a registry on loopback whose certificate a private CA signed is refused
+// until the CA is mounted the way the chart mounts extraCACertificates (a ConfigMap volume, with the kubelet's
+// ..data symlinks, and the chart's environment); then the image's labels are read, and the public roots stay
+// trusted next to it.
+func TestImageTrustsAMountedPrivateCA(t *testing.T) {
+	root := rootFS(t)
+	caPEM, serverCert := privateCA(t)
+	srv := httptest.NewUnstartedServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{serverCert}}
+	srv.StartTLS()
+	defer srv.Close()
+
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(caPEM)
+	client := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}
+	ref, err := name.ParseReference(strings.TrimPrefix(srv.URL, "https://") + "/aim/llama:1.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := random.Image(512, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := img.ConfigFile()
+	cfg = cfg.DeepCopy()
+	cfg.Config.Labels = map[string]string{"com.amd.aim.model.canonicalName": "meta-llama/Llama-3.1-8B-Instruct"}
+	if img, err = mutate.ConfigFile(img, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := remote.Write(ref, img, remote.WithTransport(client)); err != nil {
+		t.Fatalf("pushing the test image: %v", err)
+	}
+
+	mountPath, chartEnv := chartCAMount(t)
+	out, err := inImage(t, root, chartEnv, "check-registry", ref.String())
+	if err == nil || !strings.Contains(out, "certificate signed by unknown authority") {
+		t.Fatalf("before the CA is mounted the registry must be refused as unknown, got %v:\n%s", err, out)
+	}
+	mountLikeKubelet(t, filepath.Join(root, mountPath), map[string][]byte{"private-ca.crt": caPEM})
+	out, err = inImage(t, root, chartEnv, "check-registry", "--list-roots", ref.String())
+	if err != nil {
+		t.Fatalf("with the CA mounted at %s: %v\n%s", mountPath, err, out)
+	}
+	for _, want := range []string{`model: "meta-llama/Llama-3.1-8B-Instruct"`, "CN=aim test private CA", "CN=ISRG Root X1", CABundlePath, mountPath} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// chartCAMount renders the chart with extraCACertificates and returns the mount path of that volume in the
+// aim-apiserver container and the container's environment.
+func chartCAMount(t *testing.T) (string, []string) {
+	t.Helper()
+	out, err := exec.Command(env(t, "HELM"), "template", "aim-apiserver", filepath.Join("..", "..", "artifacts", "charts", "aim-apiserver"),
+		"--namespace", "aim-system", "--set", "extraCACertificates.configMap=private-cas", "--show-only", "templates/deployment.yaml").CombinedOutput()
+	if err != nil {
+		t.Fatalf("helm template: %v\n%s", err, out)
+	}
+	var d struct {
+		Spec struct {
+			Template struct {
+				Spec struct {
+					Containers []struct {
+						Name         string
+						Env          []struct{ Name, Value string }
+						VolumeMounts []struct {
+							Name      string
+							MountPath string `json:"mountPath"`
+						} `json:"volumeMounts"`
+					}
+					Volumes []struct {
+						Name      string
+						ConfigMap *struct{ Name string } `json:"configMap"`
+						Projected *struct {
+							Sources []struct {
+								ConfigMap *struct{ Name string } `json:"configMap"`
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if err := yaml.Unmarshal(out, &d); err != nil {
+		t.Fatalf("decoding the Deployment: %v", err)
+	}
+	var volume string
+	for _, v := range d.Spec.Template.Spec.Volumes {
+		if v.ConfigMap != nil && v.ConfigMap.Name == "private-cas" {
+			volume = v.Name
+		}
+		if v.Projected != nil {
+			for _, s := range v.Projected.Sources {
+				if s.ConfigMap != nil && s.ConfigMap.Name == "private-cas" {
+					volume = v.Name
+				}
+			}
+		}
+	}
+	for _, c := range d.Spec.Template.Spec.Containers {
+		if c.Name != "aim-apiserver" {
+			continue
+		}
+		var environ []string
+		for _, e := range c.Env {
+			if e.Value != "" {
+				environ = append(environ, e.Name+"="+e.Value)
+			}
+		}
+		for _, m := range c.VolumeMounts {
+			if m.Name == volume && volume != "" {
+				return m.MountPath, environ
+			}
+		}
+	}
+	t.Fatalf("the chart mounts no volume of ConfigMap private-cas into aim-apiserver:\n%s", out)
+	return "", nil
+}
+
+// mountLikeKubelet lays out files as the kubelet lays out a ConfigMap volume: a timestamped directory,
+// ..data pointing at it, and each key a symlink through ..data.
+func mountLikeKubelet(t *testing.T, dir string, files map[string][]byte) {
+	t.Helper()
+	ts := "..2026_11_26_10_00_00.000000001"
+	if err := os.MkdirAll(filepath.Join(dir, ts), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range files {
+		if err := os.WriteFile(filepath.Join(dir, ts, k), v, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Join("..data", k), filepath.Join(dir, k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(ts, filepath.Join(dir, "..data")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// privateCA makes a CA and a serving certificate for 127.0.0.1 signed by it.
+func privateCA(t *testing.T) ([]byte, tls.Certificate) {
+	t.Helper()
+	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "aim test private CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true,
+		KeyUsage: x509.KeyUsageCertSign, BasicConstraintsValid: true}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, _ := x509.ParseCertificate(caDER)
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "registry"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		KeyUsage: x509.KeyUsageDigitalSignature}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
+		tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+}
+
+// TestImageVersion: the binary in the image reports the release its labels and tag name.
+func TestImageVersion(t *testing.T) {
+	root := rootFS(t)
+	out, err := inImage(t, root, nil, "--version")
+	if err != nil {
+		t.Fatalf("--version: %v\n%s", err, out)
+	}
+	if got, want := strings.TrimSpace(out), "aim-apiserver "+env(t, "IMAGE_VERSION"); got != want {
+		t.Errorf("--version printed %q, want %q", got, want)
+	}
+}
+
+// TestRelease checks what `make release` wrote: the image archive, the chart packaged with the image's version as
+// appVersion (so image.tag defaults to the image of the same release), and checksums that match.
+func TestRelease(t *testing.T) {
+	dir, version := env(t, "RELEASE_DIR"), env(t, "IMAGE_VERSION")
+	out, err := exec.Command(env(t, "HELM"), "show", "chart", filepath.Join(dir, "aim-apiserver-"+strings.TrimPrefix(version, "v")+".tgz")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("helm show chart: %v\n%s", err, out)
+	}
+	var chart struct {
+		Version    string `json:"version"`
+		AppVersion string `json:"appVersion"`
+	}
+	if err := yaml.Unmarshal(out, &chart); err != nil {
+		t.Fatal(err)
+	}
+	if chart.AppVersion != version || "v"+chart.Version != version {
+		t.Errorf("packaged chart: version %q, appVersion %q; want %q", chart.Version, chart.AppVersion, version)
+	}
+	images := platformImages(t, unpackArchive(t, filepath.Join(dir, "aim-apiserver-image-"+version+".tar")))
+	for platform, img := range images {
+		cfg, err := img.ConfigFile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cfg.Config.Labels["org.opencontainers.image.version"]; got != version {
+			t.Errorf("%s image of the release: version label %q, want %q", platform, got, version)
+		}
+	}
+	check := exec.Command("sha256sum", "--check", "--strict", "SHA256SUMS")
+	check.Dir = dir
+	if out, err := check.CombinedOutput(); err != nil {
+		t.Errorf("SHA256SUMS: %v\n%s", err, out)
+	}
+}
+
+// TestImageLocalMode runs the image's binary in local mode inside its file system: /version reports the
+// release, an object created there says in its status that no controller runs, the first 100 log lines hold no
+// warning or error, and with --logging-format=json every line is a JSON object.
+func TestImageLocalMode(t *testing.T) {
+	version := env(t, "IMAGE_VERSION")
+	for _, format := range []string{"text", "json"} {
+		t.Run(format, func(t *testing.T) {
+			root := rootFS(t)
+			data := filepath.Join(root, "data")
+			if err := os.Mkdir(data, 0o777); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(data, 0o777); err != nil {
+				t.Fatal(err)
+			}
+			port := freePort(t)
+			cmd := imageCommand(root, nil, "--local", "--data-dir", "/data", "--secure-port", fmt.Sprint(port),
+				"--local-etcd-unsafe-no-fsync", "--logging-format", format)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			stopped := false
+			stop := func() {
+				if !stopped {
+					stopped = true
+					_ = cmd.Process.Signal(syscall.SIGTERM)
+					_ = cmd.Wait()
+				}
+			}
+			defer stop()
+
+			cfg := waitForKubeconfig(t, filepath.Join(data, "kubeconfig"), &stderr)
+			client, err := rest.HTTPClientFor(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var info struct{ GitVersion string }
+			getJSON(t, client, cfg.Host+"/version", &info)
+			if info.GitVersion != version {
+				t.Errorf("/version gitVersion %q, want %q", info.GitVersion, version)
+			}
+			dyn, err := dynamic.NewForConfig(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			models := dyn.Resource(schema.GroupVersionResource{Group: "aim.eai.amd.com", Version: "v1alpha1", Resource: "aimclustermodels"})
+			model := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "aim.eai.amd.com/v1alpha1", "kind": "AIMClusterModel",
+				"metadata": map[string]any{"name": "llama"}, "spec": map[string]any{"image": "docker.io/amdenterpriseai/aim-llama:0.8"}}}
+			created, err := models.Create(context.Background(), model, metav1.CreateOptions{})
+			if err != nil {
+				t.Fatalf("creating a model: %v", err)
+			}
+			conditions, _, _ := unstructured.NestedSlice(created.Object, "status", "conditions")
+			if len(conditions) != 1 || conditions[0].(map[string]any)["reason"] != "ControllerNotRunning" ||
+				!strings.Contains(fmt.Sprint(conditions[0].(map[string]any)["message"]), "--workload-kubeconfig") {
+				t.Errorf("status of a model created in local mode: %v", conditions)
+			}
+			if !strings.Contains(stdout.String(), "controller: off") || !strings.Contains(stdout.String(), "--workload-kubeconfig") {
+				t.Errorf("the banner does not say that no controller runs:\n%s", stdout.String())
+			}
+			stop()
+
+			lines := strings.Split(strings.TrimRight(stderr.String(), "\n"), "\n")
+			if len(lines) < 5 {
+				t.Fatalf("only %d log lines:\n%s", len(lines), stderr.String())
+			}
+			for i, line := range lines {
+				switch format {
+				case "text":
+					if i < 100 && (strings.HasPrefix(line, "W") || strings.HasPrefix(line, "E")) {
+						t.Errorf("log line %d is a warning or error: %s", i+1, line)
+					}
+				case "json":
+					var entry map[string]any
+					if err := json.Unmarshal([]byte(line), &entry); err != nil {
+						t.Errorf("log line %d is not JSON (%v): %s", i+1, err, line)
+					} else if i < 100 && entry["err"] != nil {
+						t.Errorf("log line %d is an error: %s", i+1, line)
+					}
+				}
+			}
+		})
+	}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// waitForKubeconfig waits until local mode wrote its kubeconfig (after it serves) and loads it.
+func waitForKubeconfig(t *testing.T, path string, logs *bytes.Buffer) *rest.Config {
+	t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for time.Now().Before(deadline) {
+		if cfg, err := clientcmd.BuildConfigFromFlags("", path); err == nil {
+			if client, err := rest.HTTPClientFor(cfg); err == nil {
+				if resp, err := client.Get(cfg.Host + "/readyz"); err == nil {
+					resp.Body.Close()
+					if resp.StatusCode == http.StatusOK {
+						return cfg
+					}
+				}
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("local mode did not get ready:\n%s", logs.String())
+	return nil
+}
+
+func getJSON(t *testing.T, client *http.Client, url string, into any) {
+	t.Helper()
+	resp, err := client.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s\n%s", url, resp.Status, body)
+	}
+	if err := json.Unmarshal(body, into); err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
 }

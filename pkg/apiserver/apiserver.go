@@ -56,6 +56,9 @@ type Config struct {
 	GenericConfig *genericapiserver.RecommendedConfig
 	// Controller, when set, runs the embedded controller against the cluster of KubeConfig.
 	Controller *ControllerConfig
+	// NoControllerNote, when set, is put in the Ready condition (reason ControllerNotRunning) of every object
+	// created: local mode without a controller says so in each object's status.
+	NoControllerNote string
 }
 
 // ControllerConfig configures the embedded controller.
@@ -66,8 +69,9 @@ type ControllerConfig struct {
 }
 
 type completedConfig struct {
-	GenericConfig genericapiserver.CompletedConfig
-	Controller    *ControllerConfig
+	GenericConfig    genericapiserver.CompletedConfig
+	Controller       *ControllerConfig
+	NoControllerNote string
 }
 
 // CompletedConfig can only be built by Complete, so New never sees an incomplete config.
@@ -82,7 +86,7 @@ type AIMServer struct {
 
 // Complete fills in the fields the generic server derives.
 func (c *Config) Complete() CompletedConfig {
-	return CompletedConfig{&completedConfig{GenericConfig: c.GenericConfig.Complete(), Controller: c.Controller}}
+	return CompletedConfig{&completedConfig{GenericConfig: c.GenericConfig.Complete(), Controller: c.Controller, NoControllerNote: c.NoControllerNote}}
 }
 
 // New builds the server and installs the AIM API group.
@@ -100,6 +104,9 @@ func (c completedConfig) New() (*AIMServer, error) {
 		main, status, err := r.NewStorage(Scheme, c.GenericConfig.RESTOptionsGetter)
 		if err != nil {
 			return nil, err
+		}
+		if c.NoControllerNote != "" {
+			main.MarkUnreconciled(c.NoControllerNote)
 		}
 		storage[r.ResourceName()] = main
 		storage[r.ResourceName()+"/status"] = status

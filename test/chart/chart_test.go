@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -258,6 +259,11 @@ func volumeSecrets(o object) map[string]string {
 // helmOnlyLabels are the labels the chart puts on its objects (and pod templates) that artifacts/deploy does not.
 var helmOnlyLabels = []string{"helm.sh/chart", "app.kubernetes.io/managed-by", "app.kubernetes.io/instance", "app.kubernetes.io/version"}
 
+// nameLabel is on every object the chart renders (the chart's objects: aim-apiserver; the bundled etcd's
+// StatefulSet, Services and NetworkPolicy: aim-etcd), while artifacts/deploy has it only on pod templates and in
+// selectors. stripHelm removes it from objects' own metadata only: on pod templates both sides must agree.
+const nameLabel = "app.kubernetes.io/name"
+
 // outsideBase are the kinds artifacts/deploy creates outside its base (secretGenerator, the cert-manager
 // overlay), so without the base's app.kubernetes.io/part-of label; the chart labels every object alike.
 var outsideBase = map[string]bool{"Secret": true, "Certificate": true, "Issuer": true}
@@ -265,11 +271,17 @@ var outsideBase = map[string]bool{"Secret": true, "Certificate": true, "Issuer":
 // stripHelm removes from a rendered chart object what only Helm adds.
 func stripHelm(t *testing.T, o object) {
 	t.Helper()
-	for _, meta := range []map[string]any{mapAt(o, "metadata"), mapAt(o, "spec", "template", "metadata")} {
+	for i, meta := range []map[string]any{mapAt(o, "metadata"), mapAt(o, "spec", "template", "metadata")} {
 		if meta == nil {
 			continue
 		}
 		labels, _ := meta["labels"].(map[string]any)
+		if i == 0 {
+			if labels[nameLabel] != "aim-apiserver" && labels[nameLabel] != "aim-etcd" {
+				t.Errorf("%s: %s is %v", key(o), nameLabel, labels[nameLabel])
+			}
+			delete(labels, nameLabel)
+		}
 		if labels != nil && labels["app.kubernetes.io/managed-by"] != nil && labels["app.kubernetes.io/managed-by"] != "Helm" {
 			t.Errorf("%s: app.kubernetes.io/managed-by is %v", key(o), labels["app.kubernetes.io/managed-by"])
 		}
@@ -690,11 +702,20 @@ func TestChartServiceMonitor(t *testing.T) {
 		field(ep, "tlsConfig", "ca", "secret", "name") != "aim-apiserver-serving-cert" {
 		t.Errorf("endpoint %v", ep)
 	}
-	// It selects the Service aim-apiserver by labels that Service carries.
+	// It selects the Service aim-apiserver by labels that Service carries, and not etcd's Services.
 	svcLabels := mapAt(find(t, objs, "Service", "aim-apiserver"), "metadata", "labels")
 	for k, v := range mapAt(sm, "spec", "selector", "matchLabels") {
 		if svcLabels[k] != v {
 			t.Errorf("ServiceMonitor selects %s=%v; the Service has %v", k, v, svcLabels[k])
+		}
+	}
+	for _, name := range []string{"aim-etcd", "aim-etcd-client"} {
+		labels, selected := mapAt(find(t, objs, "Service", name), "metadata", "labels"), true
+		for k, v := range mapAt(sm, "spec", "selector", "matchLabels") {
+			selected = selected && labels[k] == v
+		}
+		if selected {
+			t.Errorf("ServiceMonitor selects the Service %s", name)
 		}
 	}
 	find(t, objs, "ClusterRole", "aim-apiserver-metrics-reader")
@@ -704,9 +725,494 @@ func TestChartServiceMonitor(t *testing.T) {
 	}
 }
 
+// ---- pods: environment, volumes, scheduling, security, images, network ---------------------------------------
+
+func podSpec(o object) map[string]any { return mapAt(o, "spec", "template", "spec") }
+
+func container(o object) map[string]any {
+	containers, _ := field(o, "spec", "template", "spec", "containers").([]any)
+	if len(containers) == 0 {
+		return nil
+	}
+	return containers[0].(map[string]any)
+}
+
+// named returns the element of a list of objects with that name.
+func named(list any, name string) map[string]any {
+	items, _ := list.([]any)
+	for _, i := range items {
+		if m, ok := i.(map[string]any); ok && m["name"] == name {
+			return m
+		}
+	}
+	return nil
+}
+
+// valuesFile writes values to a file for helm's --values.
+func valuesFile(t *testing.T, values string) string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "values.yaml")
+	if err := os.WriteFile(f, []byte(values), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// jsonEqual compares a rendered value with the JSON of the expected one.
+func jsonEqual(t *testing.T, what string, got any, want string) {
+	t.Helper()
+	var w any
+	if err := yaml.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, w) {
+		t.Errorf("%s: got %v, want %v", what, got, w)
+	}
+}
+
+func TestChartPodValues(t *testing.T) {
+	objs := helmTemplate(t, "--values", valuesFile(t, `
+extraEnv: [{name: GODEBUG, value: "http2client=0"}, {name: NODE, valueFrom: {fieldRef: {fieldPath: spec.nodeName}}}]
+extraVolumes: [{name: scratch, emptyDir: {medium: Memory}}]
+extraVolumeMounts: [{name: scratch, mountPath: /scratch, readOnly: true}]
+affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: role, operator: In, values: [infra]}]}]}}}
+topologySpreadConstraints:
+  - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: ScheduleAnyway}
+  - {maxSkew: 2, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {team: a}}}
+podSecurityContext: {runAsUser: 1000, sysctls: [{name: net.ipv4.ip_unprivileged_port_start, value: "443"}]}
+securityContext: {readOnlyRootFilesystem: false}
+serviceAccount: {annotations: {iam.gke.io/gcp-service-account: aim@p.iam.gserviceaccount.com}}
+priorityClassName: system-cluster-critical
+`))
+	dep := find(t, objs, "Deployment", "aim-apiserver")
+	c, spec := container(dep), podSpec(dep)
+	// The chart's own variables stay first.
+	if env, _ := c["env"].([]any); len(env) != 3 || named(env, "POD_NAMESPACE") == nil || env[0].(map[string]any)["name"] != "POD_NAMESPACE" {
+		t.Errorf("env %v", c["env"])
+	}
+	jsonEqual(t, "GODEBUG", named(c["env"], "GODEBUG"), `{name: GODEBUG, value: "http2client=0"}`)
+	jsonEqual(t, "NODE", named(c["env"], "NODE"), `{name: NODE, valueFrom: {fieldRef: {fieldPath: spec.nodeName}}}`)
+	jsonEqual(t, "volume", named(spec["volumes"], "scratch"), `{name: scratch, emptyDir: {medium: Memory}}`)
+	jsonEqual(t, "mount", named(c["volumeMounts"], "scratch"), `{name: scratch, mountPath: /scratch, readOnly: true}`)
+	if named(spec["volumes"], "serving-cert") == nil || named(c["volumeMounts"], "etcd-client") == nil {
+		t.Error("extra volumes replaced the chart's")
+	}
+	// affinity replaces the default anti-affinity.
+	jsonEqual(t, "affinity", spec["affinity"],
+		`{nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: role, operator: In, values: [infra]}]}]}}}`)
+	jsonEqual(t, "topologySpreadConstraints", spec["topologySpreadConstraints"], `[
+  {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: ScheduleAnyway,
+   labelSelector: {matchLabels: {app.kubernetes.io/name: aim-apiserver}}},
+  {maxSkew: 2, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {team: a}}}]`)
+	// Helm merges a map into the default: runAsUser replaced, the rest kept.
+	jsonEqual(t, "podSecurityContext", spec["securityContext"], `{runAsNonRoot: true, runAsUser: 1000, runAsGroup: 65532, fsGroup: 65532,
+  seccompProfile: {type: RuntimeDefault}, sysctls: [{name: net.ipv4.ip_unprivileged_port_start, value: "443"}]}`)
+	jsonEqual(t, "securityContext", c["securityContext"], `{allowPrivilegeEscalation: false, readOnlyRootFilesystem: false, capabilities: {drop: [ALL]}}`)
+	if got := str(find(t, objs, "ServiceAccount", "aim-apiserver"), "metadata", "annotations", "iam.gke.io/gcp-service-account"); got != "aim@p.iam.gserviceaccount.com" {
+		t.Errorf("ServiceAccount annotation %q", got)
+	}
+	// priorityClassName: aim-apiserver's pods, and etcd's while etcd.priorityClassName is empty.
+	for _, o := range []object{dep, find(t, objs, "StatefulSet", "aim-etcd")} {
+		if got := podSpec(o)["priorityClassName"]; got != "system-cluster-critical" {
+			t.Errorf("%s: priorityClassName %v", key(o), got)
+		}
+	}
+
+	// The defaults: no extra variable, volume or constraint, the soft anti-affinity, no annotation.
+	objs = helmTemplate(t)
+	dep = find(t, objs, "Deployment", "aim-apiserver")
+	c, spec = container(dep), podSpec(dep)
+	if len(c["env"].([]any)) != 1 || len(c["volumeMounts"].([]any)) != 2 || len(spec["volumes"].([]any)) != 2 {
+		t.Errorf("defaults render env %v, mounts %v, volumes %v", c["env"], c["volumeMounts"], spec["volumes"])
+	}
+	if field(spec, "affinity", "podAntiAffinity", "preferredDuringSchedulingIgnoredDuringExecution") == nil {
+		t.Errorf("default affinity %v", spec["affinity"])
+	}
+	for _, f := range []string{"topologySpreadConstraints", "priorityClassName", "hostNetwork", "dnsPolicy"} {
+		if _, ok := spec[f]; ok {
+			t.Errorf("defaults render %s", f)
+		}
+	}
+	if _, ok := mapAt(find(t, objs, "ServiceAccount", "aim-apiserver"), "metadata")["annotations"]; ok {
+		t.Error("defaults annotate the ServiceAccount")
+	}
+}
+
+// OpenShift's restricted SCC assigns UIDs and groups: null removes them from the default security contexts (and
+// null removes a whole context), while {} would keep the defaults (Helm merges maps).
+func TestChartSecurityContextsForOpenShift(t *testing.T) {
+	objs := helmTemplate(t, "--set", "podSecurityContext.runAsUser=null", "--set", "podSecurityContext.runAsGroup=null",
+		"--set", "podSecurityContext.fsGroup=null", "--set", "etcd.podSecurityContext.runAsUser=null",
+		"--set", "etcd.podSecurityContext.fsGroup=null")
+	for _, o := range []object{find(t, objs, "Deployment", "aim-apiserver"), find(t, objs, "StatefulSet", "aim-etcd")} {
+		jsonEqual(t, key(o), podSpec(o)["securityContext"], `{runAsNonRoot: true, seccompProfile: {type: RuntimeDefault}}`)
+		jsonEqual(t, key(o)+" container", container(o)["securityContext"],
+			`{allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: {drop: [ALL]}}`)
+	}
+	objs = helmTemplate(t, "--values", valuesFile(t, "podSecurityContext: null\nsecurityContext: null\netcd: {podSecurityContext: null, securityContext: null}\n"))
+	for _, o := range []object{find(t, objs, "Deployment", "aim-apiserver"), find(t, objs, "StatefulSet", "aim-etcd")} {
+		if _, ok := podSpec(o)["securityContext"]; ok {
+			t.Errorf("%s: podSecurityContext null renders %v", key(o), podSpec(o)["securityContext"])
+		}
+		if _, ok := container(o)["securityContext"]; ok {
+			t.Errorf("%s: securityContext null renders %v", key(o), container(o)["securityContext"])
+		}
+	}
+}
+
+// The bundled etcd's scheduling: its own values, else the top-level nodeSelector, tolerations and priorityClassName.
+func TestChartEtcdScheduling(t *testing.T) {
+	objs := helmTemplate(t, "--values", valuesFile(t, `
+nodeSelector: {pool: system}
+tolerations: [{key: dedicated, operator: Exists}]
+priorityClassName: high
+affinity: {podAffinity: {}}
+topologySpreadConstraints: [{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway}]
+`))
+	sts := podSpec(find(t, objs, "StatefulSet", "aim-etcd"))
+	jsonEqual(t, "fallback nodeSelector", sts["nodeSelector"], `{pool: system}`)
+	jsonEqual(t, "fallback tolerations", sts["tolerations"], `[{key: dedicated, operator: Exists}]`)
+	if sts["priorityClassName"] != "high" {
+		t.Errorf("fallback priorityClassName %v", sts["priorityClassName"])
+	}
+	// aim-apiserver's affinity and constraints select its own pods: never etcd's.
+	for _, f := range []string{"affinity", "topologySpreadConstraints"} {
+		if _, ok := sts[f]; ok {
+			t.Errorf("etcd pods take the top-level %s: %v", f, sts[f])
+		}
+	}
+
+	objs = helmTemplate(t, "--values", valuesFile(t, `
+nodeSelector: {pool: system}
+tolerations: [{key: dedicated, operator: Exists}]
+priorityClassName: high
+etcd:
+  nodeSelector: {pool: etcd}
+  tolerations: [{key: etcd, operator: Exists, effect: NoSchedule}]
+  priorityClassName: etcd-critical
+  affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app.kubernetes.io/name: aim-etcd}}}]}}
+  topologySpreadConstraints: [{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule}]
+  podSecurityContext: {runAsUser: 1001}
+  securityContext: {privileged: false}
+`))
+	etcd := find(t, objs, "StatefulSet", "aim-etcd")
+	sts = podSpec(etcd)
+	jsonEqual(t, "etcd.nodeSelector", sts["nodeSelector"], `{pool: etcd}`)
+	jsonEqual(t, "etcd.tolerations", sts["tolerations"], `[{key: etcd, operator: Exists, effect: NoSchedule}]`)
+	if sts["priorityClassName"] != "etcd-critical" {
+		t.Errorf("etcd.priorityClassName %v", sts["priorityClassName"])
+	}
+	jsonEqual(t, "etcd.affinity", sts["affinity"],
+		`{podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app.kubernetes.io/name: aim-etcd}}}]}}`)
+	jsonEqual(t, "etcd.topologySpreadConstraints", sts["topologySpreadConstraints"],
+		`[{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app.kubernetes.io/name: aim-etcd}}}]`)
+	jsonEqual(t, "etcd.podSecurityContext", sts["securityContext"], `{runAsNonRoot: true, runAsUser: 1001, fsGroup: 65532, seccompProfile: {type: RuntimeDefault}}`)
+	jsonEqual(t, "etcd.securityContext", container(etcd)["securityContext"],
+		`{allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: {drop: [ALL]}, privileged: false}`)
+	// aim-apiserver keeps the top-level values.
+	dep := podSpec(find(t, objs, "Deployment", "aim-apiserver"))
+	jsonEqual(t, "nodeSelector", dep["nodeSelector"], `{pool: system}`)
+	if dep["priorityClassName"] != "high" {
+		t.Errorf("priorityClassName %v", dep["priorityClassName"])
+	}
+}
+
+func TestChartImages(t *testing.T) {
+	const digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	image := func(objs []object) (string, string) {
+		return container(find(t, objs, "Deployment", "aim-apiserver"))["image"].(string),
+			container(find(t, objs, "StatefulSet", "aim-etcd"))["image"].(string)
+	}
+	for _, c := range []struct {
+		name            string
+		args            []string
+		apiserver, etcd string
+	}{
+		{"defaults", nil, "ghcr.io/aim-apiserver/aim-apiserver:v0.1.0", "registry.k8s.io/etcd:3.6.4-0"},
+		{"digest", []string{"--set", "image.tag=v9", "--set", "image.digest=" + digest, "--set", "etcd.image.digest=" + digest},
+			"ghcr.io/aim-apiserver/aim-apiserver@" + digest, "registry.k8s.io/etcd@" + digest},
+		// global.imageRegistry replaces the registry host of both repositories.
+		{"global registry", []string{"--set", "global.imageRegistry=mirror.example.com:5000/aim"},
+			"mirror.example.com:5000/aim/aim-apiserver/aim-apiserver:v0.1.0", "mirror.example.com:5000/aim/etcd:3.6.4-0"},
+		// The images' own registries take precedence over it; a repository without a registry gets it as a prefix.
+		{"image registries", []string{"--set", "global.imageRegistry=mirror.example.com", "--set", "image.registry=localhost:5000",
+			"--set", "image.repository=aim/aim-apiserver", "--set", "image.digest=" + digest, "--set", "etcd.image.registry=etcd.example.com"},
+			"localhost:5000/aim/aim-apiserver@" + digest, "etcd.example.com/etcd:3.6.4-0"},
+		// localhost is a registry; a repository without one and no registry value stays as it is.
+		{"localhost repository", []string{"--set", "image.registry=mirror.example.com", "--set", "image.repository=localhost/aim-apiserver",
+			"--set", "etcd.image.repository=etcd"}, "mirror.example.com/aim-apiserver:v0.1.0", "etcd:3.6.4-0"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			apiserver, etcd := image(helmTemplate(t, c.args...))
+			if apiserver != c.apiserver {
+				t.Errorf("aim-apiserver image %s, want %s", apiserver, c.apiserver)
+			}
+			if etcd != c.etcd {
+				t.Errorf("etcd image %s, want %s", etcd, c.etcd)
+			}
+		})
+	}
+}
+
+// The port for control planes that reach nodes only on 443 or 10250, and hostNetwork for those that reach no
+// pod IP: the container port and the probes follow flags.securePort, the Service and the APIService keep 443.
+func TestChartPortAndHostNetwork(t *testing.T) {
+	for _, port := range []string{"443", "10250"} {
+		objs := helmTemplate(t, "--set", "flags.securePort="+port)
+		dep := find(t, objs, "Deployment", "aim-apiserver")
+		c := container(dep)
+		if p := named(c["ports"], "https"); fmt.Sprint(p["containerPort"]) != port || p["hostPort"] != nil {
+			t.Errorf("port %s: container port %v", port, p)
+		}
+		if !slices.Contains(containerArgs(dep, "args"), "--secure-port="+port) {
+			t.Errorf("port %s: args %v", port, containerArgs(dep, "args"))
+		}
+		for _, probe := range []string{"livenessProbe", "readinessProbe", "startupProbe"} {
+			if field(c, probe, "httpGet", "port") != "https" {
+				t.Errorf("%s does not use the port https: %v", probe, c[probe])
+			}
+		}
+		svc := named(field(find(t, objs, "Service", "aim-apiserver"), "spec", "ports"), "https")
+		if svc["port"] != float64(443) || svc["targetPort"] != "https" {
+			t.Errorf("Service port %v", svc)
+		}
+		if got := field(find(t, objs, "APIService", "v1alpha1.aim.eai.amd.com"), "spec", "service", "port"); got != float64(443) {
+			t.Errorf("APIService port %v", got)
+		}
+		if _, ok := podSpec(dep)["hostNetwork"]; ok {
+			t.Error("hostNetwork rendered by default")
+		}
+	}
+	dep := find(t, helmTemplate(t, "--set", "hostNetwork=true", "--set", "flags.securePort=9443"), "Deployment", "aim-apiserver")
+	if spec := podSpec(dep); spec["hostNetwork"] != true || spec["dnsPolicy"] != "ClusterFirstWithHostNet" {
+		t.Errorf("hostNetwork %v, dnsPolicy %v", spec["hostNetwork"], spec["dnsPolicy"])
+	}
+	jsonEqual(t, "port", named(container(dep)["ports"], "https"), `{name: https, containerPort: 9443, hostPort: 9443}`)
+}
+
+// Every object carries app.kubernetes.io/name, in every mode: aim-etcd on the bundled etcd's objects.
+func TestChartNameLabel(t *testing.T) {
+	etcdObjects := map[string]bool{"StatefulSet aim-etcd": true, "Service aim-etcd": true, "Service aim-etcd-client": true, "NetworkPolicy aim-etcd": true}
+	for name, args := range map[string][]string{
+		"defaults": {"--set", "createNamespace=true", "--set", "monitoring.serviceMonitor.enabled=true",
+			"--set", "monitoring.serviceMonitor.prometheusServiceAccount.name=p", "--set", "monitoring.serviceMonitor.prometheusServiceAccount.namespace=m",
+			"--set", "defaultRuntimeConfig.enabled=true", "--api-versions", "aim.eai.amd.com/v1alpha1/AIMClusterRuntimeConfig"},
+		"cert-manager": {"--set", "servingCert.mode=certManager", "--set", "etcd.certs.mode=certManager"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			objs := helmTemplate(t, args...)
+			for _, o := range objs {
+				want := "aim-apiserver"
+				if etcdObjects[fmt.Sprintf("%s %s", o["kind"], str(o, "metadata", "name"))] {
+					want = "aim-etcd"
+				}
+				if got := str(o, "metadata", "labels", nameLabel); got != want {
+					t.Errorf("%s: %s=%q, want %q", key(o), nameLabel, got, want)
+				}
+			}
+			if len(objs) < 20 {
+				t.Errorf("only %d objects", len(objs))
+			}
+		})
+	}
+}
+
+func TestChartKubeVersion(t *testing.T) {
+	if msg := helmTemplateError(t, "--kube-version", "v1.29.9"); !strings.Contains(msg, ">=1.30.0-0") {
+		t.Errorf("1.29 accepted or another error: %s", msg)
+	}
+	// Providers' versions are pre-releases in semver terms (v1.30.2-gke.1, v1.30.0-eks-...): the -0 admits them.
+	for _, v := range []string{"v1.30.0", "v1.30.2-gke.1156000", "v1.34.1"} {
+		helmTemplate(t, "--kube-version", v)
+	}
+}
+
+// Values of the wrong type or shape are refused by values.schema.json before anything renders.
+func TestChartSchemaRejects(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		path string
+	}{
+		{[]string{"--set", "extraEnv=x"}, "/extraEnv"},
+		{[]string{"--set-json", `extraEnv=[{"value":"no name"}]`}, "/extraEnv/0"},
+		{[]string{"--set-json", `extraVolumes={"name":"v"}`}, "/extraVolumes"},
+		{[]string{"--set-json", `extraVolumeMounts=[{"name":"v"}]`}, "/extraVolumeMounts/0"},
+		{[]string{"--set", "hostNetwork=yes"}, "/hostNetwork"},
+		{[]string{"--set-json", "extraCACertificates.configMap=1"}, "/extraCACertificates/configMap"},
+		{[]string{"--set-json", `extraCACertificates={"configmap":"x"}`}, "/extraCACertificates"},
+		{[]string{"--set-json", "proxy.httpsProxy=true"}, "/proxy/httpsProxy"},
+		{[]string{"--set-json", `proxy.noProxy=["a"]`}, "/proxy/noProxy"},
+		{[]string{"--set-json", "affinity=[]"}, "/affinity"},
+		{[]string{"--set-json", `affinity={"nodeAfinity":{}}`}, "/affinity"},
+		{[]string{"--set-json", `topologySpreadConstraints=[{"maxSkew":1}]`}, "/topologySpreadConstraints/0"},
+		{[]string{"--set", "podSecurityContext.runAsUser=root"}, "/podSecurityContext/runAsUser"},
+		{[]string{"--set", "podSecurityContext=x"}, "/podSecurityContext"},
+		{[]string{"--set", "securityContext.readOnlyRootFilesystem=sometimes"}, "/securityContext/readOnlyRootFilesystem"},
+		{[]string{"--set", "serviceAccount.name=other"}, "/serviceAccount"},
+		{[]string{"--set", "serviceAccount.annotations.a=1"}, "/serviceAccount/annotations/a"},
+		{[]string{"--set", "image.digest=latest"}, "/image/digest"},
+		{[]string{"--set", "image.registry=https://mirror.example.com"}, "/image/registry"},
+		{[]string{"--set", "global.imageRegistry=mirror.example.com/"}, "/global/imageRegistry"},
+		{[]string{"--set-json", "etcd.tolerations={}"}, "/etcd/tolerations"},
+		{[]string{"--set", "etcd.nodeSelector=x"}, "/etcd/nodeSelector"},
+		{[]string{"--set", "etcd.priorityClassName=1"}, "/etcd/priorityClassName"},
+		{[]string{"--set-json", "etcd.affinity=true"}, "/etcd/affinity"},
+		{[]string{"--set-json", "etcd.topologySpreadConstraints={}"}, "/etcd/topologySpreadConstraints"},
+		{[]string{"--set", "etcd.podSecurityContext.fsGroup=x"}, "/etcd/podSecurityContext/fsGroup"},
+		{[]string{"--set", "etcd.securityContext=x"}, "/etcd/securityContext"},
+		{[]string{"--set", "etcd.image.digest=sha256"}, "/etcd/image/digest"},
+	} {
+		msg := helmTemplateError(t, c.args...)
+		if !strings.Contains(msg, "values don't meet the specifications of the schema") || !strings.Contains(msg, "'"+c.path) {
+			t.Errorf("%v: not a schema error at %s:\n%s", c.args, c.path, msg)
+		}
+	}
+}
+
+// Every property of values.schema.json has a description.
+func TestChartSchemaDescriptions(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(chartDir, "values.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema map[string]any
+	if err := yaml.Unmarshal(data, &schema); err != nil {
+		t.Fatal(err)
+	}
+	var missing []string
+	n := 0
+	var walk func(path string, s map[string]any)
+	walk = func(path string, s map[string]any) {
+		for _, k := range []string{"properties", "definitions"} {
+			props, _ := s[k].(map[string]any)
+			for name, p := range props {
+				p := p.(map[string]any)
+				n++
+				if d, _ := p["description"].(string); strings.TrimSpace(d) == "" {
+					missing = append(missing, path+"/"+name)
+				}
+				walk(path+"/"+name, p)
+			}
+		}
+		if items, ok := s["items"].(map[string]any); ok {
+			walk(path+"/items", items)
+		}
+	}
+	walk("", schema)
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Errorf("%d of %d properties without a description:\n  %s", len(missing), n, strings.Join(missing, "\n  "))
+	}
+}
+
+// The README's table of values names every value of values.yaml (or a map that holds it) with its default, and
+// no value that does not exist.
+func TestChartReadmeValues(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(chartDir, "values.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var values map[string]any
+	if err := yaml.Unmarshal(data, &values); err != nil {
+		t.Fatal(err)
+	}
+	leaves := map[string]any{}
+	nodes := map[string]bool{}
+	var walk func(prefix string, m map[string]any)
+	walk = func(prefix string, m map[string]any) {
+		for k, v := range m {
+			p := prefix + k
+			nodes[p] = true
+			if sub, ok := v.(map[string]any); ok && len(sub) > 0 {
+				walk(p+".", sub)
+			} else {
+				leaves[p] = v
+			}
+		}
+	}
+	walk("", values)
+
+	readme, err := os.ReadFile(filepath.Join(chartDir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The rows of the section "## Values": | `name` | default | meaning |.
+	_, section, _ := strings.Cut(string(readme), "\n## Values\n")
+	section, _, _ = strings.Cut(section, "\n## ")
+	row := regexp.MustCompile("^\\| `([^`]+)` \\| ([^|]*) \\|")
+	rows := map[string]string{}
+	for _, line := range strings.Split(section, "\n") {
+		if m := row.FindStringSubmatch(line); m != nil {
+			if _, dup := rows[m[1]]; dup {
+				t.Errorf("README: %s listed twice", m[1])
+			}
+			rows[m[1]] = strings.TrimSpace(m[2])
+		}
+	}
+	if len(rows) == 0 {
+		t.Fatal("README.md has no table of values under ## Values")
+	}
+	for name, def := range rows {
+		if !nodes[name] {
+			t.Errorf("README lists %s, which values.yaml does not have", name)
+			continue
+		}
+		v, leaf := leaves[name]
+		if !leaf {
+			continue
+		}
+		want, _ := json.Marshal(v)
+		if s, ok := v.(string); ok && s != "" {
+			want = []byte(s)
+		}
+		if def != "`"+string(want)+"`" {
+			t.Errorf("README: default of %s is %s, values.yaml has `%s`", name, def, want)
+		}
+	}
+	for name := range leaves {
+		covered := false
+		for p := name; p != ""; p = p[:max(strings.LastIndex(p, "."), 0)] {
+			if _, ok := rows[p]; ok {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			t.Errorf("README does not list %s", name)
+		}
+	}
+}
+
+// allNewValues sets every value the chart gained for platform teams at once (TestChartLint).
+const allNewValues = `
+global: {imageRegistry: mirror.example.com}
+image: {registry: registry.example.com:5000, digest: "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}
+serviceAccount: {annotations: {eks.amazonaws.com/role-arn: "arn:aws:iam::111122223333:role/aim"}}
+extraEnv: [{name: GODEBUG, value: "http2client=0"}]
+extraVolumes: [{name: scratch, emptyDir: {}}]
+extraVolumeMounts: [{name: scratch, mountPath: /scratch}]
+hostNetwork: true
+flags: {securePort: 10443}
+priorityClassName: system-cluster-critical
+affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: role, operator: In, values: [infra]}]}]}}}
+topologySpreadConstraints: [{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: ScheduleAnyway}]
+podSecurityContext: {runAsUser: null, runAsGroup: null, fsGroup: null}
+securityContext: {readOnlyRootFilesystem: true}
+etcd:
+  image: {registry: etcd.example.com, digest: "sha256:fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"}
+  nodeSelector: {pool: etcd}
+  tolerations: [{key: etcd, operator: Exists, effect: NoSchedule}]
+  priorityClassName: system-cluster-critical
+  affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app.kubernetes.io/name: aim-etcd}}}]}}
+  topologySpreadConstraints: [{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule}]
+  podSecurityContext: {runAsUser: null, fsGroup: null}
+  securityContext: {privileged: false}
+`
+
 // ---- lint ----------------------------------------------------------------------------------------------------
 
 func TestChartLint(t *testing.T) {
+	newValues := valuesFile(t, allNewValues)
 	for name, args := range map[string][]string{
 		"defaults":     nil,
 		"cert-manager": {"--set", "servingCert.mode=certManager", "--set", "etcd.certs.mode=certManager"},
@@ -717,6 +1223,7 @@ func TestChartLint(t *testing.T) {
 			"--set", "etcd.external.clientSecret=c"},
 		"migration":  {"--set", "apiService.create=false", "--set", "servingCert.mode=existing", "--set", "servingCert.existingSecret=s"},
 		"everything": {"--set", "createNamespace=true", "--set", "monitoring.serviceMonitor.enabled=true", "--set", "defaultRuntimeConfig.enabled=true"},
+		"new values": {"--values", newValues},
 	} {
 		t.Run(name, func(t *testing.T) {
 			out, err := command(t, helmBin, append([]string{"lint", "--strict", chartDir, "--namespace", namespace}, args...)...)
@@ -729,5 +1236,38 @@ func TestChartLint(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestChartTrustAndProxy: extraCACertificates mounts the ConfigMap and Secret into one directory that
+// SSL_CERT_DIR names (hack/image's test runs the image's binary with that mount), and proxy sets the proxy
+// variables with NO_PROXY starting with what must never go through a proxy; neither renders anything by default.
+func TestChartTrustAndProxy(t *testing.T) {
+	objs := helmTemplate(t, "--values", valuesFile(t, `
+extraCACertificates: {configMap: corp-cas, secret: registry-ca}
+proxy: {httpsProxy: "http://proxy.corp:3128", httpProxy: "http://proxy.corp:3128", noProxy: "10.0.0.0/8,.corp"}
+`))
+	dep := find(t, objs, "Deployment", "aim-apiserver")
+	c, spec := container(dep), podSpec(dep)
+	jsonEqual(t, "SSL_CERT_DIR", named(c["env"], "SSL_CERT_DIR"), `{name: SSL_CERT_DIR, value: /etc/aim-apiserver/ca-certificates}`)
+	jsonEqual(t, "mount", named(c["volumeMounts"], "extra-ca-certificates"),
+		`{name: extra-ca-certificates, mountPath: /etc/aim-apiserver/ca-certificates, readOnly: true}`)
+	jsonEqual(t, "volume", named(spec["volumes"], "extra-ca-certificates"),
+		`{name: extra-ca-certificates, projected: {defaultMode: 292, sources: [{configMap: {name: corp-cas}}, {secret: {name: registry-ca}}]}}`)
+	jsonEqual(t, "HTTPS_PROXY", named(c["env"], "HTTPS_PROXY"), `{name: HTTPS_PROXY, value: "http://proxy.corp:3128"}`)
+	jsonEqual(t, "HTTP_PROXY", named(c["env"], "HTTP_PROXY"), `{name: HTTP_PROXY, value: "http://proxy.corp:3128"}`)
+	jsonEqual(t, "NO_PROXY", named(c["env"], "NO_PROXY"),
+		`{name: NO_PROXY, value: "localhost,127.0.0.1,.svc,.cluster.local,$(KUBERNETES_SERVICE_HOST),10.0.0.0/8,.corp"}`)
+
+	// Only a Secret: the projected volume has one source.
+	objs = helmTemplate(t, "--set", "extraCACertificates.secret=registry-ca")
+	jsonEqual(t, "secret only", named(podSpec(find(t, objs, "Deployment", "aim-apiserver"))["volumes"], "extra-ca-certificates"),
+		`{name: extra-ca-certificates, projected: {defaultMode: 292, sources: [{secret: {name: registry-ca}}]}}`)
+
+	c = container(find(t, helmTemplate(t), "Deployment", "aim-apiserver"))
+	for _, name := range []string{"SSL_CERT_DIR", "HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY"} {
+		if named(c["env"], name) != nil {
+			t.Errorf("%s rendered with the default values", name)
+		}
 	}
 }

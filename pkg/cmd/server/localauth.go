@@ -6,6 +6,10 @@ import (
 
 	"k8s.io/apiserver/pkg/apis/apiserver"
 	"k8s.io/apiserver/pkg/authentication/authenticatorfactory"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
+	"k8s.io/apiserver/pkg/authorization/path"
+	"k8s.io/apiserver/pkg/authorization/union"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/apiserver/pkg/server/dynamiccertificates"
 
@@ -19,7 +23,7 @@ type localAuth struct {
 
 // applyLocalAuthentication authenticates client certificates signed by the local CA and nothing else: unlike
 // the delegating options, which always admit anonymous requests, an unauthenticated request gets 401.
-// Authorization then lets group system:masters (the generated admin) do everything.
+// Authorization lets group system:masters (the generated admin) do everything, and nobody else anything.
 func applyLocalAuthentication(dataDir string, c *genericapiserver.RecommendedConfig) (*localAuth, error) {
 	pki, err := localmode.EnsurePKI(filepath.Join(dataDir, "pki"))
 	if err != nil {
@@ -37,6 +41,13 @@ func applyLocalAuthentication(dataDir string, c *genericapiserver.RecommendedCon
 		return nil, fmt.Errorf("building local authenticator: %w", err)
 	}
 	c.Authentication.Authenticator = authn
+	// The generated admin is in system:masters; health checks are open to every authenticated client, as the
+	// delegating options would leave them.
+	paths, err := path.NewAuthorizer([]string{"/healthz", "/readyz", "/livez"})
+	if err != nil {
+		return nil, err
+	}
+	c.Authorization.Authorizer = union.New(authorizerfactory.NewPrivilegedGroups(user.SystemPrivilegedGroup), paths)
 	if err := c.Authentication.ApplyClientCert(ca, c.SecureServing); err != nil {
 		return nil, fmt.Errorf("requesting client certificates: %w", err)
 	}

@@ -12,14 +12,18 @@ import (
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
 	serverstorage "k8s.io/apiserver/pkg/server/storage"
 	"k8s.io/apiserver/pkg/storage/storagebackend"
-	"k8s.io/apiserver/pkg/util/compatibility"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/tools/clientcmd"
 	cliflag "k8s.io/component-base/cli/flag"
+	logsapi "k8s.io/component-base/logs/api/v1"
+	// JSON logs (--logging-format=json) for log pipelines.
+	_ "k8s.io/component-base/logs/json/register"
 	netutils "k8s.io/utils/net"
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
@@ -31,10 +35,16 @@ import (
 	generatedopenapi "github.com/aim-apiserver/aim-apiserver/pkg/generated/openapi"
 	"github.com/aim-apiserver/aim-apiserver/pkg/localmode"
 	"github.com/aim-apiserver/aim-apiserver/pkg/storage/compression"
+	"github.com/aim-apiserver/aim-apiserver/pkg/version"
 )
 
 // EtcdPathPrefix is where AIM objects live in etcd.
 const EtcdPathPrefix = "/registry/" + aim.GroupName
+
+func init() {
+	// The logging options' own feature gates (as kube-apiserver registers them), for --logging-format and friends.
+	utilruntime.Must(logsapi.AddFeatureGates(utilfeature.DefaultMutableFeatureGate))
+}
 
 // Options are every flag of aim-apiserver.
 type Options struct {
@@ -42,6 +52,9 @@ type Options struct {
 	Lifecycle          *LifecycleOptions
 	Local              *LocalOptions
 	Controller         *ControllerOptions
+	Logs               *logsapi.LoggingConfiguration
+	// PrintVersion makes the command print its version and exit.
+	PrintVersion bool
 	// StorageCompression is how stored values are compressed (compression.Zstd or None).
 	StorageCompression string
 
@@ -55,6 +68,8 @@ type LocalOptions struct {
 	DataDir string
 	// UnsafeNoFsync makes the embedded etcd skip fsync; for tests only.
 	UnsafeNoFsync bool
+	// authorizationKubeconfig is --authorization-kubeconfig as given, kept by Complete for Validate.
+	authorizationKubeconfig string
 }
 
 // ControllerOptions configure the embedded controller.
@@ -74,6 +89,7 @@ func NewOptions(out io.Writer) *Options {
 		Lifecycle:          NewLifecycleOptions(),
 		Local:              &LocalOptions{},
 		Controller:         &ControllerOptions{Options: controller.DefaultOptions(), Run: true},
+		Logs:               logsapi.NewLoggingConfiguration(),
 		StorageCompression: compression.Zstd,
 		StdOut:             out,
 	}
@@ -168,6 +184,8 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 	r.Admission.AddFlags(fss.FlagSet("admission"))
 	r.EgressSelector.AddFlags(fss.FlagSet("egress selector"))
 	r.Traces.AddFlags(fss.FlagSet("traces"))
+	logsapi.AddFlags(o.Logs, fss.FlagSet("logging"))
+	fss.FlagSet("global").BoolVar(&o.PrintVersion, "version", false, "Print the version of aim-apiserver and exit.")
 	return fss
 }
 
@@ -182,9 +200,12 @@ func (o *Options) Complete() error {
 	if o.Local.DataDir != "" {
 		r.SecureServing.ServerCert.CertDirectory = filepath.Join(o.Local.DataDir, "certs")
 	}
-	// Authentication is built from the local client CA in Config, without anonymous access.
+	// Validate refuses it: local mode has no kube-apiserver to delegate authorization to.
+	o.Local.authorizationKubeconfig = r.Authorization.RemoteKubeConfigFile
+	// Authentication and authorization are built from the local client CA in Config, without anonymous access
+	// and without a kube-apiserver to delegate to.
 	r.Authentication = nil
-	r.Authorization.RemoteKubeConfigFileOptional = true
+	r.Authorization = nil
 	r.CoreAPI = nil
 	r.Admission = nil
 	r.Features.EnablePriorityAndFairness = false
@@ -207,7 +228,7 @@ func (o *Options) Validate() error {
 		if ip := o.RecommendedOptions.SecureServing.BindAddress; !ip.IsLoopback() {
 			errs = append(errs, fmt.Errorf("local mode serves on loopback only, not %s", ip))
 		}
-		if o.RecommendedOptions.Authorization.RemoteKubeConfigFile != "" {
+		if o.Local.authorizationKubeconfig != "" {
 			errs = append(errs, errors.New("--authorization-kubeconfig is a cluster-mode flag; local mode authorizes its own client certificate"))
 		}
 	} else {
@@ -304,7 +325,7 @@ func (o *Options) config(ctx context.Context) (_ *runningConfig, err error) {
 	serverConfig.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(generatedopenapi.GetOpenAPIDefinitions, namer)
 	serverConfig.OpenAPIV3Config.Info.Title = "aim-apiserver"
 	serverConfig.OpenAPIV3Config.Info.Version = v1alpha1.SchemeGroupVersion.Version
-	serverConfig.EffectiveVersion = compatibility.DefaultBuildEffectiveVersion()
+	serverConfig.EffectiveVersion = version.Effective()
 
 	if err := ApplyStorageCodec(r.Etcd); err != nil {
 		return nil, err
@@ -328,6 +349,9 @@ func (o *Options) config(ctx context.Context) (_ *runningConfig, err error) {
 		return nil, err
 	}
 	rc.config = &apiserver.Config{GenericConfig: serverConfig}
+	if o.Local.Enabled && !o.controllerEnabled() {
+		rc.config.NoControllerNote = noControllerNote
+	}
 	if o.controllerEnabled() {
 		kube := serverConfig.ClientConfig
 		if o.Local.Enabled {

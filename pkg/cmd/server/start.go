@@ -7,10 +7,13 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	cliflag "k8s.io/component-base/cli/flag"
+	logsapi "k8s.io/component-base/logs/api/v1"
 	"k8s.io/klog/v2"
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/localmode"
+	"github.com/aim-apiserver/aim-apiserver/pkg/version"
 )
 
 // NewCommand returns the aim-apiserver command; it runs until ctx is cancelled.
@@ -26,6 +29,14 @@ serving on 127.0.0.1, with a kubeconfig for kubectl written to <data-dir>/kubeco
 		SilenceUsage: true,
 		Args:         cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.PrintVersion {
+				_, err := fmt.Fprintf(o.StdOut, "aim-apiserver %s\n", version.Get().GitVersion)
+				return err
+			}
+			if err := logsapi.ValidateAndApply(o.Logs, utilfeature.DefaultFeatureGate); err != nil {
+				return err
+			}
+			klog.InfoS("Starting aim-apiserver", "version", version.Get().GitVersion, "local", o.Local.Enabled)
 			if err := o.Complete(); err != nil {
 				return err
 			}
@@ -46,6 +57,7 @@ serving on 127.0.0.1, with a kubeconfig for kubectl written to <data-dir>/kubeco
 
 // Run starts the server and blocks until ctx is cancelled and the server has drained.
 func (o *Options) Run(ctx context.Context) error {
+	installETCDGRPCLogger()
 	rc, err := o.config(ctx)
 	if err != nil {
 		return err
@@ -77,16 +89,27 @@ func (o *Options) announceLocal(rc *runningConfig) error {
 	if err := localmode.WriteKubeconfig(kubeconfig, url, servingCA, rc.localAuth.pki); err != nil {
 		return err
 	}
-	klog.InfoS("Local mode ready to serve", "url", url, "kubeconfig", kubeconfig, "etcd", rc.etcd.ClientURL())
+	controller := "on, managing the cluster of " + o.Controller.WorkloadKubeconfig
+	if !o.controllerEnabled() {
+		controller = "off. " + noControllerNote
+	}
+	klog.InfoS("Local mode ready to serve", "url", url, "kubeconfig", kubeconfig, "etcd", rc.etcd.ClientURL(), "controller", controller)
 	_, err := fmt.Fprintf(o.StdOut, `aim-apiserver (local mode) serving on %s
   data:       %s
   kubeconfig: %s
+  controller: %s
 
 Try:
   export KUBECONFIG=%s
   kubectl api-resources --api-group=aim.eai.amd.com
   kubectl apply -f artifacts/samples/
   kubectl get aim -A
-`, url, o.Local.DataDir, kubeconfig, kubeconfig)
+`, url, o.Local.DataDir, kubeconfig, controller, kubeconfig)
 	return err
 }
+
+// noControllerNote is what local mode says, in its banner and in the status of every object it creates, when no
+// controller runs: nothing reconciles, and how to change that.
+const noControllerNote = "No controller runs in local mode without --workload-kubeconfig: nothing reconciles AIM objects, " +
+	"they stay Pending. Restart with --workload-kubeconfig=<kubeconfig of a cluster with KServe>, or run the whole " +
+	"stack with make local-up."

@@ -10,9 +10,19 @@ install can replace the other), and the group aim.eai.amd.com can be served by o
 {{- end }}
 
 {{/*
-Labels of every object: app.kubernetes.io/part-of as artifacts/deploy sets it, and Helm's own.
+Labels of every object: app.kubernetes.io/name (aim-etcd on the bundled etcd's StatefulSet, Services and
+NetworkPolicy, aim-apiserver on everything else, as on their pods), app.kubernetes.io/part-of as artifacts/deploy
+sets it, and Helm's own. artifacts/deploy has app.kubernetes.io/name only on pods and in selectors.
 */}}
 {{- define "aim-apiserver.labels" -}}
+app.kubernetes.io/name: {{ include "aim-apiserver.name" . }}
+{{ include "aim-apiserver.commonLabels" . }}
+{{- end }}
+{{- define "aim-apiserver.etcdLabels" -}}
+app.kubernetes.io/name: {{ include "aim-apiserver.etcdName" . }}
+{{ include "aim-apiserver.commonLabels" . }}
+{{- end }}
+{{- define "aim-apiserver.commonLabels" -}}
 app.kubernetes.io/part-of: aim-apiserver
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 app.kubernetes.io/instance: {{ .Release.Name }}
@@ -30,8 +40,49 @@ app.kubernetes.io/name: {{ include "aim-apiserver.name" . }}
 app.kubernetes.io/name: {{ include "aim-apiserver.etcdName" . }}
 {{- end }}
 
+{{/*
+Image references. registry (the image's own, else global.imageRegistry) replaces the registry host of the
+repository, as Docker parses it (a first path component with a "." or ":", or "localhost"), or is prefixed to a
+repository without one. A digest pins the image: repository@digest, the tag ignored.
+*/}}
+{{- define "aim-apiserver.imageRef" -}}
+{{- $repository := .image.repository -}}
+{{- with (.image.registry | default (.global | default dict).imageRegistry) -}}
+{{- $parts := splitList "/" $repository -}}
+{{- $first := first $parts -}}
+{{- if and (gt (len $parts) 1) (or (contains "." $first) (contains ":" $first) (eq $first "localhost")) -}}
+{{- $parts = rest $parts -}}
+{{- end -}}
+{{- $repository = printf "%s/%s" . (join "/" $parts) -}}
+{{- end -}}
+{{- if .image.digest -}}
+{{- printf "%s@%s" $repository .image.digest -}}
+{{- else -}}
+{{- printf "%s:%s" $repository (.image.tag | default .defaultTag) -}}
+{{- end -}}
+{{- end }}
+
 {{- define "aim-apiserver.image" -}}
-{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) }}
+{{- include "aim-apiserver.imageRef" (dict "image" .Values.image "global" .Values.global "defaultTag" .Chart.AppVersion) }}
+{{- end }}
+{{- define "aim-apiserver.etcdImage" -}}
+{{- include "aim-apiserver.imageRef" (dict "image" .Values.etcd.image "global" .Values.global "defaultTag" "") }}
+{{- end }}
+
+{{/*
+Topology spread constraints (the list of a value) as YAML: a constraint without labelSelector gets the pods' own
+selector labels (.selector), without which it would count no pods.
+*/}}
+{{- define "aim-apiserver.topologySpreadConstraints" -}}
+{{- $out := list -}}
+{{- range .constraints -}}
+{{- $c := deepCopy . -}}
+{{- if not (hasKey $c "labelSelector") -}}
+{{- $_ := set $c "labelSelector" (dict "matchLabels" ($.selector | fromYaml)) -}}
+{{- end -}}
+{{- $out = append $out $c -}}
+{{- end -}}
+{{- toYaml $out -}}
 {{- end }}
 
 {{/*
@@ -193,4 +244,11 @@ Checks of combinations the schema does not express.
 {{- fail (printf "etcd.external.endpoints: %q is not https://: aim-apiserver talks to etcd over TLS only" .) -}}
 {{- end -}}
 {{- end -}}
+{{- end }}
+
+{{/* NO_PROXY of aim-apiserver: loopback, in-cluster names, kube-apiserver's Service address, then proxy.noProxy. */}}
+{{- define "aim-apiserver.noProxy" -}}
+{{- $entries := list "localhost" "127.0.0.1" ".svc" (printf ".%s" .Values.clusterDomain) "$(KUBERNETES_SERVICE_HOST)" -}}
+{{- with .Values.proxy.noProxy }}{{ $entries = append $entries . }}{{ end -}}
+{{- join "," $entries -}}
 {{- end }}

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
@@ -240,5 +241,23 @@ func TestCheckRejectsIncompleteDefinitions(t *testing.T) {
 	def.Validate = func(*aim.AIMService) field.ErrorList { return nil }
 	if err := def.Check(); err != nil {
 		t.Errorf("complete definition rejected: %v", err)
+	}
+}
+
+// TestMarkUnreconciled: where no controller runs, a new object's status says so in its Ready condition; the
+// status a client sends is still dropped.
+func TestMarkUnreconciled(t *testing.T) {
+	s, _ := strategies()
+	main := &resource.REST{Store: &genericregistry.Store{CreateStrategy: s}}
+	main.MarkUnreconciled("no controller here")
+	obj := service()
+	obj.Status.Status = aim.AIMStatusRunning
+	main.CreateStrategy.PrepareForCreate(context.Background(), obj)
+	if obj.Status.Status != aim.AIMStatusPending || len(obj.Status.Conditions) != 1 {
+		t.Fatalf("status %+v", obj.Status)
+	}
+	c := obj.Status.Conditions[0]
+	if c.Type != "Ready" || c.Status != metav1.ConditionUnknown || c.Reason != resource.ReasonControllerNotRunning || c.Message != "no controller here" {
+		t.Errorf("condition %+v", c)
 	}
 }

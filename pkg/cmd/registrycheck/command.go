@@ -1,0 +1,169 @@
+// Package registrycheck is the `aim-apiserver check-registry` command: it shows what the server trusts and how
+// it reaches registries, and reads an image's labels the way the controller does. Run it where the server runs
+// (kubectl exec into a replica) to tell a missing CA, a proxy or a registry refusal apart.
+package registrycheck
+
+import (
+	"context"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/asn1"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/spf13/cobra"
+
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/imagemeta"
+)
+
+// certFiles and certDirs are where Go's crypto/x509 looks for system roots on Linux when SSL_CERT_FILE and
+// SSL_CERT_DIR are unset (crypto/x509/root_linux.go); the report names the one in use.
+var (
+	certFiles = []string{
+		"/etc/ssl/certs/ca-certificates.crt",
+		"/etc/pki/tls/certs/ca-bundle.crt",
+		"/etc/ssl/ca-bundle.pem",
+		"/etc/pki/tls/cacert.pem",
+		"/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",
+		"/etc/ssl/cert.pem",
+	}
+	certDirs = []string{"/etc/ssl/certs", "/etc/pki/tls/certs"}
+)
+
+// NewCommand returns the check-registry command.
+func NewCommand(ctx context.Context, out io.Writer) *cobra.Command {
+	var listRoots bool
+	cmd := &cobra.Command{
+		Use:   "check-registry [IMAGE]",
+		Short: "Show the certificate authorities and proxy aim-apiserver uses for registries, and read an image's AIM labels",
+		Long: `check-registry reports where aim-apiserver's trusted certificate authorities come from (SSL_CERT_FILE,
+SSL_CERT_DIR, the image's bundle, or the bundle built into the binary) and which proxy a registry request
+takes (HTTPS_PROXY, NO_PROXY). Given an image reference it reads the image's labels anonymously, as the
+controller reads a model's image, and prints the AIM model they describe, or the error the controller would
+report. Run it inside a replica:
+
+  kubectl -n aim-system exec deploy/aim-apiserver -- /aim-apiserver check-registry docker.io/amdenterpriseai/aim-base:latest`,
+		Args:         cobra.MaximumNArgs(1),
+		SilenceUsage: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := reportTrust(out, listRoots); err != nil {
+				return err
+			}
+			if len(args) == 0 {
+				return nil
+			}
+			return checkImage(cmd.Context(), out, args[0])
+		},
+	}
+	cmd.SetContext(ctx)
+	cmd.Flags().BoolVar(&listRoots, "list-roots", false, "Print the subject of every trusted certificate authority.")
+	return cmd
+}
+
+// reportTrust prints where the system roots come from, as crypto/x509 chooses them, and how many there are.
+func reportTrust(out io.Writer, listRoots bool) error {
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		return fmt.Errorf("loading the trusted certificate authorities: %w", err)
+	}
+	//nolint:staticcheck // Subjects is deprecated for the system pool of other platforms; on Linux it lists the pool.
+	subjects := pool.Subjects()
+	fmt.Fprintf(out, "trusted certificate authorities: %d from %s\n", len(subjects), trustSource(len(subjects) > 0))
+	if listRoots {
+		names := make([]string, 0, len(subjects))
+		for _, raw := range subjects {
+			names = append(names, subjectString(raw))
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			fmt.Fprintf(out, "  %s\n", n)
+		}
+	}
+	for _, scheme := range []string{"https", "http"} {
+		u := &url.URL{Scheme: scheme, Host: "registry.example", Path: "/v2/"}
+		proxy, err := http.ProxyFromEnvironment(&http.Request{URL: u})
+		switch {
+		case err != nil:
+			fmt.Fprintf(out, "%s proxy: invalid (%v)\n", scheme, err)
+		case proxy != nil:
+			fmt.Fprintf(out, "%s proxy: %s (NO_PROXY=%q)\n", scheme, proxy.Redacted(), noProxy())
+		default:
+			fmt.Fprintf(out, "%s proxy: none\n", scheme)
+		}
+	}
+	return nil
+}
+
+// trustSource names what crypto/x509 read: the files and directories it found certificates in, or the
+// bundle built into the binary when it found none.
+func trustSource(found bool) string {
+	files, dirs := certFiles, certDirs
+	if f := os.Getenv("SSL_CERT_FILE"); f != "" {
+		files = []string{f}
+	}
+	if d := os.Getenv("SSL_CERT_DIR"); d != "" {
+		dirs = strings.Split(d, ":")
+	}
+	var used []string
+	for _, f := range files {
+		if _, err := os.Stat(f); err == nil {
+			used = append(used, f)
+			break
+		}
+	}
+	for _, d := range dirs {
+		if entries, err := os.ReadDir(d); err == nil && len(entries) > 0 {
+			used = append(used, d+"/")
+		}
+	}
+	if len(used) == 0 || !found {
+		return "the bundle built into aim-apiserver (golang.org/x/crypto/x509roots/fallback)"
+	}
+	return strings.Join(used, ", ")
+}
+
+func noProxy() string {
+	if v := os.Getenv("NO_PROXY"); v != "" {
+		return v
+	}
+	return os.Getenv("no_proxy")
+}
+
+func subjectString(raw []byte) string {
+	var seq pkix.RDNSequence
+	if _, err := asn1.Unmarshal(raw, &seq); err != nil {
+		return fmt.Sprintf("(unparsable subject: %v)", err)
+	}
+	var name pkix.Name
+	name.FillFromRDNSequence(&seq)
+	return name.String()
+}
+
+// checkImage reads the image's labels as the model controller does (anonymously: pull secrets live in the
+// model's namespace) and prints the AIM metadata they carry.
+func checkImage(ctx context.Context, out io.Writer, image string) error {
+	ref, err := name.ParseReference(image)
+	if err != nil {
+		return fmt.Errorf("image %q: %w", image, err)
+	}
+	fmt.Fprintf(out, "registry: %s\n", ref.Context().RegistryStr())
+	labels, err := imagemeta.Fetcher{Allowed: []string{"*"}}.Labels(ctx, image, nil)
+	if err != nil {
+		return err
+	}
+	md, err := imagemeta.FromLabels(labels)
+	if err != nil {
+		return fmt.Errorf("image %s: %w", image, err)
+	}
+	fmt.Fprintf(out, "image %s: %d labels\n", image, len(labels))
+	if m := md.Model; m != nil {
+		fmt.Fprintf(out, "  model: %q, source %q, %d recommended deployments\n", m.CanonicalName, m.Source, len(m.RecommendedDeployments))
+	}
+	return nil
+}
