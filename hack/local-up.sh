@@ -128,8 +128,6 @@ cert front-proxy-client front-proxy-ca "/CN=front-proxy-client"
 	openssl genrsa -out "${PKI}/sa.key" 2048 2>/dev/null
 	openssl rsa -in "${PKI}/sa.key" -pubout -out "${PKI}/sa.pub" 2>/dev/null
 }
-# aim-apiserver's serving certificate is the one the deploy base turns into the APIService caBundle.
-AIM_CERT_EXTRA_SANS="DNS:localhost,IP:127.0.0.1" hack/gen-serving-cert.sh
 # etcd's server, peer and aim-apiserver client certificates are the deploy base's; kube-apiserver, which
 # shares this etcd here, gets its own client certificate of the etcd CA.
 AIM_ETCD_CERT_EXTRA_SANS="DNS:localhost,IP:127.0.0.1" hack/gen-etcd-certs.sh
@@ -274,13 +272,20 @@ start aim-apiserver "${BIN}/aim-apiserver" \
 	--etcd-certfile "${ETCD_PKI}/client.crt" --etcd-keyfile "${ETCD_PKI}/client.key" \
 	"${AIM_AUDIT_ARGS[@]}" \
 	--bind-address 127.0.0.1 --secure-port "${AIM_PORT}" \
-	--tls-cert-file "${ROOT}/artifacts/deploy/certs/tls.crt" --tls-private-key-file "${ROOT}/artifacts/deploy/certs/tls.key" \
+	--serving-cert-secret aim-system/aim-apiserver-serving-cert \
+	--default-runtime-config-configmap aim-system/aim-apiserver-default-runtime-config \
+	--serving-cert-hosts aim-apiserver.aim-system.svc,aim-apiserver.aim-system.svc.cluster.local,localhost,127.0.0.1 \
 	--kubeconfig "${AIM_KUBECONFIG}" --authentication-kubeconfig "${AIM_KUBECONFIG}" --authorization-kubeconfig "${AIM_KUBECONFIG}" \
 	--system-namespace aim-system --discovery-backoff-base "${AIM_DISCOVERY_BACKOFF_BASE:-3s}" \
 	--controller-resync-period "${AIM_RESYNC_PERIOD:-5s}" --run-controller="${AIM_RUN_CONTROLLER:-true}" \
 	--image-metadata-registries "${AIM_IMAGE_METADATA_REGISTRIES:-127.0.0.1,localhost}"
 wait_for "APIService v1alpha1.aim.eai.amd.com Available" 90 "${LOGS}/aim-apiserver.log" \
 	"${KUBECTL[@]}" wait --for condition=Available --timeout 2s apiservice/v1alpha1.aim.eai.amd.com
+
+# aim-apiserver made its serving certificate (as the deploy base runs it: Secret aim-apiserver-serving-cert, its
+# ca.crt in the APIService's caBundle); tests and benchmarks that reach it directly on loopback verify it with this.
+"${KUBECTL[@]}" -n aim-system get secret aim-apiserver-serving-cert -o jsonpath='{.data.ca\.crt}' | base64 -d \
+	>"${ROOT}/artifacts/deploy/certs/ca.crt"
 
 # kube-apiserver aggregates the OpenAPI document shortly after the APIService turns Available; kubectl explain
 # and client-side validation need it.

@@ -11,9 +11,11 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/apiserver/pkg/server/healthz"
+	"k8s.io/client-go/kubernetes"
 	restclient "k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
@@ -21,7 +23,9 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
+	"github.com/aim-apiserver/aim-apiserver/pkg/defaultruntimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/fieldformat"
+	"github.com/aim-apiserver/aim-apiserver/pkg/generated/clientset/versioned"
 	"github.com/aim-apiserver/aim-apiserver/pkg/registry/aim/aimartifact"
 	"github.com/aim-apiserver/aim-apiserver/pkg/registry/aim/aimclustermodel"
 	"github.com/aim-apiserver/aim-apiserver/pkg/registry/aim/aimclustermodelsource"
@@ -59,6 +63,15 @@ type Config struct {
 	// NoControllerNote, when set, is put in the Ready condition (reason ControllerNotRunning) of every object
 	// created: local mode without a controller says so in each object's status.
 	NoControllerNote string
+	// DefaultRuntimeConfig, when set, is the ConfigMap whose spec becomes the AIMClusterRuntimeConfig "default"
+	// (package defaultruntimeconfig), read through KubeConfig.
+	DefaultRuntimeConfig *DefaultRuntimeConfig
+}
+
+// DefaultRuntimeConfig says where the default runtime config is declared.
+type DefaultRuntimeConfig struct {
+	ConfigMap  types.NamespacedName
+	KubeConfig *restclient.Config
 }
 
 // ControllerConfig configures the embedded controller.
@@ -69,9 +82,10 @@ type ControllerConfig struct {
 }
 
 type completedConfig struct {
-	GenericConfig    genericapiserver.CompletedConfig
-	Controller       *ControllerConfig
-	NoControllerNote string
+	GenericConfig        genericapiserver.CompletedConfig
+	Controller           *ControllerConfig
+	NoControllerNote     string
+	DefaultRuntimeConfig *DefaultRuntimeConfig
 }
 
 // CompletedConfig can only be built by Complete, so New never sees an incomplete config.
@@ -86,7 +100,8 @@ type AIMServer struct {
 
 // Complete fills in the fields the generic server derives.
 func (c *Config) Complete() CompletedConfig {
-	return CompletedConfig{&completedConfig{GenericConfig: c.GenericConfig.Complete(), Controller: c.Controller, NoControllerNote: c.NoControllerNote}}
+	return CompletedConfig{&completedConfig{GenericConfig: c.GenericConfig.Complete(), Controller: c.Controller,
+		NoControllerNote: c.NoControllerNote, DefaultRuntimeConfig: c.DefaultRuntimeConfig}}
 }
 
 // New builds the server and installs the AIM API group.
@@ -120,6 +135,11 @@ func (c completedConfig) New() (*AIMServer, error) {
 			return nil, err
 		}
 	}
+	if c.DefaultRuntimeConfig != nil {
+		if err := c.installDefaultRuntimeConfig(generic); err != nil {
+			return nil, err
+		}
+	}
 	return &AIMServer{GenericAPIServer: generic}, nil
 }
 
@@ -139,6 +159,24 @@ func (c completedConfig) checkFieldFormats() error {
 		return chain(checker.WithCheck(api, gc.Serializer), gc)
 	}
 	return nil
+}
+
+// installDefaultRuntimeConfig applies the declared default runtime config once the server serves (every
+// replica does; the apply is idempotent).
+func (c completedConfig) installDefaultRuntimeConfig(s *genericapiserver.GenericAPIServer) error {
+	kube, err := kubernetes.NewForConfig(c.DefaultRuntimeConfig.KubeConfig)
+	if err != nil {
+		return err
+	}
+	aimClient, err := versioned.NewForConfig(c.GenericConfig.LoopbackClientConfig)
+	if err != nil {
+		return err
+	}
+	applier := &defaultruntimeconfig.Applier{ConfigMap: c.DefaultRuntimeConfig.ConfigMap, Kube: kube, AIM: aimClient}
+	return s.AddPostStartHook("aim-default-runtime-config", func(hook genericapiserver.PostStartHookContext) error {
+		go applier.Run(hook.Context)
+		return nil
+	})
 }
 
 // installController starts the embedded controller after the server serves (it reads AIM objects through

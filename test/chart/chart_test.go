@@ -38,7 +38,7 @@ var (
 	kubectlBin = filepath.Join(root, "_output", "bin", "kubectl")
 	chartDir   = filepath.Join(root, "artifacts", "charts", "aim-apiserver")
 
-	// deployDir is a copy of artifacts/deploy with certificates made by hack/gen-serving-cert.sh and
+	// deployDir is a copy of artifacts/deploy with etcd's certificates made by
 	// hack/gen-etcd-certs.sh, so that kustomize can build it without touching the checkout's (git-ignored) certs.
 	deployDir string
 	// helmEnv keeps helm's cache, config and data out of the user's home.
@@ -77,8 +77,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	for script, env := range map[string]string{
-		"gen-serving-cert.sh": "AIM_CERT_DIR=" + filepath.Join(deployDir, "certs"),
-		"gen-etcd-certs.sh":   "AIM_ETCD_CERT_DIR=" + filepath.Join(deployDir, "certs", "etcd"),
+		"gen-etcd-certs.sh": "AIM_ETCD_CERT_DIR=" + filepath.Join(deployDir, "certs", "etcd"),
 	} {
 		cmd := exec.Command(filepath.Join(root, "hack", script))
 		cmd.Env = append(os.Environ(), env)
@@ -482,7 +481,7 @@ func parseCert(t *testing.T, what, b64 string) *x509.Certificate {
 // The chart's own certificates: signed by their CA, for the names artifacts/deploy's scripts put on theirs, with
 // the APIService trusting the serving CA and one etcd CA behind server, peer and client.
 func TestChartGeneratedCertificates(t *testing.T) {
-	objs := helmTemplate(t)
+	objs := helmTemplate(t, "--set", "servingCert.mode=generate")
 	check := func(secret string, usage x509.ExtKeyUsage, dnsNames []string, ips ...string) *x509.Certificate {
 		t.Helper()
 		s := find(t, objs, "Secret", secret)
@@ -670,20 +669,30 @@ func TestChartValues(t *testing.T) {
 
 // The default AIMClusterRuntimeConfig is rendered only where its API is served (helm install/upgrade read that
 // from discovery; helm template takes --api-versions).
+// TestChartDefaultRuntimeConfig: the default runtime config is declared in a ConfigMap, rendered on install
+// whatever the cluster serves (aim-apiserver applies it), never as an AIMClusterRuntimeConfig the first install
+// could not map; aim-apiserver is always pointed at that ConfigMap and may read only it.
 func TestChartDefaultRuntimeConfig(t *testing.T) {
-	const api = "aim.eai.amd.com/v1alpha1/AIMClusterRuntimeConfig"
-	if objs := helmTemplate(t, "--set", "defaultRuntimeConfig.enabled=true"); has(objs, "AIMClusterRuntimeConfig", "default") {
-		t.Error("rendered the default AIMClusterRuntimeConfig although its API is not served")
+	if objs := helmTemplate(t); has(objs, "ConfigMap", "aim-apiserver-default-runtime-config") {
+		t.Error("rendered the default runtime config although it is not enabled")
 	}
-	if objs := helmTemplate(t, "--api-versions", api); has(objs, "AIMClusterRuntimeConfig", "default") {
-		t.Error("rendered the default AIMClusterRuntimeConfig although it is not enabled")
+	objs := helmTemplate(t, "--set", "defaultRuntimeConfig.enabled=true", "--set", "defaultRuntimeConfig.spec.discovery.maxConcurrentJobs=5",
+		"--set", "defaultRuntimeConfig.spec.storage.defaultStorageClassName=fast")
+	if has(objs, "AIMClusterRuntimeConfig", "default") {
+		t.Error("rendered an AIMClusterRuntimeConfig, whose kind the first install cannot map")
 	}
-	objs := helmTemplate(t, "--api-versions", api, "--set", "defaultRuntimeConfig.enabled=true",
-		"--set", "defaultRuntimeConfig.spec.discovery.maxConcurrentJobs=5")
-	rc := find(t, objs, "AIMClusterRuntimeConfig", "default")
-	if rc["apiVersion"] != "aim.eai.amd.com/v1alpha1" || field(rc, "spec", "discovery", "maxConcurrentJobs") != float64(5) {
-		t.Errorf("default runtime config %v", rc)
+	cm := find(t, objs, "ConfigMap", "aim-apiserver-default-runtime-config")
+	var spec map[string]any
+	if err := yaml.Unmarshal([]byte(str(cm, "data", "spec.yaml")), &spec); err != nil {
+		t.Fatalf("spec.yaml: %v", err)
 	}
+	jsonEqual(t, "spec.yaml", spec, `{discovery: {maxConcurrentJobs: 5}, storage: {defaultStorageClassName: fast}}`)
+	if args := containerArgs(find(t, objs, "Deployment", "aim-apiserver"), "args"); !slices.Contains(args,
+		"--default-runtime-config-configmap=aim-system/aim-apiserver-default-runtime-config") {
+		t.Errorf("args %v", args)
+	}
+	jsonEqual(t, "Role", find(t, objs, "Role", "aim-apiserver-default-runtime-config")["rules"],
+		`[{apiGroups: [""], resources: [configmaps], resourceNames: [aim-apiserver-default-runtime-config], verbs: [get, list, watch]}]`)
 }
 
 func TestChartServiceMonitor(t *testing.T) {
@@ -794,7 +803,7 @@ priorityClassName: system-cluster-critical
 	jsonEqual(t, "NODE", named(c["env"], "NODE"), `{name: NODE, valueFrom: {fieldRef: {fieldPath: spec.nodeName}}}`)
 	jsonEqual(t, "volume", named(spec["volumes"], "scratch"), `{name: scratch, emptyDir: {medium: Memory}}`)
 	jsonEqual(t, "mount", named(c["volumeMounts"], "scratch"), `{name: scratch, mountPath: /scratch, readOnly: true}`)
-	if named(spec["volumes"], "serving-cert") == nil || named(c["volumeMounts"], "etcd-client") == nil {
+	if named(spec["volumes"], "etcd-client") == nil || named(c["volumeMounts"], "etcd-client") == nil {
 		t.Error("extra volumes replaced the chart's")
 	}
 	// affinity replaces the default anti-affinity.
@@ -822,7 +831,7 @@ priorityClassName: system-cluster-critical
 	objs = helmTemplate(t)
 	dep = find(t, objs, "Deployment", "aim-apiserver")
 	c, spec = container(dep), podSpec(dep)
-	if len(c["env"].([]any)) != 1 || len(c["volumeMounts"].([]any)) != 2 || len(spec["volumes"].([]any)) != 2 {
+	if len(c["env"].([]any)) != 1 || len(c["volumeMounts"].([]any)) != 1 || len(spec["volumes"].([]any)) != 1 {
 		t.Errorf("defaults render env %v, mounts %v, volumes %v", c["env"], c["volumeMounts"], spec["volumes"])
 	}
 	if field(spec, "affinity", "podAntiAffinity", "preferredDuringSchedulingIgnoredDuringExecution") == nil {
@@ -1269,5 +1278,70 @@ proxy: {httpsProxy: "http://proxy.corp:3128", httpProxy: "http://proxy.corp:3128
 		if named(c["env"], name) != nil {
 			t.Errorf("%s rendered with the default values", name)
 		}
+	}
+}
+
+// TestChartSelfManagedServingCert: by default aim-apiserver manages its serving certificate, so the chart renders
+// no serving Secret and no caBundle (a GitOps diff never sees them), passes the Secret and the names
+// kube-apiserver verifies, and grants exactly what the server needs; other modes render none of that.
+func TestChartSelfManagedServingCert(t *testing.T) {
+	objs := helmTemplate(t, "--set", "clusterDomain=corp.internal")
+	if has(objs, "Secret", "aim-apiserver-serving-cert") {
+		t.Error("the chart renders the serving Secret in mode self")
+	}
+	if ca := field(find(t, objs, "APIService", "v1alpha1.aim.eai.amd.com"), "spec", "caBundle"); ca != nil {
+		t.Errorf("the chart renders a caBundle in mode self: %v", ca)
+	}
+	args := containerArgs(find(t, objs, "Deployment", "aim-apiserver"), "args")
+	for _, want := range []string{"--serving-cert-secret=aim-system/aim-apiserver-serving-cert",
+		"--serving-cert-hosts=aim-apiserver.aim-system.svc,aim-apiserver.aim-system.svc.corp.internal"} {
+		if !slices.Contains(args, want) {
+			t.Errorf("args lack %s: %v", want, args)
+		}
+	}
+	for _, a := range args {
+		if strings.HasPrefix(a, "--tls-") {
+			t.Errorf("mode self passes %s", a)
+		}
+	}
+	jsonEqual(t, "Role", find(t, objs, "Role", "aim-apiserver-serving-cert")["rules"], `[
+  {apiGroups: [""], resources: [secrets], verbs: [create]},
+  {apiGroups: [""], resources: [secrets], resourceNames: [aim-apiserver-serving-cert], verbs: [get, list, watch, update]}]`)
+	jsonEqual(t, "ClusterRole", find(t, objs, "ClusterRole", "aim-apiserver-serving-cert")["rules"], `[
+  {apiGroups: [apiregistration.k8s.io], resources: [apiservices], resourceNames: [v1alpha1.aim.eai.amd.com], verbs: [get, list, watch, patch]}]`)
+	for _, kind := range []string{"RoleBinding", "ClusterRoleBinding"} {
+		b := find(t, objs, kind, "aim-apiserver-serving-cert")
+		jsonEqual(t, kind, b["subjects"], `[{kind: ServiceAccount, name: aim-apiserver, namespace: aim-system}]`)
+	}
+
+	for _, mode := range []string{"generate", "certManager"} {
+		objs := helmTemplate(t, "--set", "servingCert.mode="+mode)
+		if has(objs, "Role", "aim-apiserver-serving-cert") || has(objs, "ClusterRole", "aim-apiserver-serving-cert") {
+			t.Errorf("mode %s grants the self-managed certificate's rights", mode)
+		}
+		if args := containerArgs(find(t, objs, "Deployment", "aim-apiserver"), "args"); !slices.Contains(args,
+			"--tls-cert-file=/var/run/aim-apiserver/serving-cert/tls.crt") {
+			t.Errorf("mode %s: args %v", mode, args)
+		}
+	}
+}
+
+// TestChartRendersTheSameTwice: without generated material the chart's output is a function of its values, so a
+// renderer without cluster access (Argo CD's) settles. etcd's generated certificates are the one exception, so
+// this renders with existing etcd Secrets.
+func TestChartRendersTheSameTwice(t *testing.T) {
+	args := []string{"template", release, chartDir, "--namespace", namespace, "--set", "etcd.certs.mode=existing",
+		"--set", "etcd.certs.existingSecrets.server=s", "--set", "etcd.certs.existingSecrets.peer=p",
+		"--set", "etcd.certs.existingSecrets.client=c"}
+	first, err := command(t, helmBin, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := command(t, helmBin, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first != second {
+		t.Errorf("two renders differ:\n%s", diff.Diff(first, second))
 	}
 }

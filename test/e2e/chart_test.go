@@ -54,12 +54,23 @@ func TestChartServerDryRun(t *testing.T) {
 	for name, args := range map[string][]string{
 		"defaults": {"--set", "createNamespace=true", "--set", "defaultRuntimeConfig.enabled=true",
 			"--set", "defaultRuntimeConfig.spec.discovery.maxConcurrentJobs=5",
-			"--set", "defaultRuntimeConfig.spec.storage.pvcHeadroomPercent=15",
-			"--api-versions", "aim.eai.amd.com/v1alpha1/AIMClusterRuntimeConfig"},
+			"--set", "defaultRuntimeConfig.spec.storage.pvcHeadroomPercent=15"},
 		"external etcd, existing secrets": {"--set", "etcd.mode=external", "--set", "etcd.external.endpoints={https://etcd.example:2379}",
 			"--set", "etcd.external.clientSecret=my-etcd-client", "--set", "servingCert.mode=existing",
 			"--set", "servingCert.existingSecret=my-serving",
 			"--set-file", "servingCert.caBundle=" + filepath.Join(root, "artifacts", "deploy", "certs", "ca.crt")},
+		// The values for real clusters, all at once: the API server validates every object they shape.
+		"values for real clusters": {"--set-json", `extraEnv=[{"name":"GODEBUG","value":"http2client=0"}]`,
+			"--set-json", `extraVolumes=[{"name":"scratch","emptyDir":{}}]`,
+			"--set-json", `extraVolumeMounts=[{"name":"scratch","mountPath":"/scratch"}]`,
+			"--set-json", `topologySpreadConstraints=[{"maxSkew":1,"topologyKey":"topology.kubernetes.io/zone","whenUnsatisfiable":"ScheduleAnyway"}]`,
+			"--set-json", `podSecurityContext={"runAsUser":null,"runAsGroup":null,"fsGroup":null}`,
+			"--set-json", `serviceAccount={"annotations":{"iam.gke.io/gcp-service-account":"aim@p.iam.gserviceaccount.com"}}`,
+			"--set", "image.digest=sha256:" + strings.Repeat("a", 64), "--set", "global.imageRegistry=mirror.example",
+			"--set", "extraCACertificates.configMap=corp-cas", "--set", "proxy.httpsProxy=http://proxy.example:3128",
+			"--set", "proxy.noProxy=10.0.0.0/8", "--set", "hostNetwork=true", "--set", "flags.securePort=10250",
+			"--set-json", `etcd.tolerations=[{"key":"infra","operator":"Exists"}]`, "--set", "etcd.priorityClassName=system-cluster-critical",
+			"--set-json", `etcd.topologySpreadConstraints=[{"maxSkew":1,"topologyKey":"kubernetes.io/hostname","whenUnsatisfiable":"DoNotSchedule"}]`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			manifests := mustHelm(t, append([]string{"template", "aim-apiserver", chartDir, "--namespace", "aim-system"}, args...)...)
@@ -71,9 +82,9 @@ func TestChartServerDryRun(t *testing.T) {
 				"clusterrole.rbac.authorization.k8s.io/aim-view", "(server dry run)")
 			if name == "defaults" {
 				contains(t, "dry run", out, "statefulset.apps/aim-etcd", "networkpolicy.networking.k8s.io/aim-etcd",
-					"secret/aim-apiserver-serving-cert", "secret/aim-etcd-server-tls", "secret/aim-etcd-peer-tls",
-					"secret/aim-apiserver-etcd-client", "namespace/aim-system", "aimclusterruntimeconfig.aim.eai.amd.com/default")
-			} else if strings.Contains(out, "aim-etcd") {
+					"role.rbac.authorization.k8s.io/aim-apiserver-serving-cert", "secret/aim-etcd-server-tls", "secret/aim-etcd-peer-tls",
+					"secret/aim-apiserver-etcd-client", "namespace/aim-system", "configmap/aim-apiserver-default-runtime-config")
+			} else if name == "external etcd, existing secrets" && strings.Contains(out, "aim-etcd") {
 				t.Errorf("external etcd, yet the chart has etcd objects:\n%s", out)
 			}
 		})
@@ -83,8 +94,8 @@ func TestChartServerDryRun(t *testing.T) {
 // The chart installed over the harness: Helm takes over the objects the loopback overlay applied, adds the ones
 // the overlay leaves out (Deployment, PodDisruptionBudget, etcd; they stay inert, as no kubelet and no workload
 // controllers run here), and the APIService it owns routes to aim-apiserver, still the process local-up started,
-// through the overlay's loopback EndpointSlice. The serving certificate is the harness's Secret (mode existing,
-// caBundle looked up from the cluster); the etcd certificates are generated and must survive an upgrade. At the
+// through the overlay's loopback EndpointSlice. The serving certificate is the one aim-apiserver keeps itself (the
+// chart's default mode self); the etcd certificates are generated and must survive an upgrade. At the
 // end the harness is exactly as before, for the tests that follow.
 func TestChartInstallOverHarness(t *testing.T) {
 	k := admin(t)
@@ -94,24 +105,16 @@ func TestChartInstallOverHarness(t *testing.T) {
 	overlay := k.must("kustomize", overlayDir)
 	before := harnessState(t, overlay)
 
-	servingSecret := ""
-	for _, name := range strings.Fields(k.must("get", "secret", "-n", "aim-system", "-o", "name")) {
-		if strings.HasPrefix(name, "secret/aim-apiserver-serving-cert-") {
-			servingSecret = strings.TrimPrefix(name, "secret/")
-		}
-	}
-	if servingSecret == "" {
-		t.Fatal("the harness has no serving Secret aim-apiserver-serving-cert-<hash>")
-	}
-	harnessCA := k.must("get", "secret", "-n", "aim-system", servingSecret, "-o", "jsonpath={.data.ca\\.crt}")
+	// The harness's aim-apiserver manages its serving certificate, as the chart's default mode has it do.
+	harnessCA := k.must("get", "secret", "-n", "aim-system", "aim-apiserver-serving-cert", "-o", "jsonpath={.data.ca\\.crt}")
 
 	t.Cleanup(func() { restoreHarness(t, overlay, before) })
 
-	out := mustHelm(t, "install", "aim-apiserver", chartDir, "--namespace", "aim-system", "--take-ownership",
-		"--set", "servingCert.mode=existing", "--set", "servingCert.existingSecret="+servingSecret)
+	out := mustHelm(t, "install", "aim-apiserver", chartDir, "--namespace", "aim-system", "--take-ownership")
 	contains(t, "helm install", out, "STATUS: deployed", "kubectl wait --for=condition=Available apiservice/"+apiService)
 
-	// Helm owns the APIService now, with the caBundle read from the Secret, and it stays Available.
+	// Helm owns the APIService now; the chart renders no caBundle, so the one aim-apiserver set stays, and the
+	// APIService stays Available.
 	owner := k.must("get", "apiservice", apiService, "-o",
 		`jsonpath={.metadata.labels.app\.kubernetes\.io/managed-by} {.metadata.annotations.meta\.helm\.sh/release-name}`)
 	if owner != "Helm aim-apiserver" {
@@ -142,8 +145,8 @@ func TestChartInstallOverHarness(t *testing.T) {
 	certsBefore, workloadsBefore := etcdCerts(), workloads()
 	contains(t, "pod template annotations", workloadsBefore, "checksum/etcd-client", "checksum/etcd-certs")
 
-	// An upgrade keeps the generated certificates (lookup) and so does not roll the pods, and, the API being
-	// served now, creates the default AIMClusterRuntimeConfig.
+	// An upgrade keeps the generated certificates (lookup) and so does not roll the pods, and its ConfigMap
+	// makes aim-apiserver create the default AIMClusterRuntimeConfig.
 	out = mustHelm(t, "upgrade", "aim-apiserver", chartDir, "--namespace", "aim-system", "--reuse-values",
 		"--set", "defaultRuntimeConfig.enabled=true", "--set", "defaultRuntimeConfig.spec.discovery.maxConcurrentJobs=3")
 	contains(t, "helm upgrade", out, "STATUS: deployed", "REVISION: 2")
@@ -256,8 +259,9 @@ func restoreHarness(t *testing.T, overlay string, before map[string]any) {
 			t.Errorf("%s is not as before the chart install (- before, + after):\n%s", key, diff.Diff(before[key], after[key]))
 		}
 	}
-	if out, err := k.run("", "get", "aimclusterruntimeconfig", "default"); err == nil {
-		t.Errorf("the chart's AIMClusterRuntimeConfig default is left:\n%s", out)
+	// aim-apiserver created it from the release's ConfigMap, which is gone; the release never owned it.
+	if out, err := k.run("", "delete", "aimclusterruntimeconfig", "default", "--ignore-not-found"); err != nil {
+		t.Errorf("deleting the AIMClusterRuntimeConfig default made from the chart's ConfigMap: %v\n%s", err, out)
 	}
 	if out, err := k.run("", "wait", "--for=condition=Available", "--timeout=60s", "apiservice/"+apiService); err != nil {
 		t.Errorf("the APIService is not Available after the restore: %v\n%s", err, out)

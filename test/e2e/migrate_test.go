@@ -176,7 +176,7 @@ func migrateArgs(t *testing.T, backup string, extra ...string) []string {
 	t.Helper()
 	h := harness(t)
 	args := []string{"migrate", "--kubeconfig", adminKC, "--backup-dir", backup, "--timeout", "90s"}
-	// No --serving-secret: kustomize named the harness's Secret with a hash suffix, which migrate finds.
+	// No --serving-secret: the harness's aim-apiserver keeps its certificate in the default Secret.
 	for _, f := range []string{"--etcd-servers", "--etcd-cafile", "--etcd-certfile", "--etcd-keyfile"} {
 		args = append(args, f, flagValue(h.args, f))
 	}

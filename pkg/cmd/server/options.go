@@ -9,9 +9,11 @@ import (
 	"io"
 	"net"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
 	genericapiserver "k8s.io/apiserver/pkg/server"
@@ -30,6 +32,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/apiserver"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller"
+	"github.com/aim-apiserver/aim-apiserver/pkg/defaultruntimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/embeddedetcd"
 	"github.com/aim-apiserver/aim-apiserver/pkg/frontproxy"
 	generatedopenapi "github.com/aim-apiserver/aim-apiserver/pkg/generated/openapi"
@@ -53,6 +56,9 @@ type Options struct {
 	Local              *LocalOptions
 	Controller         *ControllerOptions
 	Logs               *logsapi.LoggingConfiguration
+	ServingCert        *ServingCertOptions
+	// DefaultRuntimeConfigMap is namespace/name of the ConfigMap declaring the default runtime config.
+	DefaultRuntimeConfigMap string
 	// PrintVersion makes the command print its version and exit.
 	PrintVersion bool
 	// StorageCompression is how stored values are compressed (compression.Zstd or None).
@@ -90,6 +96,7 @@ func NewOptions(out io.Writer) *Options {
 		Local:              &LocalOptions{},
 		Controller:         &ControllerOptions{Options: controller.DefaultOptions(), Run: true},
 		Logs:               logsapi.NewLoggingConfiguration(),
+		ServingCert:        &ServingCertOptions{APIService: v1alpha1.SchemeGroupVersion.Version + "." + aim.GroupName},
 		StorageCompression: compression.Zstd,
 		StdOut:             out,
 	}
@@ -167,6 +174,10 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 	fs.DurationVar(&c.DiscoveryBackoff.Base, "discovery-backoff-base", c.DiscoveryBackoff.Base,
 		"Wait after the first failed discovery attempt; it doubles with each further failure.")
 	fs.DurationVar(&c.DiscoveryBackoff.Max, "discovery-backoff-max", c.DiscoveryBackoff.Max, "Longest wait between discovery attempts.")
+	fs.StringVar(&o.DefaultRuntimeConfigMap, "default-runtime-config-configmap", o.DefaultRuntimeConfigMap,
+		"namespace/name of a ConfigMap whose key "+defaultruntimeconfig.SpecKey+" (YAML) is the spec of the "+
+			"AIMClusterRuntimeConfig \"default\": applied once the API serves and whenever the ConfigMap changes "+
+			"(server-side apply, field manager "+defaultruntimeconfig.FieldManager+"). A missing ConfigMap is no error. Cluster mode only.")
 	fs.StringSliceVar(&c.ImageMetadataRegistries, "image-metadata-registries", c.ImageMetadataRegistries,
 		"Registries (host or host:port) the controller may read model image labels from; * allows any. "+
 			"Models of other registries need spec.imageMetadata.")
@@ -176,6 +187,7 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 	AddStorageCompressionFlag(fss.FlagSet("etcd"), &o.StorageCompression)
 	o.Lifecycle.AddFlags(fss.FlagSet("etcd"), fss.FlagSet("shutdown"))
 	r.SecureServing.AddFlags(fss.FlagSet("secure serving"))
+	o.ServingCert.AddFlags(fss.FlagSet("secure serving"))
 	r.Authentication.AddFlags(fss.FlagSet("authentication"))
 	r.Authorization.AddFlags(fss.FlagSet("authorization"))
 	r.Audit.AddFlags(fss.FlagSet("auditing"))
@@ -247,6 +259,14 @@ func (o *Options) Validate() error {
 			errs = append(errs, err)
 		}
 	}
+	if ref := o.DefaultRuntimeConfigMap; ref != "" {
+		if ns, name, ok := strings.Cut(ref, "/"); !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+			errs = append(errs, fmt.Errorf("--default-runtime-config-configmap %q: want namespace/name", ref))
+		}
+		if o.Local.Enabled {
+			errs = append(errs, errors.New("--default-runtime-config-configmap is a cluster-mode flag"))
+		}
+	}
 	if !o.Local.Enabled && o.Controller.WorkloadKubeconfig != "" {
 		errs = append(errs, errors.New("--workload-kubeconfig is for local mode; in cluster mode the controller uses --kubeconfig"))
 	}
@@ -261,6 +281,7 @@ func (o *Options) Validate() error {
 		errs = append(errs, err)
 	}
 	errs = append(errs, r.SecureServing.Validate()...)
+	errs = append(errs, o.ServingCert.Validate(o.Local.Enabled, r.SecureServing)...)
 	errs = append(errs, r.Authentication.Validate()...)
 	errs = append(errs, r.Authorization.Validate()...)
 	errs = append(errs, r.Audit.Validate()...)
@@ -312,7 +333,12 @@ func (o *Options) config(ctx context.Context) (_ *runningConfig, err error) {
 		t.TrustedCAFile, t.CertFile, t.KeyFile = pki.CAFile, pki.ClientCertFile, pki.ClientKeyFile
 	}
 
-	if err := r.SecureServing.MaybeDefaultWithSelfSignedCerts("localhost", nil,
+	if o.ServingCert.Secret != "" {
+		// The server keeps its own certificate in a Secret and the APIService's caBundle (pkg/servingcert).
+		if r.SecureServing.ServerCert.GeneratedCert, err = o.ServingCert.start(ctx, r.CoreAPI); err != nil {
+			return nil, err
+		}
+	} else if err := r.SecureServing.MaybeDefaultWithSelfSignedCerts("localhost", nil,
 		[]net.IP{netutils.ParseIPSloppy("127.0.0.1")}); err != nil {
 		return nil, fmt.Errorf("creating self-signed serving certificate: %w", err)
 	}
@@ -349,6 +375,11 @@ func (o *Options) config(ctx context.Context) (_ *runningConfig, err error) {
 		return nil, err
 	}
 	rc.config = &apiserver.Config{GenericConfig: serverConfig}
+	if ref := o.DefaultRuntimeConfigMap; ref != "" && serverConfig.ClientConfig != nil {
+		ns, name, _ := strings.Cut(ref, "/")
+		rc.config.DefaultRuntimeConfig = &apiserver.DefaultRuntimeConfig{
+			ConfigMap: types.NamespacedName{Namespace: ns, Name: name}, KubeConfig: serverConfig.ClientConfig}
+	}
 	if o.Local.Enabled && !o.controllerEnabled() {
 		rc.config.NoControllerNote = noControllerNote
 	}

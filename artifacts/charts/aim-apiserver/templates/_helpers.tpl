@@ -93,6 +93,12 @@ DNS names of a Service in the release namespace: name, name.ns, name.ns.svc, nam
 {{- list .name (printf "%s.%s" .name $ns) (printf "%s.%s.svc" .name $ns) (printf "%s.%s.svc.%s" .name $ns .ctx.Values.clusterDomain) | toJson }}
 {{- end }}
 
+{{/* servingCert.mode=self: the names kube-apiserver verifies, <service>.<ns>.svc[.<domain>]. */}}
+{{- define "aim-apiserver.servingCertHosts" -}}
+{{- $names := include "aim-apiserver.serviceDNSNames" (dict "ctx" . "name" (include "aim-apiserver.name" .)) | fromJsonArray -}}
+{{- slice $names 2 | join "," -}}
+{{- end }}
+
 {{/*
 Names of etcd's members for certificates: every member's <pod>.aim-etcd.<ns>.svc[.<domain>].
 */}}
