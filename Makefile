@@ -27,7 +27,7 @@ LDFLAGS     := -s -w -X k8s.io/component-base/version.gitVersion=$(VERSION) \
   -X k8s.io/component-base/version.buildDate=$(BUILD_DATE)
 export AIM_LDFLAGS := $(LDFLAGS)
 
-.PHONY: all build run test verify unit fuzz fuzz-short update-codegen verify-codegen clean tools image release chart e2e crash bench bench-controller local-up local-down version
+.PHONY: all build run test verify unit fuzz fuzz-short update-codegen verify-codegen clean tools image release chart e2e e2e-compat crash bench bench-controller local-up local-down version
 
 all: build
 
@@ -116,6 +116,11 @@ chart: tools
 ## e2e: local control plane up, end-to-end suite with the pinned kubectl, down again (KEEP_UP=1 keeps it).
 e2e: tools
 	hack/e2e.sh
+
+## e2e-compat: the end-to-end suite against kube-apiserver and kube-controller-manager of COMPAT_KUBE_VERSION
+## (hack/tools/versions.env: the previous Kubernetes minor), built into _output/bin/compat on first use.
+e2e-compat: tools
+	KUBE_COMPAT=1 hack/e2e.sh
 
 ## bench: the AIM API side by side with a CRD twin of the same kinds (same schemas, served by kube-apiserver) on
 ## a fresh local control plane with the controller off: creates, updates, status updates, LISTs, watch delivery,

@@ -17,6 +17,8 @@
 # as artifacts/deploy runs it (make bench).
 # AIM_IMAGE_METADATA_REGISTRIES (default 127.0.0.1,localhost): registries models may read labels from; this
 # machine reaches no public registry, and tests serve images from loopback.
+# KUBE_COMPAT=1 runs kube-apiserver and kube-controller-manager of COMPAT_KUBE_VERSION (hack/tools/compat, built
+# into _output/bin/compat) instead of KUBE_VERSION: the other Kubernetes minor make e2e-compat tests.
 set -o errexit -o nounset -o pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -25,6 +27,11 @@ source hack/tools/versions.env
 
 OUT="${ROOT}/_output/local"
 BIN="${ROOT}/_output/bin"
+# kube-apiserver and kube-controller-manager; kubectl, etcd and helm are always those of ${BIN}.
+CONTROL_PLANE_BIN="${BIN}"
+if [[ "${KUBE_COMPAT:-}" == "1" ]]; then
+	CONTROL_PLANE_BIN="${BIN}/compat"
+fi
 PKI="${OUT}/pki"
 LOGS="${OUT}/logs"
 PIDS="${OUT}/pids"
@@ -159,7 +166,7 @@ start etcd "${BIN}/etcd" --name local --data-dir "${OUT}/etcd" \
 	--unsafe-no-fsync --log-level warn
 wait_for etcd 30 "${LOGS}/etcd.log" curl -fsS "http://127.0.0.1:${ETCD_METRICS_PORT}/health"
 
-start kube-apiserver "${BIN}/kube-apiserver" \
+start kube-apiserver "${CONTROL_PLANE_BIN}/kube-apiserver" \
 	--etcd-servers "https://127.0.0.1:${ETCD_PORT}" --etcd-cafile "${ETCD_PKI}/ca.crt" \
 	--etcd-certfile "${PKI}/kube-apiserver-etcd-client.crt" --etcd-keyfile "${PKI}/kube-apiserver-etcd-client.key" \
 	--audit-policy-file "${ROOT}/hack/audit-policy.yaml" --audit-log-path "${LOGS}/kube-apiserver-audit.log" \
@@ -181,7 +188,7 @@ wait_for kube-apiserver 90 "${LOGS}/kube-apiserver.log" "${KUBECTL[@]}" get --ra
 # The PVC protection controller releases model cache volumes of deleted namespaces; without it their
 # kubernetes.io/pvc-protection finalizer keeps the namespace terminating forever.
 
-start kube-controller-manager "${BIN}/kube-controller-manager" \
+start kube-controller-manager "${CONTROL_PLANE_BIN}/kube-controller-manager" \
 	--kubeconfig "${OUT}/kube-controller-manager.kubeconfig" \
 	--authentication-kubeconfig "${OUT}/kube-controller-manager.kubeconfig" \
 	--authorization-kubeconfig "${OUT}/kube-controller-manager.kubeconfig" \

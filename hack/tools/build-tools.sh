@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds kube-apiserver, kube-controller-manager, kubectl, etcd and helm at the versions in versions.env into
-# _output/bin. Skips the build when the binaries exist and were built from the same versions.
+# _output/bin, and with KUBE_COMPAT=1 also kube-apiserver and kube-controller-manager of COMPAT_KUBE_VERSION into
+# _output/bin/compat. Skips a build when its binaries exist and were built from the same versions.
 set -o errexit -o nounset -o pipefail
 
 TOOLS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -11,6 +12,35 @@ source "${TOOLS_DIR}/versions.env"
 # The checksum database does not list every k8s.io/kubernetes release; go.sum pins its hash instead.
 export GONOSUMDB="k8s.io/kubernetes${GONOSUMDB:+,${GONOSUMDB}}"
 export CGO_ENABLED=0
+
+# kube_ldflags VERSION: the version stamps Kubernetes' own build sets, so that the binaries report VERSION.
+kube_ldflags() {
+	local minor="${1#v1.}" flags="-s -w"
+	minor="${minor%%.*}"
+	for kv in "gitVersion=$1" "gitMajor=1" "gitMinor=${minor}" "gitTreeState=clean" "gitCommit=$1"; do
+		flags+=" -X k8s.io/component-base/version.${kv} -X k8s.io/client-go/pkg/version.${kv}"
+	done
+	echo "${flags}"
+}
+
+if [[ "${KUBE_COMPAT:-}" == "1" ]]; then
+	compat_stamp="${BIN}/compat/.tools-version"
+	compat_want="$({ echo "${COMPAT_KUBE_VERSION}"; cat "${TOOLS_DIR}/compat/go.sum"; } | sha256sum | cut -d' ' -f1)"
+	if [[ -f "${compat_stamp}" && "$(cat "${compat_stamp}")" == "${compat_want}" &&
+		-x "${BIN}/compat/kube-apiserver" && -x "${BIN}/compat/kube-controller-manager" ]]; then
+		echo "control plane ${COMPAT_KUBE_VERSION} is up to date in ${BIN}/compat"
+	else
+		mkdir -p "${BIN}/compat"
+		start=$(date +%s)
+		for cmd in kube-apiserver kube-controller-manager; do
+			echo "building ${cmd} ${COMPAT_KUBE_VERSION} ..."
+			(cd "${TOOLS_DIR}/compat" && go build -trimpath -ldflags "$(kube_ldflags "${COMPAT_KUBE_VERSION}")" \
+				-o "${BIN}/compat/${cmd}" "k8s.io/kubernetes/cmd/${cmd}")
+		done
+		echo "${compat_want}" >"${compat_stamp}"
+		echo "built control plane ${COMPAT_KUBE_VERSION} in $(( $(date +%s) - start ))s into ${BIN}/compat"
+	fi
+fi
 
 stamp="${BIN}/.tools-version"
 want="$({ echo "${KUBE_VERSION} ${ETCD_VERSION} ${HELM_VERSION}"; cat "${TOOLS_DIR}/go.sum"; } | sha256sum | cut -d' ' -f1)"
@@ -24,10 +54,7 @@ fi
 mkdir -p "${BIN}"
 minor="${KUBE_VERSION#v1.}"
 minor="${minor%%.*}"
-ldflags="-s -w"
-for kv in "gitVersion=${KUBE_VERSION}" "gitMajor=1" "gitMinor=${minor}" "gitTreeState=clean" "gitCommit=${KUBE_VERSION}"; do
-	ldflags+=" -X k8s.io/component-base/version.${kv} -X k8s.io/client-go/pkg/version.${kv}"
-done
+ldflags="$(kube_ldflags "${KUBE_VERSION}")"
 
 cd "${TOOLS_DIR}"
 start=$(date +%s)
