@@ -31,6 +31,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -307,10 +308,10 @@ func (p *Provider) inject(ctx context.Context, bundle []byte) error {
 	}
 	// An APIService without a Service is served by kube-apiserver itself (aim-engine's CRDs, before
 	// `aim-apiserver migrate` switches it): its caBundle is none of ours.
-	if spec, _ := svc.Object["spec"].(map[string]any); spec == nil || spec["service"] == nil {
+	if service, found, _ := unstructured.NestedFieldNoCopy(svc.Object, "spec", "service"); !found || service == nil {
 		return nil
 	}
-	current, _, _ := unstructuredString(svc.Object, "spec", "caBundle")
+	current, _, _ := unstructured.NestedString(svc.Object, "spec", "caBundle")
 	want := base64.StdEncoding.EncodeToString(bundle)
 	if current == want {
 		return nil
@@ -418,17 +419,4 @@ func parseBundle(data []byte) []*x509.Certificate {
 
 func containsCert(certs []*x509.Certificate, c *x509.Certificate) bool {
 	return slices.ContainsFunc(certs, c.Equal)
-}
-
-func unstructuredString(obj map[string]any, path ...string) (string, bool, error) {
-	cur := any(obj)
-	for _, p := range path {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return "", false, errors.New("not an object")
-		}
-		cur = m[p]
-	}
-	s, ok := cur.(string)
-	return s, ok, nil
 }

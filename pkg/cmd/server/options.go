@@ -9,11 +9,9 @@ import (
 	"io"
 	"net"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
 	genericapiserver "k8s.io/apiserver/pkg/server"
@@ -260,8 +258,8 @@ func (o *Options) Validate() error {
 		}
 	}
 	if ref := o.DefaultRuntimeConfigMap; ref != "" {
-		if ns, name, ok := strings.Cut(ref, "/"); !ok || ns == "" || name == "" || strings.Contains(name, "/") {
-			errs = append(errs, fmt.Errorf("--default-runtime-config-configmap %q: want namespace/name", ref))
+		if _, err := namespacedName("--default-runtime-config-configmap", ref); err != nil {
+			errs = append(errs, err)
 		}
 		if o.Local.Enabled {
 			errs = append(errs, errors.New("--default-runtime-config-configmap is a cluster-mode flag"))
@@ -376,9 +374,11 @@ func (o *Options) config(ctx context.Context) (_ *runningConfig, err error) {
 	}
 	rc.config = &apiserver.Config{GenericConfig: serverConfig}
 	if ref := o.DefaultRuntimeConfigMap; ref != "" && serverConfig.ClientConfig != nil {
-		ns, name, _ := strings.Cut(ref, "/")
-		rc.config.DefaultRuntimeConfig = &apiserver.DefaultRuntimeConfig{
-			ConfigMap: types.NamespacedName{Namespace: ns, Name: name}, KubeConfig: serverConfig.ClientConfig}
+		cm, err := namespacedName("--default-runtime-config-configmap", ref)
+		if err != nil {
+			return nil, err
+		}
+		rc.config.DefaultRuntimeConfig = &apiserver.DefaultRuntimeConfig{ConfigMap: cm, KubeConfig: serverConfig.ClientConfig}
 	}
 	if o.Local.Enabled && !o.controllerEnabled() {
 		rc.config.NoControllerNote = noControllerNote

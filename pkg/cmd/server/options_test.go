@@ -28,6 +28,14 @@ func TestValidate(t *testing.T) {
 		{"local mode embeds etcd", []string{"--local", "--data-dir=/tmp/x", "--etcd-servers=http://127.0.0.1:2379"}, "exclusive"},
 		{"local mode is loopback only", []string{"--local", "--data-dir=/tmp/x", "--authorization-kubeconfig=/k"}, "cluster-mode flag"},
 		{"no-fsync needs local", []string{"--etcd-servers=http://e:2379", "--local-etcd-unsafe-no-fsync"}, "needs --local"},
+		{"self-managed certificate", []string{"--etcd-servers=http://e:2379", "--serving-cert-secret=aim-system/cert"}, ""},
+		{"self-managed certificate needs namespace/name", []string{"--etcd-servers=http://e:2379", "--serving-cert-secret=cert"}, "want namespace/name"},
+		{"self-managed certificate or files", []string{"--etcd-servers=http://e:2379", "--serving-cert-secret=a/b", "--tls-cert-file=/c"}, "exclusive"},
+		{"self-managed certificate in cluster mode", []string{"--local", "--data-dir=/tmp/x", "--serving-cert-secret=a/b"}, "cluster-mode flag"},
+		{"certificate validity", []string{"--etcd-servers=http://e:2379", "--serving-cert-secret=a/b", "--serving-cert-validity=10m"}, "shorter than an hour"},
+		{"default runtime config", []string{"--etcd-servers=http://e:2379", "--default-runtime-config-configmap=aim-system/rc"}, ""},
+		{"default runtime config needs namespace/name", []string{"--etcd-servers=http://e:2379", "--default-runtime-config-configmap=a/b/c"}, "want namespace/name"},
+		{"default runtime config in cluster mode", []string{"--local", "--data-dir=/tmp/x", "--default-runtime-config-configmap=a/b"}, "cluster-mode flag"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -71,9 +71,14 @@ func (o *ServingCertOptions) Validate(local bool, secure *genericoptions.SecureS
 }
 
 func (o *ServingCertOptions) secretName() (types.NamespacedName, error) {
-	ns, name, ok := strings.Cut(o.Secret, "/")
+	return namespacedName("--serving-cert-secret", o.Secret)
+}
+
+// namespacedName parses the namespace/name a flag names an object by.
+func namespacedName(flag, ref string) (types.NamespacedName, error) {
+	ns, name, ok := strings.Cut(ref, "/")
 	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
-		return types.NamespacedName{}, fmt.Errorf("--serving-cert-secret %q: want namespace/name", o.Secret)
+		return types.NamespacedName{}, fmt.Errorf("%s %q: want namespace/name", flag, ref)
 	}
 	return types.NamespacedName{Namespace: ns, Name: name}, nil
 }
