@@ -1345,3 +1345,32 @@ func TestChartRendersTheSameTwice(t *testing.T) {
 		t.Errorf("two renders differ:\n%s", diff.Diff(first, second))
 	}
 }
+
+// TestChartCertManagerIssuer: with an existing Issuer or ClusterIssuer, the serving Certificate names it and the
+// chart creates no CA of its own for it; etcd keeps its own CA.
+func TestChartCertManagerIssuer(t *testing.T) {
+	objs := helmTemplate(t, "--set", "servingCert.mode=certManager", "--set", "servingCert.certManager.issuerRef.name=corp-ca",
+		"--set", "servingCert.certManager.issuerRef.kind=ClusterIssuer")
+	jsonEqual(t, "issuerRef", field(find(t, objs, "Certificate", "aim-apiserver-serving"), "spec", "issuerRef"),
+		`{name: corp-ca, kind: ClusterIssuer, group: cert-manager.io}`)
+	for _, o := range []struct{ kind, name string }{{"Certificate", "aim-apiserver-ca"}, {"Issuer", "aim-apiserver-ca"}, {"Issuer", "aim-selfsigned"}} {
+		if has(objs, o.kind, o.name) {
+			t.Errorf("%s %s rendered although an existing issuer issues the serving certificate", o.kind, o.name)
+		}
+	}
+	if got := str(find(t, objs, "APIService", "v1alpha1.aim.eai.amd.com"), "metadata", "annotations", "cert-manager.io/inject-ca-from"); got != "aim-system/aim-apiserver-serving" {
+		t.Errorf("inject-ca-from %q", got)
+	}
+
+	objs = helmTemplate(t, "--set", "servingCert.mode=certManager", "--set", "servingCert.certManager.issuerRef.name=corp-ca",
+		"--set", "etcd.certs.mode=certManager")
+	jsonEqual(t, "namespaced issuer", field(find(t, objs, "Certificate", "aim-apiserver-serving"), "spec", "issuerRef"),
+		`{name: corp-ca, kind: Issuer, group: cert-manager.io}`)
+	jsonEqual(t, "etcd's own CA", field(find(t, objs, "Certificate", "aim-etcd-server"), "spec", "issuerRef"), `{name: aim-etcd-ca, kind: Issuer}`)
+	if !has(objs, "Issuer", "aim-selfsigned") || has(objs, "Issuer", "aim-apiserver-ca") {
+		t.Error("with etcd on cert-manager the self-signed issuer is needed, the serving CA is not")
+	}
+	if msg := helmTemplateError(t, "--set", "servingCert.certManager.issuerRef.kind=Vault"); !strings.Contains(msg, "issuerRef") {
+		t.Errorf("a kind other than Issuer or ClusterIssuer: %s", msg)
+	}
+}
