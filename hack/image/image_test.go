@@ -48,8 +48,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
+
+	"github.com/aim-apiserver/aim-apiserver/test/framework"
 )
 
 func env(t *testing.T, key string) string {
@@ -578,7 +579,7 @@ func TestImageLocalMode(t *testing.T) {
 			if err := os.Chmod(data, 0o777); err != nil {
 				t.Fatal(err)
 			}
-			port := freePort(t)
+			port := framework.FreePort(t)
 			cmd := imageCommand(root, nil, "--local", "--data-dir", "/data", "--secure-port", fmt.Sprint(port),
 				"--local-etcd-unsafe-no-fsync", "--logging-format", format)
 			var stdout, stderr bytes.Buffer
@@ -596,7 +597,7 @@ func TestImageLocalMode(t *testing.T) {
 			}
 			defer stop()
 
-			cfg := waitForKubeconfig(t, filepath.Join(data, "kubeconfig"), &stderr)
+			cfg := framework.WaitForLocalMode(t, filepath.Join(data, "kubeconfig"), 90*time.Second, stderr.String)
 			client, err := rest.HTTPClientFor(cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -648,37 +649,6 @@ func TestImageLocalMode(t *testing.T) {
 			}
 		})
 	}
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// waitForKubeconfig waits until local mode wrote its kubeconfig (after it serves) and loads it.
-func waitForKubeconfig(t *testing.T, path string, logs *bytes.Buffer) *rest.Config {
-	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
-	for time.Now().Before(deadline) {
-		if cfg, err := clientcmd.BuildConfigFromFlags("", path); err == nil {
-			if client, err := rest.HTTPClientFor(cfg); err == nil {
-				if resp, err := client.Get(cfg.Host + "/readyz"); err == nil {
-					resp.Body.Close()
-					if resp.StatusCode == http.StatusOK {
-						return cfg
-					}
-				}
-			}
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	t.Fatalf("local mode did not get ready:\n%s", logs.String())
-	return nil
 }
 
 func getJSON(t *testing.T, client *http.Client, url string, into any) {

@@ -1078,16 +1078,23 @@ func TestChartSchemaRejects(t *testing.T) {
 	}
 }
 
-// Every property of values.schema.json has a description.
-func TestChartSchemaDescriptions(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(chartDir, "values.schema.json"))
+// readChartFile decodes a YAML (or JSON) file of the chart.
+func readChartFile(t *testing.T, name string) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(chartDir, name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var schema map[string]any
-	if err := yaml.Unmarshal(data, &schema); err != nil {
-		t.Fatal(err)
+	var out map[string]any
+	if err := yaml.Unmarshal(data, &out); err != nil {
+		t.Fatalf("%s: %v", name, err)
 	}
+	return out
+}
+
+// Every property of values.schema.json has a description.
+func TestChartSchemaDescriptions(t *testing.T) {
+	schema := readChartFile(t, "values.schema.json")
 	var missing []string
 	n := 0
 	var walk func(path string, s map[string]any)
@@ -1117,14 +1124,7 @@ func TestChartSchemaDescriptions(t *testing.T) {
 // The README's table of values names every value of values.yaml (or a map that holds it) with its default, and
 // no value that does not exist.
 func TestChartReadmeValues(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(chartDir, "values.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var values map[string]any
-	if err := yaml.Unmarshal(data, &values); err != nil {
-		t.Fatal(err)
-	}
+	values := readChartFile(t, "values.yaml")
 	leaves := map[string]any{}
 	nodes := map[string]bool{}
 	var walk func(prefix string, m map[string]any)

@@ -26,6 +26,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/generated/clientset/versioned"
+	"github.com/aim-apiserver/aim-apiserver/test/framework"
 )
 
 // leaseDuration is the harness's (the aim-apiserver default).
@@ -117,7 +118,7 @@ func startReplica(t *testing.T, args []string, log string) *replica {
 func secondReplica(t *testing.T, h *harnessServer) (r *replica, port int, auditLog string) {
 	t.Helper()
 	dir := t.TempDir()
-	port = freePort(t)
+	port = framework.FreePort(t)
 	auditLog = filepath.Join(dir, "audit.log")
 	args := withFlag(withFlag(h.args, "--secure-port", strconv.Itoa(port)), "--audit-log-path", auditLog)
 	r = startReplica(t, args, filepath.Join(dir, "replica.log"))
@@ -171,14 +172,6 @@ func withFlag(args []string, name, value string) []string {
 		}
 	}
 	return append(out, name, value)
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	must(t, err)
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 func holder(k kubectl) string {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/aim-apiserver/aim-apiserver/test/framework"
 )
 
 // kubectlBinary prefers the kubectl the tools module builds (matching the server's minor version), else the
@@ -47,17 +48,7 @@ func buildServer(t *testing.T) string {
 	return bin
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-func startProcess(t *testing.T, bin, dataDir string, port int, kubectl string) *localProcess {
+func startProcess(t *testing.T, bin, dataDir string, port int) *localProcess {
 	t.Helper()
 	logFile, err := os.Create(filepath.Join(t.TempDir(), "server.log"))
 	if err != nil {
@@ -71,19 +62,11 @@ func startProcess(t *testing.T, bin, dataDir string, port int, kubectl string) *
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.stop(t) })
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if _, err := os.Stat(p.kubeconfig); err == nil {
-			if out, err := exec.Command(kubectl, "--kubeconfig", p.kubeconfig, "get", "--raw", "/readyz").CombinedOutput(); err == nil && strings.TrimSpace(string(out)) == "ok" {
-				return p
-			}
-		}
-		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(logFile.Name())
-			t.Fatalf("aim-apiserver --local did not become ready:\n%s", log)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	framework.WaitForLocalMode(t, p.kubeconfig, 60*time.Second, func() string {
+		log, _ := os.ReadFile(logFile.Name())
+		return string(log)
+	})
+	return p
 }
 
 func (p *localProcess) stop(t *testing.T) {
@@ -146,8 +129,8 @@ func TestKubectlAgainstLocalMode(t *testing.T) {
 	kubectl := kubectlBinary(t)
 	bin := buildServer(t)
 	dataDir := t.TempDir()
-	port := freePort(t)
-	proc := startProcess(t, bin, dataDir, port, kubectl)
+	port := framework.FreePort(t)
+	proc := startProcess(t, bin, dataDir, port)
 	k := kubectlRunner{t: t, bin: kubectl, kubeconfig: proc.kubeconfig}
 
 	out := k.must("api-resources", "--api-group=aim.eai.amd.com", "--no-headers")
@@ -234,7 +217,7 @@ func TestKubectlAgainstLocalMode(t *testing.T) {
 
 	// Restart on the same data dir: everything is still there.
 	proc.stop(t)
-	proc = startProcess(t, bin, dataDir, freePort(t), kubectl)
+	proc = startProcess(t, bin, dataDir, framework.FreePort(t))
 	k.kubeconfig = proc.kubeconfig
 	out = k.must("get", "aim", "-A", "-o", "name")
 	if n := len(strings.Fields(out)); n != 13 {

@@ -331,14 +331,12 @@ func (o *Options) config(ctx context.Context) (_ *runningConfig, err error) {
 		t.TrustedCAFile, t.CertFile, t.KeyFile = pki.CAFile, pki.ClientCertFile, pki.ClientKeyFile
 	}
 
-	if o.ServingCert.Secret != "" {
-		// The server keeps its own certificate in a Secret and the APIService's caBundle (pkg/servingcert).
-		if r.SecureServing.ServerCert.GeneratedCert, err = o.ServingCert.start(ctx, r.CoreAPI); err != nil {
-			return nil, err
+	// With --serving-cert-secret the certificate comes from the cluster once the options are applied (below).
+	if o.ServingCert.Secret == "" {
+		if err := r.SecureServing.MaybeDefaultWithSelfSignedCerts("localhost", nil,
+			[]net.IP{netutils.ParseIPSloppy("127.0.0.1")}); err != nil {
+			return nil, fmt.Errorf("creating self-signed serving certificate: %w", err)
 		}
-	} else if err := r.SecureServing.MaybeDefaultWithSelfSignedCerts("localhost", nil,
-		[]net.IP{netutils.ParseIPSloppy("127.0.0.1")}); err != nil {
-		return nil, fmt.Errorf("creating self-signed serving certificate: %w", err)
 	}
 
 	serverConfig := genericapiserver.NewRecommendedConfig(apiserver.Codecs)
@@ -356,6 +354,13 @@ func (o *Options) config(ctx context.Context) (_ *runningConfig, err error) {
 	}
 	if err := r.ApplyTo(serverConfig); err != nil {
 		return nil, fmt.Errorf("applying options: %w", err)
+	}
+	if o.ServingCert.Secret != "" {
+		// The server keeps its own certificate in a Secret and the APIService's caBundle (pkg/servingcert),
+		// reaching kube-apiserver as the rest of the server does (--kubeconfig, else the pod's service account).
+		if serverConfig.SecureServing.Cert, err = o.ServingCert.start(ctx, serverConfig.ClientConfig); err != nil {
+			return nil, err
+		}
 	}
 	if serverConfig.RESTOptionsGetter, err = compression.Getter(serverConfig.RESTOptionsGetter, o.StorageCompression); err != nil {
 		return nil, err

@@ -14,7 +14,6 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/servingcert"
 )
@@ -83,25 +82,19 @@ func namespacedName(flag, ref string) (types.NamespacedName, error) {
 	return types.NamespacedName{Namespace: ns, Name: name}, nil
 }
 
-// start makes sure the Secret holds a certificate and returns its provider, which the secure server runs.
-// It reaches kube-apiserver as the server's other clients do: --kubeconfig, else the pod's service account.
-func (o *ServingCertOptions) start(ctx context.Context, core *genericoptions.CoreAPIOptions) (dynamiccertificates.CertKeyContentProvider, error) {
+// start makes sure the Secret holds a certificate and returns its provider, which the secure server runs; kube
+// reaches kube-apiserver.
+func (o *ServingCertOptions) start(ctx context.Context, kube *rest.Config) (dynamiccertificates.CertKeyContentProvider, error) {
 	secret, err := o.secretName()
 	if err != nil {
 		return nil, err
 	}
-	var cfg *rest.Config
-	if core != nil && core.CoreAPIKubeconfigPath != "" {
-		cfg, err = clientcmd.BuildConfigFromFlags("", core.CoreAPIKubeconfigPath)
-	} else {
-		cfg, err = rest.InClusterConfig()
+	if kube == nil {
+		return nil, errors.New("--serving-cert-secret needs kube-apiserver: set --kubeconfig, or run in a pod")
 	}
-	if err != nil {
-		return nil, fmt.Errorf("--serving-cert-secret needs kube-apiserver (--kubeconfig, or run in a pod): %w", err)
-	}
-	cfg = rest.CopyConfig(cfg)
+	cfg := rest.CopyConfig(kube)
 	cfg.UserAgent = "aim-apiserver-serving-cert"
-	kube, err := kubernetes.NewForConfig(cfg)
+	kubeClient, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +106,7 @@ func (o *ServingCertOptions) start(ctx context.Context, core *genericoptions.Cor
 	if len(hosts) == 0 {
 		hosts = []string{fmt.Sprintf("%s.%s.svc", defaultService, secret.Namespace)}
 	}
-	p := servingcert.New(servingcert.Options{Secret: secret, APIService: o.APIService, Hosts: hosts, Validity: o.Validity}, kube, dyn)
+	p := servingcert.New(servingcert.Options{Secret: secret, APIService: o.APIService, Hosts: hosts, Validity: o.Validity}, kubeClient, dyn)
 	if err := p.Start(ctx, 2*time.Minute); err != nil {
 		return nil, err
 	}
