@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Creates the PKI of the etcd in artifacts/deploy/base/etcd: a CA, a server certificate (the client Service and
-# every member's DNS name), a peer certificate, and a client certificate for aim-apiserver, in
-# artifacts/deploy/certs/etcd (git-ignored). The kustomize base turns them into Secrets; etcd admits only
-# clients with a certificate of this CA. Existing files are kept unless --force is given.
+# Creates an etcd PKI as files, for an etcd that runs outside the cluster (hack/local-up.sh's): a CA, a server
+# certificate (the client Service and every member's DNS name), a peer certificate, and a client certificate for
+# aim-apiserver, in $AIM_ETCD_CERT_DIR (default _output/local/pki/etcd). In a cluster, aim-apiserver's etcd-certs
+# init container makes the same set in Secrets. Existing files are kept unless --force is given.
 #   AIM_ETCD_CERT_EXTRA_SANS="DNS:foo,IP:127.0.0.1"   extra names on the server and peer certificates
 set -o errexit -o nounset -o pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-DIR="${AIM_ETCD_CERT_DIR:-${ROOT}/artifacts/deploy/certs/etcd}"
+DIR="${AIM_ETCD_CERT_DIR:-${ROOT}/_output/local/pki/etcd}"
 NAMESPACE="${AIM_NAMESPACE:-aim-system}"
 DAYS="${AIM_CERT_DAYS:-365}"
 

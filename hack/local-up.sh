@@ -39,8 +39,9 @@ KUBECONFIG_ADMIN="${OUT}/kubeconfig"
 ETCD_PORT="${ETCD_PORT:-23790}"
 ETCD_PEER_PORT="${ETCD_PEER_PORT:-23800}"
 ETCD_METRICS_PORT="${ETCD_METRICS_PORT:-23810}"
-# etcd's PKI is the deploy base's (hack/gen-etcd-certs.sh), so the harness runs etcd as a cluster would.
-ETCD_PKI="${ROOT}/artifacts/deploy/certs/etcd"
+# etcd's PKI (hack/gen-etcd-certs.sh): the names and usages the etcd-certs init container gives a cluster's. It is
+# made before kube-apiserver runs, because kube-apiserver shares this etcd here.
+ETCD_PKI="${PKI}/etcd"
 KUBE_APISERVER_PORT="${KUBE_APISERVER_PORT:-16443}"
 KCM_PORT="${KCM_PORT:-20257}"
 AIM_PORT="${AIM_PORT:-18443}"
@@ -137,7 +138,7 @@ cert front-proxy-client front-proxy-ca "/CN=front-proxy-client"
 }
 # etcd's server, peer and aim-apiserver client certificates are the deploy base's; kube-apiserver, which
 # shares this etcd here, gets its own client certificate of the etcd CA.
-AIM_ETCD_CERT_EXTRA_SANS="DNS:localhost,IP:127.0.0.1" hack/gen-etcd-certs.sh
+AIM_ETCD_CERT_DIR="${ETCD_PKI}" AIM_ETCD_CERT_EXTRA_SANS="DNS:localhost,IP:127.0.0.1" hack/gen-etcd-certs.sh
 cert kube-apiserver-etcd-client "${ETCD_PKI}/ca" "/CN=kube-apiserver"
 
 kubeconfig() { # FILE USER CERT

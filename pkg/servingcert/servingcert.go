@@ -12,18 +12,11 @@ package servingcert
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/base64"
-	"encoding/pem"
 	"errors"
 	"fmt"
-	"math/big"
-	"net"
 	"slices"
 	"sync"
 	"time"
@@ -45,6 +38,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
+
+	"github.com/aim-apiserver/aim-apiserver/pkg/certgen"
 )
 
 // Keys of the Secret: a kubernetes.io/tls Secret with ca.crt, as cert-manager writes it, so that the ServiceMonitor
@@ -234,10 +229,10 @@ func (p *Provider) needsNew(secret *corev1.Secret) string {
 			return fmt.Sprintf("its certificate is not valid for %s", h)
 		}
 	}
-	if !containsCert(parseBundle(secret.Data[KeyBundle]), cert) {
+	if !certgen.Contains(certgen.ParseBundle(secret.Data[KeyBundle]), cert) {
 		return "its ca.crt does not hold its certificate"
 	}
-	if !p.now().Before(renewalTime(cert)) {
+	if !p.now().Before(certgen.RenewalTime(cert)) {
 		return fmt.Sprintf("its certificate expires at %s", cert.NotAfter.UTC().Format(time.RFC3339))
 	}
 	return ""
@@ -253,17 +248,17 @@ func (p *Provider) renew(ctx context.Context, old *corev1.Secret, why string) er
 	}
 	keep := []*x509.Certificate{}
 	if old != nil {
-		keep = parseBundle(old.Data[KeyBundle])
+		keep = certgen.ParseBundle(old.Data[KeyBundle])
 	}
 	if served, _ := p.CurrentCertKeyContent(); served != nil {
-		keep = append(keep, parseBundle(served)...)
+		keep = append(keep, certgen.ParseBundle(served)...)
 	}
 	bundle := bytes.Clone(certPEM)
 	var kept []*x509.Certificate
 	for _, c := range keep {
-		if p.now().Before(c.NotAfter) && !containsCert(kept, c) {
+		if p.now().Before(c.NotAfter) && !certgen.Contains(kept, c) {
 			kept = append(kept, c)
-			bundle = append(bundle, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c.Raw})...)
+			bundle = append(bundle, certgen.EncodeBundle(c)...)
 		}
 	}
 	data := map[string][]byte{KeyCert: certPEM, KeyKey: keyPEM, KeyBundle: bundle}
@@ -320,7 +315,7 @@ func (p *Provider) inject(ctx context.Context, bundle []byte) error {
 	if _, err := apiServices.Patch(ctx, p.opts.APIService, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "aim-apiserver"}); err != nil {
 		return fmt.Errorf("setting the caBundle of APIService %s: %w", p.opts.APIService, err)
 	}
-	klog.InfoS("Set the APIService's caBundle", "apiService", p.opts.APIService, "certificates", len(parseBundle(bundle)))
+	klog.InfoS("Set the APIService's caBundle", "apiService", p.opts.APIService, "certificates", len(certgen.ParseBundle(bundle)))
 	return nil
 }
 
@@ -342,81 +337,22 @@ func (p *Provider) serve(cert, key []byte) error {
 // renewAt is when the served certificate is due for renewal; zero when none is served.
 func (p *Provider) renewAt() time.Time {
 	cert, _ := p.CurrentCertKeyContent()
-	certs := parseBundle(cert)
+	certs := certgen.ParseBundle(cert)
 	if len(certs) == 0 {
 		return time.Time{}
 	}
-	return renewalTime(certs[0])
+	return certgen.RenewalTime(certs[0])
 }
 
-// renewalTime: once less than a third of the certificate's validity is left.
-func renewalTime(c *x509.Certificate) time.Time {
-	return c.NotAfter.Add(-c.NotAfter.Sub(c.NotBefore) / 3)
-}
-
-// generate makes a self-signed ECDSA P-256 certificate for the hosts.
+// generate makes a self-signed certificate for the hosts.
 func (p *Provider) generate() (certPEM, keyPEM []byte, err error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, err
-	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
-	if err != nil {
-		return nil, nil, err
-	}
 	now := p.now()
-	var dnsNames []string
-	var ips []net.IP
-	for _, h := range p.opts.Hosts {
-		if ip := net.ParseIP(h); ip != nil {
-			ips = append(ips, ip)
-		} else {
-			dnsNames = append(dnsNames, h)
-		}
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: p.opts.Hosts[0], Organization: []string{"aim-apiserver"}},
-		DNSNames:     dnsNames,
-		IPAddresses:  ips,
-		// A minute back: clocks of kube-apiserver's nodes may be behind.
-		NotBefore:             now.Add(-time.Minute),
-		NotAfter:              now.Add(p.opts.Validity),
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return nil, nil, fmt.Errorf("creating the serving certificate: %w", err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return nil, nil, err
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), nil
-}
-
-// parseBundle returns the certificates of a PEM bundle, skipping what does not parse.
-func parseBundle(data []byte) []*x509.Certificate {
-	var out []*x509.Certificate
-	for {
-		var block *pem.Block
-		block, data = pem.Decode(data)
-		if block == nil {
-			return out
-		}
-		if block.Type != "CERTIFICATE" {
-			continue
-		}
-		if c, err := x509.ParseCertificate(block.Bytes); err == nil {
-			out = append(out, c)
-		}
-	}
-}
-
-func containsCert(certs []*x509.Certificate, c *x509.Certificate) bool {
-	return slices.ContainsFunc(certs, c.Equal)
+	return certgen.Issue(certgen.Request{
+		CommonName: p.opts.Hosts[0],
+		Hosts:      p.opts.Hosts,
+		Usages:     []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		CA:         true,
+		NotBefore:  now,
+		NotAfter:   now.Add(p.opts.Validity),
+	}, nil)
 }

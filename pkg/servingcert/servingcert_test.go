@@ -18,6 +18,8 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/aim-apiserver/aim-apiserver/pkg/certgen"
 )
 
 const apiServiceName = "v1alpha1.aim.eai.amd.com"
@@ -180,8 +182,8 @@ func TestDeletedSecretIsReplaced(t *testing.T) {
 	if now.Equal(old) {
 		t.Fatal("the same certificate is served after the Secret was deleted")
 	}
-	bundle := parseBundle(w.caBundle(t))
-	if len(bundle) != 2 || !containsCert(bundle, old) || !containsCert(bundle, now) {
+	bundle := certgen.ParseBundle(w.caBundle(t))
+	if len(bundle) != 2 || !certgen.Contains(bundle, old) || !certgen.Contains(bundle, now) {
 		t.Errorf("caBundle holds %d certificates; want the new and the previous one", len(bundle))
 	}
 	if w.listener.n != 2 {
@@ -216,7 +218,7 @@ func TestRenewsBeforeExpiry(t *testing.T) {
 	if second.Equal(first) {
 		t.Fatal("not renewed with less than a third of the validity left")
 	}
-	if b := parseBundle(w.caBundle(t)); len(b) != 2 || !containsCert(b, first) {
+	if b := certgen.ParseBundle(w.caBundle(t)); len(b) != 2 || !certgen.Contains(b, first) {
 		t.Errorf("bundle after renewal holds %d certificates, want the new and the old", len(b))
 	}
 	// Past the first one's expiry, the next renewal drops it.
@@ -224,7 +226,7 @@ func TestRenewsBeforeExpiry(t *testing.T) {
 	if err := w.p.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if b := parseBundle(w.caBundle(t)); len(b) != 2 || containsCert(b, first) {
+	if b := certgen.ParseBundle(w.caBundle(t)); len(b) != 2 || certgen.Contains(b, first) {
 		t.Errorf("bundle still holds the expired certificate (%d certificates)", len(b))
 	}
 }

@@ -16,7 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,9 +37,8 @@ var (
 	kubectlBin = filepath.Join(root, "_output", "bin", "kubectl")
 	chartDir   = filepath.Join(root, "artifacts", "charts", "aim-apiserver")
 
-	// deployDir is a copy of artifacts/deploy with etcd's certificates made by
-	// hack/gen-etcd-certs.sh, so that kustomize can build it without touching the checkout's (git-ignored) certs.
-	deployDir string
+	// deployDir is artifacts/deploy, which the default values must render the same as.
+	deployDir = filepath.Join(root, "artifacts", "deploy")
 	// helmEnv keeps helm's cache, config and data out of the user's home.
 	helmEnv []string
 )
@@ -71,43 +69,7 @@ func run(m *testing.M) int {
 	for _, d := range []string{"cache", "config", "data"} {
 		helmEnv = append(helmEnv, fmt.Sprintf("HELM_%s_HOME=%s", strings.ToUpper(d), filepath.Join(tmp, "helm-"+d)))
 	}
-	deployDir = filepath.Join(tmp, "deploy")
-	if err := copyDeploy(filepath.Join(root, "artifacts", "deploy"), deployDir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	for script, env := range map[string]string{
-		"gen-etcd-certs.sh": "AIM_ETCD_CERT_DIR=" + filepath.Join(deployDir, "certs", "etcd"),
-	} {
-		cmd := exec.Command(filepath.Join(root, "hack", script))
-		cmd.Env = append(os.Environ(), env)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "hack/%s: %v\n%s", script, err, out)
-			return 1
-		}
-	}
 	return m.Run()
-}
-
-// copyDeploy copies the kustomizations (not certs/, which the test creates).
-func copyDeploy(src, dst string) error {
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		if d.IsDir() {
-			if rel == "certs" {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-	})
 }
 
 // ---- rendering -----------------------------------------------------------------------------------------------
@@ -305,88 +267,6 @@ func stripHelm(t *testing.T, o object) {
 	}
 }
 
-// renameGeneratedSecrets gives the Secrets of the kustomization's secretGenerator back their names without the
-// content hash suffix (and so every reference to them): the chart names them without one and rolls pods through
-// checksum annotations instead.
-func renameGeneratedSecrets(t *testing.T, objs []object, kustomization string) {
-	t.Helper()
-	data, err := os.ReadFile(kustomization)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var k struct {
-		SecretGenerator []struct{ Name string } `json:"secretGenerator"`
-	}
-	if err := yaml.Unmarshal(data, &k); err != nil {
-		t.Fatal(err)
-	}
-	renamed := map[string]string{}
-	for _, o := range objs {
-		if o["kind"] != "Secret" {
-			continue
-		}
-		name := str(o, "metadata", "name")
-		for _, g := range k.SecretGenerator {
-			if regexp.MustCompile("^" + regexp.QuoteMeta(g.Name) + "-[a-z0-9]{10}$").MatchString(name) {
-				renamed[name] = g.Name
-				o["metadata"].(map[string]any)["name"] = g.Name
-			}
-		}
-	}
-	if len(renamed) != len(k.SecretGenerator) {
-		t.Fatalf("found %d of the %d generated Secrets of %s: %v", len(renamed), len(k.SecretGenerator), kustomization, renamed)
-	}
-	for _, o := range objs {
-		replaceStrings(o, renamed)
-	}
-}
-
-func replaceStrings(v any, m map[string]string) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			x[k] = replaceStrings(e, m)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = replaceStrings(e, m)
-		}
-	case string:
-		if r, ok := m[x]; ok {
-			return r
-		}
-	}
-	return v
-}
-
-// redactCertificates replaces what differs between two correct installs, the certificate bytes, after checking
-// that within one install the APIService trusts the serving Secret's CA.
-func redactCertificates(t *testing.T, what string, objs []object) {
-	t.Helper()
-	var servingCA string
-	for _, o := range objs {
-		if o["kind"] == "Secret" && str(o, "metadata", "name") == "aim-apiserver-serving-cert" {
-			servingCA = str(o, "data", "ca.crt")
-		}
-	}
-	for _, o := range objs {
-		switch o["kind"] {
-		case "APIService":
-			spec := mapAt(o, "spec")
-			if ca, ok := spec["caBundle"].(string); ok {
-				if servingCA == "" || compact(ca) != compact(servingCA) {
-					t.Errorf("%s: the APIService's caBundle is not ca.crt of the Secret aim-apiserver-serving-cert", what)
-				}
-				spec["caBundle"] = "<ca.crt of aim-apiserver-serving-cert>"
-			}
-		case "Secret":
-			for k := range mapAt(o, "data") {
-				o["data"].(map[string]any)[k] = "<redacted>"
-			}
-		}
-	}
-}
-
 func compact(s string) string { return strings.Join(strings.Fields(s), "") }
 
 // compare checks that both lists hold the same objects, equal after normalization.
@@ -429,16 +309,21 @@ func compare(t *testing.T, chart, kust []object) {
 // ---- equality with artifacts/deploy --------------------------------------------------------------------------
 
 // The default values install what `kubectl apply -k artifacts/deploy` does (createNamespace: the base also
-// creates the Namespace, which helm install leaves to --create-namespace).
+// creates the Namespace, which helm install leaves to --create-namespace). Neither holds a certificate:
+// aim-apiserver makes them.
 func TestChartEqualsKustomizeBase(t *testing.T) {
 	chart := helmTemplate(t, "--set", "createNamespace=true")
 	kust := kustomize(t, deployDir)
 	for _, o := range chart {
 		stripHelm(t, o)
 	}
-	renameGeneratedSecrets(t, kust, filepath.Join(deployDir, "kustomization.yaml"))
-	redactCertificates(t, "chart", chart)
-	redactCertificates(t, "kustomize", kust)
+	for what, objs := range map[string][]object{"chart": chart, "kustomize": kust} {
+		for _, o := range objs {
+			if o["kind"] == "Secret" {
+				t.Errorf("%s renders %s", what, key(o))
+			}
+		}
+	}
 	compare(t, chart, kust)
 }
 
@@ -481,7 +366,7 @@ func parseCert(t *testing.T, what, b64 string) *x509.Certificate {
 // The chart's own certificates: signed by their CA, for the names artifacts/deploy's scripts put on theirs, with
 // the APIService trusting the serving CA and one etcd CA behind server, peer and client.
 func TestChartGeneratedCertificates(t *testing.T) {
-	objs := helmTemplate(t, "--set", "servingCert.mode=generate")
+	objs := helmTemplate(t, "--set", "servingCert.mode=generate", "--set", "etcd.certs.mode=generate")
 	check := func(secret string, usage x509.ExtKeyUsage, dnsNames []string, ips ...string) *x509.Certificate {
 		t.Helper()
 		s := find(t, objs, "Secret", secret)
@@ -539,6 +424,12 @@ func TestChartGeneratedCertificates(t *testing.T) {
 	}
 	if str(find(t, objs, "StatefulSet", "aim-etcd"), "spec", "template", "metadata", "annotations", "checksum/etcd-certs") == "" {
 		t.Error("StatefulSet lacks checksum/etcd-certs")
+	}
+	// A later switch to etcd.certs.mode=self goes on with them instead of Helm deleting what the members use.
+	for _, name := range []string{"aim-etcd-server-tls", "aim-etcd-peer-tls", "aim-apiserver-etcd-client"} {
+		if got := str(find(t, objs, "Secret", name), "metadata", "annotations", "helm.sh/resource-policy"); got != "keep" {
+			t.Errorf("%s: helm.sh/resource-policy %q", name, got)
+		}
 	}
 }
 
@@ -1224,6 +1115,7 @@ func TestChartLint(t *testing.T) {
 	newValues := valuesFile(t, allNewValues)
 	for name, args := range map[string][]string{
 		"defaults":     nil,
+		"generate":     {"--set", "servingCert.mode=generate", "--set", "etcd.certs.mode=generate"},
 		"cert-manager": {"--set", "servingCert.mode=certManager", "--set", "etcd.certs.mode=certManager"},
 		"existing secrets": {"--set", "servingCert.mode=existing", "--set", "servingCert.existingSecret=s", "--set", "servingCert.caBundle=" + caPEM,
 			"--set", "etcd.certs.mode=existing", "--set", "etcd.certs.existingSecrets.server=a", "--set", "etcd.certs.existingSecrets.peer=b",
@@ -1326,13 +1218,69 @@ func TestChartSelfManagedServingCert(t *testing.T) {
 	}
 }
 
-// TestChartRendersTheSameTwice: without generated material the chart's output is a function of its values, so a
-// renderer without cluster access (Argo CD's) settles. etcd's generated certificates are the one exception, so
-// this renders with existing etcd Secrets.
+// TestChartSelfManagedEtcdCerts: in mode self (the default) the chart renders no etcd certificate; the init
+// container of aim-apiserver's pods makes them for the names the members and the client Service have (following
+// the namespace and cluster domain), writes the client certificate into a memory volume the server reads, and
+// its service account may touch exactly the four Secrets. The StatefulSet mounts the Secrets it creates.
+func TestChartSelfManagedEtcdCerts(t *testing.T) {
+	objs := helmTemplate(t, "--namespace", "ai", "--set", "clusterDomain=corp.internal", "--set", "etcd.certs.validityDays=30")
+	for _, o := range objs {
+		if o["kind"] == "Secret" {
+			t.Errorf("mode self renders %s", key(o))
+		}
+	}
+	dep := find(t, objs, "Deployment", "aim-apiserver")
+	inits, _ := field(dep, "spec", "template", "spec", "initContainers").([]any)
+	if len(inits) != 1 {
+		t.Fatalf("init containers: %v", inits)
+	}
+	init := inits[0].(map[string]any)
+	jsonEqual(t, "init container args", init["args"], `[etcd-certs,
+  "--server-hosts=aim-etcd-client,aim-etcd-client.ai,aim-etcd-client.ai.svc,aim-etcd-client.ai.svc.corp.internal,*.aim-etcd.ai.svc,*.aim-etcd.ai.svc.corp.internal,localhost,127.0.0.1",
+  "--peer-hosts=*.aim-etcd.ai.svc,*.aim-etcd.ai.svc.corp.internal",
+  --validity=720h, --client-dir=/var/run/aim-apiserver/etcd-client]`)
+	if init["image"] != container(dep)["image"] {
+		t.Errorf("init container image %v, server %v", init["image"], container(dep)["image"])
+	}
+	jsonEqual(t, "init container mounts", init["volumeMounts"], `[{name: etcd-client, mountPath: /var/run/aim-apiserver/etcd-client}]`)
+	jsonEqual(t, "etcd-client volume", named(field(dep, "spec", "template", "spec", "volumes"), "etcd-client"),
+		`{name: etcd-client, emptyDir: {medium: Memory, sizeLimit: 1Mi}}`)
+	if args := containerArgs(dep, "args"); !slices.Contains(args, "--etcd-certfile=/var/run/aim-apiserver/etcd-client/tls.crt") {
+		t.Errorf("the server does not read the client certificate the init container writes: %v", args)
+	}
+	want := map[string]string{"server-tls": "aim-etcd-server-tls", "peer-tls": "aim-etcd-peer-tls"}
+	if got := volumeSecrets(find(t, objs, "StatefulSet", "aim-etcd")); !reflect.DeepEqual(got, want) {
+		t.Errorf("StatefulSet mounts %v, want %v", got, want)
+	}
+	jsonEqual(t, "Role", find(t, objs, "Role", "aim-apiserver-etcd-certs")["rules"], `[
+  {apiGroups: [""], resources: [secrets], verbs: [create]},
+  {apiGroups: [""], resources: [secrets], resourceNames: [aim-etcd-ca, aim-etcd-server-tls, aim-etcd-peer-tls, aim-apiserver-etcd-client], verbs: [get, update]}]`)
+	jsonEqual(t, "RoleBinding", find(t, objs, "RoleBinding", "aim-apiserver-etcd-certs")["subjects"],
+		`[{kind: ServiceAccount, name: aim-apiserver, namespace: ai}]`)
+
+	for name, args := range map[string][]string{
+		"generate":      {"--set", "etcd.certs.mode=generate"},
+		"certManager":   {"--set", "etcd.certs.mode=certManager"},
+		"external etcd": {"--set", "etcd.mode=external", "--set", "etcd.external.endpoints={https://e:2379}", "--set", "etcd.external.clientSecret=c"},
+	} {
+		objs := helmTemplate(t, args...)
+		if has(objs, "Role", "aim-apiserver-etcd-certs") {
+			t.Errorf("%s grants the etcd-certs init container's rights", name)
+		}
+		dep := find(t, objs, "Deployment", "aim-apiserver")
+		if inits := field(dep, "spec", "template", "spec", "initContainers"); inits != nil {
+			t.Errorf("%s has init containers %v", name, inits)
+		}
+		if volumeSecrets(dep)["etcd-client"] == "" {
+			t.Errorf("%s: the client certificate is not mounted from a Secret", name)
+		}
+	}
+}
+
+// TestChartRendersTheSameTwice: with the default values the chart's output is a function of its values (no lookup,
+// no generated material), so a renderer without cluster access (Argo CD's) settles.
 func TestChartRendersTheSameTwice(t *testing.T) {
-	args := []string{"template", release, chartDir, "--namespace", namespace, "--set", "etcd.certs.mode=existing",
-		"--set", "etcd.certs.existingSecrets.server=s", "--set", "etcd.certs.existingSecrets.peer=p",
-		"--set", "etcd.certs.existingSecrets.client=c"}
+	args := []string{"template", release, chartDir, "--namespace", namespace}
 	first, err := command(t, helmBin, args...)
 	if err != nil {
 		t.Fatal(err)

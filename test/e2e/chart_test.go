@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -82,8 +83,11 @@ func TestChartServerDryRun(t *testing.T) {
 				"clusterrole.rbac.authorization.k8s.io/aim-view", "(server dry run)")
 			if name == "defaults" {
 				contains(t, "dry run", out, "statefulset.apps/aim-etcd", "networkpolicy.networking.k8s.io/aim-etcd",
-					"role.rbac.authorization.k8s.io/aim-apiserver-serving-cert", "secret/aim-etcd-server-tls", "secret/aim-etcd-peer-tls",
-					"secret/aim-apiserver-etcd-client", "namespace/aim-system", "configmap/aim-apiserver-default-runtime-config")
+					"role.rbac.authorization.k8s.io/aim-apiserver-serving-cert", "role.rbac.authorization.k8s.io/aim-apiserver-etcd-certs",
+					"namespace/aim-system", "configmap/aim-apiserver-default-runtime-config")
+				if strings.Contains(out, "secret/") {
+					t.Errorf("the default values render a Secret:\n%s", out)
+				}
 			} else if name == "external etcd, existing secrets" && strings.Contains(out, "aim-etcd") {
 				t.Errorf("external etcd, yet the chart has etcd objects:\n%s", out)
 			}
@@ -95,8 +99,9 @@ func TestChartServerDryRun(t *testing.T) {
 // the overlay leaves out (Deployment, PodDisruptionBudget, etcd; they stay inert, as no kubelet and no workload
 // controllers run here), and the APIService it owns routes to aim-apiserver, still the process local-up started,
 // through the overlay's loopback EndpointSlice. The serving certificate is the one aim-apiserver keeps itself (the
-// chart's default mode self); the etcd certificates are generated and must survive an upgrade. At the
-// end the harness is exactly as before, for the tests that follow.
+// chart's default mode self). So are etcd's: the Deployment's init container, run here as a process with the
+// service account's token, creates the Secrets the StatefulSet mounts, and an upgrade leaves them and the pod
+// templates alone. At the end the harness is exactly as before, for the tests that follow.
 func TestChartInstallOverHarness(t *testing.T) {
 	k := admin(t)
 	if out, err := k.run("", "get", "aimclusterruntimeconfig", "default"); err == nil {
@@ -131,22 +136,52 @@ func TestChartInstallOverHarness(t *testing.T) {
 
 	// The chart's own objects exist.
 	for _, obj := range []string{"deployment/aim-apiserver", "poddisruptionbudget/aim-apiserver", "statefulset/aim-etcd",
-		"service/aim-etcd", "service/aim-etcd-client", "secret/aim-etcd-server-tls", "secret/aim-etcd-peer-tls", "secret/aim-apiserver-etcd-client"} {
+		"service/aim-etcd", "service/aim-etcd-client", "role/aim-apiserver-etcd-certs"} {
 		k.must("get", "-n", "aim-system", obj)
 	}
+
+	// The init container, as its pod would run it: its args, POD_NAMESPACE, the service account's rights.
+	etcdSecrets := []string{"aim-etcd-ca", "aim-etcd-server-tls", "aim-etcd-peer-tls", "aim-apiserver-etcd-client"}
+	t.Cleanup(func() {
+		_, _ = k.run("", append([]string{"delete", "secret", "-n", "aim-system", "--ignore-not-found"}, etcdSecrets...)...)
+	})
+	var initArgs []string
+	must(t, json.Unmarshal([]byte(k.must("get", "deployment", "-n", "aim-system", "aim-apiserver", "-o",
+		"jsonpath={.spec.template.spec.initContainers[0].args}")), &initArgs))
+	if len(initArgs) == 0 || initArgs[0] != "etcd-certs" {
+		t.Fatalf("init container args %v", initArgs)
+	}
+	clientDir := t.TempDir()
+	initCmd := exec.Command(migrateBin, append(initArgs, "--kubeconfig", filepath.Join(localDir, "aim-apiserver.kubeconfig"),
+		"--client-dir", clientDir)...)
+	initCmd.Env = append(os.Environ(), "POD_NAMESPACE=aim-system")
+	if out, err := initCmd.CombinedOutput(); err != nil {
+		t.Fatalf("the init container as the service account: %v\n%s", err, out)
+	}
 	etcdCerts := func() string {
-		return k.must("get", "secret", "-n", "aim-system", "aim-etcd-server-tls", "aim-etcd-peer-tls", "aim-apiserver-etcd-client",
-			"-o", "jsonpath={.items[*].data}")
+		return k.must(append([]string{"get", "secret", "-n", "aim-system", "-o", "jsonpath={.items[*].data}"}, etcdSecrets...)...)
+	}
+	mounted := strings.Fields(k.must("get", "statefulset", "-n", "aim-system", "aim-etcd", "-o",
+		"jsonpath={.spec.template.spec.volumes[*].secret.secretName}"))
+	if len(mounted) != 2 {
+		t.Errorf("the StatefulSet mounts Secrets %v", mounted)
+	}
+	for _, name := range mounted {
+		k.must("get", "secret", "-n", "aim-system", name)
+	}
+	clientCert, err := os.ReadFile(filepath.Join(clientDir, "tls.crt"))
+	must(t, err)
+	if got := k.must("get", "secret", "-n", "aim-system", "aim-apiserver-etcd-client", "-o", "jsonpath={.data.tls\\.crt}"); got != base64.StdEncoding.EncodeToString(clientCert) {
+		t.Error("the client certificate written for the server is not the client Secret's")
 	}
 	workloads := func() string {
 		return k.must("get", "-n", "aim-system", "deployment/aim-apiserver", "statefulset/aim-etcd",
 			"-o", "jsonpath={range .items[*]}{.metadata.generation} {.spec.template.metadata.annotations}{\"\\n\"}{end}")
 	}
 	certsBefore, workloadsBefore := etcdCerts(), workloads()
-	contains(t, "pod template annotations", workloadsBefore, "checksum/etcd-client", "checksum/etcd-certs")
 
-	// An upgrade keeps the generated certificates (lookup) and so does not roll the pods, and its ConfigMap
-	// makes aim-apiserver create the default AIMClusterRuntimeConfig.
+	// An upgrade leaves the certificates (not Helm's) and the pod templates alone, and its ConfigMap makes
+	// aim-apiserver create the default AIMClusterRuntimeConfig.
 	out = mustHelm(t, "upgrade", "aim-apiserver", chartDir, "--namespace", "aim-system", "--reuse-values",
 		"--set", "defaultRuntimeConfig.enabled=true", "--set", "defaultRuntimeConfig.spec.discovery.maxConcurrentJobs=3")
 	contains(t, "helm upgrade", out, "STATUS: deployed", "REVISION: 2")

@@ -107,6 +107,20 @@ Names of etcd's members for certificates: every member's <pod>.aim-etcd.<ns>.svc
 {{- list (printf "*.aim-etcd.%s.svc" $ns) (printf "*.aim-etcd.%s.svc.%s" $ns .Values.clusterDomain) | toJson }}
 {{- end }}
 
+{{/* etcd.certs.mode=self: whether aim-apiserver's init container creates etcd's certificates. */}}
+{{- define "aim-apiserver.selfEtcdCerts" -}}
+{{- if and (include "aim-apiserver.bundledEtcd" .) (eq .Values.etcd.certs.mode "self") }}true{{ end }}
+{{- end }}
+
+{{/*
+Names of etcd's server certificate: the client Service, every member, and localhost/127.0.0.1 because etcd's gRPC
+gateway dials etcd itself with it. As a JSON array.
+*/}}
+{{- define "aim-apiserver.etcdServerHosts" -}}
+{{- $clientService := include "aim-apiserver.serviceDNSNames" (dict "ctx" . "name" "aim-etcd-client") | fromJsonArray -}}
+{{- concat $clientService (include "aim-apiserver.etcdMemberDNSNames" . | fromJsonArray) (list "localhost" "127.0.0.1") | toJson -}}
+{{- end }}
+
 {{/* ---- Secret names ------------------------------------------------------------------------------------ */}}
 
 {{- define "aim-apiserver.servingSecretName" -}}
@@ -200,10 +214,9 @@ as {server: {...}, peer: {...}, client: {...}}. All three are signed by one CA, 
 {{- $ca := genCA "aim-etcd-ca" $days -}}
 {{- $caCrt := $ca.Cert | b64enc -}}
 {{- $members := include "aim-apiserver.etcdMemberDNSNames" . | fromJsonArray -}}
-{{- $clientService := include "aim-apiserver.serviceDNSNames" (dict "ctx" . "name" "aim-etcd-client") | fromJsonArray -}}
-{{- /* The server certificate names the client Service and every member; localhost/127.0.0.1 because etcd's
-gRPC gateway dials etcd itself with it. genSignedCert's certificates serve and authenticate clients alike. */ -}}
-{{- $s := genSignedCert "aim-etcd" (list "127.0.0.1") (concat $clientService $members (list "localhost")) $days $ca -}}
+{{- $serverHosts := include "aim-apiserver.etcdServerHosts" . | fromJsonArray -}}
+{{- /* genSignedCert's certificates serve and authenticate clients alike. */ -}}
+{{- $s := genSignedCert "aim-etcd" (list "127.0.0.1") (without $serverHosts "127.0.0.1") $days $ca -}}
 {{- $p := genSignedCert "aim-etcd-peer" nil $members $days $ca -}}
 {{- $c := genSignedCert "aim-apiserver" nil nil $days $ca -}}
 {{- $sets = dict
