@@ -215,8 +215,9 @@ log "installing KServe ${KSERVE_VERSION} and Gateway API ${GATEWAY_API_VERSION} 
 	crd/inferenceservices.serving.kserve.io crd/httproutes.gateway.networking.k8s.io >/dev/null
 
 # ---- artifacts/deploy, patched for loopback ------------------------------------------------------------------
-# No kubelet runs pods here: aim-apiserver runs as a process, so the overlay drops the Deployment and the etcd
-# StatefulSet and points the Service at 127.0.0.1 through an FQDN EndpointSlice (IP endpoints reject loopback).
+# No kubelet runs pods here: aim-apiserver runs as a process, so the overlay drops the Deployment, the etcd
+# StatefulSet and the etcd maintenance CronJobs and their volume, and points the Service at 127.0.0.1 through an
+# FQDN EndpointSlice (IP endpoints reject loopback).
 OVERLAY="${OUT}/deploy-overlay"
 mkdir -p "${OVERLAY}"
 cat >"${OVERLAY}/kustomization.yaml" <<EOF
@@ -236,6 +237,12 @@ patches:
     patch: '{"\$patch": "delete", "apiVersion": "v1", "kind": "Service", "metadata": {"name": "aim-etcd"}}'
   - target: {kind: Service, name: aim-etcd-client}
     patch: '{"\$patch": "delete", "apiVersion": "v1", "kind": "Service", "metadata": {"name": "aim-etcd-client"}}'
+  - target: {kind: CronJob, name: aim-etcd-snapshot}
+    patch: '{"\$patch": "delete", "apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "aim-etcd-snapshot"}}'
+  - target: {kind: CronJob, name: aim-etcd-defrag}
+    patch: '{"\$patch": "delete", "apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "aim-etcd-defrag"}}'
+  - target: {kind: PersistentVolumeClaim, name: aim-etcd-snapshots}
+    patch: '{"\$patch": "delete", "apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "aim-etcd-snapshots"}}'
   - target: {kind: Service, name: aim-apiserver}
     patch: '[{"op": "remove", "path": "/spec/selector"}]'
 EOF

@@ -60,7 +60,7 @@ func main() {
 	fs.StringVar(&c.aimServer, "aim-server", "https://127.0.0.1:"+measure.EnvOr("AIM_PORT", "18443"), "aim-apiserver's address, for the direct path and its /metrics.")
 	fs.StringVar(&c.aimCA, "aim-ca", filepath.Join("artifacts", "deploy", "certs", "ca.crt"), "CA of aim-apiserver's serving certificate.")
 	fs.StringVar(&c.etcdServer, "etcd-server", "https://127.0.0.1:"+measure.EnvOr("ETCD_PORT", "23790"), "The harness's etcd.")
-	fs.StringVar(&c.etcdCerts, "etcd-certs", filepath.Join("artifacts", "deploy", "certs", "etcd"), "Directory with etcd's ca.crt and a client.crt/client.key.")
+	fs.StringVar(&c.etcdCerts, "etcd-certs", filepath.Join("_output", "local", "pki", "etcd"), "Directory with etcd's ca.crt and a client.crt/client.key (hack/local-up.sh's).")
 	fs.StringVar(&c.etcdMetrics, "etcd-metrics", "http://127.0.0.1:"+measure.EnvOr("ETCD_METRICS_PORT", "23810")+"/metrics", "etcd's metrics URL.")
 	fs.StringVar(&c.twinGroup, "twin-group", "twin.aim.eai.amd.com", "Group of the CRD twin.")
 	fs.IntVar(&c.objects, "objects", 10000, "AIMServices per path and round (the LIST size).")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds kube-apiserver, kube-controller-manager, kubectl, etcd and helm at the versions in versions.env into
-# _output/bin, and with KUBE_COMPAT=1 also kube-apiserver and kube-controller-manager of COMPAT_KUBE_VERSION into
-# _output/bin/compat. Skips a build when its binaries exist and were built from the same versions.
+# _output/bin, promrules (promrules/, which checks Prometheus rule files for the chart test) into _output/bin, and
+# with KUBE_COMPAT=1 also kube-apiserver and kube-controller-manager of COMPAT_KUBE_VERSION into
+# _output/bin/compat. Skips a build when its binaries exist and were built from the same versions (or sources).
 set -o errexit -o nounset -o pipefail
 
 TOOLS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -40,6 +41,21 @@ if [[ "${KUBE_COMPAT:-}" == "1" ]]; then
 		echo "${compat_want}" >"${compat_stamp}"
 		echo "built control plane ${COMPAT_KUBE_VERSION} in $(( $(date +%s) - start ))s into ${BIN}/compat"
 	fi
+fi
+
+# promrules: a module of its own (Prometheus's dependencies stay out of go.mod here), built from its sources, so
+# its stamp covers them with its go.mod and go.sum.
+promrules_stamp="${BIN}/.promrules-version"
+promrules_want="$(cd "${TOOLS_DIR}/promrules" && cat go.mod go.sum ./*.go | sha256sum | cut -d' ' -f1)"
+if [[ -f "${promrules_stamp}" && "$(cat "${promrules_stamp}")" == "${promrules_want}" && -x "${BIN}/promrules" ]]; then
+	echo "promrules is up to date in ${BIN}"
+else
+	mkdir -p "${BIN}"
+	start=$(date +%s)
+	echo "building promrules ..."
+	(cd "${TOOLS_DIR}/promrules" && go build -trimpath -ldflags "-s -w" -o "${BIN}/promrules" .)
+	echo "${promrules_want}" >"${promrules_stamp}"
+	echo "built promrules in $(( $(date +%s) - start ))s into ${BIN}"
 fi
 
 stamp="${BIN}/.tools-version"

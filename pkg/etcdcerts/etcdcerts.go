@@ -1,5 +1,5 @@
 // Package etcdcerts keeps the certificates of the bundled etcd in Secrets: a CA of etcd's own, the server and peer
-// certificates the members serve, and aim-apiserver's client certificate. The `aim-apiserver etcd-certs` init
+// certificates the members serve, and aim-apiserver's client certificate. The `aim-apiserver etcd certs` init
 // container runs it before aim-apiserver starts, so a chart rendered without a cluster (Argo CD, Flux,
 // `helm template`) holds no certificate and renders the same every time; the etcd pods wait for their Secrets.
 //

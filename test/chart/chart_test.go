@@ -3,8 +3,9 @@
 // Package chart checks the Helm chart artifacts/charts/aim-apiserver against the kustomize manifests in
 // artifacts/deploy, which stay the reference: rendered with values that match them, the chart must produce the
 // same objects, field for field, except what only Helm adds (its labels, checksum annotations) and the bytes of
-// certificates (each side makes its own). It also lints the chart in every mode and checks the certificates the
-// chart generates. It needs the tools of hack/tools (helm, kubectl) and openssl, no cluster: `make chart`.
+// certificates (each side makes its own). It also lints the chart in every mode, checks the certificates the
+// chart generates and parses its Prometheus rules with Prometheus's own parser. It needs the tools of hack/tools
+// (helm, kubectl, promrules) and openssl, no cluster: `make chart`.
 package chart
 
 import (
@@ -16,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,7 +37,9 @@ var (
 	root       = filepath.Join("..", "..")
 	helmBin    = filepath.Join(root, "_output", "bin", "helm")
 	kubectlBin = filepath.Join(root, "_output", "bin", "kubectl")
-	chartDir   = filepath.Join(root, "artifacts", "charts", "aim-apiserver")
+	// promrules (hack/tools/promrules) checks a Prometheus rule file with Prometheus's rulefmt.
+	promrulesBin = filepath.Join(root, "_output", "bin", "promrules")
+	chartDir     = filepath.Join(root, "artifacts", "charts", "aim-apiserver")
 
 	// deployDir is artifacts/deploy, which the default values must render the same as.
 	deployDir = filepath.Join(root, "artifacts", "deploy")
@@ -54,7 +58,7 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	for _, f := range []string{helmBin, kubectlBin} {
+	for _, f := range []string{helmBin, kubectlBin, promrulesBin} {
 		if _, err := os.Stat(f); err != nil {
 			fmt.Fprintf(os.Stderr, "the chart test needs the tools of hack/tools (make tools): %v\n", err)
 			return 1
@@ -482,9 +486,11 @@ func TestChartExistingSecrets(t *testing.T) {
 }
 
 func TestChartExternalEtcd(t *testing.T) {
+	// Monitoring on: the ServiceMonitor aim-etcd is not rendered either.
 	objs := helmTemplate(t, "--set", "etcd.mode=external",
 		"--set", "etcd.external.endpoints={https://etcd-0.example:2379,https://etcd-1.example:2379}",
-		"--set", "etcd.external.clientSecret=my-etcd-client")
+		"--set", "etcd.external.clientSecret=my-etcd-client", "--set", "monitoring.serviceMonitor.enabled=true",
+		"--set", "monitoring.prometheusRule.enabled=true")
 	for _, o := range objs {
 		name := str(o, "metadata", "name")
 		if strings.HasPrefix(name, "aim-etcd") || name == "aim-apiserver-etcd-client" {
@@ -622,6 +628,287 @@ func TestChartServiceMonitor(t *testing.T) {
 	crb := find(t, objs, "ClusterRoleBinding", "aim-apiserver-metrics-reader")
 	if s := field(crb, "subjects").([]any)[0].(map[string]any); s["name"] != "prometheus" || s["namespace"] != "monitoring" {
 		t.Errorf("metrics reader bound to %v", s)
+	}
+
+	// etcd's: plain HTTP on the port metrics, which only the headless Service aim-etcd has, with the same
+	// interval and labels.
+	etcd := find(t, objs, "ServiceMonitor", "aim-etcd")
+	if etcd["apiVersion"] != "monitoring.coreos.com/v1" || str(etcd, "metadata", "labels", "release") != "prom" ||
+		str(etcd, "metadata", "namespace") != namespace {
+		t.Errorf("ServiceMonitor aim-etcd %v", etcd["metadata"])
+	}
+	jsonEqual(t, "etcd endpoints", field(etcd, "spec", "endpoints"), `[{port: metrics, scheme: http, path: /metrics, interval: 30s}]`)
+	jsonEqual(t, "etcd namespaceSelector", field(etcd, "spec", "namespaceSelector"), `{matchNames: [aim-system]}`)
+	if got := scrapedServices(t, objs, etcd); !slices.Equal(got, []string{"aim-etcd"}) {
+		t.Errorf("ServiceMonitor aim-etcd scrapes the Services %v, want [aim-etcd]", got)
+	}
+	if got := scrapedServices(t, objs, sm); !slices.Equal(got, []string{"aim-apiserver"}) {
+		t.Errorf("ServiceMonitor aim-apiserver scrapes the Services %v, want [aim-apiserver]", got)
+	}
+	if objs := helmTemplate(t, "--set", "monitoring.serviceMonitor.interval=1m"); has(objs, "ServiceMonitor", "aim-etcd") {
+		t.Error("ServiceMonitor aim-etcd rendered although monitoring is off")
+	}
+	objs = helmTemplate(t, "--set", "monitoring.serviceMonitor.enabled=true", "--set", "monitoring.serviceMonitor.interval=1m")
+	if got := field(find(t, objs, "ServiceMonitor", "aim-etcd"), "spec", "endpoints").([]any)[0].(map[string]any)["interval"]; got != "1m" {
+		t.Errorf("etcd scrape interval %v", got)
+	}
+}
+
+// scrapedServices returns the Services (of objs) whose endpoints a ServiceMonitor scrapes: those in its namespaces
+// whose labels match its selector and that have a port its endpoints name. Their names are the targets' job
+// label, since the ServiceMonitor sets no jobLabel.
+func scrapedServices(t *testing.T, objs []object, sm object) []string {
+	t.Helper()
+	if jl := field(sm, "spec", "jobLabel"); jl != nil {
+		t.Errorf("%s sets jobLabel %v", key(sm), jl)
+	}
+	namespaces, _ := field(sm, "spec", "namespaceSelector", "matchNames").([]any)
+	ports := map[any]bool{}
+	for _, ep := range field(sm, "spec", "endpoints").([]any) {
+		ports[ep.(map[string]any)["port"]] = true
+	}
+	var names []string
+	for _, o := range objs {
+		if o["kind"] != "Service" || !slices.Contains(namespaces, any(str(o, "metadata", "namespace"))) {
+			continue
+		}
+		labels, selected := mapAt(o, "metadata", "labels"), true
+		for k, v := range mapAt(sm, "spec", "selector", "matchLabels") {
+			selected = selected && labels[k] == v
+		}
+		portNamed := false
+		for _, p := range field(o, "spec", "ports").([]any) {
+			portNamed = portNamed || ports[p.(map[string]any)["name"]]
+		}
+		if selected && portNamed {
+			names = append(names, str(o, "metadata", "name"))
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// ---- the bundled etcd's operation: disruption budget, spread, space, metrics ----------------------------------
+
+// etcdDefaultAffinity is the etcd pods' affinity while etcd.affinity is empty.
+const etcdDefaultAffinity = `{podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 100,
+  podAffinityTerm: {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app.kubernetes.io/name: aim-etcd}}}}]}}`
+
+// TestChartEtcdOperations: the bundled etcd as etcd's operations guide advises: a PodDisruptionBudget that keeps
+// the quorum, members spread over nodes, a space quota below the volume with etcd's own periodic compaction, and
+// its metrics port reachable by Prometheus (and nothing else newly reachable); none of it with an external etcd.
+func TestChartEtcdOperations(t *testing.T) {
+	objs := helmTemplate(t)
+	pdb := find(t, objs, "PodDisruptionBudget", "aim-etcd")
+	jsonEqual(t, "PodDisruptionBudget aim-etcd", pdb["spec"], `{maxUnavailable: 1, selector: {matchLabels: {app.kubernetes.io/name: aim-etcd}}}`)
+	sts := find(t, objs, "StatefulSet", "aim-etcd")
+	podLabels := mapAt(sts, "spec", "template", "metadata", "labels")
+	for k, v := range mapAt(pdb, "spec", "selector", "matchLabels") {
+		if podLabels[k] != v {
+			t.Errorf("PodDisruptionBudget aim-etcd selects %s=%v; the etcd pods have %v", k, v, podLabels[k])
+		}
+	}
+	jsonEqual(t, "default etcd affinity", podSpec(sts)["affinity"], etcdDefaultAffinity)
+	cmd := containerArgs(sts, "command")
+	for _, want := range []string{"--quota-backend-bytes=4294967296", "--auto-compaction-mode=periodic", "--auto-compaction-retention=1h"} {
+		if !slices.Contains(cmd, want) {
+			t.Errorf("etcd command lacks %s: %v", want, cmd)
+		}
+	}
+	for _, a := range cmd {
+		if strings.HasPrefix(a, "--snapshot-count") {
+			t.Errorf("etcd command sets %s", a)
+		}
+	}
+
+	// The metrics port: in the headless Service, and admitted from any pod of any namespace by a rule of its own;
+	// the client and peer rules stay as they were.
+	jsonEqual(t, "Service aim-etcd ports", field(find(t, objs, "Service", "aim-etcd"), "spec", "ports"),
+		`[{name: peer, port: 2380}, {name: client, port: 2379}, {name: metrics, port: 2381}]`)
+	jsonEqual(t, "Service aim-etcd-client ports", field(find(t, objs, "Service", "aim-etcd-client"), "spec", "ports"),
+		`[{name: client, port: 2379}]`)
+	jsonEqual(t, "NetworkPolicy aim-etcd ingress", field(find(t, objs, "NetworkPolicy", "aim-etcd"), "spec", "ingress"), `[
+  {from: [{podSelector: {matchLabels: {app.kubernetes.io/name: aim-apiserver}}}, {podSelector: {matchLabels: {app.kubernetes.io/name: aim-etcd-maintenance}}}],
+   ports: [{protocol: TCP, port: 2379}]},
+  {from: [{podSelector: {matchLabels: {app.kubernetes.io/name: aim-etcd}}}], ports: [{protocol: TCP, port: 2379}, {protocol: TCP, port: 2380}]},
+  {from: [{namespaceSelector: {}}], ports: [{protocol: TCP, port: 2381}]}]`)
+	if p := named(container(sts)["ports"], "metrics"); fmt.Sprint(p["containerPort"]) != "2381" || !slices.Contains(cmd, "--listen-metrics-urls=http://0.0.0.0:2381") {
+		t.Errorf("etcd does not serve metrics on 2381: port %v, command %v", p, cmd)
+	}
+
+	// Values: integers stay integers whether they come from --set (int64) or a values file (float64).
+	objs = helmTemplate(t, "--set", "etcd.quotaBackendBytes=4294967296", "--set", "etcd.autoCompactionRetention=30m",
+		"--set", "etcd.podDisruptionBudget.maxUnavailable=2", "--set", "etcd.replicas=5")
+	cmd = containerArgs(find(t, objs, "StatefulSet", "aim-etcd"), "command")
+	for _, want := range []string{"--quota-backend-bytes=4294967296", "--auto-compaction-mode=periodic", "--auto-compaction-retention=30m"} {
+		if !slices.Contains(cmd, want) {
+			t.Errorf("etcd command lacks %s: %v", want, cmd)
+		}
+	}
+	if got := field(find(t, objs, "PodDisruptionBudget", "aim-etcd"), "spec", "maxUnavailable"); got != float64(2) {
+		t.Errorf("maxUnavailable %v", got)
+	}
+	objs = helmTemplate(t, "--values", valuesFile(t, `
+etcd:
+  quotaBackendBytes: 17179869184
+  podDisruptionBudget: {maxUnavailable: "34%"}
+  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: pool, operator: In, values: [etcd]}]}]}}}
+`))
+	sts = find(t, objs, "StatefulSet", "aim-etcd")
+	if cmd := containerArgs(sts, "command"); !slices.Contains(cmd, "--quota-backend-bytes=17179869184") {
+		t.Errorf("quota from a values file: %v", cmd)
+	}
+	if got := field(find(t, objs, "PodDisruptionBudget", "aim-etcd"), "spec", "maxUnavailable"); got != "34%" {
+		t.Errorf("maxUnavailable %v", got)
+	}
+	// etcd.affinity replaces the default anti-affinity, it is not merged into it.
+	jsonEqual(t, "etcd.affinity", podSpec(sts)["affinity"],
+		`{nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: pool, operator: In, values: [etcd]}]}]}}}`)
+	// null, like {}, keeps the default.
+	jsonEqual(t, "etcd.affinity null", podSpec(find(t, helmTemplate(t, "--set", "etcd.affinity=null"), "StatefulSet", "aim-etcd"))["affinity"],
+		etcdDefaultAffinity)
+
+	objs = helmTemplate(t, "--set", "etcd.mode=external", "--set", "etcd.external.endpoints={https://e:2379}", "--set", "etcd.external.clientSecret=c")
+	for _, kind := range []string{"PodDisruptionBudget", "StatefulSet", "NetworkPolicy", "Service"} {
+		if has(objs, kind, "aim-etcd") {
+			t.Errorf("external etcd, yet %s aim-etcd is rendered", kind)
+		}
+	}
+	if !has(objs, "PodDisruptionBudget", "aim-apiserver") {
+		t.Error("external etcd drops aim-apiserver's PodDisruptionBudget")
+	}
+}
+
+// ---- the PrometheusRule --------------------------------------------------------------------------------------
+
+// promrules runs hack/tools/promrules, Prometheus's own rule parser, on a rule file: nil if Prometheus would load it.
+func promrules(t *testing.T, rules []byte) (string, error) {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "rules.yaml")
+	if err := os.WriteFile(f, rules, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return command(t, promrulesBin, f)
+}
+
+// ruleGroups returns the PrometheusRule's groups by name, each its alerts by name.
+func ruleGroups(t *testing.T, rule object) map[string]map[string]map[string]any {
+	t.Helper()
+	groups := map[string]map[string]map[string]any{}
+	list, _ := field(rule, "spec", "groups").([]any)
+	for _, g := range list {
+		g := g.(map[string]any)
+		alerts := map[string]map[string]any{}
+		rules, _ := g["rules"].([]any)
+		for _, r := range rules {
+			r := r.(map[string]any)
+			alerts[r["alert"].(string)] = r
+		}
+		groups[g["name"].(string)] = alerts
+	}
+	return groups
+}
+
+// TestChartPrometheusRule: the alerts are what Prometheus loads (its own parser checks the rule file the spec is,
+// PromQL and templates included), with a severity, a summary and a description each; the etcd ones select the job
+// of the ServiceMonitor aim-etcd and exist only with the bundled etcd.
+func TestChartPrometheusRule(t *testing.T) {
+	if objs := helmTemplate(t, "--set", "monitoring.serviceMonitor.enabled=true"); has(objs, "PrometheusRule", "aim-apiserver") {
+		t.Error("PrometheusRule rendered although monitoring.prometheusRule is off by default")
+	}
+
+	// The negative control: promrules refuses a broken expression (and so fails the checks below when it should).
+	if out, err := promrules(t, []byte("groups:\n  - name: broken\n    rules:\n      - alert: Broken\n        expr: sum(rate(x[5m]) > 1\n")); err == nil {
+		t.Errorf("promrules accepted an invalid expression:\n%s", out)
+	} else if !strings.Contains(out, "parse error") {
+		t.Errorf("promrules failed without a parse error: %v\n%s", err, out)
+	}
+
+	objs := helmTemplate(t, "--set", "monitoring.prometheusRule.enabled=true", "--set", "monitoring.prometheusRule.labels.release=prom",
+		"--set", "monitoring.serviceMonitor.enabled=true")
+	rule := find(t, objs, "PrometheusRule", "aim-apiserver")
+	if rule["apiVersion"] != "monitoring.coreos.com/v1" || str(rule, "metadata", "namespace") != namespace ||
+		str(rule, "metadata", "labels", "release") != "prom" {
+		t.Errorf("PrometheusRule %v %v", rule["apiVersion"], rule["metadata"])
+	}
+	spec, err := yaml.Marshal(rule["spec"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := promrules(t, spec); err != nil {
+		t.Fatalf("Prometheus would not load the rules: %v\n%s\n%s", err, out, spec)
+	}
+
+	type alert struct{ expr, for_, severity string }
+	want := map[string]map[string]alert{
+		"aim-apiserver": {
+			"AIMAPIServiceUnavailable": {`aggregator_unavailable_apiservice{name="v1alpha1.aim.eai.amd.com"} == 1`, "5m", "critical"},
+			"AIMControllerReconcileErrors": {`sum by (controller) (rate(aim_controller_reconcile_total{result="error"}[10m])) > 0.1`,
+				"15m", "warning"},
+		},
+		"aim-etcd": {
+			"AIMEtcdDatabaseNearQuota": {`etcd_mvcc_db_total_size_in_bytes{job="aim-etcd"} / etcd_server_quota_backend_bytes{job="aim-etcd"} > 0.8`,
+				"10m", "warning"},
+			"AIMEtcdNoLeader":              {`etcd_server_has_leader{job="aim-etcd"} == 0`, "1m", "critical"},
+			"AIMEtcdFrequentLeaderChanges": {`increase(etcd_server_leader_changes_seen_total{job="aim-etcd"}[1h]) > 3`, "5m", "warning"},
+		},
+	}
+	groups := ruleGroups(t, rule)
+	if len(groups) != len(want) {
+		t.Errorf("rule groups %v", slices.Sorted(maps.Keys(groups)))
+	}
+	for group, alerts := range want {
+		if len(groups[group]) != len(alerts) {
+			t.Errorf("group %s has alerts %v", group, slices.Sorted(maps.Keys(groups[group])))
+		}
+		for name, w := range alerts {
+			r := groups[group][name]
+			if r == nil {
+				t.Errorf("group %s lacks the alert %s", group, name)
+				continue
+			}
+			if r["expr"] != w.expr || r["for"] != w.for_ || field(r, "labels", "severity") != w.severity {
+				t.Errorf("%s: expr %q for %v severity %v, want %q for %s severity %s", name, r["expr"], r["for"],
+					field(r, "labels", "severity"), w.expr, w.for_, w.severity)
+			}
+			for _, a := range []string{"summary", "description"} {
+				if s, _ := field(r, "annotations", a).(string); strings.TrimSpace(s) == "" {
+					t.Errorf("%s has no %s", name, a)
+				}
+			}
+		}
+	}
+	if d, _ := field(groups["aim-apiserver"]["AIMAPIServiceUnavailable"], "annotations", "description").(string); !strings.Contains(d, "kube-apiserver's own scrape") {
+		t.Errorf("AIMAPIServiceUnavailable does not say where its metric comes from: %q", d)
+	}
+	// The etcd alerts select the job of the targets of the ServiceMonitor aim-etcd: the name of the Service it scrapes.
+	jobs := scrapedServices(t, objs, find(t, objs, "ServiceMonitor", "aim-etcd"))
+	jobMatcher := regexp.MustCompile(`job="([^"]*)"`)
+	for name, r := range groups["aim-etcd"] {
+		m := jobMatcher.FindAllStringSubmatch(r["expr"].(string), -1)
+		if len(m) == 0 {
+			t.Errorf("%s does not select a job: %s", name, r["expr"])
+		}
+		for _, j := range m {
+			if !slices.Equal(jobs, []string{j[1]}) {
+				t.Errorf("%s selects job=%q; the ServiceMonitor aim-etcd scrapes %v", name, j[1], jobs)
+			}
+		}
+	}
+
+	// An external etcd: no etcd group; the rest still loads.
+	objs = helmTemplate(t, "--set", "monitoring.prometheusRule.enabled=true", "--set", "etcd.mode=external",
+		"--set", "etcd.external.endpoints={https://e:2379}", "--set", "etcd.external.clientSecret=c")
+	rule = find(t, objs, "PrometheusRule", "aim-apiserver")
+	groups = ruleGroups(t, rule)
+	if _, ok := groups["aim-etcd"]; ok || len(groups["aim-apiserver"]) != 2 {
+		t.Errorf("external etcd: rule groups %v", groups)
+	}
+	if spec, err = yaml.Marshal(rule["spec"]); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := promrules(t, spec); err != nil {
+		t.Errorf("external etcd: Prometheus would not load the rules: %v\n%s\n%s", err, out, spec)
 	}
 }
 
@@ -775,11 +1062,11 @@ topologySpreadConstraints: [{maxSkew: 1, topologyKey: kubernetes.io/hostname, wh
 	if sts["priorityClassName"] != "high" {
 		t.Errorf("fallback priorityClassName %v", sts["priorityClassName"])
 	}
-	// aim-apiserver's affinity and constraints select its own pods: never etcd's.
-	for _, f := range []string{"affinity", "topologySpreadConstraints"} {
-		if _, ok := sts[f]; ok {
-			t.Errorf("etcd pods take the top-level %s: %v", f, sts[f])
-		}
+	// aim-apiserver's affinity and constraints select its own pods: never etcd's, which keep their default
+	// anti-affinity.
+	jsonEqual(t, "etcd's default affinity", sts["affinity"], etcdDefaultAffinity)
+	if _, ok := sts["topologySpreadConstraints"]; ok {
+		t.Errorf("etcd pods take the top-level topologySpreadConstraints: %v", sts["topologySpreadConstraints"])
 	}
 
 	objs = helmTemplate(t, "--values", valuesFile(t, `
@@ -892,9 +1179,11 @@ func TestChartPortAndHostNetwork(t *testing.T) {
 
 // Every object carries app.kubernetes.io/name, in every mode: aim-etcd on the bundled etcd's objects.
 func TestChartNameLabel(t *testing.T) {
-	etcdObjects := map[string]bool{"StatefulSet aim-etcd": true, "Service aim-etcd": true, "Service aim-etcd-client": true, "NetworkPolicy aim-etcd": true}
+	etcdObjects := map[string]bool{"StatefulSet aim-etcd": true, "Service aim-etcd": true, "Service aim-etcd-client": true, "NetworkPolicy aim-etcd": true,
+		"PodDisruptionBudget aim-etcd": true, "ServiceMonitor aim-etcd": true, "CronJob aim-etcd-snapshot": true, "CronJob aim-etcd-defrag": true,
+		"PersistentVolumeClaim aim-etcd-snapshots": true}
 	for name, args := range map[string][]string{
-		"defaults": {"--set", "createNamespace=true", "--set", "monitoring.serviceMonitor.enabled=true",
+		"defaults": {"--set", "createNamespace=true", "--set", "monitoring.serviceMonitor.enabled=true", "--set", "monitoring.prometheusRule.enabled=true",
 			"--set", "monitoring.serviceMonitor.prometheusServiceAccount.name=p", "--set", "monitoring.serviceMonitor.prometheusServiceAccount.namespace=m",
 			"--set", "defaultRuntimeConfig.enabled=true", "--api-versions", "aim.eai.amd.com/v1alpha1/AIMClusterRuntimeConfig"},
 		"cert-manager": {"--set", "servingCert.mode=certManager", "--set", "etcd.certs.mode=certManager"},
@@ -961,6 +1250,24 @@ func TestChartSchemaRejects(t *testing.T) {
 		{[]string{"--set", "etcd.podSecurityContext.fsGroup=x"}, "/etcd/podSecurityContext/fsGroup"},
 		{[]string{"--set", "etcd.securityContext=x"}, "/etcd/securityContext"},
 		{[]string{"--set", "etcd.image.digest=sha256"}, "/etcd/image/digest"},
+		{[]string{"--set", "etcd.quotaBackendBytes=8Gi"}, "/etcd/quotaBackendBytes"},
+		{[]string{"--set", "etcd.backup.keep=-1"}, "/etcd/backup/keep"},
+		{[]string{"--set", "etcd.backup.enabled=sometimes"}, "/etcd/backup/enabled"},
+		{[]string{"--set", "etcd.backup.storage.size=big"}, "/etcd/backup/storage/size"},
+		{[]string{"--set", "etcd.backup.schedule="}, "/etcd/backup/schedule"},
+		{[]string{"--set", "etcd.defrag.enabled=1"}, "/etcd/defrag/enabled"},
+		{[]string{"--set", "etcd.quotaBackendBytes=-1"}, "/etcd/quotaBackendBytes"},
+		{[]string{"--set-json", "etcd.quotaBackendBytes=1.5"}, "/etcd/quotaBackendBytes"},
+		{[]string{"--set", "etcd.autoCompactionRetention=1"}, "/etcd/autoCompactionRetention"},
+		{[]string{"--set", "etcd.autoCompactionRetention=1 hour"}, "/etcd/autoCompactionRetention"},
+		{[]string{"--set", "etcd.podDisruptionBudget.maxUnavailable=true"}, "/etcd/podDisruptionBudget/maxUnavailable"},
+		{[]string{"--set", "etcd.podDisruptionBudget.maxUnavailable=one"}, "/etcd/podDisruptionBudget/maxUnavailable"},
+		{[]string{"--set", "etcd.podDisruptionBudget.maxUnavailable=-1"}, "/etcd/podDisruptionBudget/maxUnavailable"},
+		{[]string{"--set", "etcd.podDisruptionBudget.minAvailable=2"}, "/etcd/podDisruptionBudget"},
+		{[]string{"--set", "monitoring.prometheusRule.enabled=yes"}, "/monitoring/prometheusRule/enabled"},
+		{[]string{"--set", "monitoring.prometheusRule.labels.release=1"}, "/monitoring/prometheusRule/labels/release"},
+		{[]string{"--set-json", "monitoring.prometheusRule.labels=[]"}, "/monitoring/prometheusRule/labels"},
+		{[]string{"--set", "monitoring.prometheusRule.namespace=monitoring"}, "/monitoring/prometheusRule"},
 	} {
 		msg := helmTemplateError(t, c.args...)
 		if !strings.Contains(msg, "values don't meet the specifications of the schema") || !strings.Contains(msg, "'"+c.path) {
@@ -1107,6 +1414,12 @@ etcd:
   topologySpreadConstraints: [{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule}]
   podSecurityContext: {runAsUser: null, fsGroup: null}
   securityContext: {privileged: false}
+  quotaBackendBytes: 4294967296
+  autoCompactionRetention: 30m
+  podDisruptionBudget: {maxUnavailable: "34%"}
+monitoring:
+  serviceMonitor: {enabled: true, labels: {release: prom}}
+  prometheusRule: {enabled: true, labels: {release: prom}}
 `
 
 // ---- lint ----------------------------------------------------------------------------------------------------
@@ -1122,8 +1435,11 @@ func TestChartLint(t *testing.T) {
 			"--set", "etcd.certs.existingSecrets.client=c"},
 		"external etcd": {"--set", "etcd.mode=external", "--set", "etcd.external.endpoints={https://etcd.example:2379}",
 			"--set", "etcd.external.clientSecret=c"},
-		"migration":  {"--set", "apiService.create=false", "--set", "servingCert.mode=existing", "--set", "servingCert.existingSecret=s"},
-		"everything": {"--set", "createNamespace=true", "--set", "monitoring.serviceMonitor.enabled=true", "--set", "defaultRuntimeConfig.enabled=true"},
+		"migration": {"--set", "apiService.create=false", "--set", "servingCert.mode=existing", "--set", "servingCert.existingSecret=s"},
+		"everything": {"--set", "createNamespace=true", "--set", "monitoring.serviceMonitor.enabled=true", "--set", "defaultRuntimeConfig.enabled=true",
+			"--set", "monitoring.prometheusRule.enabled=true", "--set", "monitoring.prometheusRule.labels.release=prom"},
+		"monitoring, external etcd": {"--set", "etcd.mode=external", "--set", "etcd.external.endpoints={https://etcd.example:2379}",
+			"--set", "etcd.external.clientSecret=c", "--set", "monitoring.serviceMonitor.enabled=true", "--set", "monitoring.prometheusRule.enabled=true"},
 		"new values": {"--values", newValues},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -1235,7 +1551,7 @@ func TestChartSelfManagedEtcdCerts(t *testing.T) {
 		t.Fatalf("init containers: %v", inits)
 	}
 	init := inits[0].(map[string]any)
-	jsonEqual(t, "init container args", init["args"], `[etcd-certs,
+	jsonEqual(t, "init container args", init["args"], `[etcd, certs,
   "--server-hosts=aim-etcd-client,aim-etcd-client.ai,aim-etcd-client.ai.svc,aim-etcd-client.ai.svc.corp.internal,*.aim-etcd.ai.svc,*.aim-etcd.ai.svc.corp.internal,localhost,127.0.0.1",
   "--peer-hosts=*.aim-etcd.ai.svc,*.aim-etcd.ai.svc.corp.internal",
   --validity=720h, --client-dir=/var/run/aim-apiserver/etcd-client]`)
@@ -1275,6 +1591,74 @@ func TestChartSelfManagedEtcdCerts(t *testing.T) {
 			t.Errorf("%s: the client certificate is not mounted from a Secret", name)
 		}
 	}
+}
+
+// TestChartEtcdMaintenance: the snapshot and defrag CronJobs run aim-apiserver's image against the bundled etcd
+// with the client certificate of the mode in use, as pods the NetworkPolicy admits; snapshots go to the chart's
+// volume (kept on uninstall) or an existing claim; each can be turned off, and none exists with an external etcd.
+func TestChartEtcdMaintenance(t *testing.T) {
+	objs := helmTemplate(t, "--set", "etcd.backup.keep=3", "--set", "etcd.backup.schedule=0 1 * * *",
+		"--set", "etcd.backup.storage.size=50Gi", "--set", "etcd.backup.storage.storageClassName=replicated")
+	etcdArgs := []string{"--etcd-servers=https://aim-etcd-client.aim-system.svc:2379", "--etcd-cafile=/var/run/aim-apiserver/etcd-client/ca.crt",
+		"--etcd-certfile=/var/run/aim-apiserver/etcd-client/tls.crt", "--etcd-keyfile=/var/run/aim-apiserver/etcd-client/tls.key"}
+	pod := func(o object) object { return mapAt(o, "spec", "jobTemplate", "spec", "template") }
+	firstContainer := func(o object) map[string]any {
+		return field(pod(o), "spec", "containers").([]any)[0].(map[string]any)
+	}
+	snap := find(t, objs, "CronJob", "aim-etcd-snapshot")
+	if got := str(snap, "spec", "schedule"); got != "0 1 * * *" || str(snap, "spec", "concurrencyPolicy") != "Forbid" {
+		t.Errorf("snapshot CronJob schedule %q, policy %q", got, str(snap, "spec", "concurrencyPolicy"))
+	}
+	jsonEqual(t, "snapshot args", firstContainer(snap)["args"], toJSON(t, append(append([]string{"etcd", "snapshot"}, etcdArgs...),
+		"--dir=/var/lib/aim-etcd-snapshots", "--keep=3")))
+	if got := str(pod(snap), "metadata", "labels", nameLabel); got != "aim-etcd-maintenance" {
+		t.Errorf("snapshot pods labelled %q, which the NetworkPolicy does not admit", got)
+	}
+	if got := field(pod(snap), "spec", "automountServiceAccountToken"); got != false {
+		t.Errorf("snapshot pods mount a service account token: %v", got)
+	}
+	jsonEqual(t, "snapshot volumes", field(pod(snap), "spec", "volumes"), `[
+  {name: etcd-client, secret: {secretName: aim-apiserver-etcd-client, defaultMode: 288}},
+  {name: snapshots, persistentVolumeClaim: {claimName: aim-etcd-snapshots}}]`)
+	pvc := find(t, objs, "PersistentVolumeClaim", "aim-etcd-snapshots")
+	if str(pvc, "metadata", "annotations", "helm.sh/resource-policy") != "keep" || str(pvc, "spec", "resources", "requests", "storage") != "50Gi" ||
+		str(pvc, "spec", "storageClassName") != "replicated" {
+		t.Errorf("snapshot volume: %v", pvc)
+	}
+	defrag := find(t, objs, "CronJob", "aim-etcd-defrag")
+	jsonEqual(t, "defrag args", firstContainer(defrag)["args"], toJSON(t, append([]string{"etcd", "defrag"}, etcdArgs...)))
+	if firstContainer(defrag)["image"] != container(find(t, objs, "Deployment", "aim-apiserver"))["image"] {
+		t.Error("the defrag CronJob does not run aim-apiserver's image")
+	}
+
+	objs = helmTemplate(t, "--set", "etcd.backup.storage.existingClaim=offsite", "--set", "etcd.defrag.enabled=false",
+		"--set", "etcd.certs.mode=existing", "--set", "etcd.certs.existingSecrets.server=s", "--set", "etcd.certs.existingSecrets.peer=p",
+		"--set", "etcd.certs.existingSecrets.client=my-client")
+	if has(objs, "PersistentVolumeClaim", "aim-etcd-snapshots") || has(objs, "CronJob", "aim-etcd-defrag") {
+		t.Error("an existing claim or defrag.enabled=false still renders the chart's volume or the defrag CronJob")
+	}
+	jsonEqual(t, "snapshot volumes", field(pod(find(t, objs, "CronJob", "aim-etcd-snapshot")), "spec", "volumes"), `[
+  {name: etcd-client, secret: {secretName: my-client, defaultMode: 288}},
+  {name: snapshots, persistentVolumeClaim: {claimName: offsite}}]`)
+	objs = helmTemplate(t, "--set", "etcd.backup.enabled=false")
+	if has(objs, "CronJob", "aim-etcd-snapshot") || has(objs, "PersistentVolumeClaim", "aim-etcd-snapshots") {
+		t.Error("backup.enabled=false still renders the snapshots")
+	}
+	objs = helmTemplate(t, "--set", "etcd.mode=external", "--set", "etcd.external.endpoints={https://e:2379}", "--set", "etcd.external.clientSecret=c")
+	for _, o := range objs {
+		if o["kind"] == "CronJob" || o["kind"] == "PersistentVolumeClaim" {
+			t.Errorf("an external etcd, yet the chart renders %s", key(o))
+		}
+	}
+}
+
+func toJSON(t *testing.T, v any) string {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
 
 // TestChartRendersTheSameTwice: with the default values the chart's output is a function of its values (no lookup,

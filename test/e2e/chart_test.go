@@ -148,7 +148,7 @@ func TestChartInstallOverHarness(t *testing.T) {
 	var initArgs []string
 	must(t, json.Unmarshal([]byte(k.must("get", "deployment", "-n", "aim-system", "aim-apiserver", "-o",
 		"jsonpath={.spec.template.spec.initContainers[0].args}")), &initArgs))
-	if len(initArgs) == 0 || initArgs[0] != "etcd-certs" {
+	if len(initArgs) < 2 || initArgs[0] != "etcd" || initArgs[1] != "certs" {
 		t.Fatalf("init container args %v", initArgs)
 	}
 	clientDir := t.TempDir()

@@ -239,16 +239,19 @@ func TestDeployBaseServerDryRun(t *testing.T) {
 	out := k.must("apply", "--dry-run=server", "-k", filepath.Join(root, "artifacts", "deploy"))
 	contains(t, "dry run", out, "deployment.apps/aim-apiserver", "apiservice.apiregistration.k8s.io/v1alpha1.aim.eai.amd.com",
 		"clusterrole.rbac.authorization.k8s.io/aim-view", "statefulset.apps/aim-etcd", "networkpolicy.networking.k8s.io/aim-etcd",
-		"secret/aim-etcd-server-tls-", "secret/aim-etcd-peer-tls-", "secret/aim-apiserver-etcd-client-", "(server dry run)")
+		"poddisruptionbudget.policy/aim-etcd", "role.rbac.authorization.k8s.io/aim-apiserver-etcd-certs", "(server dry run)")
+	if strings.Contains(out, "secret/") {
+		t.Errorf("artifacts/deploy holds a Secret:\n%s", out)
+	}
 	// etcd serves TLS to clients and peers with certificate authentication, and aim-apiserver uses its client
 	// certificate.
 	rendered := k.must("kustomize", filepath.Join(root, "artifacts", "deploy"))
-	contains(t, "rendered base", rendered, "--client-cert-auth=true", "--peer-client-cert-auth=true",
+	contains(t, "rendered base", rendered, "--client-cert-auth=true", "--peer-client-cert-auth=true", "- etcd\n        - certs\n",
 		"--listen-client-urls=https://", "--etcd-servers=https://", "--etcd-certfile=", "--etcd-keyfile=")
 	if strings.Contains(rendered, "--listen-client-urls=http://") || strings.Contains(rendered, "--etcd-servers=http://") {
 		t.Error("the deploy base still speaks plain HTTP to etcd")
 	}
-	// The cert-manager overlay issues the same Secrets instead of generating them from files.
+	// The cert-manager overlay issues the same Secrets instead of the init container creating them.
 	cm := k.must("kustomize", filepath.Join(root, "artifacts", "deploy", "cert-manager"))
 	for _, secret := range []string{"aim-apiserver-serving-cert", "aim-etcd-server-tls", "aim-etcd-peer-tls", "aim-apiserver-etcd-client"} {
 		contains(t, "cert-manager overlay", cm, "secretName: "+secret)
@@ -256,5 +259,8 @@ func TestDeployBaseServerDryRun(t *testing.T) {
 	contains(t, "cert-manager overlay", cm, "cert-manager.io/inject-ca-from: aim-system/aim-apiserver-serving", "kind: Certificate")
 	if strings.Contains(cm, "kind: Secret") {
 		t.Error("the cert-manager overlay also generates Secrets from files")
+	}
+	if strings.Contains(cm, "initContainers") {
+		t.Error("the cert-manager overlay also runs the etcd-certs init container")
 	}
 }

@@ -24,13 +24,13 @@ import (
 
 var etcdBin = filepath.Join(root, "_output", "bin", "etcd")
 
-// etcdCerts runs `aim-apiserver etcd-certs` as the init container does, with the admin's kubeconfig, for an etcd
+// etcdCerts runs `aim-apiserver etcd certs` as the init container does, with the admin's kubeconfig, for an etcd
 // on loopback.
 func etcdCerts(namespace, clientDir string) (string, error) {
-	out, err := exec.Command(migrateBin, "etcd-certs", "--kubeconfig", adminKC, "--namespace", namespace,
+	out, err := exec.Command(migrateBin, "etcd", "certs", "--kubeconfig", adminKC, "--namespace", namespace,
 		"--server-hosts=localhost,127.0.0.1", "--peer-hosts=127.0.0.1", "--client-dir", clientDir, "--timeout=20s").CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("aim-apiserver etcd-certs: %v\n%s", err, out)
+		return "", fmt.Errorf("aim-apiserver etcd certs: %v\n%s", err, out)
 	}
 	return string(out), nil
 }

@@ -19,7 +19,12 @@ import (
 // harnessEtcd connects to the etcd aim-apiserver stores in, with aim-apiserver's own client certificate.
 func harnessEtcd(t *testing.T) *clientv3.Client {
 	t.Helper()
-	h := harness(t)
+	return harness(t).etcd(t)
+}
+
+// etcd connects to the server's etcd with its flags (which stay known after the process exits).
+func (h *harnessServer) etcd(t *testing.T) *clientv3.Client {
+	t.Helper()
 	pair, err := tls.LoadX509KeyPair(flagValue(h.args, "--etcd-certfile"), flagValue(h.args, "--etcd-keyfile"))
 	must(t, err)
 	pool, err := cert.NewPool(flagValue(h.args, "--etcd-cafile"))

@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/spf13/cobra"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/cmd/help"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/imagemeta"
 )
 
@@ -63,6 +64,7 @@ report. Run it inside a replica:
 	}
 	cmd.SetContext(ctx)
 	cmd.Flags().BoolVar(&listRoots, "list-roots", false, "Print the subject of every trusted certificate authority.")
+	help.Own(cmd)
 	return cmd
 }
 

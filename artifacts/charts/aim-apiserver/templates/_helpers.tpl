@@ -10,8 +10,8 @@ install can replace the other), and the group aim.eai.amd.com can be served by o
 {{- end }}
 
 {{/*
-Labels of every object: app.kubernetes.io/name (aim-etcd on the bundled etcd's StatefulSet, Services and
-NetworkPolicy, aim-apiserver on everything else, as on their pods), app.kubernetes.io/part-of as artifacts/deploy
+Labels of every object: app.kubernetes.io/name (aim-etcd on the bundled etcd's objects, its maintenance CronJobs
+and their volume included, aim-apiserver on everything else, as on their pods), app.kubernetes.io/part-of as artifacts/deploy
 sets it, and Helm's own. artifacts/deploy has app.kubernetes.io/name only on pods and in selectors.
 */}}
 {{- define "aim-apiserver.labels" -}}
@@ -38,6 +38,10 @@ app.kubernetes.io/name: {{ include "aim-apiserver.name" . }}
 {{- end }}
 {{- define "aim-apiserver.etcdSelectorLabels" -}}
 app.kubernetes.io/name: {{ include "aim-apiserver.etcdName" . }}
+{{- end }}
+{{- /* The snapshot and defrag CronJobs' pods, which the etcd NetworkPolicy admits as clients. */}}
+{{- define "aim-apiserver.etcdMaintenanceSelectorLabels" -}}
+app.kubernetes.io/name: aim-etcd-maintenance
 {{- end }}
 
 {{/*

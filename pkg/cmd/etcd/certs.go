@@ -1,7 +1,4 @@
-// Package etcdcerts is the `aim-apiserver etcd-certs` command, the init container of aim-apiserver's pods with the
-// bundled etcd: it makes sure the etcd certificate Secrets exist (pkg/etcdcerts) and writes aim-apiserver's client
-// certificate into a directory the server container reads it from.
-package etcdcerts
+package etcd
 
 import (
 	"context"
@@ -21,20 +18,22 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/etcdcerts"
 )
 
-type options struct {
+type certsOptions struct {
 	kubeconfig string
 	certs      etcdcerts.Options
 	clientDir  string
 	timeout    time.Duration
 }
 
-// NewCommand returns the etcd-certs command.
-func NewCommand(ctx context.Context, out io.Writer) *cobra.Command {
-	o := options{certs: etcdcerts.DefaultOptions(os.Getenv("POD_NAMESPACE")), timeout: 2 * time.Minute}
+// newCertsCommand returns `etcd certs`, the init container of aim-apiserver's pods with the bundled etcd: it makes
+// sure the etcd certificate Secrets exist (pkg/etcdcerts) and writes aim-apiserver's client certificate into a
+// directory the server container reads it from.
+func newCertsCommand(out io.Writer) *cobra.Command {
+	o := certsOptions{certs: etcdcerts.DefaultOptions(os.Getenv("POD_NAMESPACE")), timeout: 2 * time.Minute}
 	cmd := &cobra.Command{
-		Use:   "etcd-certs",
+		Use:   "certs",
 		Short: "Create the certificates of the bundled etcd in Secrets, and write aim-apiserver's client certificate to a directory",
-		Long: `etcd-certs makes sure the Secrets of the bundled etcd hold one consistent set of certificates: a CA of
+		Long: `certs makes sure the Secrets of the bundled etcd hold one consistent set of certificates: a CA of
 etcd's own (kept in --ca-secret), the server and peer certificates the members serve, and aim-apiserver's
 client certificate. It creates what is missing and re-signs, with the same CA, a certificate whose names
 changed or that has a third of its validity left; it never replaces a certificate of another CA, which would
@@ -48,7 +47,6 @@ certificate (a GitOps tool sees the same manifests every time); the etcd pods st
 			return o.run(cmd.Context(), out)
 		},
 	}
-	cmd.SetContext(ctx)
 	fs := cmd.Flags()
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "Kubeconfig; empty uses $KUBECONFIG or the in-cluster config.")
 	fs.StringVar(&o.certs.Namespace, "namespace", o.certs.Namespace, "Namespace of the Secrets (default $POD_NAMESPACE).")
@@ -65,7 +63,7 @@ certificate (a GitOps tool sees the same manifests every time); the etcd pods st
 	return cmd
 }
 
-func (o *options) run(ctx context.Context, out io.Writer) error {
+func (o *certsOptions) run(ctx context.Context, out io.Writer) error {
 	switch {
 	case o.certs.Namespace == "":
 		return errors.New("--namespace is required (or $POD_NAMESPACE)")
