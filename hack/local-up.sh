@@ -300,7 +300,7 @@ wait_for "APIService v1alpha1.aim.eai.amd.com Available" 90 "${LOGS}/aim-apiserv
 # aim-apiserver made its serving certificate (as the deploy base runs it: Secret aim-apiserver-serving-cert, its
 # ca.crt in the APIService's caBundle); tests and benchmarks that reach it directly on loopback verify it with this.
 "${KUBECTL[@]}" -n aim-system get secret aim-apiserver-serving-cert -o jsonpath='{.data.ca\.crt}' | base64 -d \
-	>"${ROOT}/artifacts/deploy/certs/ca.crt"
+	>"${PKI}/aim-apiserver-ca.crt"
 
 # kube-apiserver aggregates the OpenAPI document shortly after the APIService turns Available; kubectl explain
 # and client-side validation need it.

@@ -47,7 +47,7 @@ func main() {
 	root := "."
 	flag.StringVar(&c.kubeconfig, "kubeconfig", filepath.Join(root, "_output", "local", "kubeconfig"), "Cluster admin kubeconfig of the harness.")
 	flag.StringVar(&c.aimServer, "aim-server", "https://127.0.0.1:"+measure.EnvOr("AIM_PORT", "18443"), "aim-apiserver's address, for its /metrics (read directly, past the aggregator).")
-	flag.StringVar(&c.aimCA, "aim-ca", filepath.Join(root, "artifacts", "deploy", "certs", "ca.crt"), "CA of aim-apiserver's serving certificate.")
+	flag.StringVar(&c.aimCA, "aim-ca", filepath.Join(root, "_output", "local", "pki", "aim-apiserver-ca.crt"), "CA of aim-apiserver's serving certificate.")
 	flag.IntVar(&c.nodes, "nodes", 100, "AMD GPU Nodes (API objects, 8 MI300X GPUs each).")
 	flag.IntVar(&c.models, "models", 20, "Cluster models, each with one cluster template played to Ready.")
 	flag.IntVar(&c.services, "services", 1000, "AIMServices applied at once, spread over the models.")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -188,14 +189,37 @@ type engineDeployment struct {
 	Namespace, Name string
 	Replicas        int32 // desired
 	Running         int32 // pods that exist
+	// GitOps names the GitOps tool that manages the Deployment, or "".
+	GitOps string
+}
+
+// gitOpsManager names the GitOps tool that applied an object, from the marks Argo CD (annotation tracking, the
+// default since Argo CD 3, or its instance label) and Flux (kustomize- and helm-controller) put on it; "" when
+// there are none. Argo CD's older label tracking uses app.kubernetes.io/instance, which Helm sets too: it cannot
+// be told apart.
+func gitOpsManager(labels, annotations map[string]string) string {
+	if id := annotations["argocd.argoproj.io/tracking-id"]; id != "" {
+		app, _, _ := strings.Cut(id, ":")
+		return fmt.Sprintf("Argo CD (application %s)", app)
+	}
+	if app := labels["argocd.argoproj.io/instance"]; app != "" {
+		return fmt.Sprintf("Argo CD (application %s)", app)
+	}
+	for _, tool := range []struct{ prefix, kind string }{{"kustomize.toolkit.fluxcd.io", "Kustomization"}, {"helm.toolkit.fluxcd.io", "HelmRelease"}} {
+		if name := labels[tool.prefix+"/name"]; name != "" {
+			return fmt.Sprintf("Flux (%s %s/%s)", tool.kind, labels[tool.prefix+"/namespace"], name)
+		}
+	}
+	return ""
 }
 
 // engineControllers finds aim-engine's controller: the Deployments named by refs, or else every Deployment
 // that runs an aim-engine image.
 func (c *cluster) engineControllers(ctx context.Context, refs []string) ([]engineDeployment, error) {
 	var out []engineDeployment
-	add := func(ns, name string, replicas *int32, running int32) {
-		out = append(out, engineDeployment{Namespace: ns, Name: name, Replicas: ptr.Deref(replicas, 1), Running: running})
+	add := func(d *appsv1.Deployment) {
+		out = append(out, engineDeployment{Namespace: d.Namespace, Name: d.Name, Replicas: ptr.Deref(d.Spec.Replicas, 1),
+			Running: d.Status.Replicas, GitOps: gitOpsManager(d.Labels, d.Annotations)})
 	}
 	if len(refs) > 0 {
 		for _, ref := range refs {
@@ -207,7 +231,7 @@ func (c *cluster) engineControllers(ctx context.Context, refs []string) ([]engin
 			if err != nil {
 				return nil, fmt.Errorf("reading Deployment %s: %w", ref, err)
 			}
-			add(d.Namespace, d.Name, d.Spec.Replicas, d.Status.Replicas)
+			add(d)
 		}
 		return out, nil
 	}
@@ -215,9 +239,10 @@ func (c *cluster) engineControllers(ctx context.Context, refs []string) ([]engin
 	if err != nil {
 		return nil, fmt.Errorf("listing Deployments to find aim-engine: %w", err)
 	}
-	for _, d := range list.Items {
+	for i := range list.Items {
+		d := &list.Items[i]
 		if slices.ContainsFunc(d.Spec.Template.Spec.Containers, func(ct corev1.Container) bool { return strings.Contains(ct.Image, "aim-engine") }) {
-			add(d.Namespace, d.Name, d.Spec.Replicas, d.Status.Replicas)
+			add(d)
 		}
 	}
 	return out, nil

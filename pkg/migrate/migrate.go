@@ -20,6 +20,7 @@
 package migrate
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -32,6 +33,7 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/term"
 	"google.golang.org/grpc/grpclog"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -51,15 +53,40 @@ type migrator struct {
 	c     *cluster
 	store *aimStore
 	now   func() time.Time
+	// target names the cluster (API server and kubeconfig context) for the confirmation.
+	target string
+}
+
+// confirm says what is about to change where, and asks unless --yes. Without a terminal to ask in (a Job, a
+// pipe) and without --yes it stops: a migration is not something to start by accident.
+func (m *migrator) confirm(what string) error {
+	m.logf("%s: cluster %s, aim-apiserver's etcd %v", what, m.target, m.o.Etcd.StorageConfig.Transport.ServerList)
+	if m.o.Yes {
+		return nil
+	}
+	if f, ok := m.o.In.(*os.File); m.o.In == nil || ok && !term.IsTerminal(int(f.Fd())) {
+		return errors.New("not confirmed: answer in a terminal, or pass --yes; nothing was changed")
+	}
+	fmt.Fprint(m.o.Out, "Type yes to go on: ")
+	line, _ := bufio.NewReader(m.o.In).ReadString('\n')
+	if strings.TrimSpace(line) != "yes" {
+		return errors.New("not confirmed; nothing was changed")
+	}
+	return nil
 }
 
 // Run migrates, or rolls back with o.Rollback.
 func Run(ctx context.Context, o *Options) error {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = o.Kubeconfig
-	config, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
+	loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{})
+	config, err := loader.ClientConfig()
 	if err != nil {
 		return fmt.Errorf("reading the kubeconfig: %w", err)
+	}
+	target := config.Host
+	if raw, err := loader.RawConfig(); err == nil && raw.CurrentContext != "" {
+		target = fmt.Sprintf("%s (context %s)", config.Host, raw.CurrentContext)
 	}
 	config.UserAgent = "aim-apiserver-migrate"
 	// The etcd client's gRPC logs every dial it gives up as a warning; only errors matter here.
@@ -68,12 +95,12 @@ func Run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return err
 	}
-	store, err := newAIMStore(o.Etcd, o.StorageCompression)
+	store, err := newAIMStore(ctx, o.Etcd, o.StorageCompression)
 	if err != nil {
 		return err
 	}
 	defer store.close()
-	m := &migrator{o: o, c: c, store: store, now: time.Now}
+	m := &migrator{o: o, c: c, store: store, now: time.Now, target: target}
 	if o.Rollback {
 		return m.rollback(ctx)
 	}
@@ -127,6 +154,11 @@ func (m *migrator) migrate(ctx context.Context) error {
 	}
 	if err := m.preflight(ctx, st); err != nil {
 		return err
+	}
+	if !m.o.DryRun {
+		if err := m.confirm("about to migrate"); err != nil {
+			return err
+		}
 	}
 	if st.switched {
 		m.logf("the APIService already points at %s: resuming after the switch from the backup of %s", m.o.Service, st.backup.Taken.Format(time.RFC3339))
@@ -193,6 +225,32 @@ func (m *migrator) preflight(ctx context.Context, st *state) error {
 		}
 	}
 
+	// A GitOps tool that manages aim-engine would bring its CRDs and controller back after the switch.
+	var managed []string
+	for _, e := range engines {
+		if e.GitOps != "" {
+			managed = append(managed, fmt.Sprintf("Deployment %s/%s by %s", e.Namespace, e.Name, e.GitOps))
+		}
+	}
+	for _, crd := range st.crds {
+		if tool := gitOpsManager(crd.GetLabels(), crd.GetAnnotations()); tool != "" {
+			managed = append(managed, fmt.Sprintf("CRD %s by %s", crd.GetName(), tool))
+		}
+	}
+	for _, what := range managed {
+		m.logf("  managed by GitOps: %s", what)
+	}
+	if len(managed) > 0 {
+		msg := "a GitOps tool manages aim-engine (above) and would re-create its CRDs and controller after the switch: " +
+			"turn off automated sync and self-heal for it, or take aim-engine's CRDs and Deployment out of it without pruning " +
+			"them, then pass --gitops-paused"
+		if !m.o.GitOpsPaused {
+			problems = append(problems, msg)
+		} else {
+			m.logf("  --gitops-paused: going on")
+		}
+	}
+
 	if err := m.c.serviceReady(ctx, m.o.Service); err != nil {
 		problems = append(problems, err.Error())
 	} else {
@@ -225,6 +283,9 @@ func (m *migrator) beforeSwitch(ctx context.Context, st *state) error {
 		return err
 	}
 	if m.o.DryRun {
+		if err := m.protectHelmOwned(ctx, objects); err != nil {
+			return err
+		}
 		invalid, err := m.check(ctx, objects)
 		if err != nil {
 			return err
@@ -258,6 +319,9 @@ func (m *migrator) beforeSwitch(ctx context.Context, st *state) error {
 	// Read again under the freeze: nothing changes from here on.
 	if b.Objects, err = m.read(ctx, st); err != nil {
 		return err
+	}
+	if err := m.protectHelmOwned(ctx, b.Objects); err != nil {
+		return m.abort(ctx, err)
 	}
 	path, err := writeBackup(m.o.BackupDir, b)
 	if err != nil {

@@ -1,6 +1,9 @@
 package migrate
 
 import (
+	"bytes"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,5 +77,58 @@ func TestBackupRoundTrip(t *testing.T) {
 	got, err := readBackup(dir)
 	if err != nil || len(got.Objects) != 1 || got.Objects[0].GetUID() != "a" || got.StrippedFinalizers["a"][0] != "f" || !got.Taken.Equal(b.Taken) {
 		t.Errorf("read back %+v, %v", got, err)
+	}
+}
+
+// TestGitOpsManager: the marks Argo CD and Flux leave are recognised; Helm's own labels are not a GitOps tool.
+func TestGitOpsManager(t *testing.T) {
+	for _, tc := range []struct {
+		labels, annotations map[string]string
+		want                string
+	}{
+		{nil, map[string]string{"argocd.argoproj.io/tracking-id": "aim-engine:apps/Deployment:aim-system/aim-engine"}, "Argo CD (application aim-engine)"},
+		{map[string]string{"argocd.argoproj.io/instance": "platform"}, nil, "Argo CD (application platform)"},
+		{map[string]string{"kustomize.toolkit.fluxcd.io/name": "aim", "kustomize.toolkit.fluxcd.io/namespace": "flux-system"}, nil,
+			"Flux (Kustomization flux-system/aim)"},
+		{map[string]string{"helm.toolkit.fluxcd.io/name": "aim-engine", "helm.toolkit.fluxcd.io/namespace": "aim-system"}, nil,
+			"Flux (HelmRelease aim-system/aim-engine)"},
+		{map[string]string{"app.kubernetes.io/managed-by": "Helm", "app.kubernetes.io/instance": "aim-engine"},
+			map[string]string{"meta.helm.sh/release-name": "aim-engine"}, ""},
+	} {
+		if got := gitOpsManager(tc.labels, tc.annotations); got != tc.want {
+			t.Errorf("%v %v: %q, want %q", tc.labels, tc.annotations, got, tc.want)
+		}
+	}
+}
+
+// TestConfirm: --yes goes on; an answer other than "yes" stops; without a terminal to ask in it stops too.
+func TestConfirm(t *testing.T) {
+	devNull, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer devNull.Close()
+	for _, tc := range []struct {
+		name string
+		o    Options
+		ok   bool
+	}{
+		{"--yes", Options{Yes: true, In: devNull}, true},
+		{"answered yes", Options{In: strings.NewReader("yes\n")}, true},
+		{"answered y", Options{In: strings.NewReader("y\n")}, false},
+		{"no terminal", Options{In: devNull}, false},
+		{"nothing to read", Options{}, false},
+	} {
+		out := &bytes.Buffer{}
+		tc.o.Out = out
+		tc.o.Etcd = NewOptions(out).Etcd
+		m := &migrator{o: &tc.o, now: time.Now, target: "https://k8s.example:6443 (context prod)"}
+		err := m.confirm("about to migrate")
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+		if !strings.Contains(out.String(), "https://k8s.example:6443 (context prod)") {
+			t.Errorf("%s: the cluster is not named:\n%s", tc.name, out)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -31,6 +32,11 @@ type Options struct {
 	Force        bool
 	AllowInvalid bool
 	Rollback     bool
+	// Yes skips the confirmation; In is where it is read from otherwise.
+	Yes bool
+	In  io.Reader
+	// GitOpsPaused says that GitOps tools that manage aim-engine no longer sync it.
+	GitOpsPaused bool
 
 	// EngineDeployments are aim-engine's controller Deployments (namespace/name); empty finds them by image.
 	EngineDeployments []string
@@ -71,6 +77,7 @@ func NewOptions(out io.Writer) *Options {
 		ServingSecret:      "aim-system/aim-apiserver-serving-cert",
 		Timeout:            5 * time.Minute,
 		Out:                out,
+		In:                 os.Stdin,
 	}
 }
 
@@ -85,6 +92,9 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 	fs.BoolVar(&o.Force, "force", o.Force, "Migrate even though an aim-engine controller still runs (it would keep writing to the CRDs).")
 	fs.BoolVar(&o.AllowInvalid, "allow-invalid", o.AllowInvalid,
 		"Store objects that fail aim-apiserver's validation as they are (listed, and an AIMService's status reports it) instead of stopping before the switch.")
+	fs.BoolVar(&o.Yes, "yes", o.Yes, "Do not ask for confirmation (a Job, a script); without it migrate names the cluster and waits for \"yes\".")
+	fs.BoolVar(&o.GitOpsPaused, "gitops-paused", o.GitOpsPaused,
+		"Go on although Argo CD or Flux manages aim-engine's Deployment or CRDs: you have stopped them syncing it (or they would bring aim-engine back).")
 	fs.BoolVar(&o.Rollback, "rollback", o.Rollback,
 		"Give the API group back to aim-engine's CRDs, with the same UIDs. After the switch this needs --kube-etcd-servers.")
 	fs.StringSliceVar(&o.EngineDeployments, "engine-deployment", o.EngineDeployments,
@@ -105,6 +115,8 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 	fs.StringVar(&t.KeyFile, "etcd-keyfile", t.KeyFile, "Key of --etcd-certfile.")
 	fs.StringVar(&o.Etcd.StorageConfig.Prefix, "etcd-prefix", o.Etcd.StorageConfig.Prefix, "aim-apiserver's --etcd-prefix.")
 	server.AddStorageCompressionFlag(fs, &o.StorageCompression)
+	fs.StringVar(&o.Etcd.EncryptionProviderConfigFilepath, "encryption-provider-config", o.Etcd.EncryptionProviderConfigFilepath,
+		"The server's --encryption-provider-config: objects are written encrypted as the server writes them (KMS providers need the plugin's socket here too).")
 
 	fs = fss.FlagSet("rollback (kube-apiserver's etcd)")
 	k := &o.KubeEtcd

@@ -32,6 +32,9 @@ func (m *migrator) rollback(ctx context.Context) error {
 	if st.backup == nil {
 		return fmt.Errorf("nothing to roll back: no backup in %s", m.o.BackupDir)
 	}
+	if err := m.confirm(fmt.Sprintf("about to roll back to the CRDs from the backup of %s", st.backup.Taken.Format(time.RFC3339))); err != nil {
+		return err
+	}
 	if !st.switched {
 		return m.rollbackBeforeSwitch(ctx, st)
 	}

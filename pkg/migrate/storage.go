@@ -14,7 +14,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
+	"k8s.io/apiserver/pkg/server/options/encryptionconfig"
 	"k8s.io/apiserver/pkg/storage"
+	storagevalue "k8s.io/apiserver/pkg/storage/value"
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
@@ -41,13 +43,23 @@ type kindStore struct {
 	status   *resource.StatusREST
 }
 
-func newAIMStore(etcd *genericoptions.EtcdOptions, compressionMode string) (*aimStore, error) {
+// newAIMStore opens the store as the server does: its codec, its compression, and its encryption at rest
+// (--encryption-provider-config), so that copied objects are written as the server writes them and read back by
+// it; ctx bounds the life of KMS connections.
+func newAIMStore(ctx context.Context, etcd *genericoptions.EtcdOptions, compressionMode string) (*aimStore, error) {
 	if err := server.ApplyStorageCodec(etcd); err != nil {
 		return nil, err
 	}
-	getter, err := compression.Getter(&genericoptions.StorageFactoryRestOptionsFactory{
-		Options: *etcd, StorageFactory: &genericoptions.SimpleStorageFactory{StorageConfig: etcd.StorageConfig},
-	}, compressionMode)
+	var transformers storagevalue.ResourceTransformers
+	if path := etcd.EncryptionProviderConfigFilepath; path != "" {
+		cfg, err := encryptionconfig.LoadEncryptionConfig(ctx, path, false, "aim-apiserver-migrate")
+		if err != nil {
+			return nil, fmt.Errorf("--encryption-provider-config: %w", err)
+		}
+		transformers = encryptionconfig.StaticTransformers(cfg.Transformers)
+	}
+	getter, err := compression.Getter(etcd.CreateRESTOptionsGetter(&genericoptions.SimpleStorageFactory{StorageConfig: etcd.StorageConfig}, transformers),
+		compressionMode)
 	if err != nil {
 		return nil, err
 	}

@@ -3,17 +3,21 @@ package migrate
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/client-go/util/cert"
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
 	"github.com/aim-apiserver/aim-apiserver/pkg/embeddedetcd"
@@ -22,6 +26,14 @@ import (
 
 // startStore runs a real etcd and opens aim-apiserver's storage on it.
 func startStore(t *testing.T) *aimStore {
+	t.Helper()
+	s, _ := startStoreWith(t, "")
+	return s
+}
+
+// startStoreWith opens the storage with an encryption configuration (the server's --encryption-provider-config;
+// empty: none), and returns a client of the etcd too.
+func startStoreWith(t *testing.T, encryptionConfig string) (*aimStore, *clientv3.Client) {
 	t.Helper()
 	dir := t.TempDir()
 	pki, err := localmode.EnsureEtcdPKI(filepath.Join(dir, "pki"))
@@ -39,12 +51,82 @@ func startStore(t *testing.T) *aimStore {
 	o := NewOptions(&bytes.Buffer{})
 	tr := &o.Etcd.StorageConfig.Transport
 	tr.ServerList, tr.TrustedCAFile, tr.CertFile, tr.KeyFile = []string{etcd.ClientURL()}, pki.CAFile, pki.ClientCertFile, pki.ClientKeyFile
-	s, err := newAIMStore(o.Etcd, o.StorageCompression)
+	if encryptionConfig != "" {
+		o.Etcd.EncryptionProviderConfigFilepath = filepath.Join(dir, "encryption.yaml")
+		if err := os.WriteFile(o.Etcd.EncryptionProviderConfigFilepath, []byte(encryptionConfig), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := newAIMStore(ctx, o.Etcd, o.StorageCompression)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.close)
-	return s
+	pair, err := tls.LoadX509KeyPair(pki.ClientCertFile, pki.ClientKeyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots, err := cert.NewPool(pki.CAFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := clientv3.New(clientv3.Config{Endpoints: []string{etcd.ClientURL()}, DialTimeout: 10 * time.Second,
+		TLS: &tls.Config{Certificates: []tls.Certificate{pair}, RootCAs: roots, MinVersion: tls.VersionTLS12}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return s, c
+}
+
+// TestCopyWritesEncryptedAsTheServer: with the server's encryption configuration the copy is stored encrypted
+// (secretbox, the configuration's first provider) and reads back; without it the value would be written in
+// the clear, which a server that lists no identity provider could not read.
+func TestCopyWritesEncryptedAsTheServer(t *testing.T) {
+	const config = `apiVersion: apiserver.config.k8s.io/v1
+kind: EncryptionConfiguration
+resources:
+  - resources: ["*.aim.eai.amd.com"]
+    providers:
+      - secretbox:
+          keys:
+            - name: key1
+              secret: MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=
+      - identity: {}
+`
+	for name, tc := range map[string]struct {
+		config string
+		prefix string
+	}{
+		"encrypted": {config, "k8s:enc:secretbox:v1:key1:"},
+		// zstd's magic number: compressed, not encrypted.
+		"plain": {"", "\x28\xb5\x2f\xfd"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s, c := startStoreWith(t, tc.config)
+			m := &migrator{o: &Options{Out: &bytes.Buffer{}}, store: s, now: time.Now}
+			src := crdObject(t, crdModel)
+			if err := m.copy(context.Background(), []unstructured.Unstructured{src}, true, nil); err != nil {
+				t.Fatal(err)
+			}
+			resp, err := c.Get(context.Background(), "/registry/aim.eai.amd.com/aim.eai.amd.com/aimmodels/team/qwen")
+			if err != nil || len(resp.Kvs) != 1 {
+				t.Fatalf("stored value: %v %v", resp, err)
+			}
+			stored := resp.Kvs[0].Value
+			if !bytes.HasPrefix(stored, []byte(tc.prefix)) {
+				t.Errorf("stored value starts %q, want %q", stored[:min(len(stored), 26)], tc.prefix)
+			}
+			if bytes.Contains(stored, []byte("registry.example/aim/qwen")) {
+				t.Error("the image reference is readable in etcd")
+			}
+			k, _ := s.kindOf(&src)
+			got, err := k.main.Get(genericapirequest.WithNamespace(context.Background(), "team"), "qwen", &metav1.GetOptions{})
+			if err != nil || got.(*aim.AIMModel).UID != src.GetUID() {
+				t.Errorf("read back: %v %v", got, err)
+			}
+		})
+	}
 }
 
 // crdObject is an object as the CRDs serve it.

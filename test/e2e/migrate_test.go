@@ -175,7 +175,7 @@ func installEngine(t *testing.T) {
 func migrateArgs(t *testing.T, backup string, extra ...string) []string {
 	t.Helper()
 	h := harness(t)
-	args := []string{"migrate", "--kubeconfig", adminKC, "--backup-dir", backup, "--timeout", "90s"}
+	args := []string{"migrate", "--kubeconfig", adminKC, "--backup-dir", backup, "--timeout", "90s", "--yes"}
 	// No --serving-secret: the harness's aim-apiserver keeps its certificate in the default Secret.
 	for _, f := range []string{"--etcd-servers", "--etcd-cafile", "--etcd-certfile", "--etcd-keyfile"} {
 		args = append(args, f, flagValue(h.args, f))
@@ -293,7 +293,7 @@ func aimStored(t *testing.T, want map[string]string) map[string]map[string]any {
 		port = "18443"
 	}
 	out := admin(t).must("--server", "https://127.0.0.1:"+port, "--tls-server-name", "localhost",
-		"--certificate-authority", filepath.Join(root, "artifacts", "deploy", "certs", "ca.crt"), "get", "aim", "-A", "-o", "json")
+		"--certificate-authority", filepath.Join(root, "_output", "local", "pki", "aim-apiserver-ca.crt"), "get", "aim", "-A", "-o", "json")
 	return contentsOf(t, out, want, true)
 }
 

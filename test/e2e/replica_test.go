@@ -95,6 +95,12 @@ func (h *harnessServer) restart(t *testing.T) {
 		_, err := admin(t).run("", "get", "aimclrc")
 		return err
 	})
+	// kube-apiserver aggregates the OpenAPI document again a little later; kubectl explain and tests that read
+	// it need it.
+	eventually(t, 60*time.Second, "OpenAPI of aim.eai.amd.com aggregated again", func() error {
+		_, err := admin(t).run("", "get", "--raw", "/openapi/v3/apis/aim.eai.amd.com/v1alpha1")
+		return err
+	})
 }
 
 // replica is an aim-apiserver process started by the test.
@@ -236,14 +242,14 @@ func directConfig(t *testing.T, port int) *rest.Config {
 	cfg := adminConfig(t)
 	cfg = rest.CopyConfig(cfg)
 	cfg.Host = fmt.Sprintf("https://127.0.0.1:%d", port)
-	cfg.CAData, cfg.CAFile = nil, filepath.Join(root, "artifacts", "deploy", "certs", "ca.crt")
+	cfg.CAData, cfg.CAFile = nil, filepath.Join(root, "_output", "local", "pki", "aim-apiserver-ca.crt")
 	return cfg
 }
 
 // probeClient reads health endpoints of a server on loopback without credentials.
 func probeClient(t *testing.T) *http.Client {
 	t.Helper()
-	ca, err := os.ReadFile(filepath.Join(root, "artifacts", "deploy", "certs", "ca.crt"))
+	ca, err := os.ReadFile(filepath.Join(root, "_output", "local", "pki", "aim-apiserver-ca.crt"))
 	must(t, err)
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(ca)
