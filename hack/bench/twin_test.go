@@ -337,8 +337,12 @@ func TestTwinKeepsConstraints(t *testing.T) {
 	if errs := apiservervalidation.ValidateCustomResource(nil, good, validator); len(errs) != 0 {
 		t.Errorf("a valid AIMService is rejected: %v", errs)
 	}
-	if spec := good["spec"].(map[string]any); spec["replicas"] != int64(1) || spec["caching"].(map[string]any)["mode"] != "Shared" {
-		t.Errorf("defaults not applied: %v", spec)
+	// An absent caching stays absent, as in aim-engine; a caching without mode gets mode Shared.
+	if spec := good["spec"].(map[string]any); spec["replicas"] != int64(1) || spec["caching"] != nil {
+		t.Errorf("defaults not applied as the schema says: %v", spec)
+	}
+	if caching, _ := obj(`{"model":{"name":"qwen3-32b"},"caching":{}}`)["spec"].(map[string]any)["caching"].(map[string]any); caching["mode"] != "Shared" {
+		t.Errorf("caching {} defaulted to %v, want mode Shared", caching)
 	}
 	for _, bad := range []string{
 		`{"model":{"name":"qwen3-32b"},"replicas":-1}`,

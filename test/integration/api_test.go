@@ -184,8 +184,16 @@ func TestDefaults(t *testing.T) {
 	if svc.Spec.Replicas == nil || *svc.Spec.Replicas != 1 {
 		t.Errorf("replicas = %v, want 1", svc.Spec.Replicas)
 	}
-	if svc.Spec.Caching == nil || svc.Spec.Caching.Mode != aimv1.AIMCachingModeShared {
-		t.Errorf("caching = %+v, want mode Shared", svc.Spec.Caching)
+	// As in aim-engine, an absent caching stays absent (the controller reads it as Shared), so that it can be
+	// added after creation; a caching without mode gets mode Shared.
+	if svc.Spec.Caching != nil {
+		t.Errorf("caching = %+v, want none", svc.Spec.Caching)
+	}
+	withCaching := newService(ns, "defaults-caching")
+	withCaching.Spec.Caching = &aimv1.AIMServiceCaching{}
+	if svc, err := shared.Client.AimV1alpha1().AIMServices(ns).Create(c, withCaching, metav1.CreateOptions{}); err != nil ||
+		svc.Spec.Caching == nil || svc.Spec.Caching.Mode != aimv1.AIMCachingModeShared {
+		t.Errorf("caching {} = %v %v, want mode Shared", svc, err)
 	}
 	if svc.Status.Status != aimv1.AIMStatusPending {
 		t.Errorf("status = %q, want Pending", svc.Status.Status)
@@ -233,7 +241,9 @@ func TestValidationErrorsNameTheField(t *testing.T) {
 	}
 
 	// Immutable fields reject changes on update.
-	svc, err := shared.Client.AimV1alpha1().AIMServices(ns).Create(c, newService(ns, "immutable"), metav1.CreateOptions{})
+	immutable := newService(ns, "immutable")
+	immutable.Spec.Caching = &aimv1.AIMServiceCaching{Mode: aimv1.AIMCachingModeShared}
+	svc, err := shared.Client.AimV1alpha1().AIMServices(ns).Create(c, immutable, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -729,7 +739,7 @@ func TestProtobufClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *svc.Spec.Replicas != 1 || svc.Spec.Caching == nil {
+	if svc.Spec.Replicas == nil || *svc.Spec.Replicas != 1 {
 		t.Errorf("created in protobuf without defaults: %+v", svc.Spec)
 	}
 	svc.Labels = map[string]string{"team": "a"}

@@ -167,7 +167,7 @@ func TestKubectlAgainstLocalMode(t *testing.T) {
 	wantContains(t, "get aimclsrc", k.must("get", "aimclsrc"), "STATUS", "MODELS", "LASTSYNC")
 
 	out = k.must("get", "aimsvc", "qwen-chat", "-o", "yaml")
-	wantContains(t, "defaults", out, "replicas: 1", "mode: Shared", "status: Pending")
+	wantContains(t, "defaults", out, "replicas: 1", "status: Pending")
 	out = k.must("get", "aimtpl", "llama-3-1-8b-mi325x-throughput", "-o", "jsonpath={.spec.hardware.gpu.resourceName}")
 	if out != "amd.com/gpu" {
 		t.Errorf("gpu.resourceName default = %q", out)

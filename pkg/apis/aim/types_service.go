@@ -23,9 +23,10 @@ type AIMServiceSpec struct {
 	// model to serve: exactly one of name, image or custom. Immutable.
 	Model AIMServiceModel
 	// template selects the runtime template; without a name the best Ready template of the model is chosen.
-	// Immutable.
+	// Immutable once set: it may be added or removed after creation, not changed.
 	Template *AIMServiceTemplateSelector
-	// caching controls whether model weights are pre-downloaded to a volume. Defaults to mode Shared. Immutable.
+	// caching controls whether model weights are pre-downloaded to a volume; absent means mode Shared. Immutable
+	// once set: it may be added or removed after creation, not changed.
 	Caching *AIMServiceCaching
 	// cacheModel is deprecated and ignored; use caching.mode.
 	CacheModel *bool

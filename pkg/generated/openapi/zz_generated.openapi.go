@@ -3894,14 +3894,13 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceSpec(ref common.ReferenceCallback) c
 					},
 					"template": {
 						SchemaProps: spec.SchemaProps{
-							Description: "template selects the runtime template; without a name the best Ready template of the model is chosen. Immutable.",
+							Description: "template selects the runtime template; without a name the best Ready template of the model is chosen. Immutable once set: it may be added or removed after creation (the service then moves to the template it names or selects), not changed.",
 							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMServiceTemplateSelector"),
 						},
 					},
 					"caching": {
 						SchemaProps: spec.SchemaProps{
-							Description: "caching controls whether model weights are pre-downloaded to a volume. Defaults to mode Shared. Immutable.",
-							Default:     map[string]interface{}{"mode": "Shared"},
+							Description: "caching controls whether model weights are pre-downloaded to a volume; absent means mode Shared. Immutable once set: it may be added or removed after creation, not changed.",
 							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMServiceCaching"),
 						},
 					},

@@ -31,7 +31,6 @@ func TestDefaultsMatchConstants(t *testing.T) {
 	defaulted(t, svc)
 	want := AIMServiceSpec{
 		Replicas: ptr.To(DefaultReplicas),
-		Caching:  &AIMServiceCaching{Mode: AIMCachingModeShared},
 		Storage:  &AIMStorageConfig{PVCHeadroomPercent: ptr.To(DefaultPVCHeadroomPercent)},
 		Routing: &AIMRuntimeRoutingConfig{GatewayRef: &AIMGatewayParentReference{Name: "gw",
 			Group: ptr.To(DefaultGatewayGroup), Kind: ptr.To(DefaultGatewayKind)}},

@@ -27,12 +27,13 @@ type AIMServiceSpec struct {
 	// +required
 	Model AIMServiceModel `json:"model" protobuf:"bytes,1,opt,name=model"`
 	// template selects the runtime template; without a name the best Ready template of the model is chosen.
-	// Immutable.
+	// Immutable once set: it may be added or removed after creation (the service then moves to the template it
+	// names or selects), not changed.
 	// +optional
 	Template *AIMServiceTemplateSelector `json:"template,omitempty" protobuf:"bytes,2,opt,name=template"`
-	// caching controls whether model weights are pre-downloaded to a volume. Defaults to mode Shared. Immutable.
+	// caching controls whether model weights are pre-downloaded to a volume; absent means mode Shared. Immutable
+	// once set: it may be added or removed after creation, not changed.
 	// +optional
-	// +default={"mode":"Shared"}
 	Caching *AIMServiceCaching `json:"caching,omitempty" protobuf:"bytes,3,opt,name=caching"`
 	// cacheModel is deprecated and ignored; use caching.mode.
 	// +optional

@@ -435,11 +435,6 @@ func SetObjectDefaults_AIMService(in *AIMService) {
 			}
 		}
 	}
-	if in.Spec.Caching == nil {
-		if err := json.Unmarshal([]byte(`{"mode":"Shared"}`), &in.Spec.Caching); err != nil {
-			panic(err)
-		}
-	}
 	if in.Spec.Caching != nil {
 		if in.Spec.Caching.Mode == "" {
 			in.Spec.Caching.Mode = "Shared"

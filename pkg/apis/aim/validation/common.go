@@ -4,7 +4,6 @@
 package validation
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 
@@ -163,9 +162,6 @@ func validateHardware(hw *aim.AIMHardwareRequirements, fldPath *field.Path) fiel
 		if cpu.Requests.Sign() <= 0 {
 			errs = append(errs, field.Required(p.Child("requests"), "must be greater than 0"))
 		}
-		if cpu.Limits != nil && cpu.Limits.Cmp(cpu.Requests) < 0 {
-			errs = append(errs, field.Invalid(p.Child("limits"), cpu.Limits.String(), "must be greater than or equal to requests"))
-		}
 	}
 	return errs
 }
@@ -291,7 +287,8 @@ func validateKeyRef(name, key string, fldPath *field.Path) field.ErrorList {
 	return errs
 }
 
-// validateResources checks quantities are non-negative and requests do not exceed limits.
+// validateResources checks quantities are non-negative. Requests above limits are advice (adviseResources):
+// aim-engine's schema accepts them.
 func validateResources(r *corev1.ResourceRequirements, fldPath *field.Path) field.ErrorList {
 	if r == nil {
 		return nil
@@ -305,9 +302,6 @@ func validateResources(r *corev1.ResourceRequirements, fldPath *field.Path) fiel
 		p := fldPath.Child("requests").Key(string(name))
 		errs = append(errs, validateResourceName(name, p)...)
 		errs = append(errs, validateNonNegativeQuantity(q, p)...)
-		if limit, ok := r.Limits[name]; ok && q.Cmp(limit) > 0 {
-			errs = append(errs, field.Invalid(p, q.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", name, limit.String())))
-		}
 	}
 	// claims is a list-map keyed by name.
 	seen := sets.New[string]()

@@ -67,8 +67,14 @@ func ValidateAIMService(obj *aim.AIMService) field.ErrorList {
 func ValidateAIMServiceUpdate(obj, old *aim.AIMService) field.ErrorList {
 	errs := validateServiceSpec(&obj.Spec, specPath)
 	errs = append(errs, immutable(obj.Spec.Model, old.Spec.Model, specPath.Child("model"))...)
-	errs = append(errs, immutable(obj.Spec.Template, old.Spec.Template, specPath.Child("template"))...)
-	errs = append(errs, immutable(obj.Spec.Caching, old.Spec.Caching, specPath.Child("caching"))...)
+	// As aim-engine's transition rules (self == oldSelf on the field's type), which apply only when both the old
+	// and the new object have the field: adding or removing template or caching is allowed, changing either is not.
+	if obj.Spec.Template != nil && old.Spec.Template != nil {
+		errs = append(errs, immutable(obj.Spec.Template, old.Spec.Template, specPath.Child("template"))...)
+	}
+	if obj.Spec.Caching != nil && old.Spec.Caching != nil {
+		errs = append(errs, immutable(obj.Spec.Caching, old.Spec.Caching, specPath.Child("caching"))...)
+	}
 	if obj.Spec.Overrides != nil && old.Spec.Overrides != nil {
 		errs = append(errs, validateRuntimeParametersUpdate(obj.Spec.Overrides, old.Spec.Overrides, specPath.Child("overrides"))...)
 	} else if old.Spec.Overrides != nil {
@@ -114,9 +120,6 @@ func validateServiceSpec(spec *aim.AIMServiceSpec, fldPath *field.Path) field.Er
 	}
 	if spec.MaxReplicas != nil && *spec.MaxReplicas < 1 {
 		errs = append(errs, field.Invalid(fldPath.Child("maxReplicas"), *spec.MaxReplicas, "must be greater than or equal to 1"))
-	}
-	if spec.MinReplicas != nil && spec.MaxReplicas != nil && *spec.MinReplicas > *spec.MaxReplicas {
-		errs = append(errs, field.Invalid(fldPath.Child("maxReplicas"), *spec.MaxReplicas, "must be greater than or equal to minReplicas"))
 	}
 	if spec.AutoScaling != nil {
 		errs = append(errs, validateAutoScaling(spec.AutoScaling, fldPath.Child("autoScaling"))...)
@@ -407,9 +410,11 @@ func validateModelSpec(spec *aim.AIMModelSpec, fldPath *field.Path) field.ErrorL
 		errs = append(errs, field.TooMany(fldPath.Child("modelSources"), len(spec.ModelSources), maxModelSourcesPerModel))
 	}
 	errs = append(errs, validateModelSources(spec.ModelSources, fldPath.Child("modelSources"))...)
-	if len(spec.ModelSources) > 0 && !customModelHasHardware(spec) {
+	// aim-engine's rule: custom templates without hardware need custom.hardware. Without custom templates a
+	// model with modelSources may have no hardware at all (advice: ModelAdvice).
+	if len(spec.ModelSources) > 0 && len(spec.CustomTemplates) > 0 && !customModelHasHardware(spec) {
 		errs = append(errs, field.Required(fldPath.Child("custom", "hardware"),
-			"a model with modelSources needs hardware: set custom.hardware or hardware on every custom template"))
+			"when using modelSources, hardware must be specified: set custom.hardware (inherited by all templates) or hardware on each template"))
 	}
 	errs = append(errs, validateOptionalName(spec.RuntimeConfigName, fldPath.Child("runtimeConfigName"))...)
 	errs = append(errs, validatePullSecrets(spec.ImagePullSecrets, fldPath.Child("imagePullSecrets"))...)

@@ -192,8 +192,6 @@ func serviceTables() (tables []table) {
 		{name: "minReplicas at least 1", schema: true, valid: func(s *aim.AIMService) { s.Spec.MinReplicas = ptr.To[int32](1) },
 			invalid: func(s *aim.AIMService) { s.Spec.MinReplicas = ptr.To[int32](0) }, field: "spec.minReplicas", errType: field.ErrorTypeInvalid},
 		{name: "maxReplicas at least 1", schema: true, invalid: func(s *aim.AIMService) { s.Spec.MaxReplicas = ptr.To[int32](0) }, field: "spec.maxReplicas", errType: field.ErrorTypeInvalid},
-		{name: "min not above max", valid: func(s *aim.AIMService) { s.Spec.MinReplicas, s.Spec.MaxReplicas = ptr.To[int32](2), ptr.To[int32](2) },
-			invalid: func(s *aim.AIMService) { s.Spec.MinReplicas, s.Spec.MaxReplicas = ptr.To[int32](3), ptr.To[int32](2) }, field: "spec.maxReplicas", errType: field.ErrorTypeInvalid},
 		{name: "autoscaling metric type", schema: true, invalid: func(s *aim.AIMService) {
 			s.Spec.AutoScaling = &aim.AIMServiceAutoScaling{Metrics: []aim.AIMServiceMetricSpec{{Type: "Resource"}}}
 		}, field: "spec.autoScaling.metrics[0].type", errType: field.ErrorTypeNotSupported},
@@ -300,13 +298,6 @@ func serviceTables() (tables []table) {
 		}, invalid: func(s *aim.AIMService) {
 			s.Spec.Routing = &aim.AIMRuntimeRoutingConfig{GatewayRef: &aim.AIMGatewayParentReference{Name: "gw", SectionName: ptr.To("HTTPS")}}
 		}, field: "spec.routing.gatewayRef.sectionName", errType: field.ErrorTypeInvalid},
-		{name: "resources requests within limits",
-			valid: func(s *aim.AIMService) {
-				s.Spec.Resources = &corev1.ResourceRequirements{Requests: corev1.ResourceList{"cpu": q("2")}, Limits: corev1.ResourceList{"cpu": q("4")}}
-			},
-			invalid: func(s *aim.AIMService) {
-				s.Spec.Resources = &corev1.ResourceRequirements{Requests: corev1.ResourceList{"cpu": q("8")}, Limits: corev1.ResourceList{"cpu": q("4")}}
-			}, field: "spec.resources.requests[cpu]", errType: field.ErrorTypeInvalid},
 		{name: "resources non-negative", invalid: func(s *aim.AIMService) {
 			s.Spec.Resources = &corev1.ResourceRequirements{Limits: corev1.ResourceList{"memory": q("-1Gi")}}
 		}, field: "spec.resources.limits[memory]", errType: field.ErrorTypeInvalid},
@@ -345,9 +336,6 @@ func serviceTables() (tables []table) {
 			invalid: func(s *aim.AIMService) {
 				s.Spec.Overrides = &aim.AIMRuntimeParameters{Hardware: &aim.AIMHardwareRequirements{CPU: &aim.AIMCpuRequirements{}}}
 			}, field: "spec.overrides.hardware.cpu.requests", errType: field.ErrorTypeRequired},
-		{name: "cpu limits at least requests", invalid: func(s *aim.AIMService) {
-			s.Spec.Overrides = &aim.AIMRuntimeParameters{Hardware: &aim.AIMHardwareRequirements{CPU: &aim.AIMCpuRequirements{Requests: q("4"), Limits: ptr.To(q("2"))}}}
-		}, field: "spec.overrides.hardware.cpu.limits", errType: field.ErrorTypeInvalid},
 		{name: "pull secret name", valid: func(s *aim.AIMService) { s.Spec.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "regcred"}} },
 			invalid: func(s *aim.AIMService) { s.Spec.ImagePullSecrets = []corev1.LocalObjectReference{{}} }, field: "spec.imagePullSecrets[0].name", errType: field.ErrorTypeRequired},
 		{name: "service account", schema: true, invalid: func(s *aim.AIMService) { s.Spec.ServiceAccountName = "Has Spaces" }, field: "spec.serviceAccountName", errType: field.ErrorTypeInvalid},
@@ -365,6 +353,13 @@ func serviceUpdateTables() (tables []table) {
 	oldWithOverrides.Spec.Overrides = &aim.AIMRuntimeParameters{Metric: ptr.To(aim.AIMMetricLatency)}
 	base := func() *aim.AIMService { return newService() }
 	baseOverrides := func() *aim.AIMService { return oldWithOverrides.DeepCopy() }
+	oldWithTemplate := newService()
+	oldWithTemplate.Spec.Template = &aim.AIMServiceTemplateSelector{Name: "a"}
+	tables = append(tables, ruleTable[*aim.AIMService]{base: func() *aim.AIMService { return oldWithTemplate.DeepCopy() },
+		validate: update(oldWithTemplate), cases: []ruleCase[*aim.AIMService]{
+			{name: "template immutable once both have it", valid: func(s *aim.AIMService) { s.Spec.Template = nil },
+				invalid: func(s *aim.AIMService) { s.Spec.Template.Name = "x" }, field: "spec.template", errType: field.ErrorTypeForbidden},
+		}})
 
 	tables = append(tables, ruleTable[*aim.AIMService]{base: base, validate: update(newService()), cases: []ruleCase[*aim.AIMService]{
 		{name: "mutable fields change", valid: func(s *aim.AIMService) {
@@ -373,8 +368,11 @@ func serviceUpdateTables() (tables []table) {
 			s.Spec.ServiceAccountName = "inference"
 			s.Spec.Routing = &aim.AIMRuntimeRoutingConfig{Enabled: ptr.To(true)}
 		}, invalid: func(s *aim.AIMService) { s.Spec.Model.Name = ptr.To("other") }, field: "spec.model", errType: field.ErrorTypeForbidden},
-		{name: "template immutable", invalid: func(s *aim.AIMService) { s.Spec.Template = &aim.AIMServiceTemplateSelector{Name: "x"} }, field: "spec.template", errType: field.ErrorTypeForbidden},
-		{name: "caching immutable", invalid: func(s *aim.AIMService) { s.Spec.Caching.Mode = aim.AIMCachingModeDedicated }, field: "spec.caching", errType: field.ErrorTypeForbidden},
+		// aim-engine's transition rule applies only when the old and the new object have the field.
+		{name: "template may be added", valid: func(s *aim.AIMService) { s.Spec.Template = &aim.AIMServiceTemplateSelector{Name: "x"} },
+			invalid: func(s *aim.AIMService) { s.Spec.Caching = &aim.AIMServiceCaching{Mode: aim.AIMCachingModeDedicated} }, field: "spec.caching", errType: field.ErrorTypeForbidden},
+		{name: "caching immutable", valid: func(s *aim.AIMService) { s.Spec.Caching = nil },
+			invalid: func(s *aim.AIMService) { s.Spec.Caching.Mode = aim.AIMCachingModeDedicated }, field: "spec.caching", errType: field.ErrorTypeForbidden},
 		{name: "overrides may be added", schema: true, valid: func(s *aim.AIMService) {
 			s.Spec.Overrides = &aim.AIMRuntimeParameters{Metric: ptr.To(aim.AIMMetricLatency)}
 		},

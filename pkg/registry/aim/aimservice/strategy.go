@@ -31,8 +31,11 @@ func Definition() resource.Definition[*aim.AIMService] {
 	}
 }
 
-func warnings(obj, _ *aim.AIMService) []string {
-	var w []string
+func warnings(obj, old *aim.AIMService) []string {
+	w := validation.ServiceAdvice(&obj.Spec)
+	if old != nil {
+		w = append(w, validation.ServiceUpdateAdvice(&obj.Spec, &old.Spec)...)
+	}
 	if c := obj.Spec.Caching; c != nil && (c.Mode == aim.AIMCachingModeAuto || c.Mode == aim.AIMCachingModeAlways) {
 		w = append(w, fmt.Sprintf("spec.caching.mode: %s is a legacy value that means Shared; use Shared", c.Mode))
 	}

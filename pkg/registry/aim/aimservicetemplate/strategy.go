@@ -45,10 +45,11 @@ func SelectableFields(spec *aim.AIMServiceTemplateSpecCommon, status *aim.AIMSer
 
 // Warnings are the warnings of both template kinds.
 func Warnings(spec *aim.AIMServiceTemplateSpecCommon) []string {
+	w := validation.TemplateAdvice(spec)
 	if spec.Type != nil && len(spec.ModelSources) == 0 {
-		return []string{"spec.type: only used for templates with inline modelSources; discovery reports the profile type"}
+		w = append(w, "spec.type: only used for templates with inline modelSources; discovery reports the profile type")
 	}
-	return nil
+	return w
 }
 
 // Columns are the columns of both template kinds.

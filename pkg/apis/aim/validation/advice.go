@@ -1,0 +1,100 @@
+package validation
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
+)
+
+// Advice is what a valid object may still get wrong: aim-engine's schemas accept it, so aim-apiserver stores it
+// too (docs/compatibility.md, "Accepted as aim-engine accepts it"), but the pods or InferenceServices made from it
+// would be refused, or it will not do what it says. The registry returns it as warnings on the response
+// (kubectl prints them), each naming its field.
+
+// ServiceAdvice is the advice of an AIMService spec.
+func ServiceAdvice(spec *aim.AIMServiceSpec) []string {
+	var out []string
+	if spec.Model.Custom != nil {
+		out = append(out, adviseHardware(&spec.Model.Custom.Hardware, specPath.Child("model", "custom", "hardware"))...)
+	}
+	if spec.Overrides != nil {
+		out = append(out, adviseHardware(spec.Overrides.Hardware, specPath.Child("overrides", "hardware"))...)
+	}
+	out = append(out, adviseResources(spec.Resources, specPath.Child("resources"))...)
+	if spec.MinReplicas != nil && spec.MaxReplicas != nil && *spec.MinReplicas > *spec.MaxReplicas {
+		out = append(out, fmt.Sprintf("%s: %d is less than minReplicas %d: KServe refuses an InferenceService like that, "+
+			"and the service will report it", specPath.Child("maxReplicas"), *spec.MaxReplicas, *spec.MinReplicas))
+	}
+	return out
+}
+
+// ServiceUpdateAdvice is the advice of a change to an AIMService: template and caching may be added or removed
+// after creation, as aim-engine allows, and that changes what runs.
+func ServiceUpdateAdvice(spec, old *aim.AIMServiceSpec) []string {
+	var out []string
+	switch {
+	case spec.Template != nil && old.Template == nil:
+		out = append(out, fmt.Sprintf("%s: added after creation: the service moves to the template it names", specPath.Child("template")))
+	case spec.Template == nil && old.Template != nil:
+		out = append(out, fmt.Sprintf("%s: removed after creation: the service moves to the template it selects automatically", specPath.Child("template")))
+	}
+	if (spec.Caching == nil) != (old.Caching == nil) {
+		out = append(out, fmt.Sprintf("%s: added or removed after creation: the service follows the caching mode it now has", specPath.Child("caching")))
+	}
+	return out
+}
+
+// ModelAdvice is the advice of an AIMModel or AIMClusterModel spec.
+func ModelAdvice(spec *aim.AIMModelSpec) []string {
+	var out []string
+	if spec.Custom != nil {
+		out = append(out, adviseHardware(spec.Custom.Hardware, specPath.Child("custom", "hardware"))...)
+	}
+	for i := range spec.CustomTemplates {
+		out = append(out, adviseHardware(spec.CustomTemplates[i].Hardware, specPath.Child("customTemplates").Index(i).Child("hardware"))...)
+	}
+	out = append(out, adviseResources(spec.Resources, specPath.Child("resources"))...)
+	if len(spec.ModelSources) > 0 && len(spec.CustomTemplates) == 0 && (spec.Custom == nil || spec.Custom.Hardware == nil) {
+		out = append(out, fmt.Sprintf("%s: not set: the template made for the modelSources has no hardware requirements, "+
+			"so it requests no GPU", specPath.Child("custom", "hardware")))
+	}
+	return out
+}
+
+// TemplateAdvice is the advice of a service template spec (namespaced or cluster).
+func TemplateAdvice(spec *aim.AIMServiceTemplateSpecCommon) []string {
+	return append(adviseHardware(spec.Hardware, specPath.Child("hardware")), adviseResources(spec.Resources, specPath.Child("resources"))...)
+}
+
+// adviseHardware: a CPU limit below the request.
+func adviseHardware(hw *aim.AIMHardwareRequirements, fldPath *field.Path) []string {
+	if hw == nil || hw.CPU == nil || hw.CPU.Limits == nil || hw.CPU.Limits.Cmp(hw.CPU.Requests) >= 0 {
+		return nil
+	}
+	return []string{requestAboveLimit(fldPath.Child("cpu"), "requests", "limits", hw.CPU.Requests.String(), hw.CPU.Limits.String())}
+}
+
+// adviseResources: requests above their limits.
+func adviseResources(r *corev1.ResourceRequirements, fldPath *field.Path) []string {
+	if r == nil {
+		return nil
+	}
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(r.Requests)) {
+		q := r.Requests[name]
+		if limit, ok := r.Limits[name]; ok && q.Cmp(limit) > 0 {
+			out = append(out, requestAboveLimit(fldPath, fmt.Sprintf("requests[%s]", name), fmt.Sprintf("limits[%s]", name), q.String(), limit.String()))
+		}
+	}
+	return out
+}
+
+func requestAboveLimit(fldPath *field.Path, request, limit, requested, limited string) string {
+	return fmt.Sprintf("%s.%s: %s is more than %s %s: kube-apiserver refuses a pod whose request exceeds its limit, so "+
+		"the workload made from this will not start until one of them changes", fldPath, request, requested, limit, limited)
+}
