@@ -27,7 +27,7 @@ LDFLAGS     := -s -w -X k8s.io/component-base/version.gitVersion=$(VERSION) \
   -X k8s.io/component-base/version.buildDate=$(BUILD_DATE)
 export AIM_LDFLAGS := $(LDFLAGS)
 
-.PHONY: all build run test verify unit fuzz fuzz-short update-codegen verify-codegen clean tools image release chart e2e e2e-compat crash bench bench-controller local-up local-down version
+.PHONY: all build run test verify unit fuzz fuzz-short update-codegen verify-codegen clean tools image release chart e2e e2e-compat crash bench bench-controller bench-migrate local-up local-down version
 
 all: build
 
@@ -136,6 +136,13 @@ bench: tools
 BENCH_ARGS ?=
 bench-controller: tools
 	hack/bench.sh controller $(BENCH_ARGS)
+
+## bench-migrate: `aim-apiserver migrate` of stores of MIGRATE_OBJECTS AIMModels (one run each) on a fresh
+## local control plane: how long writes are refused (the freeze), the copy and the whole run, as one table
+## (docs/migration.md records it). make e2e runs it with 200 objects.
+MIGRATE_OBJECTS ?= 1000,10000
+bench-migrate: tools
+	hack/e2e.sh -run '^TestMigrationFreeze$$' -v -migrate.objects=$(MIGRATE_OBJECTS)
 
 ## crash: the crash-consistency test alone, with CRASH_KILLS kill -9 rounds of aim-apiserver during a write
 ## churn (make e2e runs it with 3), then the ledger check.

@@ -212,6 +212,25 @@ func TestSnapshotAndRestore(t *testing.T) {
 	if again.Written != 0 || again.Unchanged != len(want)-1 {
 		t.Errorf("a second restore: %+v", again)
 	}
+
+	// Into a new, empty etcd (moving the store): every AIM key with its stored value, nothing else.
+	fresh := newClient(t, startEtcd(t))
+	moved, err := Restore(ctx, fresh, content, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantMoved := map[string]string{}
+	for _, kv := range content.KVs {
+		if kv.Lease == 0 {
+			wantMoved[string(kv.Key)] = string(kv.Value)
+		}
+	}
+	if diff := cmp.Diff(wantMoved, state(t, fresh)); diff != "" || moved.Written != len(wantMoved) {
+		t.Errorf("restored into an empty etcd: written %d (-want +got):\n%s", moved.Written, diff)
+	}
+	if other, err := fresh.Get(ctx, "/registry/pods/", clientv3.WithPrefix()); err != nil || len(other.Kvs) != 0 {
+		t.Errorf("keys outside the prefix were restored: %v %v", other, err)
+	}
 }
 
 // TestDefragment: a member with enough free space is defragmented and its file shrinks; below the thresholds it is

@@ -388,3 +388,15 @@ func (c *cluster) serviceReady(ctx context.Context, ref string) error {
 	}
 	return fmt.Errorf("aim-apiserver's Service %s has no ready endpoint: is aim-apiserver running?", ref)
 }
+
+// namespaceExists says whether a namespace exists (a terminating one does).
+func (c *cluster) namespaceExists(ctx context.Context, name string) (bool, error) {
+	_, err := c.kube.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case err == nil:
+		return true, nil
+	case apierrors.IsNotFound(err):
+		return false, nil
+	}
+	return false, fmt.Errorf("reading namespace %s: %w", name, err)
+}

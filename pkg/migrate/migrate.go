@@ -55,6 +55,10 @@ type migrator struct {
 	now   func() time.Time
 	// target names the cluster (API server and kubeconfig context) for the confirmation.
 	target string
+	// frozenAt is when this run froze writes to the group; zero when it did not (a resumed run).
+	frozenAt time.Time
+	// copied says this run copied every object under its freeze, so that nothing can have changed since.
+	copied bool
 }
 
 // confirm says what is about to change where, and asks unless --yes. Without a terminal to ask in (a Job, a
@@ -89,6 +93,9 @@ func Run(ctx context.Context, o *Options) error {
 		target = fmt.Sprintf("%s (context %s)", config.Host, raw.CurrentContext)
 	}
 	config.UserAgent = "aim-apiserver-migrate"
+	// A one-off administrator's run whose reads and writes hold the freeze: client-go's default of 5 requests per
+	// second would make it last minutes for a few thousand objects.
+	config.QPS, config.Burst = 100, 200
 	// The etcd client's gRPC logs every dial it gives up as a warning; only errors matter here.
 	grpclog.SetLoggerV2(grpclog.NewLoggerV2(io.Discard, io.Discard, os.Stderr))
 	c, err := newCluster(config)
@@ -286,6 +293,9 @@ func (m *migrator) beforeSwitch(ctx context.Context, st *state) error {
 		if err := m.protectHelmOwned(ctx, objects); err != nil {
 			return err
 		}
+		if err := m.removeOrphans(ctx, m.c.namespaceExists, true); err != nil {
+			return err
+		}
 		invalid, err := m.check(ctx, objects)
 		if err != nil {
 			return err
@@ -311,6 +321,7 @@ func (m *migrator) beforeSwitch(ctx context.Context, st *state) error {
 	if err := m.c.freeze(ctx, me); err != nil {
 		return err
 	}
+	m.frozenAt = m.now()
 	probe := m.store.clusterKind()
 	if err := m.c.frozen(ctx, probe.GVR(), probe.Kind, time.Minute); err != nil {
 		return m.abort(ctx, err)
@@ -339,9 +350,13 @@ func (m *migrator) beforeSwitch(ctx context.Context, st *state) error {
 			"to store them as they are; nothing was switched", len(invalid)))
 	}
 
+	if err := m.removeOrphans(ctx, m.c.namespaceExists, false); err != nil {
+		return m.abort(ctx, err)
+	}
 	if err := m.copy(ctx, b.Objects, true, previousUIDs(st.backup, b.Objects)); err != nil {
 		return m.abort(ctx, err)
 	}
+	m.copied = true
 	if err := m.stripFinalizers(ctx, b); err != nil {
 		return err
 	}
@@ -366,8 +381,11 @@ func (m *migrator) beforeSwitch(ctx context.Context, st *state) error {
 // afterSwitch makes sure every object is served with its UID, ends the watches on the CRDs' storage and
 // removes the CRDs.
 func (m *migrator) afterSwitch(ctx context.Context, st *state) error {
-	if err := m.copy(ctx, st.backup.Objects, false, nil); err != nil {
-		return err
+	// A resumed run makes sure the copies exist; this run's own copy, under its freeze, cannot have changed.
+	if !m.copied {
+		if err := m.copy(ctx, st.backup.Objects, false, nil); err != nil {
+			return err
+		}
 	}
 	if err := m.c.waitAvailable(ctx, m.o.Timeout); err != nil {
 		return err
@@ -380,7 +398,11 @@ func (m *migrator) afterSwitch(ctx context.Context, st *state) error {
 	if err := m.c.unfreeze(ctx); err != nil {
 		return err
 	}
-	m.logf("lifted the freeze: writes go to aim-apiserver")
+	if m.frozenAt.IsZero() {
+		m.logf("lifted the freeze: writes go to aim-apiserver")
+	} else {
+		m.logf("lifted the freeze: writes go to aim-apiserver; writes to the group were refused for %s", m.now().Sub(m.frozenAt).Round(time.Millisecond))
+	}
 	if err := m.endCRDWatches(ctx, st.crds); err != nil {
 		return err
 	}
@@ -493,6 +515,7 @@ func (m *migrator) plan(objects []unstructured.Unstructured, invalid []invalidOb
 // differs is brought up to date, and copies an earlier run made of objects deleted since are removed. After
 // the switch aim-apiserver is the truth: only missing copies are created.
 func (m *migrator) copy(ctx context.Context, objects []unstructured.Unstructured, beforeSwitch bool, gone map[types.UID]unstructured.Unstructured) error {
+	start := m.now()
 	var created, updated, same int
 	for i := range objects {
 		u := &objects[i]
@@ -546,8 +569,8 @@ func (m *migrator) copy(ctx context.Context, objects []unstructured.Unstructured
 			removed++
 		}
 	}
-	m.logf("aim-apiserver's etcd: %d objects created, %d updated, %d already equal, %d removed (deleted from the CRDs since the last run)",
-		created, updated, same, removed)
+	m.logf("aim-apiserver's etcd: %d objects created, %d updated, %d already equal, %d removed (deleted from the CRDs since the last run), in %s",
+		created, updated, same, removed, m.now().Sub(start).Round(time.Millisecond))
 	return nil
 }
 
@@ -600,29 +623,47 @@ func (m *migrator) stripFinalizers(ctx context.Context, b *Backup) error {
 	return nil
 }
 
-// verifyServed reads every object through kube-apiserver, now from aim-apiserver, and checks its UID.
+// verifyServed lists every kind through kube-apiserver, now from aim-apiserver, and checks that each object is
+// served with its UID: a list per kind, not a request per object, because the freeze lasts until this passes.
 func (m *migrator) verifyServed(ctx context.Context, objects []unstructured.Unstructured) error {
-	var wrong []string
-	for _, u := range objects {
-		k, err := m.store.kindOf(&u)
+	byKind := map[*kindStore][]*unstructured.Unstructured{}
+	for i := range objects {
+		k, err := m.store.kindOf(&objects[i])
 		if err != nil {
 			return err
 		}
-		var got *unstructured.Unstructured
-		err = wait.PollUntilContextTimeout(ctx, time.Second, m.o.Timeout, true, func(ctx context.Context) (bool, error) {
-			got, err = m.c.dynamic.Resource(k.GVR()).Namespace(u.GetNamespace()).Get(ctx, u.GetName(), metav1.GetOptions{})
-			// 404 would be final for the garbage collector; here it can only mean the copy is missing.
-			return err == nil || apierrors.IsNotFound(err), nil
-		})
-		switch {
-		case err != nil:
-			wrong = append(wrong, fmt.Sprintf("%s %s: %v", k.Kind, describe(&u), err))
-		case got.GetUID() != u.GetUID():
-			wrong = append(wrong, fmt.Sprintf("%s %s: served with uid %s, want %s", k.Kind, describe(&u), got.GetUID(), u.GetUID()))
-		}
+		byKind[k] = append(byKind[k], &objects[i])
 	}
-	if len(wrong) > 0 {
+	var wrong []string
+	err := wait.PollUntilContextTimeout(ctx, time.Second, m.o.Timeout, true, func(ctx context.Context) (bool, error) {
+		wrong = wrong[:0]
+		for k, want := range byKind {
+			served, err := m.c.list(ctx, k.GVR())
+			if err != nil {
+				wrong = append(wrong, err.Error())
+				continue
+			}
+			uids := make(map[string]types.UID, len(served))
+			for _, s := range served {
+				uids[s.GetNamespace()+"/"+s.GetName()] = s.GetUID()
+			}
+			for _, u := range want {
+				// Missing can only mean the copy is missing here (404 would be final for the garbage collector).
+				switch got, ok := uids[u.GetNamespace()+"/"+u.GetName()]; {
+				case !ok:
+					wrong = append(wrong, fmt.Sprintf("%s %s: not served", k.Kind, describe(u)))
+				case got != u.GetUID():
+					wrong = append(wrong, fmt.Sprintf("%s %s: served with uid %s, want %s", k.Kind, describe(u), got, u.GetUID()))
+				}
+			}
+		}
+		return len(wrong) == 0, nil
+	})
+	if err != nil && len(wrong) > 0 {
 		return fmt.Errorf("aim-apiserver does not serve every object as the CRDs did; the CRDs stay:\n  %s", strings.Join(wrong, "\n  "))
+	}
+	if err != nil {
+		return err
 	}
 	m.logf("all %d objects are served by aim-apiserver with their UIDs", len(objects))
 	return nil

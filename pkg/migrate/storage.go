@@ -178,6 +178,15 @@ func (k *kindStore) get(ctx context.Context, namespace, name string) (runtime.Ob
 	return out, true, nil
 }
 
+// list reads every object of the kind, in every namespace.
+func (k *kindStore) list(ctx context.Context) ([]runtime.Object, error) {
+	out := k.main.NewList()
+	if err := k.main.Storage.GetList(ctx, k.main.KeyRootFunc(ctx), storage.ListOptions{Recursive: true, Predicate: storage.Everything}, out); err != nil {
+		return nil, fmt.Errorf("listing %s in aim-apiserver's etcd: %w", k.Kind, err)
+	}
+	return meta.ExtractList(out)
+}
+
 // create stores obj as it is.
 func (k *kindStore) create(ctx context.Context, obj runtime.Object) error {
 	m, err := meta.Accessor(obj)
@@ -251,4 +260,55 @@ func describe(o named) string {
 		return o.GetName()
 	}
 	return o.GetNamespace() + "/" + o.GetName()
+}
+
+// removeOrphans removes from aim-apiserver's etcd the objects of namespaces that no longer exist. They appear when
+// a namespace is deleted while the group is served elsewhere (after a rollback, say): the namespace controller
+// deleted the CRDs' objects, not aim-apiserver's, whose controller would otherwise retry them forever and whose
+// names a new namespace of the same name would inherit. With dryRun they are only reported.
+func (m *migrator) removeOrphans(ctx context.Context, namespaceExists func(context.Context, string) (bool, error), dryRun bool) error {
+	exists := map[string]bool{}
+	removed := 0
+	for _, k := range m.store.kinds {
+		if !k.NamespaceScoped() {
+			continue
+		}
+		items, err := k.list(ctx)
+		if err != nil {
+			return err
+		}
+		for _, obj := range items {
+			o, err := meta.Accessor(obj)
+			if err != nil {
+				return err
+			}
+			ns := o.GetNamespace()
+			found, seen := exists[ns]
+			if !seen {
+				if found, err = namespaceExists(ctx, ns); err != nil {
+					return err
+				}
+				exists[ns] = found
+			}
+			if found {
+				continue
+			}
+			if dryRun {
+				m.logf("  %s %s/%s: its namespace no longer exists; would be removed from aim-apiserver's etcd", k.Kind, ns, o.GetName())
+				continue
+			}
+			ok, err := k.remove(ctx, ns, o.GetName(), o.GetUID())
+			if err != nil {
+				return err
+			}
+			if ok {
+				removed++
+				m.logf("  removed %s %s/%s from aim-apiserver's etcd: its namespace no longer exists", k.Kind, ns, o.GetName())
+			}
+		}
+	}
+	if removed > 0 {
+		m.logf("removed %d objects of deleted namespaces from aim-apiserver's etcd", removed)
+	}
+	return nil
 }

@@ -240,3 +240,47 @@ func TestCheckNamesTheField(t *testing.T) {
 		t.Errorf("invalid objects: %v", got)
 	}
 }
+
+// TestRemoveOrphans: objects of a namespace that no longer exists leave aim-apiserver's etcd (only reported with
+// --dry-run); objects of existing namespaces and cluster-scoped ones stay.
+func TestRemoveOrphans(t *testing.T) {
+	s := startStore(t)
+	out := &bytes.Buffer{}
+	m := &migrator{o: &Options{Out: out}, store: s, now: time.Now}
+	kept := crdObject(t, crdModel)
+	orphan := crdObject(t, strings.ReplaceAll(crdModel, `"namespace":"team"`, `"namespace":"gone"`))
+	orphan.SetUID("6f1c2d3e-0000-4000-8000-000000000003")
+	cluster := crdObject(t, `{"apiVersion":"aim.eai.amd.com/v1alpha1","kind":"AIMClusterRuntimeConfig","metadata":{"name":"c","uid":"u-c"},"spec":{}}`)
+	ctx := context.Background()
+	if err := m.copy(ctx, []unstructured.Unstructured{kept, orphan, cluster}, true, nil); err != nil {
+		t.Fatal(err)
+	}
+	exists := func(_ context.Context, ns string) (bool, error) { return ns == "team", nil }
+	k, _ := s.kindOf(&kept)
+	present := func() []string {
+		var names []string
+		for _, u := range []unstructured.Unstructured{kept, orphan, cluster} {
+			kk, _ := s.kindOf(&u)
+			if _, found, _ := kk.get(ctx, u.GetNamespace(), u.GetName()); found {
+				names = append(names, u.GetNamespace()+"/"+u.GetName())
+			}
+		}
+		return names
+	}
+
+	if err := m.removeOrphans(ctx, exists, true); err != nil {
+		t.Fatal(err)
+	}
+	if got := present(); len(got) != 3 || !strings.Contains(out.String(), "AIMModel gone/qwen: its namespace no longer exists; would be removed") {
+		t.Errorf("dry run: present %v, output:\n%s", got, out)
+	}
+	if err := m.removeOrphans(ctx, exists, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := present(); strings.Join(got, " ") != "team/qwen /c" {
+		t.Errorf("after removing orphans: %v", got)
+	}
+	if _, found, _ := k.get(ctx, "gone", "qwen"); found || !strings.Contains(out.String(), "removed 1 objects of deleted namespaces") {
+		t.Errorf("the orphan stayed, or was not reported:\n%s", out)
+	}
+}

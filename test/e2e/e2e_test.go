@@ -263,4 +263,8 @@ func TestDeployBaseServerDryRun(t *testing.T) {
 	if strings.Contains(cm, "initContainers") {
 		t.Error("the cert-manager overlay also runs the etcd-certs init container")
 	}
+	// The migration as a Job: kube-apiserver accepts it, and its pod is one the etcd NetworkPolicy admits.
+	job := k.must("apply", "--dry-run=server", "-f", filepath.Join(root, "artifacts", "deploy", "migrate", "job.yaml"), "-o", "yaml")
+	contains(t, "migrate Job", job, "kind: Job", "- migrate", "- --yes", "app.kubernetes.io/name: aim-etcd-maintenance",
+		"secretName: aim-apiserver-etcd-client", "claimName: aim-migration-backup")
 }

@@ -56,7 +56,14 @@ func engineCRDs(t *testing.T) []map[string]any {
 			} `json:"schemas"`
 		} `json:"components"`
 	}
-	must(t, json.Unmarshal([]byte(k.must("get", "--raw", "/openapi/v3/apis/aim.eai.amd.com/v1alpha1")), &doc))
+	// Right after a migration kube-apiserver has not aggregated aim-apiserver's OpenAPI again yet.
+	var openAPI string
+	eventually(t, 60*time.Second, "aim-apiserver's OpenAPI aggregated", func() error {
+		var err error
+		openAPI, err = k.run("", "get", "--raw", "/openapi/v3/apis/aim.eai.amd.com/v1alpha1")
+		return err
+	})
+	must(t, json.Unmarshal([]byte(openAPI), &doc))
 	descriptions := map[string]string{}
 	for _, s := range doc.Components.Schemas {
 		for _, g := range s.GVK {
