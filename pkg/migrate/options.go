@@ -11,7 +11,7 @@ import (
 	genericoptions "k8s.io/apiserver/pkg/server/options"
 	cliflag "k8s.io/component-base/cli/flag"
 
-	"github.com/aim-apiserver/aim-apiserver/pkg/cmd/server"
+	"github.com/aim-apiserver/aim-apiserver/pkg/apiserver"
 	"github.com/aim-apiserver/aim-apiserver/pkg/storage/compression"
 )
 
@@ -62,7 +62,7 @@ type KubeEtcdOptions struct {
 
 // NewOptions returns the defaults: the names artifacts/deploy and the Helm chart use.
 func NewOptions(out io.Writer) *Options {
-	etcd := server.NewEtcdOptions()
+	etcd := apiserver.NewEtcdOptions()
 	// The migration reads and writes single objects: no watch cache, no object count metrics (there is no
 	// metrics registry in a one-off command).
 	etcd.EnableWatchCache = false
@@ -114,7 +114,7 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 	fs.StringVar(&t.CertFile, "etcd-certfile", t.CertFile, "Client certificate for aim-apiserver's etcd.")
 	fs.StringVar(&t.KeyFile, "etcd-keyfile", t.KeyFile, "Key of --etcd-certfile.")
 	fs.StringVar(&o.Etcd.StorageConfig.Prefix, "etcd-prefix", o.Etcd.StorageConfig.Prefix, "aim-apiserver's --etcd-prefix.")
-	server.AddStorageCompressionFlag(fs, &o.StorageCompression)
+	apiserver.AddStorageCompressionFlag(fs, &o.StorageCompression)
 	fs.StringVar(&o.Etcd.EncryptionProviderConfigFilepath, "encryption-provider-config", o.Etcd.EncryptionProviderConfigFilepath,
 		"The server's --encryption-provider-config: objects are written encrypted as the server writes them (KMS providers need the plugin's socket here too).")
 

@@ -21,7 +21,6 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/apiserver"
-	"github.com/aim-apiserver/aim-apiserver/pkg/cmd/server"
 	"github.com/aim-apiserver/aim-apiserver/pkg/fieldformat"
 	"github.com/aim-apiserver/aim-apiserver/pkg/registry/aim/resource"
 	"github.com/aim-apiserver/aim-apiserver/pkg/storage/compression"
@@ -47,7 +46,7 @@ type kindStore struct {
 // (--encryption-provider-config), so that copied objects are written as the server writes them and read back by
 // it; ctx bounds the life of KMS connections.
 func newAIMStore(ctx context.Context, etcd *genericoptions.EtcdOptions, compressionMode string) (*aimStore, error) {
-	if err := server.ApplyStorageCodec(etcd); err != nil {
+	if err := apiserver.ApplyStorageCodec(etcd); err != nil {
 		return nil, err
 	}
 	var transformers storagevalue.ResourceTransformers

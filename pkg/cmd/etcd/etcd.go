@@ -20,8 +20,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/grpclog"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/apiserver"
 	"github.com/aim-apiserver/aim-apiserver/pkg/cmd/help"
-	"github.com/aim-apiserver/aim-apiserver/pkg/cmd/server"
 )
 
 // NewCommand returns the etcd command and its subcommands.
@@ -54,7 +54,7 @@ func (c *connection) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.caFile, "etcd-cafile", c.caFile, "CA of etcd's serving certificate.")
 	fs.StringVar(&c.certFile, "etcd-certfile", c.certFile, "Client certificate etcd admits.")
 	fs.StringVar(&c.keyFile, "etcd-keyfile", c.keyFile, "Key of the client certificate.")
-	fs.StringVar(&c.prefix, "etcd-prefix", server.EtcdPathPrefix, "Where the AIM objects are, as the server's --etcd-prefix.")
+	fs.StringVar(&c.prefix, "etcd-prefix", apiserver.EtcdPathPrefix, "Where the AIM objects are, as the server's --etcd-prefix.")
 	fs.DurationVar(&c.timeout, "timeout", 10*time.Minute, "How long the whole operation may take.")
 }
 

@@ -10,14 +10,10 @@ import (
 	"net"
 	"path/filepath"
 
-	"github.com/spf13/pflag"
-	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
-	serverstorage "k8s.io/apiserver/pkg/server/storage"
-	"k8s.io/apiserver/pkg/storage/storagebackend"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/tools/clientcmd"
 	cliflag "k8s.io/component-base/cli/flag"
@@ -38,9 +34,6 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/storage/compression"
 	"github.com/aim-apiserver/aim-apiserver/pkg/version"
 )
-
-// EtcdPathPrefix is where AIM objects live in etcd.
-const EtcdPathPrefix = "/registry/" + aim.GroupName
 
 func init() {
 	// The logging options' own feature gates (as kube-apiserver registers them), for --logging-format and friends.
@@ -89,7 +82,7 @@ type ControllerOptions struct {
 func NewOptions(out io.Writer) *Options {
 	o := &Options{
 		// The etcd options are replaced below by NewEtcdOptions, which carry the storage codec.
-		RecommendedOptions: genericoptions.NewRecommendedOptions(EtcdPathPrefix, nil),
+		RecommendedOptions: genericoptions.NewRecommendedOptions(apiserver.EtcdPathPrefix, nil),
 		Lifecycle:          NewLifecycleOptions(),
 		Local:              &LocalOptions{},
 		Controller:         &ControllerOptions{Options: controller.DefaultOptions(), Run: true},
@@ -98,43 +91,8 @@ func NewOptions(out io.Writer) *Options {
 		StorageCompression: compression.Zstd,
 		StdOut:             out,
 	}
-	o.RecommendedOptions.Etcd = NewEtcdOptions()
+	o.RecommendedOptions.Etcd = apiserver.NewEtcdOptions()
 	return o
-}
-
-// NewEtcdOptions are the storage options of AIM objects: where they live in etcd, v1alpha1 as the storage
-// version and protobuf as the storage encoding. The server and `aim-apiserver migrate`, which writes into the
-// same storage, share them; both call ApplyStorageCodec once flags are parsed.
-func NewEtcdOptions() *genericoptions.EtcdOptions {
-	e := genericoptions.NewEtcdOptions(storagebackend.NewDefaultConfig(EtcdPathPrefix, nil))
-	e.DefaultStorageMediaType = runtime.ContentTypeProtobuf
-	return e
-}
-
-// ApplyStorageCodec sets the storage codec from --storage-media-type. k8s.io/apiserver's SimpleStorageFactory
-// uses StorageConfig.Codec as it is, so without this the flag would be accepted and ignored. Objects are
-// written in the chosen encoding and read in any: JSON written by an earlier release stays readable and is
-// rewritten in the chosen encoding on its next update.
-func ApplyStorageCodec(e *genericoptions.EtcdOptions) error {
-	codec, versioner, err := serverstorage.NewStorageCodec(serverstorage.StorageCodecConfig{
-		StorageMediaType:  e.DefaultStorageMediaType,
-		StorageSerializer: apiserver.Codecs,
-		StorageVersion:    v1alpha1.SchemeGroupVersion,
-		MemoryVersion:     aim.SchemeGroupVersion,
-	})
-	if err != nil {
-		return fmt.Errorf("--storage-media-type: %w", err)
-	}
-	e.StorageConfig.Codec = codec
-	e.StorageConfig.EncodeVersioner = versioner
-	return nil
-}
-
-// AddStorageCompressionFlag registers --storage-compression, which the server and `aim-apiserver migrate`
-// (writing into the same storage) share.
-func AddStorageCompressionFlag(fs *pflag.FlagSet, mode *string) {
-	fs.StringVar(mode, "storage-compression", *mode, fmt.Sprintf("How AIM objects are compressed in etcd: one of %v. "+
-		"Values in either form are read; an update rewrites a value in the chosen one.", compression.Modes))
 }
 
 // Flags returns the flags grouped for --help.
@@ -182,7 +140,7 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 
 	r := o.RecommendedOptions
 	r.Etcd.AddFlags(fss.FlagSet("etcd"))
-	AddStorageCompressionFlag(fss.FlagSet("etcd"), &o.StorageCompression)
+	apiserver.AddStorageCompressionFlag(fss.FlagSet("etcd"), &o.StorageCompression)
 	o.Lifecycle.AddFlags(fss.FlagSet("etcd"), fss.FlagSet("shutdown"))
 	r.SecureServing.AddFlags(fss.FlagSet("secure serving"))
 	o.ServingCert.AddFlags(fss.FlagSet("secure serving"))
@@ -349,7 +307,7 @@ func (o *Options) config(ctx context.Context) (_ *runningConfig, err error) {
 	serverConfig.OpenAPIV3Config.Info.Version = v1alpha1.SchemeGroupVersion.Version
 	serverConfig.EffectiveVersion = version.Effective()
 
-	if err := ApplyStorageCodec(r.Etcd); err != nil {
+	if err := apiserver.ApplyStorageCodec(r.Etcd); err != nil {
 		return nil, err
 	}
 	if err := r.ApplyTo(serverConfig); err != nil {

@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
+	"github.com/aim-apiserver/aim-apiserver/pkg/apiserver"
 )
 
 func TestValidate(t *testing.T) {
@@ -81,7 +82,7 @@ func TestStorageCodec(t *testing.T) {
 			t.Fatal(err)
 		}
 		e := o.RecommendedOptions.Etcd
-		if err := ApplyStorageCodec(e); err != nil {
+		if err := apiserver.ApplyStorageCodec(e); err != nil {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
@@ -99,7 +100,7 @@ func TestStorageCodec(t *testing.T) {
 	for _, mediaType := range []string{"application/json", runtime.ContentTypeProtobuf} {
 		o := NewOptions(io.Discard)
 		o.RecommendedOptions.Etcd.DefaultStorageMediaType = mediaType
-		if err := ApplyStorageCodec(o.RecommendedOptions.Etcd); err != nil {
+		if err := apiserver.ApplyStorageCodec(o.RecommendedOptions.Etcd); err != nil {
 			t.Fatal(err)
 		}
 		for stored, data := range encoded {

@@ -12,8 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/validation"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
-	"github.com/aim-apiserver/aim-apiserver/pkg/registry/aim/aimservice"
 )
 
 // Reason is the condition reason of a stored spec that fails validation (the reference's reason for an
@@ -25,7 +25,7 @@ const maxErrors = 3
 
 // Service is nil when svc passes the validation of a create, else an InvalidSpec error naming the fields.
 func Service(svc *aimv1.AIMService) error {
-	return check(svc, aimv1.Convert_v1alpha1_AIMService_To_aim_AIMService, aimservice.Definition().Validate)
+	return check(svc, aimv1.Convert_v1alpha1_AIMService_To_aim_AIMService, validation.ValidateAIMService)
 }
 
 // check converts a versioned object to the internal type the registry validates and runs the validation of
