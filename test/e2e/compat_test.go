@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// These tests pin what aim-engine users see (reference-operator.md §3): status values, condition types and
+// These tests pin what aim-engine users see (docs/design.md R3): status values, condition types and
 // reasons, exactly. Each is named after the behaviour.
 
 // statusIs waits until an object's status and one condition read "status condStatus condReason".

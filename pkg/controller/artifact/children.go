@@ -151,7 +151,7 @@ func job(a *aimv1.AIMArtifact, rc runtimeconfig.Resolved, component string, ttl 
 				ObjectMeta: metav1.ObjectMeta{Labels: childlabels.ForPods(labels)},
 				Spec: corev1.PodSpec{
 					RestartPolicy: corev1.RestartPolicyNever,
-					// Never the namespace's default account (reference bug 9.21): this one may only patch
+					// Never the namespace's default account (reference defect R9.21 in docs/design.md): this one may only patch
 					// artifact status.
 					ServiceAccountName: DownloaderName,
 					ImagePullSecrets:   append([]corev1.LocalObjectReference(nil), a.Spec.ImagePullSecrets...),

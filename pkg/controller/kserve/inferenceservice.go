@@ -1,5 +1,6 @@
-// Package kserve builds the KServe InferenceService of an AIMService. It is the only package that imports
-// KServe's Go types, which pin the Kubernetes libraries (see architecture.md).
+// Package kserve builds the KServe InferenceService of an AIMService. It and pkg/controller/service, which reads
+// InferenceServices as Go structs, are the only packages that import KServe's Go types, which pin the Kubernetes
+// libraries (docs/design.md D3).
 package kserve
 
 import (
@@ -15,7 +16,7 @@ import (
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 )
 
-// Fixed parts of every inference pod (api.md, AMD GPU placement).
+// Fixed parts of every inference pod (docs/design.md D12, AMD GPU placement).
 const (
 	ContainerName = "kserve-container"
 	PortName      = "http"

@@ -6,7 +6,7 @@
 // their artifacts, which the garbage collector deletes with the cache. Artifacts carry aim-engine's labels
 // (the cache that made them, its template, the source's index); a deleted cache's finalizer removes the
 // shared artifacts it listed that are not Ready and that no other cache lists (not, as aim-engine does,
-// every non-Ready artifact with its label: reference bug 9.22).
+// every non-Ready artifact with its label: reference defect R9.22 in docs/design.md).
 package templatecache
 
 import (
