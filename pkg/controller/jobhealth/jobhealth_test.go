@@ -54,6 +54,9 @@ func TestComponent(t *testing.T) {
 		{"no pods", nil, nil, aimv1.AIMStatusProgressing, ReasonNoPods},
 		{"pull refused", []*corev1.Pod{pod(corev1.PodPending, waiting("ErrImagePull", "pull access denied, authorization failed"))}, nil,
 			aimv1.AIMStatusFailed, ReasonImagePullAuthFailure},
+		// The same refusal a predictor pod reports with the same reason (pkg/controller/service uses this rule).
+		{"pull 403", []*corev1.Pod{pod(corev1.PodPending, waiting("ImagePullBackOff", `failed to pull image "registry.example/aim/x:1": unexpected status: 403 Forbidden`))}, nil,
+			aimv1.AIMStatusFailed, ReasonImagePullAuthFailure},
 		{"image missing", []*corev1.Pod{pod(corev1.PodPending, waiting("ImagePullBackOff", "manifest unknown: tag v9"))}, nil,
 			aimv1.AIMStatusFailed, ReasonImageNotFound},
 		{"pull slow", []*corev1.Pod{pod(corev1.PodPending, waiting("ImagePullBackOff", "i/o timeout"))}, nil,

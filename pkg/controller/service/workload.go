@@ -17,6 +17,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/env"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gateway"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/jobhealth"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/redact"
@@ -514,19 +515,17 @@ func podProblem(p *corev1.Pod, events []corev1.Event) *state.Component {
 	return nil
 }
 
-// imagePullReason tells an auth failure and a missing image from other pull failures.
-func imagePullReason(msg, fallback string) string {
-	m := strings.ToLower(msg)
-	switch {
-	case strings.Contains(m, "unauthorized"), strings.Contains(m, "authentication required"), strings.Contains(m, "denied"):
-		return "ImagePullAuthFailure"
-	case strings.Contains(m, "not found"), strings.Contains(m, "manifest unknown"):
-		return "ImageNotFound"
+// imagePullReason tells an auth failure and a missing image from other pull failures, by the rule the download
+// and discovery pods use (jobhealth.ImagePullReason), so that one registry answer gives one reason everywhere;
+// other waiting reasons (InvalidImageName, ErrImageNeverPull) stay as kubelet named them.
+func imagePullReason(msg, waiting string) string {
+	if r := jobhealth.ImagePullReason(msg); r != jobhealth.ReasonImagePullBackOff {
+		return r
 	}
-	if fallback == "ErrImagePull" {
-		return "ImagePullBackOff"
+	if waiting == "ErrImagePull" {
+		return jobhealth.ReasonImagePullBackOff
 	}
-	return fallback
+	return waiting
 }
 
 func latest(events []corev1.Event) *corev1.Event {

@@ -14,6 +14,7 @@ import (
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gateway"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/jobhealth"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
@@ -355,6 +356,10 @@ func TestPodsComponent(t *testing.T) {
 		{"image pull back-off", []*corev1.Pod{pod("a", waiting("ImagePullBackOff", "Back-off pulling image"))}, nil, aimv1.AIMStatusDegraded, "ImagePullBackOff"},
 		{"image pull auth", []*corev1.Pod{pod("a", waiting("ErrImagePull", "pull access denied: unauthorized"))}, nil, aimv1.AIMStatusDegraded, "ImagePullAuthFailure"},
 		{"image not found", []*corev1.Pod{pod("a", waiting("ErrImagePull", "manifest unknown"))}, nil, aimv1.AIMStatusDegraded, "ImageNotFound"},
+		// The answer a download pod gets for the same registry refusal gives the same reason (jobhealth).
+		{"image pull 403", []*corev1.Pod{pod("a", waiting("ImagePullBackOff", `failed to pull image "registry.example/aim/x:1": unexpected status: 403 Forbidden`))},
+			nil, aimv1.AIMStatusDegraded, jobhealth.ReasonImagePullAuthFailure},
+		{"invalid image name", []*corev1.Pod{pod("a", waiting("InvalidImageName", "couldn't parse image reference"))}, nil, aimv1.AIMStatusDegraded, "InvalidImageName"},
 		{"OOM killed", []*corev1.Pod{pod("a", func(p *corev1.Pod) {
 			waiting("CrashLoopBackOff", "back-off")(p)
 			p.Status.ContainerStatuses[0].LastTerminationState.Terminated = &corev1.ContainerStateTerminated{Reason: "OOMKilled"}
