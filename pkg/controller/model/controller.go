@@ -15,6 +15,7 @@ import (
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/imagemeta"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
@@ -117,7 +118,7 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key string) (tim
 		return 0, err
 	}
 	owned := func() []TemplateState {
-		ts, _ := ctl.templates.AIMServiceTemplates(namespace).List(labels.SelectorFromSet(labels.Set{LabelModel: name}))
+		ts, _ := ctl.templates.AIMServiceTemplates(namespace).List(labels.SelectorFromSet(labels.Set{LabelModel: naming.LabelValue(name)}))
 		var out []TemplateState
 		for _, t := range ts {
 			if manager.OwnedBy(t, m.UID) {
@@ -127,7 +128,7 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key string) (tim
 		return out
 	}
 	deleteStale := func(ctx context.Context, keep []string) error {
-		ts, _ := ctl.templates.AIMServiceTemplates(namespace).List(labels.SelectorFromSet(labels.Set{LabelModel: name}))
+		ts, _ := ctl.templates.AIMServiceTemplates(namespace).List(labels.SelectorFromSet(labels.Set{LabelModel: naming.LabelValue(name)}))
 		return manager.DeleteStale(ctx, ctl.c.Recorder, m, "AIMServiceTemplate", ts, keep, ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(namespace).Delete)
 	}
 	apply := func(ctx context.Context, t Template) error {
@@ -158,7 +159,7 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, name string) (time.
 		return 0, err
 	}
 	owned := func() []TemplateState {
-		ts, _ := ctl.clusterTemplates.List(labels.SelectorFromSet(labels.Set{LabelModel: name}))
+		ts, _ := ctl.clusterTemplates.List(labels.SelectorFromSet(labels.Set{LabelModel: naming.LabelValue(name)}))
 		var out []TemplateState
 		for _, t := range ts {
 			if manager.OwnedBy(t, m.UID) {
@@ -168,7 +169,7 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, name string) (time.
 		return out
 	}
 	deleteStale := func(ctx context.Context, keep []string) error {
-		ts, _ := ctl.clusterTemplates.List(labels.SelectorFromSet(labels.Set{LabelModel: name}))
+		ts, _ := ctl.clusterTemplates.List(labels.SelectorFromSet(labels.Set{LabelModel: naming.LabelValue(name)}))
 		return manager.DeleteStale(ctx, ctl.c.Recorder, m, "AIMClusterServiceTemplate", ts, keep, ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().Delete)
 	}
 	apply := func(ctx context.Context, t Template) error {
@@ -326,7 +327,9 @@ func templateMeta(name, namespace, controllerLabel, model string, propagated map
 	for k, v := range propagated {
 		labels[k] = v
 	}
-	labels[LabelModel], labels[LabelOrigin] = model, OriginAuto
-	labels[aimv1.LabelManagedBy], labels[controllerLabel] = aimv1.ManagedByValue, model
+	// Label values hold at most 63 characters; a longer model name is shortened with a hash, as every child
+	// label naming a parent is (naming.LabelValue), and looked up the same way.
+	labels[LabelModel], labels[LabelOrigin] = naming.LabelValue(model), OriginAuto
+	labels[aimv1.LabelManagedBy], labels[controllerLabel] = aimv1.ManagedByValue, naming.LabelValue(model)
 	return metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: labels, OwnerReferences: []metav1.OwnerReference{*owner}}
 }

@@ -5,9 +5,12 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 )
 
 func TestDesiredFromRecommendedDeployments(t *testing.T) {
@@ -131,6 +134,27 @@ func TestTemplatesComponent(t *testing.T) {
 		c := TemplatesComponent(tc.expected, ts)
 		if c.State != tc.state || c.Reason != tc.reason {
 			t.Errorf("%d expected, %v: got %s/%s, want %s/%s", tc.expected, tc.states, c.State, c.Reason, tc.state, tc.reason)
+		}
+	}
+}
+
+// TestTemplateLabelsOfALongModelName: a model name over 63 characters (names may have 253) labels its templates
+// with a valid value, the same one its lookups select by; a short name is used as it is, as aim-engine does.
+func TestTemplateLabelsOfALongModelName(t *testing.T) {
+	long := strings.Repeat("qwen3-", 33) + "32b"
+	owner := &metav1.OwnerReference{Name: long}
+	for _, name := range []string{long, "qwen3-32b"} {
+		meta := templateMeta("t", "team", "aim.eai.amd.com/model.name", name, map[string]string{"team": "a"}, owner)
+		for k, v := range meta.Labels {
+			if errs := utilvalidation.IsValidLabelValue(v); len(errs) != 0 {
+				t.Errorf("%s: label %s=%q: %v", name[:10], k, v, errs)
+			}
+		}
+		if got, want := meta.Labels[LabelModel], naming.LabelValue(name); got != want {
+			t.Errorf("%s: model label %q, lookups select %q", name[:10], got, want)
+		}
+		if len(name) <= 63 && meta.Labels[LabelModel] != name {
+			t.Errorf("short name labelled %q", meta.Labels[LabelModel])
 		}
 	}
 }
