@@ -7,7 +7,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -107,11 +106,12 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key string) (tim
 	if apiequality.Semantic.DeepEqual(status, obj.Status) {
 		return 0, nil
 	}
-	ctl.recordValidity(obj, obj.Status, status)
 	updated := obj.DeepCopy()
 	updated.Status = status
-	_, err = ctl.c.AIM.AimV1alpha1().AIMRuntimeConfigs(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: "aim-runtimeconfig-controller"})
-	return 0, ignoreGone(err)
+	return ctl.finish(obj, key, obj.Status, status, func() error {
+		_, err := ctl.c.AIM.AimV1alpha1().AIMRuntimeConfigs(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: "aim-runtimeconfig-controller"})
+		return err
+	})
 }
 
 func (ctl *Controller) reconcileCluster(ctx context.Context, name string) (time.Duration, error) {
@@ -123,11 +123,26 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, name string) (time.
 	if apiequality.Semantic.DeepEqual(status, obj.Status) {
 		return 0, nil
 	}
-	ctl.recordValidity(obj, obj.Status, status)
 	updated := obj.DeepCopy()
 	updated.Status = status
-	_, err = ctl.c.AIM.AimV1alpha1().AIMClusterRuntimeConfigs().UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: "aim-runtimeconfig-controller"})
-	return 0, ignoreGone(err)
+	return ctl.finish(obj, name, obj.Status, status, func() error {
+		_, err := ctl.c.AIM.AimV1alpha1().AIMClusterRuntimeConfigs().UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: "aim-runtimeconfig-controller"})
+		return err
+	})
+}
+
+// finish ends a reconcile through manager.Finish, as every kind does: a status write that conflicts, or finds the
+// object gone, ends quietly (the newer version's watch event brings the object back); the validity Event is
+// recorded only once the status that carries it is written.
+func (ctl *Controller) finish(obj runtime.Object, what string, old, new aimv1.AIMRuntimeConfigStatus, write func() error) (time.Duration, error) {
+	return manager.Finish(ctl.c.Recorder, manager.End{Object: obj, What: "runtime config " + what, Changed: true,
+		Write: func() error {
+			if err := write(); err != nil {
+				return err
+			}
+			ctl.recordValidity(obj, old, new)
+			return nil
+		}})
 }
 
 // desiredStatus validates the spec again (it may predate a rule) and counts consumers. Conditions keep their
@@ -172,14 +187,6 @@ func (ctl *Controller) recordValidity(obj runtime.Object, old, new aimv1.AIMRunt
 	} else {
 		ctl.c.Recorder.Event(obj, corev1.EventTypeWarning, ReasonInvalid, now.Message)
 	}
-}
-
-// ignoreGone drops errors for objects deleted while we reconciled; conflicts are retried by the queue.
-func ignoreGone(err error) error {
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	return err
 }
 
 // consumerListers read every kind that names a runtime config.

@@ -1,0 +1,66 @@
+package runtimeconfig
+
+import (
+	"context"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+
+	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/install"
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
+	"github.com/aim-apiserver/aim-apiserver/pkg/generated/clientset/versioned/fake"
+	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
+)
+
+// TestStatusConflictEndsQuietly: a status write answered 409 (another writer was first) ends the reconcile
+// without an error and without the validity Event, as manager.Finish ends every kind's; a write that succeeds
+// records the Event once.
+func TestStatusConflictEndsQuietly(t *testing.T) {
+	cfg := &aimv1.AIMRuntimeConfig{ObjectMeta: metav1.ObjectMeta{Name: "gold", Namespace: "team", Generation: 1}}
+	for _, tc := range []struct {
+		name     string
+		conflict bool
+		events   int
+	}{{"conflict", true, 0}, {"written", false, 1}} {
+		t.Run(tc.name, func(t *testing.T) {
+			client := fake.NewClientset(cfg.DeepCopy())
+			// The status write: 409, or accepted as sent.
+			client.PrependReactor("update", "aimruntimeconfigs", func(a clienttesting.Action) (bool, runtime.Object, error) {
+				if tc.conflict {
+					return true, nil, apierrors.NewConflict(aimv1.Resource("aimruntimeconfigs"), "gold", nil)
+				}
+				return true, a.(clienttesting.UpdateAction).GetObject(), nil
+			})
+			index := func(objs ...runtime.Object) cache.Indexer {
+				i := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+				for _, o := range objs {
+					if err := i.Add(o); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return i
+			}
+			empty := index()
+			rec := record.NewFakeRecorder(10)
+			scheme := runtime.NewScheme()
+			install.Install(scheme)
+			ctl := &Controller{c: manager.Clients{AIM: client, Recorder: rec}, scheme: scheme, namespace: aimlisters.NewAIMRuntimeConfigLister(index(cfg)),
+				consumers: consumerListers{services: aimlisters.NewAIMServiceLister(empty), templates: aimlisters.NewAIMServiceTemplateLister(empty),
+					clusterTemplates: aimlisters.NewAIMClusterServiceTemplateLister(empty), models: aimlisters.NewAIMModelLister(empty),
+					clusterModels: aimlisters.NewAIMClusterModelLister(empty), caches: aimlisters.NewAIMTemplateCacheLister(empty),
+					artifacts: aimlisters.NewAIMArtifactLister(empty)}}
+			if _, err := ctl.reconcileNamespaced(context.Background(), "team/gold"); err != nil {
+				t.Errorf("reconcile: %v", err)
+			}
+			if got := len(rec.Events); got != tc.events {
+				t.Errorf("%d Events, want %d", got, tc.events)
+			}
+		})
+	}
+}
