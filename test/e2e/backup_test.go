@@ -119,7 +119,7 @@ func TestBackupRestoreKeepsUIDs(t *testing.T) {
 	t.Logf("destroyed the AIM store: %d keys", del.Deleted)
 
 	// While aim-apiserver is down, the garbage collector cannot read the owners and deletes nothing.
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		if got := children(); strings.Join(got, " ") != strings.Join(childrenBefore, " ") {
 			t.Fatalf("children changed while aim-apiserver was down:\nbefore %v\nnow    %v", childrenBefore, got)
@@ -152,7 +152,7 @@ func TestBackupRestoreKeepsUIDs(t *testing.T) {
 	}
 	// The controller runs again and the garbage collector sees the owners: the children stay as they were.
 	jsonpathSet(t, 60*time.Second, "aimsvc", "chat", "-n", ns, "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].lastTransitionTime}`)
-	deadline = time.Now().Add(20 * time.Second)
+	deadline = time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		if got := children(); strings.Join(got, " ") != strings.Join(childrenBefore, " ") {
 			t.Fatalf("children changed after the restore:\nbefore %v\nnow    %v", childrenBefore, got)

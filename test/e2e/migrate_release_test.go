@@ -121,7 +121,7 @@ func TestMigrationKeepsHelmOwnedObjectsEncrypted(t *testing.T) {
 	// The old release goes, as a cleanup of aim-engine would: the source stays, and so does the model it owns.
 	contains(t, "helm uninstall", mustHelm(t, "uninstall", "aim-engine", "-n", ns), "These resources were kept due to the resource policy",
 		"[AIMClusterModelSource] "+source)
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		got := k.must("get", "aimclustermodelsource/"+source, "aimclustermodel/"+model, "-o", "jsonpath={.items[*].metadata.uid}")
 		if got != sourceUID+" "+modelUID {
