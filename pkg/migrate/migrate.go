@@ -61,6 +61,10 @@ type migrator struct {
 	copied bool
 }
 
+// policyPropagation is how long aim-apiserver is given to load an admission policy: three of the one-second
+// refreshes every API server runs.
+const policyPropagation = 3 * time.Second
+
 // confirm says what is about to change where, and asks unless --yes. Without a terminal to ask in (a Job, a
 // pipe) and without --yes it stops: a migration is not something to start by accident.
 func (m *migrator) confirm(what string) error {
@@ -325,6 +329,17 @@ func (m *migrator) beforeSwitch(ctx context.Context, st *state) error {
 	probe := m.store.clusterKind()
 	if err := m.c.frozen(ctx, probe.GVR(), probe.Kind, time.Minute); err != nil {
 		return m.abort(ctx, err)
+	}
+	// kube-apiserver enforces the freeze now. aim-apiserver, whose controller starts on the copies as soon as they
+	// are written, loads admission policies on its own (every API server refreshes them each second,
+	// k8s.io/apiserver's policy source); it cannot be probed before the switch, so give it a few refreshes. Without
+	// this wait its controller created children of the copies before the freeze reached it, which the garbage
+	// collector then deleted (their owners did not exist behind the CRDs).
+	m.logf("waiting %s for aim-apiserver to load the freeze policy too", policyPropagation)
+	select {
+	case <-ctx.Done():
+		return m.abort(ctx, ctx.Err())
+	case <-time.After(policyPropagation):
 	}
 
 	// Read again under the freeze: nothing changes from here on.
