@@ -22,6 +22,7 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/grpclog"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -172,8 +173,15 @@ func etcdClient(c config) (*clientv3.Client, error) {
 	}
 	// The etcd client's gRPC logs every dial it gives up as a warning; only errors matter here.
 	grpclog.SetLoggerV2(grpclog.NewLoggerV2(io.Discard, io.Discard, os.Stderr))
-	return clientv3.New(clientv3.Config{Endpoints: []string{c.etcdServer}, DialTimeout: 10 * time.Second,
-		TLS: &tls.Config{Certificates: []tls.Certificate{pair}, RootCAs: pool, MinVersion: tls.VersionTLS12}})
+	// Connect before starting, so that a wrong address or certificate fails here with its cause instead of
+	// every etcd read waiting until the run's timeout.
+	client, err := clientv3.New(clientv3.Config{Endpoints: []string{c.etcdServer}, DialTimeout: 10 * time.Second,
+		DialOptions: []grpc.DialOption{grpc.WithBlock(), grpc.WithReturnConnectionError()},
+		TLS:         &tls.Config{Certificates: []tls.Certificate{pair}, RootCAs: pool, MinVersion: tls.VersionTLS12}})
+	if err != nil {
+		return nil, fmt.Errorf("connecting to etcd at %s with the certificates of %s: %w", c.etcdServer, c.etcdCerts, err)
+	}
+	return client, nil
 }
 
 func run(ctx context.Context, c config) error {
