@@ -54,8 +54,8 @@ const (
 	ReasonStorageFull          = "StorageFull"
 )
 
-// pendingEvents are the event reasons that explain a pending pod.
-var pendingEvents = []string{"FailedScheduling", "FailedMount", "FailedAttachVolume", "FailedCreatePodSandBox"}
+// PendingEvents are the event reasons that explain a pending pod.
+var PendingEvents = []string{"FailedScheduling", "FailedMount", "FailedAttachVolume", "FailedCreatePodSandBox"}
 
 // Job reports a Job as the component name; a nil Job is being created.
 func Job(name string, j *batchv1.Job) state.Component {
@@ -128,14 +128,8 @@ func Pods(name string, pods []*corev1.Pod, events []corev1.Event) state.Componen
 	for _, p := range pods {
 		for _, cs := range append(slices.Clone(p.Status.InitContainerStatuses), p.Status.ContainerStatuses...) {
 			if w := cs.State.Waiting; w != nil && (w.Reason == "ImagePullBackOff" || w.Reason == "ErrImagePull") {
-				msg := fmt.Sprintf("Container %s: %s", cs.Name, w.Message)
-				switch ImagePullReason(w.Message) {
-				case ReasonImagePullAuthFailure:
-					return fail(state.Auth, ReasonImagePullAuthFailure, msg)
-				case ReasonImageNotFound:
-					return fail(state.MissingUpstream, ReasonImageNotFound, msg)
-				}
-				return fail(state.Infrastructure, ReasonImagePullBackOff, msg)
+				comp.Errors = []error{PullError(fmt.Sprintf("Container %s: %s", cs.Name, w.Message))}
+				return comp
 			}
 		}
 	}
@@ -166,7 +160,7 @@ func Pods(name string, pods []*corev1.Pod, events []corev1.Event) state.Componen
 		}
 		if e := Latest(mine); e != nil {
 			switch {
-			case slices.Contains(pendingEvents, e.Reason):
+			case slices.Contains(PendingEvents, e.Reason):
 				return set(aimv1.AIMStatusPending, e.Reason, e.Message)
 			case e.Reason == "Pulling":
 				return set(aimv1.AIMStatusProgressing, e.Reason, e.Message)
@@ -181,6 +175,22 @@ var (
 	authWords     = []string{"unauthorized", "401", "403", "forbidden", "denied", "credentials", "authentication required"}
 	notFoundWords = []string{"not found", "404", "manifest unknown", "name unknown", "does not exist"}
 )
+
+// PullError is the error of an image pull that failed with msg, in the reference's categories: a refused credential
+// is Auth (the user fixes it: Failed, AuthValid False), a missing image MissingUpstream, anything else
+// Infrastructure (retried by kubelet: Degraded). Every pod of every kind is judged by it: download, discovery and
+// predictor pods alike.
+func PullError(msg string) error {
+	reason, excerpt := ImagePullReason(msg), redact.Excerpt(msg, redact.DefaultLimit)
+	switch reason {
+	case ReasonImagePullAuthFailure:
+		return state.NewError(state.Auth, reason, "%s", excerpt)
+	case ReasonImageNotFound:
+		return state.NewError(state.MissingUpstream, reason, "%s", excerpt)
+	default:
+		return state.NewError(state.Infrastructure, reason, "%s", excerpt)
+	}
+}
 
 // ImagePullReason tells, from a pull error's text, a refused credential and a missing image from the rest.
 func ImagePullReason(msg string) string {

@@ -37,18 +37,7 @@ func template(name, ns, modelName string, st aimv1.AIMStatus, typ aimv1.AIMProfi
 
 // outcome is a component's state and reason as Derive will read them.
 func outcome(c state.Component) (aimv1.AIMStatus, string) {
-	st, reason := c.State, c.Reason
-	if len(c.Errors) > 0 {
-		if e, ok := c.Errors[0].(*state.Error); ok && reason == "" {
-			reason = e.Reason
-		}
-		if st == "" {
-			st = aimv1.AIMStatusFailed // user-fixable, missing references included
-		}
-	}
-	if st == "" {
-		st = aimv1.AIMStatusReady
-	}
+	st, reason, _ := state.Outcome(c)
 	return st, reason
 }
 

@@ -423,7 +423,7 @@ func ISVCComponent(s ISVCState, warnings []corev1.Event) state.Component {
 	default:
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "CreatingRuntime",
 			cmp.Or(redact.Excerpt(s.Message, redact.DefaultLimit), "the InferenceService is not ready yet")
-		if e := latest(warnings); e != nil {
+		if e := jobhealth.Latest(warnings); e != nil {
 			comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, cmp.Or(e.Reason, "InternalError"), redact.Excerpt(e.Message, redact.DefaultLimit)
 			if strings.Contains(strings.ToLower(e.Message), "serverless") || strings.Contains(e.Message, "Knative") {
 				comp.Reason, comp.Message = "ServerlessModeRejected", comp.Message+"; configure KServe for RawDeployment (Standard) mode"
@@ -434,8 +434,8 @@ func ISVCComponent(s ISVCState, warnings []corev1.Event) state.Component {
 }
 
 // PodsComponent reports the predictor pods from their container states and the latest Warning event about
-// each pod. Problems that outlast a restart (image pulls, crashes, OOM kills) make the component Degraded;
-// scheduling problems keep it Pending.
+// each pod. Image pulls are judged by jobhealth.PullError (a refused credential or a missing image Failed, other
+// pull failures Degraded); crashes and OOM kills make the component Degraded; scheduling problems keep it Pending.
 func PodsComponent(pods []*corev1.Pod, events []corev1.Event, isvcReady bool) state.Component {
 	comp := state.Component{Name: ComponentPods, Dependency: state.DependencyDownstream}
 	if len(pods) == 0 {
@@ -454,7 +454,7 @@ func PodsComponent(pods []*corev1.Pod, events []corev1.Event, isvcReady bool) st
 		if problem := podProblem(p, byPod[p.Name]); problem != nil {
 			return *problem
 		}
-		if podReady(p) {
+		if jobhealth.Ready(p) {
 			ready++
 		}
 	}
@@ -472,11 +472,19 @@ func podProblem(p *corev1.Pod, events []corev1.Event) *state.Component {
 		return &state.Component{Name: ComponentPods, Dependency: state.DependencyDownstream, State: st, Reason: reason,
 			Message: fmt.Sprintf("pod %s: %s", p.Name, redact.Excerpt(msg, redact.DefaultLimit))}
 	}
+	// Image pulls are judged as every pod's are (jobhealth.PullError), so that one registry answer gives one
+	// reason and one state everywhere, as the reference does.
+	pullFailed := func(msg string) *state.Component {
+		return &state.Component{Name: ComponentPods, Dependency: state.DependencyDownstream,
+			Errors: []error{jobhealth.PullError(fmt.Sprintf("pod %s: %s", p.Name, msg))}}
+	}
 	for _, cs := range append(slices.Clone(p.Status.InitContainerStatuses), p.Status.ContainerStatuses...) {
 		if w := cs.State.Waiting; w != nil {
 			switch w.Reason {
-			case "ImagePullBackOff", "ErrImagePull", "InvalidImageName", "ErrImageNeverPull":
-				return bad(aimv1.AIMStatusDegraded, imagePullReason(w.Message, w.Reason), cmp.Or(w.Message, w.Reason+" for "+cs.Image))
+			case "ImagePullBackOff", "ErrImagePull":
+				return pullFailed(cmp.Or(w.Message, w.Reason+" for "+cs.Image))
+			case "InvalidImageName", "ErrImageNeverPull":
+				return bad(aimv1.AIMStatusDegraded, w.Reason, cmp.Or(w.Message, w.Reason+" for "+cs.Image))
 			case "CrashLoopBackOff", "CreateContainerConfigError", "CreateContainerError":
 				msg := cmp.Or(w.Message, w.Reason)
 				if t := cs.LastTerminationState.Terminated; t != nil && t.Reason == "OOMKilled" {
@@ -501,61 +509,16 @@ func podProblem(p *corev1.Pod, events []corev1.Event) *state.Component {
 		}
 	}
 	if p.Status.Phase == corev1.PodPending {
-		if e := latest(events); e != nil {
-			switch e.Reason {
-			case "FailedScheduling", "FailedMount", "FailedAttachVolume", "FailedCreatePodSandBox":
+		if e := jobhealth.Latest(events); e != nil {
+			switch {
+			case slices.Contains(jobhealth.PendingEvents, e.Reason):
 				return bad(aimv1.AIMStatusPending, e.Reason, e.Message)
-			case "Failed", "BackOff":
-				if strings.Contains(e.Message, "pull") {
-					return bad(aimv1.AIMStatusDegraded, imagePullReason(e.Message, "ImagePullBackOff"), e.Message)
-				}
+			case (e.Reason == "Failed" || e.Reason == "BackOff") && strings.Contains(e.Message, "pull"):
+				return pullFailed(e.Message)
 			}
 		}
 	}
 	return nil
-}
-
-// imagePullReason tells an auth failure and a missing image from other pull failures, by the rule the download
-// and discovery pods use (jobhealth.ImagePullReason), so that one registry answer gives one reason everywhere;
-// other waiting reasons (InvalidImageName, ErrImageNeverPull) stay as kubelet named them.
-func imagePullReason(msg, waiting string) string {
-	if r := jobhealth.ImagePullReason(msg); r != jobhealth.ReasonImagePullBackOff {
-		return r
-	}
-	if waiting == "ErrImagePull" {
-		return jobhealth.ReasonImagePullBackOff
-	}
-	return waiting
-}
-
-func latest(events []corev1.Event) *corev1.Event {
-	var out *corev1.Event
-	for i := range events {
-		e := &events[i]
-		if out == nil || eventTime(e).After(eventTime(out).Time) {
-			out = e
-		}
-	}
-	return out
-}
-
-func eventTime(e *corev1.Event) metav1.Time {
-	switch {
-	case !e.LastTimestamp.IsZero():
-		return e.LastTimestamp
-	case !e.EventTime.IsZero():
-		return metav1.NewTime(e.EventTime.Time)
-	}
-	return e.FirstTimestamp
-}
-
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 func sortedPods(pods []*corev1.Pod) []*corev1.Pod {
@@ -573,7 +536,7 @@ func HPAName(isvc string) string { return "keda-hpa-" + isvc + "-predictor" }
 func Runtime(svc *aimv1.AIMService, pods []*corev1.Pod, hpa *autoscalingv2.HorizontalPodAutoscaler) *aimv1.AIMServiceRuntimeStatus {
 	ready := int32(0)
 	for _, p := range pods {
-		if podReady(p) {
+		if jobhealth.Ready(p) {
 			ready++
 		}
 	}

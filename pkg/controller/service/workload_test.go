@@ -354,11 +354,12 @@ func TestPodsComponent(t *testing.T) {
 		{"all ready", []*corev1.Pod{pod("a", nil), pod("b", nil)}, nil, aimv1.AIMStatusReady, "PodsReady"},
 		{"starting", []*corev1.Pod{pod("a", nil), pod("b", func(p *corev1.Pod) { p.Status.Conditions = nil })}, nil, aimv1.AIMStatusProgressing, "PodsStarting"},
 		{"image pull back-off", []*corev1.Pod{pod("a", waiting("ImagePullBackOff", "Back-off pulling image"))}, nil, aimv1.AIMStatusDegraded, "ImagePullBackOff"},
-		{"image pull auth", []*corev1.Pod{pod("a", waiting("ErrImagePull", "pull access denied: unauthorized"))}, nil, aimv1.AIMStatusDegraded, "ImagePullAuthFailure"},
-		{"image not found", []*corev1.Pod{pod("a", waiting("ErrImagePull", "manifest unknown"))}, nil, aimv1.AIMStatusDegraded, "ImageNotFound"},
-		// The answer a download pod gets for the same registry refusal gives the same reason (jobhealth).
+		{"image pull auth", []*corev1.Pod{pod("a", waiting("ErrImagePull", "pull access denied: unauthorized"))}, nil, aimv1.AIMStatusFailed, "ImagePullAuthFailure"},
+		{"image not found", []*corev1.Pod{pod("a", waiting("ErrImagePull", "manifest unknown"))}, nil, aimv1.AIMStatusFailed, "ImageNotFound"},
+		// Image pulls are judged as download pods' are (jobhealth): a refused credential or a missing image is for the
+		// user to fix (Failed), a slow or flaky registry is Degraded, as the reference categorises them.
 		{"image pull 403", []*corev1.Pod{pod("a", waiting("ImagePullBackOff", `failed to pull image "registry.example/aim/x:1": unexpected status: 403 Forbidden`))},
-			nil, aimv1.AIMStatusDegraded, jobhealth.ReasonImagePullAuthFailure},
+			nil, aimv1.AIMStatusFailed, jobhealth.ReasonImagePullAuthFailure},
 		{"invalid image name", []*corev1.Pod{pod("a", waiting("InvalidImageName", "couldn't parse image reference"))}, nil, aimv1.AIMStatusDegraded, "InvalidImageName"},
 		{"OOM killed", []*corev1.Pod{pod("a", func(p *corev1.Pod) {
 			waiting("CrashLoopBackOff", "back-off")(p)

@@ -164,7 +164,7 @@ func Derive(in Input) Output {
 	// Component conditions and the worst state.
 	worst, worstName, worstMsg, worstReason := aimv1.AIMStatusReady, "", "", ""
 	for _, c := range in.Components {
-		st, reason, msg := componentState(c)
+		st, reason, msg := Outcome(c)
 		typ := c.Name + componentSuffix
 		if inGrace && st == aimv1.AIMStatusDegraded && hasCategory(c.Errors, Infrastructure) {
 			// A short outage is not news: keep the previous condition, or show the component as waiting.
@@ -224,8 +224,9 @@ func Derive(in Input) Output {
 	return out
 }
 
-// componentState derives a component's state, reason and message.
-func componentState(c Component) (aimv1.AIMStatus, string, string) {
+// Outcome is a component's state, reason and message as Derive reads them: its own, or else those of its
+// worst error.
+func Outcome(c Component) (aimv1.AIMStatus, string, string) {
 	reason, msg := c.Reason, c.Message
 	if len(c.Errors) > 0 {
 		if reason == "" {
