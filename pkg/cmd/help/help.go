@@ -1,42 +1,16 @@
-// Package help gives aim-apiserver's subcommands their own --help. The root command prints its flags in named
+// Package help gives aim-apiserver's subcommands cobra's own --help. The root command prints its flags in named
 // sets (k8s.io/component-base's usage function), and cobra hands a subcommand without a usage function of its own
 // the root's, which would list the server's flags under every subcommand.
 package help
 
-import (
-	"fmt"
-	"io"
-	"strings"
+import "github.com/spf13/cobra"
 
-	"github.com/spf13/cobra"
-	cliflag "k8s.io/component-base/cli/flag"
-)
+// cobraDefaults is a command without a parent: its usage and help functions are cobra's defaults, which print
+// the command they are given (its description, subcommands and flags).
+var cobraDefaults = &cobra.Command{}
 
-// Own makes cmd's --help and usage show its description, its subcommands and its own flags.
+// Own makes cmd's --help and usage cobra's defaults again.
 func Own(cmd *cobra.Command) {
-	usage := func(c *cobra.Command, w io.Writer) {
-		fmt.Fprintf(w, "Usage:\n  %s\n", c.UseLine())
-		if c.HasAvailableSubCommands() {
-			fmt.Fprintf(w, "\nCommands:\n")
-			for _, sub := range c.Commands() {
-				if sub.IsAvailableCommand() {
-					fmt.Fprintf(w, "  %-12s %s\n", sub.Name(), sub.Short)
-				}
-			}
-			fmt.Fprintf(w, "\nUse \"%s <command> --help\" for a command's flags.\n", c.CommandPath())
-		}
-		var fss cliflag.NamedFlagSets
-		if c.HasAvailableLocalFlags() {
-			fss.FlagSet(c.Name()).AddFlagSet(c.LocalFlags())
-		}
-		cliflag.PrintSections(w, fss, 100)
-	}
-	cmd.SetUsageFunc(func(c *cobra.Command) error {
-		usage(c, c.OutOrStderr())
-		return nil
-	})
-	cmd.SetHelpFunc(func(c *cobra.Command, _ []string) {
-		fmt.Fprintf(c.OutOrStdout(), "%s\n\n", strings.TrimSpace(c.Long))
-		usage(c, c.OutOrStdout())
-	})
+	cmd.SetUsageFunc(cobraDefaults.UsageFunc())
+	cmd.SetHelpFunc(cobraDefaults.HelpFunc())
 }
