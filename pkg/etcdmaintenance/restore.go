@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 
-	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -34,41 +33,28 @@ func Restore(ctx context.Context, kv clientv3.KV, content *Content, dryRun bool)
 			continue
 		}
 		key := string(want.Key)
-		got, err := kv.Get(ctx, key)
-		if err != nil {
-			return r, fmt.Errorf("reading %s: %w", key, err)
-		}
-		if len(got.Kvs) > 0 {
-			if bytes.Equal(got.Kvs[0].Value, want.Value) {
-				r.Unchanged++
-			} else {
-				r.Differ = append(r.Differ, key)
-			}
-			continue
-		}
+		// One round trip a key: put it if absent, else read what is there.
+		put := clientv3.OpPut(key, string(want.Value))
 		if dryRun {
+			put = clientv3.OpGet(key, clientv3.WithCountOnly())
+		}
+		resp, err := kv.Txn(ctx).
+			If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+			Then(put).
+			Else(clientv3.OpGet(key)).
+			Commit()
+		if err != nil {
+			return r, fmt.Errorf("restoring %s: %w", key, err)
+		}
+		if resp.Succeeded {
 			r.Written++
 			continue
 		}
-		if err := putIfAbsent(ctx, kv, want); err != nil {
-			return r, err
+		if got := resp.Responses[0].GetResponseRange().Kvs; len(got) > 0 && bytes.Equal(got[0].Value, want.Value) {
+			r.Unchanged++
+		} else {
+			r.Differ = append(r.Differ, key)
 		}
-		r.Written++
 	}
 	return r, nil
-}
-
-func putIfAbsent(ctx context.Context, kv clientv3.KV, want *mvccpb.KeyValue) error {
-	key := string(want.Key)
-	resp, err := kv.Txn(ctx).
-		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(clientv3.OpPut(key, string(want.Value))).
-		Commit()
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", key, err)
-	}
-	if !resp.Succeeded {
-		return fmt.Errorf("writing %s: it was created while restoring; is aim-apiserver still running?", key)
-	}
-	return nil
 }
