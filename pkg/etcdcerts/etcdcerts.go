@@ -144,19 +144,17 @@ func (e *Ensurer) ensureOnce(ctx context.Context) (map[string][]byte, error) {
 		}
 	}
 
+	var client map[string][]byte
 	for _, l := range e.leaves() {
-		if err := e.ensureLeaf(ctx, issuer, l, leaves[l.Secret]); err != nil {
+		data, err := e.ensureLeaf(ctx, issuer, l, leaves[l.Secret])
+		if err != nil {
 			return nil, err
 		}
+		if l.Secret == e.opts.Client.Secret {
+			client = data
+		}
 	}
-	client, err := e.get(ctx, e.opts.Client.Secret)
-	if err != nil {
-		return nil, err
-	}
-	if client == nil {
-		return nil, errRaced
-	}
-	return client.Data, nil
+	return client, nil
 }
 
 func (e *Ensurer) get(ctx context.Context, name string) (*corev1.Secret, error) {
@@ -186,14 +184,15 @@ func (e *Ensurer) createCA(ctx context.Context) (*certgen.Issuer, error) {
 }
 
 // ensureLeaf signs the leaf's certificate when its Secret is missing, not of this CA, not for the hosts, or due.
-func (e *Ensurer) ensureLeaf(ctx context.Context, issuer *certgen.Issuer, l Leaf, secret *corev1.Secret) error {
+// It returns the data the Secret holds afterwards.
+func (e *Ensurer) ensureLeaf(ctx context.Context, issuer *certgen.Issuer, l Leaf, secret *corev1.Secret) (map[string][]byte, error) {
 	why := e.needsNew(issuer, l, secret)
 	if why == "" {
-		return nil
+		return secret.Data, nil
 	}
 	if secret != nil && !issuedBy(secret, issuer) {
 		// Replacing a certificate of another CA would cut the members using it off from the others.
-		return fmt.Errorf("%w: the certificate in Secret %s/%s is not signed by the CA in Secret %s: delete both "+
+		return nil, fmt.Errorf("%w: the certificate in Secret %s/%s is not signed by the CA in Secret %s: delete both "+
 			"(and the other certificate Secrets), then restart aim-apiserver and all etcd pods at once",
 			ErrInconsistent, e.opts.Namespace, l.Secret, e.opts.CASecret)
 	}
@@ -205,14 +204,14 @@ func (e *Ensurer) ensureLeaf(ctx context.Context, issuer *certgen.Issuer, l Leaf
 	certPEM, keyPEM, err := certgen.Issue(certgen.Request{CommonName: l.CommonName, Hosts: l.Hosts, Usages: l.Usages,
 		NotBefore: now, NotAfter: notAfter}, issuer)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	data := map[string][]byte{KeyCert: certPEM, KeyKey: keyPEM, KeyCA: certgen.EncodeBundle(issuer.Cert)}
 	if err := e.write(ctx, secret, l.Secret, data); err != nil {
-		return err
+		return nil, err
 	}
 	klog.InfoS("Wrote an etcd certificate", "secret", e.opts.Namespace+"/"+l.Secret, "reason", why, "hosts", l.Hosts)
-	return nil
+	return data, nil
 }
 
 // needsNew says why the Secret's certificate is not the one the leaf needs, or "".
