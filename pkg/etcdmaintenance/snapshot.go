@@ -81,12 +81,24 @@ func Snapshots(dir string) ([]string, error) {
 	}
 	var out []string
 	for _, e := range entries {
-		if !e.IsDir() && strings.HasPrefix(e.Name(), filePrefix) && strings.HasSuffix(e.Name(), fileSuffix) {
+		if !e.IsDir() && isSnapshotName(e.Name()) {
 			out = append(out, filepath.Join(dir, e.Name()))
 		}
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+func isSnapshotName(name string) bool {
+	return strings.HasPrefix(name, filePrefix) && strings.HasSuffix(name, fileSuffix) && !strings.ContainsAny(name, `/\`)
+}
+
+// CopyTo uploads the snapshot to a bucket and then deletes the bucket's oldest snapshots beyond keep (0 keeps all).
+func (s *Saved) CopyTo(ctx context.Context, b *Bucket, keep int) (removed []string, err error) {
+	if err := b.Upload(ctx, s.Path); err != nil {
+		return nil, err
+	}
+	return b.Prune(ctx, keep)
 }
 
 func prune(dir string, keep int) ([]string, error) {

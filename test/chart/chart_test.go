@@ -852,6 +852,10 @@ func TestChartPrometheusRule(t *testing.T) {
 			"AIMEtcdNoLeader":              {`etcd_server_has_leader{job="aim-etcd"} == 0`, "1m", "critical"},
 			"AIMEtcdFrequentLeaderChanges": {`increase(etcd_server_leader_changes_seen_total{job="aim-etcd"}[1h]) > 3`, "5m", "warning"},
 		},
+		"aim-etcd-backup": {
+			"AIMEtcdSnapshotsStale": {`time() - max(kube_cronjob_status_last_successful_time{namespace="aim-system", cronjob="aim-etcd-snapshot"}) > 90000`,
+				"15m", "warning"},
+		},
 	}
 	groups := ruleGroups(t, rule)
 	if len(groups) != len(want) {
@@ -901,7 +905,7 @@ func TestChartPrometheusRule(t *testing.T) {
 		"--set", "etcd.external.endpoints={https://e:2379}", "--set", "etcd.external.clientSecret=c")
 	rule = find(t, objs, "PrometheusRule", "aim-apiserver")
 	groups = ruleGroups(t, rule)
-	if _, ok := groups["aim-etcd"]; ok || len(groups["aim-apiserver"]) != 2 {
+	if _, ok := groups["aim-etcd"]; ok || groups["aim-etcd-backup"] != nil || len(groups["aim-apiserver"]) != 2 {
 		t.Errorf("external etcd: rule groups %v", groups)
 	}
 	if spec, err = yaml.Marshal(rule["spec"]); err != nil {
@@ -1255,6 +1259,11 @@ func TestChartSchemaRejects(t *testing.T) {
 		{[]string{"--set", "etcd.backup.enabled=sometimes"}, "/etcd/backup/enabled"},
 		{[]string{"--set", "etcd.backup.storage.size=big"}, "/etcd/backup/storage/size"},
 		{[]string{"--set", "etcd.backup.schedule="}, "/etcd/backup/schedule"},
+		{[]string{"--set", "etcd.backup.s3.endpoint=minio:9000"}, "/etcd/backup/s3/endpoint"},
+		{[]string{"--set", "etcd.backup.s3.pathStyle=yes"}, "/etcd/backup/s3/pathStyle"},
+		{[]string{"--set", "etcd.backup.s3.credentialsSecret=My_Keys"}, "/etcd/backup/s3/credentialsSecret"},
+		{[]string{"--set", "etcd.backup.s3.buckets=b"}, "/etcd/backup/s3"},
+		{[]string{"--set", "etcd.backup.storage.persistent=no"}, "/etcd/backup/storage/persistent"},
 		{[]string{"--set", "etcd.defrag.enabled=1"}, "/etcd/defrag/enabled"},
 		{[]string{"--set", "etcd.quotaBackendBytes=-1"}, "/etcd/quotaBackendBytes"},
 		{[]string{"--set-json", "etcd.quotaBackendBytes=1.5"}, "/etcd/quotaBackendBytes"},
@@ -1640,6 +1649,40 @@ func TestChartEtcdMaintenance(t *testing.T) {
 	jsonEqual(t, "snapshot volumes", field(pod(find(t, objs, "CronJob", "aim-etcd-snapshot")), "spec", "volumes"), `[
   {name: etcd-client, secret: {secretName: my-client, defaultMode: 288}},
   {name: snapshots, persistentVolumeClaim: {claimName: offsite}}]`)
+	// A copy in a bucket only: credentials from a Secret, a cloud identity's service account, the private CAs and
+	// the proxy as aim-apiserver has them, and a scratch volume instead of the chart's claim.
+	objs = helmTemplate(t, "--set", "etcd.backup.s3.bucket=backups", "--set", "etcd.backup.s3.prefix=aim/prod",
+		"--set", "etcd.backup.s3.endpoint=https://minio.storage.svc:9000", "--set", "etcd.backup.s3.region=eu-1",
+		"--set", "etcd.backup.s3.pathStyle=true", "--set", "etcd.backup.s3.credentialsSecret=s3-keys",
+		"--set", "etcd.backup.s3.serviceAccountName=backup", "--set", "etcd.backup.storage.persistent=false",
+		"--set", "extraCACertificates.configMap=private-cas", "--set", "proxy.httpsProxy=http://proxy:3128")
+	if has(objs, "PersistentVolumeClaim", "aim-etcd-snapshots") {
+		t.Error("storage.persistent=false still renders the snapshots' claim")
+	}
+	snap = find(t, objs, "CronJob", "aim-etcd-snapshot")
+	jsonEqual(t, "snapshot args with a bucket", firstContainer(snap)["args"], toJSON(t, append(append([]string{"etcd", "snapshot"}, etcdArgs...),
+		"--dir=/var/lib/aim-etcd-snapshots", "--keep=8", "--s3-bucket=backups", "--s3-prefix=aim/prod",
+		"--s3-endpoint=https://minio.storage.svc:9000", "--s3-region=eu-1", "--s3-path-style")))
+	jsonEqual(t, "snapshot env with a bucket", firstContainer(snap)["env"], `[
+  {name: AWS_ACCESS_KEY_ID, valueFrom: {secretKeyRef: {name: s3-keys, key: AWS_ACCESS_KEY_ID}}},
+  {name: AWS_SECRET_ACCESS_KEY, valueFrom: {secretKeyRef: {name: s3-keys, key: AWS_SECRET_ACCESS_KEY}}},
+  {name: SSL_CERT_DIR, value: /etc/aim-apiserver/ca-certificates},
+  {name: HTTPS_PROXY, value: "http://proxy:3128"},
+  {name: NO_PROXY, value: "localhost,127.0.0.1,.svc,.cluster.local,$(KUBERNETES_SERVICE_HOST)"}]`)
+	jsonEqual(t, "snapshot volumes with a bucket", field(pod(snap), "spec", "volumes"), `[
+  {name: etcd-client, secret: {secretName: aim-apiserver-etcd-client, defaultMode: 288}},
+  {name: snapshots, emptyDir: {}},
+  {name: extra-ca-certificates, projected: {defaultMode: 292, sources: [{configMap: {name: private-cas}}]}}]`)
+	if got := str(pod(snap), "spec", "serviceAccountName"); got != "backup" {
+		t.Errorf("snapshot pods run as %q, want the cloud identity's service account", got)
+	}
+	if _, ok := firstContainer(find(t, objs, "CronJob", "aim-etcd-defrag"))["env"]; ok {
+		t.Error("the defrag pods get the bucket's credentials")
+	}
+	if msg := helmTemplateError(t, "--set", "etcd.backup.storage.persistent=false"); !strings.Contains(msg, "set etcd.backup.s3.bucket") {
+		t.Errorf("no volume and no bucket: %q, want an error that says to set the bucket", msg)
+	}
+
 	objs = helmTemplate(t, "--set", "etcd.backup.enabled=false")
 	if has(objs, "CronJob", "aim-etcd-snapshot") || has(objs, "PersistentVolumeClaim", "aim-etcd-snapshots") {
 		t.Error("backup.enabled=false still renders the snapshots")

@@ -275,3 +275,60 @@ Checks of combinations the schema does not express.
 {{- with .Values.proxy.noProxy }}{{ $entries = append $entries . }}{{ end -}}
 {{- join "," $entries -}}
 {{- end }}
+
+{{/*
+Outbound HTTPS of aim-apiserver's image (registries, the snapshot bucket): the private CAs of extraCACertificates
+trusted next to the image's public ones, and the proxy. Env entries, volume mount and volume, for every pod that
+makes such calls.
+*/}}
+{{- define "aim-apiserver.outboundEnv" -}}
+{{- if or .Values.extraCACertificates.configMap .Values.extraCACertificates.secret }}
+# Go reads the image's bundle (/etc/ssl/certs/ca-certificates.crt) and every file of these directories: the
+# private CAs are trusted next to the public ones.
+- name: SSL_CERT_DIR
+  value: /etc/aim-apiserver/ca-certificates
+{{- end }}
+{{- with .Values.proxy }}
+{{- if or .httpsProxy .httpProxy }}
+{{- with .httpsProxy }}
+- name: HTTPS_PROXY
+  value: {{ . | quote }}
+{{- end }}
+{{- with .httpProxy }}
+- name: HTTP_PROXY
+  value: {{ . | quote }}
+{{- end }}
+# kube-apiserver (the Service address Kubernetes puts in KUBERNETES_SERVICE_HOST), etcd and every in-cluster name
+# are reached directly.
+- name: NO_PROXY
+  value: {{ include "aim-apiserver.noProxy" $ | quote }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "aim-apiserver.extraCAVolumeMount" -}}
+{{- if or .Values.extraCACertificates.configMap .Values.extraCACertificates.secret }}
+- name: extra-ca-certificates
+  mountPath: /etc/aim-apiserver/ca-certificates
+  readOnly: true
+{{- end }}
+{{- end }}
+
+{{- define "aim-apiserver.extraCAVolume" -}}
+{{- with .Values.extraCACertificates }}
+{{- if or .configMap .secret }}
+- name: extra-ca-certificates
+  projected:
+    defaultMode: 0444
+    sources:
+      {{- with .configMap }}
+      - configMap:
+          name: {{ . }}
+      {{- end }}
+      {{- with .secret }}
+      - secret:
+          name: {{ . }}
+      {{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
