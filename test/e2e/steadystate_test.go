@@ -72,8 +72,13 @@ func writes(metrics string, filters ...string) float64 {
 	return sum
 }
 
-// TestSteadyStateWritesNothing: once a template, its model and a runtime config are Ready, resyncs (every 5 s
-// in the harness) re-check them without a single write to aim-apiserver or to kube-apiserver's Jobs.
+// steadyResyncs is how many resync periods (5 s in the harness) the steady-state window lasts.
+const steadyResyncs = 10
+
+// TestSteadyStateWritesNothing: once a template, a model's own template with discovered model sources, a
+// runtime config and a running service are Ready, resyncs re-check them without a single write to aim-apiserver,
+// an apply of a Job or of an InferenceService. A sidecar another writer added to the InferenceService is another
+// writer's business: left alone, and no reason to apply.
 func TestSteadyStateWritesNothing(t *testing.T) {
 	k := admin(t)
 	gpuNode(t, "e2e-steady", map[string]string{"amd.com/gpu.device-id": "74a9"}, 8)
@@ -82,11 +87,48 @@ func TestSteadyStateWritesNothing(t *testing.T) {
 	clusterTemplate(t, "e2e-steady", "MI300X")
 	_, pod := discoveryPod(t, "e2e-steady", 1)
 	finishPod(t, pod, discoveryOutput)
-	k.must("wait", "--for=condition=Ready", "aimcltpl/e2e-steady", "aimclrc/e2e-steady", "--timeout=60s")
-	k.must("wait", "--for=condition=Ready", "aimclmdl/e2e-steady-model", "--timeout=60s")
+
+	// A model whose image recommends a deployment: the model applies the template, discovery fills its status.
+	k.mustApply(`apiVersion: aim.eai.amd.com/v1alpha1
+kind: AIMClusterModel
+metadata: {name: e2e-steady-rec}
+spec:
+  image: registry.example/aim/steady-rec:1.0
+  imageMetadata:
+    model:
+      canonicalName: Org/SteadyRec
+      recommendedDeployments:
+      - {gpuModel: MI300X, gpuCount: 1, precision: fp8, metric: latency}
+`)
+	t.Cleanup(func() { _, _ = k.run("", "delete", "aimclmdl", "e2e-steady-rec", "--wait=false") })
+	recTemplate := onlyOne(t, 30*time.Second, "aimcltpl", "", "aim.eai.amd.com/model=e2e-steady-rec")
+	_, pod = discoveryPod(t, recTemplate, 1)
+	finishPod(t, pod, discoveryOutput)
+	k.must("wait", "--for=condition=Ready", "aimcltpl/e2e-steady", "aimcltpl/"+recTemplate, "aimclrc/e2e-steady", "--timeout=60s")
+	k.must("wait", "--for=condition=Ready", "aimclmdl/e2e-steady-model", "aimclmdl/e2e-steady-rec", "--timeout=60s")
+
+	// A running service, and a sidecar another writer adds to its InferenceService.
+	ns := namespace(t, "steady")
+	applyService(t, ns, "chat", "model: {name: e2e-steady-model}, template: {name: e2e-steady}, caching: {mode: Never}")
+	isvc := inferenceServiceName(ns, "chat")
+	objectJSON(t, 60*time.Second, "inferenceservice", isvc, ns)
+	predictorPod(t, ns, isvc, "chat-predictor-0")
+	patchStatus(t, "pod", "chat-predictor-0", ns, map[string]any{"phase": "Running",
+		"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}})
+	patchStatus(t, "inferenceservice", isvc, ns, map[string]any{"conditions": []any{
+		map[string]any{"type": "Ready", "status": "True", "lastTransitionTime": time.Now().UTC().Format(time.RFC3339)}}})
+	k.must("wait", "--for=condition=Ready", "aimsvc/chat", "-n", ns, "--timeout=60s")
+	k.must("patch", "inferenceservice", isvc, "-n", ns, "--type=json", "--field-manager=log-shipper-injector",
+		"-p", `[{"op":"add","path":"/spec/predictor/containers/-","value":{"name":"log-shipper","image":"registry.example/log-shipper:1"}}]`)
+	sidecars := func() string {
+		return k.must("get", "inferenceservice", isvc, "-n", ns, "-o", "jsonpath={.spec.predictor.containers[*].name}")
+	}
+	if got := sidecars(); got != "kserve-container log-shipper" {
+		t.Fatalf("containers after the patch: %q", got)
+	}
 
 	// Let in-flight work settle, including the namespace controller emptying earlier tests' namespaces (its
-	// deletes are not ours), then watch two resync periods.
+	// deletes are not ours), then watch the resyncs.
 	eventually(t, 90*time.Second, "earlier tests' namespaces gone", func() error {
 		if out := k.must("get", "namespaces", "-o", `jsonpath={.items[?(@.status.phase=="Terminating")].metadata.name}`); out != "" {
 			return fmt.Errorf("terminating: %s", out)
@@ -94,31 +136,48 @@ func TestSteadyStateWritesNothing(t *testing.T) {
 		return nil
 	})
 	time.Sleep(6 * time.Second)
+	objects := []string{"aimcltpl/e2e-steady", "aimcltpl/" + recTemplate, "aimclmdl/e2e-steady-model", "aimclmdl/e2e-steady-rec", "aimclrc/e2e-steady"}
+	resourceVersions := func() string {
+		const rv = "jsonpath={.items[*].metadata.resourceVersion}"
+		return k.must(append(append([]string{"get"}, objects...), "-o", rv)...) + " " +
+			k.must("get", "aimsvc/chat", "inferenceservice/"+isvc, "-n", ns, "-o", rv)
+	}
 	aimMetricsBefore := aimMetrics(t)
 	aimBefore := writes(aimMetricsBefore, `group="aim.eai.amd.com"`)
-	// The controller writes Jobs only by server-side apply; other writers (the garbage collector removing
-	// Jobs of templates earlier tests deleted, the Job controller) use other verbs.
-	kubeBefore := writes(k.must("get", "--raw", "/metrics"), `resource="jobs"`, `verb="APPLY"`)
-	rvBefore := k.must("get", "aimcltpl/e2e-steady", "aimclmdl/e2e-steady-model", "aimclrc/e2e-steady", "-o", "jsonpath={.items[*].metadata.resourceVersion}")
-	time.Sleep(12 * time.Second)
+	// The controller writes Jobs and InferenceServices only by server-side apply; other writers (the garbage
+	// collector removing Jobs of templates earlier tests deleted, the Job controller) use other verbs.
+	kubeMetricsBefore := k.must("get", "--raw", "/metrics")
+	jobsBefore := writes(kubeMetricsBefore, `resource="jobs"`, `verb="APPLY"`)
+	isvcsBefore := writes(kubeMetricsBefore, `resource="inferenceservices"`, `verb="APPLY"`)
+	rvBefore := resourceVersions()
+	time.Sleep(steadyResyncs * 5 * time.Second)
 	aimMetricsAfter := aimMetrics(t)
 	aimAfter := writes(aimMetricsAfter, `group="aim.eai.amd.com"`)
-	kubeAfter := writes(k.must("get", "--raw", "/metrics"), `resource="jobs"`, `verb="APPLY"`)
-	rvAfter := k.must("get", "aimcltpl/e2e-steady", "aimclmdl/e2e-steady-model", "aimclrc/e2e-steady", "-o", "jsonpath={.items[*].metadata.resourceVersion}")
+	kubeMetricsAfter := k.must("get", "--raw", "/metrics")
+	jobsAfter := writes(kubeMetricsAfter, `resource="jobs"`, `verb="APPLY"`)
+	isvcsAfter := writes(kubeMetricsAfter, `resource="inferenceservices"`, `verb="APPLY"`)
+	rvAfter := resourceVersions()
 
 	if aimAfter != aimBefore {
-		t.Errorf("aim-apiserver received %v writes during steady-state resyncs:\n%s", aimAfter-aimBefore, changedLines(aimMetricsBefore, aimMetricsAfter))
+		t.Errorf("aim-apiserver received %v writes during %d steady-state resyncs:\n%s", aimAfter-aimBefore, steadyResyncs,
+			changedLines(aimMetricsBefore, aimMetricsAfter))
 	}
-	if kubeAfter != kubeBefore {
-		t.Errorf("kube-apiserver received %v applies of Jobs during steady-state resyncs", kubeAfter-kubeBefore)
+	if jobsAfter != jobsBefore || isvcsAfter != isvcsBefore {
+		t.Errorf("kube-apiserver received %v applies of Jobs and %v of InferenceServices during %d steady-state resyncs",
+			jobsAfter-jobsBefore, isvcsAfter-isvcsBefore, steadyResyncs)
 	}
 	if rvAfter != rvBefore {
 		t.Errorf("objects changed: %s -> %s", rvBefore, rvAfter)
 	}
-	if aimBefore == 0 || kubeBefore == 0 {
-		t.Errorf("no write was ever counted (AIM %v, Job applies %v): the metric filter is wrong", aimBefore, kubeBefore)
+	if got := sidecars(); got != "kserve-container log-shipper" {
+		t.Errorf("the other writer's sidecar: containers %q", got)
 	}
-	t.Logf("steady state: %v AIM writes and %v Job applies before the window, none in it", aimBefore, kubeBefore)
+	if aimBefore == 0 || jobsBefore == 0 || isvcsBefore == 0 {
+		t.Errorf("no write was ever counted (AIM %v, Job applies %v, InferenceService applies %v): the metric filter is wrong",
+			aimBefore, jobsBefore, isvcsBefore)
+	}
+	t.Logf("steady state: %v AIM writes, %v Job and %v InferenceService applies before the window, none in %d resyncs",
+		aimBefore, jobsBefore, isvcsBefore, steadyResyncs)
 }
 
 // changedLines are the request counters that differ between two scrapes, to say which writes happened.

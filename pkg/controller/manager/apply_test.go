@@ -85,6 +85,12 @@ func TestPrepareApply(t *testing.T) {
 	if body, drift, err := PrepareApply(desired("i:1"), applied); err != nil || body != nil || drift != "" {
 		t.Errorf("unchanged: body %s, drift %q (%v), want nothing to send", body, drift, err)
 	}
+	// A typed informer caches objects without apiVersion and kind (its decoder drops them).
+	cached := applied.DeepCopy()
+	cached.TypeMeta = metav1.TypeMeta{}
+	if body, drift, err := PrepareApply(desired("i:1"), cached); err != nil || body != nil || drift != "" {
+		t.Errorf("unchanged, as a typed informer caches it: body %s, drift %q (%v), want nothing to send", body, drift, err)
+	}
 	if body, drift, err := PrepareApply(desired("i:2"), applied); err != nil || body == nil || drift != "" {
 		t.Errorf("desired changed: body %s, drift %q (%v)", body, drift, err)
 	}

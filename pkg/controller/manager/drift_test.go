@@ -9,14 +9,17 @@ import (
 func TestDrift(t *testing.T) {
 	var applied map[string]any
 	if err := json.Unmarshal([]byte(`{"metadata":{"name":"chat","creationTimestamp":null,"labels":{"a":"1"}},
-"spec":{"predictor":{"minReplicas":1,"containers":[{"name":"main","args":["--x"]}]}},"status":{}}`), &applied); err != nil {
+"spec":{"predictor":{"minReplicas":1,"containers":[{"name":"main","args":["--x"]}],"command":["a","b"],
+"tolerations":[{"key":"amd.com/gpu","operator":"Exists"}]}},"status":{}}`), &applied); err != nil {
 		t.Fatal(err)
 	}
 	live := func() map[string]any {
 		return map[string]any{
 			"metadata": map[string]any{"name": "chat", "resourceVersion": "7", "labels": map[string]any{"a": "1", "team": "blue"}},
 			"spec": map[string]any{"predictor": map[string]any{"minReplicas": int64(1), "timeout": int64(60),
-				"containers": []any{map[string]any{"name": "main", "args": []any{"--x"}, "image": "defaulted"}}}},
+				"containers":  []any{map[string]any{"name": "main", "args": []any{"--x"}, "image": "defaulted"}},
+				"command":     []any{"a", "b"},
+				"tolerations": []any{map[string]any{"key": "amd.com/gpu", "operator": "Exists", "effect": "NoSchedule"}}}},
 		}
 	}
 	for _, tc := range []struct {
@@ -29,14 +32,41 @@ func TestDrift(t *testing.T) {
 			m["spec"].(map[string]any)["predictor"].(map[string]any)["minReplicas"] = int64(5)
 		}, "spec.predictor.minReplicas"},
 		{"a field removed", func(m map[string]any) { delete(m["metadata"].(map[string]any)["labels"].(map[string]any), "a") }, "metadata.labels.a"},
-		{"a list element added", func(m map[string]any) {
+		{"a sidecar another writer added, after ours", func(m map[string]any) {
 			p := m["spec"].(map[string]any)["predictor"].(map[string]any)
 			p["containers"] = append(p["containers"].([]any), map[string]any{"name": "sidecar"})
-		}, "spec.predictor.containers"},
+		}, ""},
+		{"a sidecar another writer added, before ours", func(m map[string]any) {
+			p := m["spec"].(map[string]any)["predictor"].(map[string]any)
+			p["containers"] = append([]any{map[string]any{"name": "istio-proxy"}}, p["containers"].([]any)...)
+		}, ""},
+		{"our container removed", func(m map[string]any) {
+			p := m["spec"].(map[string]any)["predictor"].(map[string]any)
+			p["containers"] = []any{map[string]any{"name": "sidecar"}}
+		}, "spec.predictor.containers[name=main]"},
 		{"a list element edited", func(m map[string]any) {
 			c := m["spec"].(map[string]any)["predictor"].(map[string]any)["containers"].([]any)[0].(map[string]any)
 			c["args"] = []any{"--y"}
-		}, "spec.predictor.containers[0].args[0]"},
+		}, "spec.predictor.containers[name=main].args[0]"},
+		{"an argument another writer added", func(m map[string]any) {
+			c := m["spec"].(map[string]any)["predictor"].(map[string]any)["containers"].([]any)[0].(map[string]any)
+			c["args"] = []any{"--x", "--verbose"}
+		}, ""},
+		{"a toleration another writer added (a list without names)", func(m map[string]any) {
+			p := m["spec"].(map[string]any)["predictor"].(map[string]any)
+			p["tolerations"] = []any{map[string]any{"key": "other"}, map[string]any{"key": "amd.com/gpu", "operator": "Exists"}}
+		}, ""},
+		{"our toleration edited", func(m map[string]any) {
+			p := m["spec"].(map[string]any)["predictor"].(map[string]any)
+			p["tolerations"] = []any{map[string]any{"key": "amd.com/gpu", "operator": "Equal"}}
+		}, "spec.predictor.tolerations[0].operator"},
+		{"our toleration removed", func(m map[string]any) {
+			p := m["spec"].(map[string]any)["predictor"].(map[string]any)
+			p["tolerations"] = []any{map[string]any{"key": "other"}}
+		}, "spec.predictor.tolerations[0].key"},
+		{"our arguments reordered", func(m map[string]any) {
+			m["spec"].(map[string]any)["predictor"].(map[string]any)["command"] = []any{"b", "a"}
+		}, "spec.predictor.command[1]"},
 	} {
 		m := live()
 		tc.edit(m)

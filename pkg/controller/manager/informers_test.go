@@ -42,7 +42,7 @@ func TestDynamicObjectsAreCachedTyped(t *testing.T) {
 	if err != nil || back.GetAPIVersion() != "batch/v1" || back.GetKind() != "Job" {
 		t.Fatalf("as a map: %v (%v)", back, err)
 	}
-	if field := missing(back.Object, map[string]any{"spec": u.Object["spec"]}, "", sameValue); field != "" {
+	if field := (comparison{same: sameValue, exactLists: true}).missing(back.Object, map[string]any{"spec": u.Object["spec"]}, "."); field != "" {
 		t.Errorf("the map read back lost %s", field)
 	}
 	// A field of the wrong type (a hand edit the server's schema let through) keeps the object a map.
