@@ -22,7 +22,6 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/apiserver"
 	"github.com/aim-apiserver/aim-apiserver/pkg/fieldformat"
-	"github.com/aim-apiserver/aim-apiserver/pkg/registry/aim/resource"
 	"github.com/aim-apiserver/aim-apiserver/pkg/storage/compression"
 )
 
@@ -35,12 +34,7 @@ type aimStore struct {
 }
 
 // kindStore is the storage of one AIM kind.
-type kindStore struct {
-	Resource string
-	Kind     string
-	main     *resource.REST
-	status   *resource.StatusREST
-}
+type kindStore struct{ apiserver.StoredKind }
 
 // newAIMStore opens the store as the server does: its codec, its compression, and its encryption at rest
 // (--encryption-provider-config), so that copied objects are written as the server writes them and read back by
@@ -62,16 +56,15 @@ func newAIMStore(ctx context.Context, etcd *genericoptions.EtcdOptions, compress
 	if err != nil {
 		return nil, err
 	}
+	kinds, err := apiserver.OpenStorage(getter)
+	if err != nil {
+		return nil, fmt.Errorf("opening aim-apiserver's storage: %w", err)
+	}
 	s := &aimStore{}
 	resources := map[string]string{}
-	for _, r := range apiserver.Resources() {
-		main, status, err := r.NewStorage(apiserver.Scheme, getter)
-		if err != nil {
-			s.close()
-			return nil, fmt.Errorf("opening aim-apiserver's storage of %s: %w", r.ResourceName(), err)
-		}
-		s.kinds = append(s.kinds, &kindStore{Resource: r.ResourceName(), Kind: r.KindName(), main: main, status: status})
-		resources[r.ResourceName()] = r.KindName()
+	for _, k := range kinds {
+		s.kinds = append(s.kinds, &kindStore{k})
+		resources[k.Resource] = k.Kind
 	}
 	format, err := fieldformat.New(apiserver.Scheme, v1alpha1.SchemeGroupVersion, resources, 3*1024*1024)
 	if err != nil {
@@ -84,7 +77,7 @@ func newAIMStore(ctx context.Context, etcd *genericoptions.EtcdOptions, compress
 
 func (s *aimStore) close() {
 	for _, k := range s.kinds {
-		k.main.Destroy()
+		k.Store.Destroy()
 	}
 }
 
@@ -128,14 +121,14 @@ func (k *kindStore) GVR() schema.GroupVersionResource {
 }
 
 // NamespaceScoped says whether objects of the kind live in namespaces.
-func (k *kindStore) NamespaceScoped() bool { return k.main.NamespaceScoped() }
+func (k *kindStore) NamespaceScoped() bool { return k.Store.NamespaceScoped() }
 
 func (k *kindStore) context(namespace string) context.Context {
 	return genericapirequest.WithNamespace(context.Background(), namespace)
 }
 
 func (k *kindStore) key(ctx context.Context, namespace, name string) (string, error) {
-	return k.main.KeyFunc(genericapirequest.WithNamespace(ctx, namespace), name)
+	return k.Store.KeyFunc(genericapirequest.WithNamespace(ctx, namespace), name)
 }
 
 // decode turns an object read from the CRDs into the internal type, as the server decodes a request: the
@@ -158,7 +151,7 @@ func (s *aimStore) decode(k *kindStore, u *unstructured.Unstructured) (runtime.O
 // validate is what the server would reject in the object.
 func (k *kindStore) validate(obj runtime.Object) field.ErrorList {
 	m, _ := meta.Accessor(obj)
-	return resource.ValidateStored(k.context(m.GetNamespace()), k.main, k.status, obj)
+	return k.Validate(k.context(m.GetNamespace()), obj)
 }
 
 // get reads an object; found is false when there is none.
@@ -167,8 +160,8 @@ func (k *kindStore) get(ctx context.Context, namespace, name string) (runtime.Ob
 	if err != nil {
 		return nil, false, err
 	}
-	out := k.main.New()
-	if err := k.main.Storage.Get(ctx, key, storage.GetOptions{}, out); err != nil {
+	out := k.Store.New()
+	if err := k.Store.Storage.Get(ctx, key, storage.GetOptions{}, out); err != nil {
 		if storage.IsNotFound(err) {
 			return nil, false, nil
 		}
@@ -179,8 +172,8 @@ func (k *kindStore) get(ctx context.Context, namespace, name string) (runtime.Ob
 
 // list reads every object of the kind, in every namespace.
 func (k *kindStore) list(ctx context.Context) ([]runtime.Object, error) {
-	out := k.main.NewList()
-	if err := k.main.Storage.GetList(ctx, k.main.KeyRootFunc(ctx), storage.ListOptions{Recursive: true, Predicate: storage.Everything}, out); err != nil {
+	out := k.Store.NewList()
+	if err := k.Store.Storage.GetList(ctx, k.Store.KeyRootFunc(ctx), storage.ListOptions{Recursive: true, Predicate: storage.Everything}, out); err != nil {
 		return nil, fmt.Errorf("listing %s in aim-apiserver's etcd: %w", k.Kind, err)
 	}
 	return meta.ExtractList(out)
@@ -197,7 +190,7 @@ func (k *kindStore) create(ctx context.Context, obj runtime.Object) error {
 	if err != nil {
 		return err
 	}
-	if err := k.main.Storage.Create(ctx, key, obj, k.main.New(), 0, false); err != nil {
+	if err := k.Store.Storage.Create(ctx, key, obj, k.Store.New(), 0, false); err != nil {
 		return fmt.Errorf("writing %s %s into aim-apiserver's etcd: %w", k.Kind, describe(m), err)
 	}
 	return nil
@@ -214,7 +207,7 @@ func (k *kindStore) replaceFromSource(ctx context.Context, src runtime.Object, u
 	if err != nil {
 		return err
 	}
-	return k.main.Storage.GuaranteedUpdate(ctx, key, k.main.New(), false, &storage.Preconditions{UID: &uid},
+	return k.Store.Storage.GuaranteedUpdate(ctx, key, k.Store.New(), false, &storage.Preconditions{UID: &uid},
 		func(cur runtime.Object, _ storage.ResponseMeta) (runtime.Object, *uint64, error) {
 			next := src.DeepCopyObject()
 			copyStatus(next, cur)
@@ -232,7 +225,7 @@ func (k *kindStore) remove(ctx context.Context, namespace, name string, uid type
 	if err != nil {
 		return false, err
 	}
-	err = k.main.Storage.Delete(ctx, key, k.main.New(), &storage.Preconditions{UID: &uid}, storage.ValidateAllObjectFunc,
+	err = k.Store.Storage.Delete(ctx, key, k.Store.New(), &storage.Preconditions{UID: &uid}, storage.ValidateAllObjectFunc,
 		false, nil, storage.DeleteOptions{})
 	switch {
 	case err == nil:

@@ -14,9 +14,10 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
-	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/apiserver/pkg/storage"
 	"k8s.io/client-go/util/cert"
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
@@ -121,7 +122,7 @@ resources:
 				t.Error("the image reference is readable in etcd")
 			}
 			k, _ := s.kindOf(&src)
-			got, err := k.main.Get(genericapirequest.WithNamespace(context.Background(), "team"), "qwen", &metav1.GetOptions{})
+			got, err := k.Store.Get(genericapirequest.WithNamespace(context.Background(), "team"), "qwen", &metav1.GetOptions{})
 			if err != nil || got.(*aim.AIMModel).UID != src.GetUID() {
 				t.Errorf("read back: %v %v", got, err)
 			}
@@ -159,7 +160,7 @@ func TestCopyKeepsWhatTheCRDsHad(t *testing.T) {
 		t.Fatal(err)
 	}
 	k, _ := s.kindOf(&src)
-	got, err := k.main.Get(genericapirequest.WithNamespace(context.Background(), "team"), "qwen", &metav1.GetOptions{})
+	got, err := k.Store.Get(genericapirequest.WithNamespace(context.Background(), "team"), "qwen", &metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,17 +175,22 @@ func TestCopyKeepsWhatTheCRDsHad(t *testing.T) {
 	}
 
 	// Run again with a changed label: the copy follows the CRDs, the status the controller wrote stays.
-	degraded := got.DeepCopyObject().(*aim.AIMModel)
-	degraded.Status.Status = aim.AIMStatusDegraded
-	if _, _, err := k.status.Update(genericapirequest.WithNamespace(context.Background(), "team"), "qwen",
-		rest.DefaultUpdatedObjectInfo(degraded), rest.ValidateAllObjectFunc, rest.ValidateAllObjectUpdateFunc, false, &metav1.UpdateOptions{}); err != nil {
+	key, err := k.key(context.Background(), "team", "qwen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := k.Store.Storage.GuaranteedUpdate(context.Background(), key, k.Store.New(), false, nil,
+		storage.SimpleUpdate(func(obj runtime.Object) (runtime.Object, error) {
+			obj.(*aim.AIMModel).Status.Status = aim.AIMStatusDegraded
+			return obj, nil
+		}), false, nil); err != nil {
 		t.Fatal(err)
 	}
 	src.SetLabels(map[string]string{"team": "b"})
 	if err := m.copy(context.Background(), []unstructured.Unstructured{src}, true, nil); err != nil {
 		t.Fatal(err)
 	}
-	got, _ = k.main.Get(genericapirequest.WithNamespace(context.Background(), "team"), "qwen", &metav1.GetOptions{})
+	got, _ = k.Store.Get(genericapirequest.WithNamespace(context.Background(), "team"), "qwen", &metav1.GetOptions{})
 	if mdl := got.(*aim.AIMModel); mdl.Labels["team"] != "b" || mdl.Status.Status != aim.AIMStatusDegraded || mdl.UID != src.GetUID() {
 		t.Errorf("second run: labels %v status %s uid %s", mdl.Labels, mdl.Status.Status, mdl.UID)
 	}
