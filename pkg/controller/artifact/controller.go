@@ -104,11 +104,8 @@ func Register(m *manager.Manager) error {
 	return nil
 }
 
-func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration, error) {
-	namespace, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		return 0, nil
-	}
+func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
+	namespace, name := key.Namespace, key.Name
 	a, ok, err := manager.Lookup(func() (*aimv1.AIMArtifact, error) { return ctl.artifacts.AIMArtifacts(namespace).Get(name) })
 	if !ok {
 		return 0, err
@@ -155,7 +152,7 @@ func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration
 	// The update carries the observed resourceVersion: when the downloader patched progress meanwhile, it
 	// conflicts, and the watch event of that patch queues the artifact again with fresh data. Progress is never
 	// overwritten with a stale copy.
-	return manager.Finish(ctl.c.Recorder, manager.End{Object: a, What: "artifact " + key, Changed: !apiequality.Semantic.DeepEqual(status, a.Status), Write: func() error {
+	return manager.Finish(ctl.c.Recorder, manager.End{Object: a, What: "artifact " + key.String(), Changed: !apiequality.Semantic.DeepEqual(status, a.Status), Write: func() error {
 		updated := a.DeepCopy()
 		updated.Status = status
 		_, err := ctl.c.AIM.AimV1alpha1().AIMArtifacts(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: FieldManager})
@@ -287,7 +284,7 @@ func (ctl *Controller) enqueueHandler(concerns func(obj metav1.Object, a *aimv1.
 		}
 		for _, a := range list {
 			if concerns(m, a) {
-				ctl.ctl.Add(a.Namespace + "/" + a.Name)
+				ctl.ctl.Add(cache.MetaObjectToName(a))
 			}
 		}
 	}

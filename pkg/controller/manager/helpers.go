@@ -105,11 +105,11 @@ func (o Owners) EnqueueRefs(namespace string, refs []metav1.OwnerReference) {
 		if !ok || r.APIVersion != aimv1.SchemeGroupVersion.String() {
 			continue
 		}
-		if oc.Namespaced {
-			oc.Controller.Add(namespace + "/" + r.Name)
-		} else {
-			oc.Controller.Add(r.Name)
+		if !oc.Namespaced {
+			oc.Controller.Add(cache.NewObjectName("", r.Name))
+			continue
 		}
+		oc.Controller.Add(cache.NewObjectName(namespace, r.Name))
 	}
 }
 

@@ -93,10 +93,11 @@ func (o Options) Validate() error {
 	return errors.Join(errs...)
 }
 
-// Reconciler brings one object, named by its queue key ("namespace/name" or "name"), to its desired state.
-// A zero requeueAfter and nil error mean done until the next event.
+// Reconciler brings one object, named by its queue key (a typed key: no string to split and no parse error to
+// handle in every reconcile), to its desired state. A zero requeueAfter and nil error mean done until the next
+// event.
 type Reconciler interface {
-	Reconcile(ctx context.Context, key string) (requeueAfter time.Duration, err error)
+	Reconcile(ctx context.Context, key cache.ObjectName) (requeueAfter time.Duration, err error)
 }
 
 // Clients and informers the controllers share.
@@ -128,7 +129,7 @@ type Controller struct {
 	primary []cache.KeyLister
 
 	mu    sync.RWMutex
-	queue workqueue.TypedRateLimitingInterface[string]
+	queue workqueue.TypedRateLimitingInterface[cache.ObjectName]
 }
 
 // NewController returns a controller of the objects whose keys primary lists; its failures back off
@@ -144,13 +145,15 @@ type Keys []string
 func (k Keys) ListKeys() []string { return k }
 
 // startTerm gives the controller a new queue holding every primary key.
-func (c *Controller) startTerm() workqueue.TypedRateLimitingInterface[string] {
+func (c *Controller) startTerm() workqueue.TypedRateLimitingInterface[cache.ObjectName] {
 	q := workqueue.NewTypedRateLimitingQueueWithConfig(
-		workqueue.NewTypedItemExponentialFailureRateLimiter[string](100*time.Millisecond, 5*time.Minute),
-		workqueue.TypedRateLimitingQueueConfig[string]{Name: c.Name})
+		workqueue.NewTypedItemExponentialFailureRateLimiter[cache.ObjectName](100*time.Millisecond, 5*time.Minute),
+		workqueue.TypedRateLimitingQueueConfig[cache.ObjectName]{Name: c.Name})
 	for _, p := range c.primary {
 		for _, key := range p.ListKeys() {
-			q.Add(key)
+			if name, err := cache.ParseObjectName(key); err == nil {
+				q.Add(name)
+			}
 		}
 	}
 	c.mu.Lock()
@@ -171,7 +174,7 @@ func (c *Controller) endTerm() {
 }
 
 // Add queues a key in the current term; between terms it is dropped (the next term lists every key).
-func (c *Controller) Add(key string) {
+func (c *Controller) Add(key cache.ObjectName) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.queue != nil {
@@ -181,7 +184,7 @@ func (c *Controller) Add(key string) {
 
 // Enqueue adds an object's key.
 func (c *Controller) Enqueue(obj any) {
-	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
+	key, err := cache.DeletionHandlingObjectToName(obj)
 	if err != nil {
 		utilruntime.HandleError(fmt.Errorf("%s: computing key: %w", c.Name, err))
 		return
@@ -442,7 +445,7 @@ func (m *Manager) runWorkers(ctx context.Context) {
 
 // processNext reconciles one key; it returns false when the worker should stop: the queue is shut down, or the
 // term ended while the worker waited (a reconcile never starts with a cancelled context).
-func (m *Manager) processNext(ctx context.Context, c *Controller, q workqueue.TypedRateLimitingInterface[string]) bool {
+func (m *Manager) processNext(ctx context.Context, c *Controller, q workqueue.TypedRateLimitingInterface[cache.ObjectName]) bool {
 	key, quit := q.Get()
 	if quit {
 		return false
@@ -457,7 +460,7 @@ func (m *Manager) processNext(ctx context.Context, c *Controller, q workqueue.Ty
 	switch {
 	case err != nil:
 		klog.FromContext(ctx).V(2).Info("Reconcile failed; retrying with backoff", "controller", c.Name, "key", key, "err", err)
-		utilruntime.HandleError(fmt.Errorf("%s %q: %w", c.Name, key, err))
+		utilruntime.HandleError(fmt.Errorf("%s %q: %w", c.Name, key.String(), err))
 		q.AddRateLimited(key)
 	case after > 0:
 		q.Forget(key)
@@ -471,7 +474,7 @@ func (m *Manager) processNext(ctx context.Context, c *Controller, q workqueue.Ty
 // reconcileRecovering turns a panic of a reconcile into its error, with the stack: the controllers run inside
 // the API server, which a bug in one reconcile must not take down. The key is retried with backoff, so a key
 // that always panics costs one attempt per backoff step (up to 5 minutes), not a hot loop.
-func reconcileRecovering(ctx context.Context, r Reconciler, key string) (after time.Duration, err error) {
+func reconcileRecovering(ctx context.Context, r Reconciler, key cache.ObjectName) (after time.Duration, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			after, err = 0, fmt.Errorf("reconcile panicked: %v\n%s", p, debug.Stack())
@@ -481,9 +484,9 @@ func reconcileRecovering(ctx context.Context, r Reconciler, key string) (after t
 }
 
 // ReconcilerFunc adapts a function to Reconciler.
-type ReconcilerFunc func(ctx context.Context, key string) (time.Duration, error)
+type ReconcilerFunc func(ctx context.Context, key cache.ObjectName) (time.Duration, error)
 
 // Reconcile calls f.
-func (f ReconcilerFunc) Reconcile(ctx context.Context, key string) (time.Duration, error) {
+func (f ReconcilerFunc) Reconcile(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
 	return f(ctx, key)
 }

@@ -36,7 +36,8 @@ func TestEveryTermStartsFromThePrimaryKeys(t *testing.T) {
 	var mu sync.Mutex
 	seen := map[string]int{}
 	store := &keyStore{}
-	c := NewController("test", ReconcilerFunc(func(_ context.Context, key string) (time.Duration, error) {
+	c := NewController("test", ReconcilerFunc(func(_ context.Context, name cache.ObjectName) (time.Duration, error) {
+		key := name.String()
 		mu.Lock()
 		defer mu.Unlock()
 		seen[key]++
@@ -75,11 +76,11 @@ func TestEveryTermStartsFromThePrimaryKeys(t *testing.T) {
 	store.set("ns/a")
 	stop := term()
 	waitFor("ns/a", 1)
-	c.Add("ns/event")
+	c.Add(cache.NewObjectName("ns", "event"))
 	waitFor("ns/event", 1)
 	stop()
 
-	c.Add("ns/between") // an event while another replica leads: dropped
+	c.Add(cache.NewObjectName("ns", "between")) // an event while another replica leads: dropped
 	store.set("ns/a", "ns/between")
 	stop = term()
 	waitFor("ns/a", 2)
@@ -98,7 +99,8 @@ func TestNoReconcileAfterTheTermEnds(t *testing.T) {
 	var mu sync.Mutex
 	var reconciled []string
 	cancelledAtStart := false
-	c := NewController("test", ReconcilerFunc(func(ctx context.Context, key string) (time.Duration, error) {
+	c := NewController("test", ReconcilerFunc(func(ctx context.Context, name cache.ObjectName) (time.Duration, error) {
+		key := name.String()
 		mu.Lock()
 		reconciled = append(reconciled, key)
 		cancelledAtStart = cancelledAtStart || ctx.Err() != nil
@@ -115,8 +117,8 @@ func TestNoReconcileAfterTheTermEnds(t *testing.T) {
 	done := make(chan struct{})
 	go func() { m.runWorkers(ctx); close(done) }()
 	<-started
-	for _, k := range []string{"ns/1", "ns/2", "ns/3"} {
-		c.Add(k)
+	for _, k := range []string{"1", "2", "3"} {
+		c.Add(cache.NewObjectName("ns", k))
 	}
 	cancel()
 	time.Sleep(50 * time.Millisecond) // the term ends while the worker is busy
@@ -138,7 +140,8 @@ func TestNoReconcileAfterTheTermEnds(t *testing.T) {
 func TestAPanickingReconcileIsAnError(t *testing.T) {
 	var mu sync.Mutex
 	seen := map[string]int{}
-	c := NewController("panics", ReconcilerFunc(func(_ context.Context, key string) (time.Duration, error) {
+	c := NewController("panics", ReconcilerFunc(func(_ context.Context, name cache.ObjectName) (time.Duration, error) {
+		key := name.String()
 		mu.Lock()
 		seen[key]++
 		mu.Unlock()
@@ -167,7 +170,7 @@ func TestAPanickingReconcileIsAnError(t *testing.T) {
 	}
 	cancel()
 	<-done
-	if _, err := reconcileRecovering(context.Background(), c.Reconciler, "bad"); err == nil || !strings.Contains(err.Error(), "assignment to entry in nil map") {
+	if _, err := reconcileRecovering(context.Background(), c.Reconciler, cache.NewObjectName("", "bad")); err == nil || !strings.Contains(err.Error(), "assignment to entry in nil map") {
 		t.Errorf("error of a panic: %v", err)
 	}
 }

@@ -108,11 +108,8 @@ func (ctl *Controller) configHandler(ns, cl *manager.Controller, namespaced bool
 	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
 }
 
-func (ctl *Controller) reconcileNamespaced(ctx context.Context, key string) (time.Duration, error) {
-	namespace, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		return 0, nil
-	}
+func (ctl *Controller) reconcileNamespaced(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
+	namespace, name := key.Namespace, key.Name
 	m, ok, err := manager.Lookup(func() (*aimv1.AIMModel, error) { return ctl.models.AIMModels(namespace).Get(name) })
 	if !ok {
 		return 0, err
@@ -153,7 +150,8 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key string) (tim
 	return ctl.reconcile(ctx, m, &m.ObjectMeta, m.Spec, m.Status, namespace, owned, apply, deleteStale, write)
 }
 
-func (ctl *Controller) reconcileCluster(ctx context.Context, name string) (time.Duration, error) {
+func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
+	name := key.Name
 	m, ok, err := manager.Lookup(func() (*aimv1.AIMClusterModel, error) { return ctl.clusterModels.Get(name) })
 	if !ok {
 		return 0, err

@@ -76,7 +76,8 @@ func Register(m *manager.Manager) error {
 
 // reconcile lists the registry when a sync is due and otherwise only refreshes the count of owned models:
 // every event of an owned model lands here, and listing a registry for each would be a hot loop.
-func (ctl *Controller) reconcile(ctx context.Context, name string) (time.Duration, error) {
+func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
+	name := key.Name
 	src, ok, err := manager.Lookup(func() (*aimv1.AIMClusterModelSource, error) { return ctl.sources.Get(name) })
 	if !ok {
 		return 0, err

@@ -109,7 +109,7 @@ func TestReconcile(t *testing.T) {
 	}
 	refresh()
 
-	wait, err := ctl.reconcile(ctx, "src")
+	wait, err := ctl.reconcile(ctx, cache.NewObjectName("", "src"))
 	if err != nil || wait != time.Hour {
 		t.Fatalf("first reconcile: %s %v", wait, err)
 	}
@@ -133,7 +133,7 @@ func TestReconcile(t *testing.T) {
 	fake.calls = nil
 	before := len(client.Actions())
 	now = now.Add(10 * time.Minute)
-	wait, err = ctl.reconcile(ctx, "src")
+	wait, err = ctl.reconcile(ctx, cache.NewObjectName("", "src"))
 	if err != nil || wait != 50*time.Minute || len(fake.calls) > 0 || len(client.Actions()) != before {
 		t.Errorf("steady state: wait %s err %v registry calls %v API actions %v", wait, err, fake.calls, client.Actions()[before:])
 	}
@@ -144,7 +144,7 @@ func TestReconcile(t *testing.T) {
 	_, err = client.AimV1alpha1().AIMClusterModelSources().Update(ctx, s, metav1.UpdateOptions{})
 	must(t, err)
 	refresh()
-	wait, err = ctl.reconcile(ctx, "src")
+	wait, err = ctl.reconcile(ctx, cache.NewObjectName("", "src"))
 	s = refresh()
 	if err != nil || wait != secretRecheck || s.Status.Status != aimv1.AIMStatusFailed {
 		t.Errorf("missing secret: wait %s err %v status %s %v", wait, err, s.Status.Status, s.Status.Conditions)

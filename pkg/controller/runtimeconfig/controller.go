@@ -88,16 +88,13 @@ func enqueueConsumer(ns, cl *manager.Controller, obj any) {
 		return
 	}
 	if namespace != "" {
-		ns.Add(namespace + "/" + name)
+		ns.Add(cache.NewObjectName(namespace, name))
 	}
-	cl.Add(name)
+	cl.Add(cache.NewObjectName("", name))
 }
 
-func (ctl *Controller) reconcileNamespaced(ctx context.Context, key string) (time.Duration, error) {
-	namespace, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		return 0, nil
-	}
+func (ctl *Controller) reconcileNamespaced(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
+	namespace, name := key.Namespace, key.Name
 	obj, ok, err := manager.Lookup(func() (*aimv1.AIMRuntimeConfig, error) { return ctl.namespace.AIMRuntimeConfigs(namespace).Get(name) })
 	if !ok {
 		return 0, err
@@ -108,13 +105,14 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key string) (tim
 	}
 	updated := obj.DeepCopy()
 	updated.Status = status
-	return ctl.finish(obj, key, obj.Status, status, func() error {
+	return ctl.finish(obj, key.String(), obj.Status, status, func() error {
 		_, err := ctl.c.AIM.AimV1alpha1().AIMRuntimeConfigs(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: "aim-runtimeconfig-controller"})
 		return err
 	})
 }
 
-func (ctl *Controller) reconcileCluster(ctx context.Context, name string) (time.Duration, error) {
+func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
+	name := key.Name
 	obj, ok, err := manager.Lookup(func() (*aimv1.AIMClusterRuntimeConfig, error) { return ctl.cluster.Get(name) })
 	if !ok {
 		return 0, err

@@ -55,7 +55,7 @@ func TestStatusConflictEndsQuietly(t *testing.T) {
 					clusterTemplates: aimlisters.NewAIMClusterServiceTemplateLister(empty), models: aimlisters.NewAIMModelLister(empty),
 					clusterModels: aimlisters.NewAIMClusterModelLister(empty), caches: aimlisters.NewAIMTemplateCacheLister(empty),
 					artifacts: aimlisters.NewAIMArtifactLister(empty)}}
-			if _, err := ctl.reconcileNamespaced(context.Background(), "team/gold"); err != nil {
+			if _, err := ctl.reconcileNamespaced(context.Background(), cache.NewObjectName("team", "gold")); err != nil {
 				t.Errorf("reconcile: %v", err)
 			}
 			if got := len(rec.Events); got != tc.events {

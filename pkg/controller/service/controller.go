@@ -161,11 +161,8 @@ func Register(m *manager.Manager, gpus *gpu.Tracker) error {
 	return nil
 }
 
-func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration, error) {
-	namespace, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		return 0, nil
-	}
+func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
+	namespace, name := key.Namespace, key.Name
 	svc, ok, err := manager.LookupFinalized(ctx, func() (*aimv1.AIMService, error) { return ctl.services.AIMServices(namespace).Get(name) },
 		FinalizerCacheCleanup, ctl.patchService(namespace), func(svc *aimv1.AIMService) error { return ctl.cleanupCaches(ctx, svc) })
 	if !ok {
@@ -190,7 +187,7 @@ func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration
 	if len(applyErrs) > 0 {
 		applyErr = applyErrs[0]
 	}
-	return manager.Finish(ctl.c.Recorder, manager.End{Object: svc, What: "AIMService " + key, Changed: !apiequality.Semantic.DeepEqual(status, svc.Status), Write: func() error {
+	return manager.Finish(ctl.c.Recorder, manager.End{Object: svc, What: "AIMService " + key.String(), Changed: !apiequality.Semantic.DeepEqual(status, svc.Status), Write: func() error {
 		updated := svc.DeepCopy()
 		updated.Status = status
 		_, err := ctl.c.AIM.AimV1alpha1().AIMServices(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: FieldManager})
@@ -665,7 +662,7 @@ func (ctl *Controller) enqueue(namespace string) {
 		list, _ = ctl.services.AIMServices(namespace).List(labels.Everything())
 	}
 	for _, s := range list {
-		ctl.q.Add(s.Namespace + "/" + s.Name)
+		ctl.q.Add(cache.MetaObjectToName(s))
 	}
 }
 

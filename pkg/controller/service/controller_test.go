@@ -140,7 +140,7 @@ func (f *fixture) controller() *Controller {
 func (f *fixture) run() ([]string, error) {
 	f.aim.ClearActions()
 	f.dyn.ClearActions()
-	_, err := f.controller().reconcile(context.Background(), "team/chat")
+	_, err := f.controller().reconcile(context.Background(), cache.NewObjectName("team", "chat"))
 	var out []string
 	for _, a := range append(f.aim.Actions(), f.dyn.Actions()...) {
 		switch a.GetVerb() {

@@ -82,9 +82,9 @@ func withService(labels map[string]string, keys ...string) []string {
 // namespace, for a cluster kind those of every namespace. An update re-queues the dependents of the old
 // object too (a template whose model changed no longer matters to the old model's services, which must hear
 // of it). Services the object names as owners (derived templates) are re-queued as well. add queues a key.
-func (ctl *Controller) dependentsHandler(services cache.Indexer, add func(key string)) cache.ResourceEventHandler {
+func (ctl *Controller) dependentsHandler(services cache.Indexer, add func(key cache.ObjectName)) cache.ResourceEventHandler {
 	enqueue := func(objs ...any) {
-		queued := map[string]bool{}
+		queued := map[cache.ObjectName]bool{}
 		for _, obj := range objs {
 			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 				obj = tomb.Obj
@@ -101,7 +101,7 @@ func (ctl *Controller) dependentsHandler(services cache.Indexer, add func(key st
 					if !ok || (m.GetNamespace() != "" && svc.Namespace != m.GetNamespace()) {
 						continue
 					}
-					if k := svc.Namespace + "/" + svc.Name; !queued[k] {
+					if k := cache.MetaObjectToName(svc); !queued[k] {
 						queued[k] = true
 						add(k)
 					}

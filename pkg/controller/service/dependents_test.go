@@ -48,7 +48,7 @@ func TestDependentsAreTargeted(t *testing.T) {
 
 	var queued []string
 	ctl := &Controller{}
-	h := ctl.dependentsHandler(services, func(key string) { queued = append(queued, key) })
+	h := ctl.dependentsHandler(services, func(key cache.ObjectName) { queued = append(queued, key.String()) })
 	for _, c := range []struct {
 		name     string
 		old, obj any

@@ -7,6 +7,7 @@ package sweep
 import (
 	"context"
 	"fmt"
+	"k8s.io/client-go/tools/cache"
 	"strings"
 	"time"
 
@@ -205,7 +206,7 @@ func Register(m *manager.Manager, interval time.Duration, sources ...Source) err
 		return got.UID == o.UID, nil
 	}
 	// One key, queued at the start of every leadership term; each sweep queues the next.
-	c := manager.NewController("orphan-sweep", manager.ReconcilerFunc(func(ctx context.Context, _ string) (time.Duration, error) {
+	c := manager.NewController("orphan-sweep", manager.ReconcilerFunc(func(ctx context.Context, _ cache.ObjectName) (time.Duration, error) {
 		s.Sweep(ctx)
 		return interval, nil
 	}), manager.Keys{key})

@@ -113,11 +113,8 @@ func Register(m *manager.Manager, backoff discovery.Backoff, gpus *gpu.Tracker) 
 	return nil
 }
 
-func (ctl *Controller) reconcileNamespaced(ctx context.Context, key string) (time.Duration, error) {
-	namespace, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		return 0, nil
-	}
+func (ctl *Controller) reconcileNamespaced(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
+	namespace, name := key.Namespace, key.Name
 	t, ok, err := manager.Lookup(func() (*aimv1.AIMServiceTemplate, error) {
 		return ctl.templates.AIMServiceTemplates(namespace).Get(name)
 	})
@@ -134,7 +131,8 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key string) (tim
 	})
 }
 
-func (ctl *Controller) reconcileCluster(ctx context.Context, name string) (time.Duration, error) {
+func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
+	name := key.Name
 	t, ok, err := manager.Lookup(func() (*aimv1.AIMClusterServiceTemplate, error) { return ctl.clusterTemplates.Get(name) })
 	if !ok {
 		return 0, err
@@ -346,14 +344,14 @@ func (ctl *Controller) enqueueAll(match func(*aimv1.AIMHardwareRequirements) boo
 	if ts, err := ctl.templates.List(labels.Everything()); err == nil {
 		for _, t := range ts {
 			if match(t.Spec.Hardware) {
-				ctl.ns.Add(t.Namespace + "/" + t.Name)
+				ctl.ns.Add(cache.MetaObjectToName(t))
 			}
 		}
 	}
 	if ts, err := ctl.clusterTemplates.List(labels.Everything()); err == nil {
 		for _, t := range ts {
 			if match(t.Spec.Hardware) {
-				ctl.cl.Add(t.Name)
+				ctl.cl.Add(cache.MetaObjectToName(t))
 			}
 		}
 	}

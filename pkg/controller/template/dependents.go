@@ -46,7 +46,7 @@ func dependedOn(obj any) string {
 // dependentsHandler re-queues the templates that use a model or runtime config. A namespaced one matters to
 // the namespaced templates of its namespace; a cluster one to cluster templates and, as the fallback of a
 // namespaced lookup, to namespaced templates of every namespace. addNamespaced and addCluster queue keys.
-func dependentsHandler(namespaced, cluster cache.Indexer, addNamespaced, addCluster func(key string)) cache.ResourceEventHandler {
+func dependentsHandler(namespaced, cluster cache.Indexer, addNamespaced, addCluster func(key cache.ObjectName)) cache.ResourceEventHandler {
 	enqueue := func(obj any) {
 		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = tomb.Obj
@@ -59,7 +59,7 @@ func dependentsHandler(namespaced, cluster cache.Indexer, addNamespaced, addClus
 		items, _ := namespaced.ByIndex(dependencyIndex, key)
 		for _, item := range items {
 			if t, ok := item.(*aimv1.AIMServiceTemplate); ok && (m.GetNamespace() == "" || m.GetNamespace() == t.Namespace) {
-				addNamespaced(t.Namespace + "/" + t.Name)
+				addNamespaced(cache.MetaObjectToName(t))
 			}
 		}
 		if m.GetNamespace() != "" {
@@ -68,7 +68,7 @@ func dependentsHandler(namespaced, cluster cache.Indexer, addNamespaced, addClus
 		items, _ = cluster.ByIndex(dependencyIndex, key)
 		for _, item := range items {
 			if t, ok := item.(*aimv1.AIMClusterServiceTemplate); ok {
-				addCluster(t.Name)
+				addCluster(cache.MetaObjectToName(t))
 			}
 		}
 	}

@@ -35,7 +35,7 @@ func TestModelAndConfigChangesRequeueTheirTemplates(t *testing.T) {
 		}
 	}
 	var queued []string
-	h := dependentsHandler(namespaced, cluster, func(k string) { queued = append(queued, "ns:"+k) }, func(k string) { queued = append(queued, "cl:"+k) })
+	h := dependentsHandler(namespaced, cluster, func(k cache.ObjectName) { queued = append(queued, "ns:"+k.String()) }, func(k cache.ObjectName) { queued = append(queued, "cl:"+k.String()) })
 	for _, c := range []struct {
 		name string
 		obj  any

@@ -70,11 +70,8 @@ func Register(m *manager.Manager) error {
 	return nil
 }
 
-func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration, error) {
-	namespace, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		return 0, nil
-	}
+func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
+	namespace, name := key.Namespace, key.Name
 	c, ok, err := manager.LookupFinalized(ctx, func() (*aimv1.AIMTemplateCache, error) { return ctl.caches.AIMTemplateCaches(namespace).Get(name) },
 		FinalizerArtifactCleanup, ctl.patchCache(namespace), func(c *aimv1.AIMTemplateCache) error { return ctl.cleanupArtifacts(ctx, c) },
 		legacyFinalizerArtifactCleanup)
@@ -119,7 +116,7 @@ func (ctl *Controller) reconcile(ctx context.Context, key string) (time.Duration
 		Generation: c.Generation, Now: time.Now()})
 	status := plan.Status
 	status.Conditions, status.Status = out.Conditions, out.Status
-	return manager.Finish(ctl.c.Recorder, manager.End{Object: c, What: "template cache " + key, Changed: !apiequality.Semantic.DeepEqual(status, c.Status), Write: func() error {
+	return manager.Finish(ctl.c.Recorder, manager.End{Object: c, What: "template cache " + key.String(), Changed: !apiequality.Semantic.DeepEqual(status, c.Status), Write: func() error {
 		updated := c.DeepCopy()
 		updated.Status = status
 		_, err := ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: FieldManager})
@@ -195,7 +192,7 @@ func (ctl *Controller) handler(caches func(metav1.Object) []*aimv1.AIMTemplateCa
 			return
 		}
 		for _, c := range caches(m) {
-			ctl.ctl.Add(c.Namespace + "/" + c.Name)
+			ctl.ctl.Add(cache.MetaObjectToName(c))
 		}
 	}
 	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
