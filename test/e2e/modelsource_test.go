@@ -110,17 +110,18 @@ func TestClusterModelSource(t *testing.T) {
 		return nil
 	})
 
-	// Docker Hub has no catalog: a wildcard there is the user's to fix, said in the condition.
-	source("e2e-src-hub", "  filters:\n  - image: amdenterpriseai/aim-*\n")
+	// Docker Hub lists repositories by namespace: a wildcard without its namespace is the user's to fix, said in
+	// the condition, without a request.
+	source("e2e-src-hub", "  filters:\n  - image: \"*/aim-*\"\n")
 	eventually(t, 30*time.Second, "e2e-src-hub Failed", func() error {
-		got := k.must("get", "aimclsrc", "e2e-src-hub", "-o", `jsonpath={.status.status} {.status.conditions[?(@.type=="RegistryReady")].reason}`)
-		if got != "Failed CatalogNotSupported" {
+		got := k.must("get", "aimclsrc", "e2e-src-hub", "-o", `jsonpath={.status.status} {.status.conditions[?(@.type=="FiltersReady")].reason}`)
+		if got != "Failed AllFiltersFailed" {
 			return fmt.Errorf("%q", got)
 		}
 		return nil
 	})
-	contains(t, "condition message", k.must("get", "aimclsrc", "e2e-src-hub", "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].message}`),
-		"docker.io", "catalog")
+	contains(t, "condition message", k.must("get", "aimclsrc", "e2e-src-hub", "-o", `jsonpath={.status.conditions[?(@.type=="FiltersReady")].message}`),
+		"docker.io", "write the namespace out", "amdenterpriseai/aim-*")
 
 	// Settled: resyncs (every few seconds here) and model events neither list nor write.
 	rv := func() string {

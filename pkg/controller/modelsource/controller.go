@@ -31,9 +31,11 @@ const (
 	secretRecheck = 30 * time.Second
 	// infraRetry spaces the listings of an unreachable registry.
 	infraRetry = 30 * time.Second
-	// Component names; their conditions are RegistryReady and ModelsReady.
-	componentRegistry = "Registry"
-	componentModels   = "Models"
+	// Component names; their conditions are FiltersReady and ExistingModelsReady, as aim-engine's.
+	componentFilters        = "Filters"
+	componentExistingModels = "ExistingModels"
+	// conditionLimitReached says whether maxModels kept selected images without a model (informational).
+	conditionLimitReached = "MaxModelsLimitReached"
 )
 
 // Controller reconciles AIMClusterModelSources.
@@ -105,7 +107,7 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 		status.AvailableModels, status.ModelsLimitReached = int32(images), plan.LimitReached
 	}
 	out := state.Derive(state.Input{Components: comps, Previous: current.Conditions, Status: current.Status,
-		Generation: src.Generation, Now: now})
+		Generation: src.Generation, Now: now, Informational: []metav1.Condition{limitCondition(status)}})
 	status.Conditions, status.Status = out.Conditions, out.Status
 	_, wait = SyncDue(&aimv1.AIMClusterModelSource{ObjectMeta: src.ObjectMeta, Spec: src.Spec, Status: status}, now)
 	return manager.Finish(ctl.c.Recorder, manager.End{Object: src, What: "model source " + name, Changed: !apiequality.Semantic.DeepEqual(status, src.Status),
@@ -116,29 +118,21 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 // number of models created, the plan, and the number of images the filters selected (-1 when nothing could
 // be listed).
 func (ctl *Controller) sync(ctx context.Context, src *aimv1.AIMClusterModelSource, existing map[string]bool) ([]state.Component, int, Plan, int) {
-	registry := state.Component{Name: componentRegistry, Dependency: state.DependencyUpstream}
+	filters := state.Component{Name: componentFilters, Dependency: state.DependencyUpstream}
 	// Pull secrets of a cluster-scoped source live in the system namespace, like those of cluster models.
 	secrets, err := imagemeta.PullSecrets(ctx, ctl.c.Kube, ctl.c.Options.SystemNamespace, src.Spec.ImagePullSecrets)
 	if err != nil {
-		registry.Errors = []error{err}
-		return []state.Component{registry}, 0, Plan{}, -1
+		filters.Errors = []error{err}
+		return []state.Component{filters}, 0, Plan{}, -1
 	}
 	listCtx, cancel := context.WithTimeout(ctx, syncTimeout)
 	defer cancel()
 	images, errs := Discover(listCtx, ctl.newLister(secrets), src.Spec)
-	registry.Errors = errs
-	if len(errs) == 0 {
-		registry.Reason, registry.Message = "RegistryListed", fmt.Sprintf("%d images match the filters", len(images))
-	} else if len(errs) > 1 {
-		msgs := make([]string, len(errs)) // every failed filter, not just the first
-		for i, err := range errs {
-			msgs[i] = err.Error()
-		}
-		registry.Message = strings.Join(msgs, "; ")
-	}
+	filters.Errors = errs
+	filters.Reason, filters.Message, filters.State = FiltersOutcome(len(src.Spec.Filters), len(images), errs)
 
 	plan := PlanModels(images, existing, maxModels(src.Spec))
-	models := state.Component{Name: componentModels, Dependency: state.DependencyDownstream}
+	models := state.Component{Name: componentExistingModels, Dependency: state.DependencyDownstream}
 	created := 0
 	for _, img := range plan.Create {
 		if err := ctl.apply(ctx, NewModel(src, img)); err != nil {
@@ -148,13 +142,40 @@ func (ctl *Controller) sync(ctx context.Context, src *aimv1.AIMClusterModelSourc
 		created++
 	}
 	if len(models.Errors) == 0 {
-		models.Reason = "ModelsCreated"
-		models.Message = fmt.Sprintf("%d models from this source", countOwned(existing)+created)
-		if plan.LimitReached {
-			models.Message += fmt.Sprintf("; maxModels (%d) reached, more images match", maxModels(src.Spec))
-		}
+		models.Reason = "Listed"
+		models.Message = fmt.Sprintf("Found %d existing models", countOwned(existing)+created)
 	}
-	return []state.Component{registry, models}, created, plan, len(images)
+	return []state.Component{filters, models}, created, plan, len(images)
+}
+
+// FiltersOutcome is the FiltersReady reason and message of a listing, as aim-engine words them, with every
+// failed filter's error in the message; the state is set only where it is not the errors' own (some filters
+// failing makes the source Degraded whatever the errors are).
+func FiltersOutcome(filters, images int, errs []error) (reason, message string, st aimv1.AIMStatus) {
+	failed := make([]string, len(errs))
+	for i, err := range errs {
+		failed[i] = err.Error()
+	}
+	switch {
+	case filters == 0:
+		return "NoFilters", "No filters configured", aimv1.AIMStatusProgressing
+	case len(errs) == 0:
+		return "AllFiltersSucceeded", fmt.Sprintf("All %d filters succeeded; %d images match", filters, images), ""
+	case len(errs) < filters:
+		return "SomeFiltersFailed", fmt.Sprintf("%d of %d filters had errors: %s", len(errs), filters, strings.Join(failed, "; ")),
+			aimv1.AIMStatusDegraded
+	}
+	return "AllFiltersFailed", fmt.Sprintf("All %d filters failed: %s", filters, strings.Join(failed, "; ")), ""
+}
+
+// limitCondition is MaxModelsLimitReached, as aim-engine sets it.
+func limitCondition(st aimv1.AIMClusterModelSourceStatus) metav1.Condition {
+	if st.ModelsLimitReached {
+		return metav1.Condition{Type: conditionLimitReached, Status: metav1.ConditionTrue, Reason: "LimitReached",
+			Message: fmt.Sprintf("Limit reached: %d created, %d available", st.DiscoveredModels, st.AvailableModels)}
+	}
+	return metav1.Condition{Type: conditionLimitReached, Status: metav1.ConditionFalse, Reason: "WithinLimit",
+		Message: fmt.Sprintf("Created %d models, within limit", st.DiscoveredModels)}
 }
 
 // existing maps the names of every AIMClusterModel to whether src owns it.
@@ -207,7 +228,7 @@ func SyncDue(src *aimv1.AIMClusterModelSource, now time.Time) (bool, time.Durati
 	if src.Spec.SyncInterval != nil && src.Spec.SyncInterval.Duration > 0 {
 		wait = src.Spec.SyncInterval.Duration
 	}
-	if c := meta.FindStatusCondition(st.Conditions, componentRegistry+"Ready"); c != nil && c.Reason == "SecretNotFound" {
+	if c := meta.FindStatusCondition(st.Conditions, componentFilters+"Ready"); c != nil && c.Reason == "SecretNotFound" {
 		wait = min(wait, secretRecheck)
 	}
 	// An unreachable registry is tried again soon, but not faster than that: each try lists the registry.

@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -53,9 +56,9 @@ func TestSyncDue(t *testing.T) {
 		{"and then", synced(30*time.Second,
 			metav1.Condition{Type: state.ConditionDependenciesReachable, Status: metav1.ConditionFalse}), true, 0},
 		{"a missing pull secret is looked for every 30s", synced(10*time.Second,
-			metav1.Condition{Type: "RegistryReady", Status: metav1.ConditionFalse, Reason: "SecretNotFound"}), false, 20 * time.Second},
+			metav1.Condition{Type: "FiltersReady", Status: metav1.ConditionFalse, Reason: "SecretNotFound"}), false, 20 * time.Second},
 		{"user errors wait for the interval or a spec change", synced(10*time.Second,
-			metav1.Condition{Type: "RegistryReady", Status: metav1.ConditionFalse, Reason: "CatalogNotSupported"}), false, time.Hour - 10*time.Second},
+			metav1.Condition{Type: "FiltersReady", Status: metav1.ConditionFalse, Reason: "CatalogNotSupported"}), false, time.Hour - 10*time.Second},
 	} {
 		due, wait := SyncDue(tc.src, now)
 		if due != tc.due || wait != tc.wait {
@@ -119,14 +122,24 @@ func TestReconcile(t *testing.T) {
 		t.Fatalf("models %d, want 2 (maxModels)", len(ms.Items))
 	}
 	for _, m := range ms.Items {
-		if m.Labels[LabelModelSource] != "src" || !manager.OwnedBy(&m, "uid-src") {
-			t.Errorf("model %s: labels %v owners %v", m.Name, m.Labels, m.OwnerReferences)
+		want := map[string]string{LabelModelSource: "src", "aim.eai.amd.com/cluster-model-source.name": "src",
+			"aim.eai.amd.com/origin": "auto-generated", "app.kubernetes.io/managed-by": "aim-apiserver"}
+		if diff := cmp.Diff(want, m.Labels); diff != "" || !manager.OwnedBy(&m, "uid-src") {
+			t.Errorf("model %s: owners %v, labels (-want +got):\n%s", m.Name, m.OwnerReferences, diff)
 		}
 	}
 	st := s.Status
 	if st.Status != aimv1.AIMStatusReady || st.DiscoveredModels != 2 || st.AvailableModels != 3 || !st.ModelsLimitReached ||
 		st.ObservedGeneration != 1 || st.LastSyncTime == nil {
 		t.Errorf("status %+v", st)
+	}
+	// aim-engine's condition types and reasons.
+	for typ, want := range map[string]string{"FiltersReady": "True/AllFiltersSucceeded", "ExistingModelsReady": "True/Listed",
+		"MaxModelsLimitReached": "True/LimitReached"} {
+		c := meta.FindStatusCondition(st.Conditions, typ)
+		if c == nil || string(c.Status)+"/"+c.Reason != want {
+			t.Errorf("condition %s = %+v, want %s", typ, c, want)
+		}
 	}
 
 	// Within the interval: no listing, no write.
@@ -155,5 +168,27 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestFiltersOutcome: FiltersReady's reasons are aim-engine's; every failed filter is named in the message.
+func TestFiltersOutcome(t *testing.T) {
+	infra := state.NewError(state.Infrastructure, "RegistryUnreachable", "filters[1] \"x/*\": connection refused")
+	for _, tc := range []struct {
+		name             string
+		filters, images  int
+		errs             []error
+		reason, contains string
+		state            aimv1.AIMStatus
+	}{
+		{"none", 0, 0, nil, "NoFilters", "No filters configured", aimv1.AIMStatusProgressing},
+		{"all listed", 2, 5, nil, "AllFiltersSucceeded", "All 2 filters succeeded; 5 images match", ""},
+		{"one of two failed", 2, 5, []error{infra}, "SomeFiltersFailed", "1 of 2 filters had errors: filters[1]", aimv1.AIMStatusDegraded},
+		{"all failed", 1, 0, []error{infra}, "AllFiltersFailed", "All 1 filters failed: filters[1]", ""},
+	} {
+		reason, msg, st := FiltersOutcome(tc.filters, tc.images, tc.errs)
+		if reason != tc.reason || !strings.Contains(msg, tc.contains) || st != tc.state {
+			t.Errorf("%s: %s %q %q, want %s containing %q, state %q", tc.name, reason, msg, st, tc.reason, tc.contains, tc.state)
+		}
 	}
 }

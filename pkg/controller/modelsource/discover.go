@@ -22,7 +22,7 @@ func (i Image) Reference() string {
 }
 
 // Discover lists the images the spec's filters select, each once. A filter that fails does not stop the
-// others: errs has one categorized error per failed filter, prefixed with its index. Each catalog and tag
+// others: errs has one categorized error per failed filter, prefixed with its index. Each repository and tag
 // list is read once per call, however many filters need it.
 func Discover(ctx context.Context, l Lister, spec aimv1.AIMClusterModelSourceSpec) (images []Image, errs []error) {
 	catalogs := map[string][]string{}
@@ -51,16 +51,19 @@ func discoverFilter(ctx context.Context, l Lister, spec aimv1.AIMModelSourceFilt
 	}
 	repos := []string{f.Repository}
 	if f.Wildcard() {
-		if dockerHub(f.Registry) {
-			// Docker Hub has no /v2/_catalog; asking would fail the same way on every sync.
-			return nil, catalogUnsupported(f.Registry)
-		}
-		catalog, ok := catalogs[f.Registry]
-		if !ok {
-			if catalog, err = l.Catalog(ctx, f.Registry); err != nil {
+		var namespace string
+		if listsByNamespace(f.Registry) {
+			if namespace, err = wildcardNamespace(f.Registry, f.Repository); err != nil {
 				return nil, err
 			}
-			catalogs[f.Registry] = catalog
+		}
+		scope := f.Registry + "/" + namespace
+		catalog, ok := catalogs[scope]
+		if !ok {
+			if catalog, err = l.Repositories(ctx, f.Registry, namespace); err != nil {
+				return nil, err
+			}
+			catalogs[scope] = catalog
 		}
 		repos = repos[:0]
 		for _, r := range catalog {

@@ -31,14 +31,16 @@ type fakeLister struct {
 	calls      []string
 }
 
-func (f *fakeLister) Catalog(_ context.Context, registry string) ([]string, error) {
-	f.calls = append(f.calls, "catalog "+registry)
+func (f *fakeLister) Repositories(_ context.Context, registry, namespace string) ([]string, error) {
+	f.calls = append(f.calls, "repositories "+registry+"/"+namespace)
 	if f.catalogErr != nil {
 		return nil, f.catalogErr
 	}
 	var out []string
 	for r := range f.repos {
-		out = append(out, r)
+		if namespace == "" || strings.HasPrefix(r, namespace+"/") {
+			out = append(out, r)
+		}
 	}
 	slices.Sort(out)
 	return out, nil
@@ -91,7 +93,7 @@ func TestDiscover(t *testing.T) {
 			sourceSpec("r.example", []string{">=0.9"},
 				aimv1.AIMModelSourceFilter{Image: "aim/*", Exclude: []string{"aim/old"}}, f("aim/qwen"), f("r.example/aim/*")),
 			[]string{"r.example/aim/llama:1.0.0", "r.example/aim/qwen:0.9.0"},
-			[]string{"catalog r.example", "tags r.example/aim/llama", "tags r.example/aim/qwen", "tags r.example/aim/old"}},
+			[]string{"repositories r.example/", "tags r.example/aim/llama", "tags r.example/aim/qwen", "tags r.example/aim/old"}},
 		{"host prefix overrides spec.registry", sourceSpec("docker.io", nil, f("mirror.example:5000/aim/llama")),
 			[]string{"mirror.example:5000/aim/llama:1.0.0"}, []string{"tags mirror.example:5000/aim/llama"}},
 	} {
@@ -117,12 +119,12 @@ func TestDiscoverErrors(t *testing.T) {
 		category   state.Category
 		reason     string
 	}{
-		{"wildcard on Docker Hub fails without a request", &fakeLister{repos: repos},
-			sourceSpec("docker.io", nil, aimv1.AIMModelSourceFilter{Image: "amdenterpriseai/aim-*"}),
-			nil, state.InvalidSpec, "CatalogNotSupported"},
-		{"wildcard on Docker Hub by host prefix", &fakeLister{repos: repos},
-			sourceSpec("r.example", nil, aimv1.AIMModelSourceFilter{Image: "index.docker.io/amd/*"}),
-			nil, state.InvalidSpec, "CatalogNotSupported"},
+		{"a Docker Hub wildcard without its namespace fails without a request", &fakeLister{repos: repos},
+			sourceSpec("docker.io", nil, aimv1.AIMModelSourceFilter{Image: "*/aim-*"}),
+			nil, state.InvalidSpec, "InvalidFilter"},
+		{"a ghcr.io wildcard without its organization, by host prefix", &fakeLister{repos: repos},
+			sourceSpec("r.example", nil, aimv1.AIMModelSourceFilter{Image: "ghcr.io/aim*"}),
+			nil, state.InvalidSpec, "InvalidFilter"},
 		{"a failing filter does not stop the others", &fakeLister{repos: repos, tagErr: map[string]error{"aim/qwen": infra}},
 			sourceSpec("r.example", nil, aimv1.AIMModelSourceFilter{Image: "aim/qwen"}, aimv1.AIMModelSourceFilter{Image: "aim/llama"}),
 			[]string{"r.example/aim/llama:1.0.0"}, state.Infrastructure, "RegistryUnreachable"},
@@ -140,7 +142,7 @@ func TestDiscoverErrors(t *testing.T) {
 			!strings.HasPrefix(errs[0].Error(), "filters[0] ") {
 			t.Errorf("%s: errors %v, want one %s/%s for filters[0]", tc.name, errs, tc.category, tc.reason)
 		}
-		if tc.reason == "CatalogNotSupported" && len(tc.lister.calls) > 0 {
+		if tc.category == state.InvalidSpec && len(tc.lister.calls) > 0 {
 			t.Errorf("%s: asked the registry %v", tc.name, tc.lister.calls)
 		}
 	}
@@ -166,7 +168,7 @@ func TestRegistryLister(t *testing.T) {
 	}
 	l := RegistryLister{}
 	ctx := context.Background()
-	repos, err := l.Catalog(ctx, host)
+	repos, err := l.Repositories(ctx, host, "")
 	if slices.Sort(repos); err != nil || !slices.Equal(repos, []string{"aim/llama", "aim/qwen", "other/x"}) {
 		t.Fatalf("catalog %v %v", repos, err)
 	}
@@ -221,7 +223,7 @@ func TestRegistryListerAuth(t *testing.T) {
 	if _, err := l.Tags(ctx, host, "aim/qwen"); !errors.As(err, &se) || se.Category != state.MissingUpstream {
 		t.Errorf("with credentials, an empty registry: %v", err) // authenticated: the repository is just missing
 	}
-	if _, err := l.Catalog(ctx, host); !errors.As(err, &se) || se.Reason != "CatalogNotSupported" || se.Category != state.InvalidSpec {
+	if _, err := l.Repositories(ctx, host, ""); !errors.As(err, &se) || se.Reason != "CatalogNotSupported" || se.Category != state.InvalidSpec {
 		t.Errorf("no catalog: %v", err)
 	}
 }

@@ -19,8 +19,9 @@ import (
 
 // Lister reads what a registry holds. Errors are categorized (state.Error).
 type Lister interface {
-	// Catalog lists the repositories of a registry (OCI distribution /v2/_catalog).
-	Catalog(ctx context.Context, registry string) ([]string, error)
+	// Repositories lists the repositories of a registry a wildcard can select: with a namespace, those of the
+	// Docker Hub namespace or ghcr.io organization (listsByNamespace); without, the registry's catalog.
+	Repositories(ctx context.Context, registry, namespace string) ([]string, error)
 	// Tags lists the tags of a repository.
 	Tags(ctx context.Context, registry, repository string) ([]string, error)
 }
@@ -31,8 +32,10 @@ type RegistryLister struct {
 	Keychain authn.Keychain
 	// Secrets are the credential values in Keychain, never to be quoted from a registry's answer.
 	Secrets []string
-	// Transport, if set, carries registry requests (tests).
+	// Transport, if set, carries registry and API requests (tests).
 	Transport http.RoundTripper
+	// DockerHubAPI and GitHubAPI are the base URLs of those APIs; empty: the public ones.
+	DockerHubAPI, GitHubAPI string
 }
 
 // newRegistryLister lists with the credentials of pull secrets.
@@ -52,9 +55,22 @@ func (l RegistryLister) options(ctx context.Context) []remote.Option {
 	return opts
 }
 
-// Catalog lists a registry's repositories. A registry that answers 404 does not serve the catalog: that
-// is for the user to fix (name repositories without wildcards), not to retry.
-func (l RegistryLister) Catalog(ctx context.Context, registry string) ([]string, error) {
+// Repositories lists a registry's repositories (Lister).
+func (l RegistryLister) Repositories(ctx context.Context, registry, namespace string) ([]string, error) {
+	switch {
+	case namespace == "":
+		return l.catalog(ctx, registry)
+	case dockerHub(registry):
+		return l.hubRepositories(ctx, namespace)
+	case registry == ghcrRegistry:
+		return l.ghcrRepositories(ctx, namespace)
+	}
+	return nil, state.NewError(state.InvalidSpec, "InvalidFilter", "registry %s does not list repositories by namespace", registry)
+}
+
+// catalog lists a registry's repositories. A registry that answers 404 does not serve the catalog: that is
+// for the user to fix (name repositories without wildcards), not to retry.
+func (l RegistryLister) catalog(ctx context.Context, registry string) ([]string, error) {
 	reg, err := name.NewRegistry(registry)
 	if err != nil {
 		return nil, state.NewError(state.InvalidSpec, "InvalidRegistry", "registry %q: %v", registry, err)
@@ -88,7 +104,7 @@ func catalogUnsupported(registry string) error {
 		"registry %s does not serve a catalog (/v2/_catalog), so wildcards cannot be resolved; name the repositories without *", registry)
 }
 
-// dockerHub reports whether a registry host is Docker Hub, which has no catalog endpoint.
+// dockerHub reports whether a registry host is Docker Hub, which has no catalog endpoint but an API of its own.
 func dockerHub(registry string) bool {
 	switch registry {
 	case aimv1.DefaultRegistry, name.DefaultRegistry, "registry-1.docker.io":

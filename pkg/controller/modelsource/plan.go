@@ -7,8 +7,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/model"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 )
 
 // Labels and annotations on the models a source creates.
@@ -99,11 +101,11 @@ func NewModel(src *aimv1.AIMClusterModelSource, img Image) *aimv1.AIMClusterMode
 		TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMClusterModel"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name: ModelName(img),
-			Labels: map[string]string{
-				LabelModelSource:     naming.LabelValue(src.Name),
-				model.LabelOrigin:    model.OriginAuto,
-				aimv1.LabelManagedBy: aimv1.ManagedByValue,
-			},
+			// The framework label aim.eai.amd.com/cluster-model-source.name and managed-by, as on every child.
+			Labels: childlabels.For(childlabels.ClusterModelSource, src, runtimeconfig.Resolved{}, map[string]string{
+				LabelModelSource:  naming.LabelValue(src.Name),
+				model.LabelOrigin: model.OriginAuto,
+			}),
 			Annotations: map[string]string{
 				AnnotationSourceRegistry:   img.Registry,
 				AnnotationSourceRepository: img.Repository,
