@@ -135,3 +135,24 @@ spec:
 		return nil
 	})
 }
+
+// TestCustomTemplatesCarryAliasAndMergedHardware: a custom model's named custom templates carry aim-engine's
+// alias label, which users select them by, and their hardware merged field by field over spec.custom.hardware.
+func TestCustomTemplatesCarryAliasAndMergedHardware(t *testing.T) {
+	k := admin(t)
+	ns := namespace(t, "e2e-custom-tpl")
+	k.mustApply(fmt.Sprintf(`apiVersion: aim.eai.amd.com/v1alpha1
+kind: AIMModel
+metadata: {name: mine, namespace: %s}
+spec:
+  image: registry.example/aim/base:1.0
+  modelSources: [{modelId: org/mine, sourceUri: "hf://org/mine", size: 1Gi}]
+  custom: {hardware: {gpu: {requests: 1, model: MI300X}}}
+  customTemplates:
+  - name: wide
+    hardware: {gpu: {requests: 4}}
+`, ns))
+	tpl := onlyOne(t, 30*time.Second, "aimtpl", ns, "aim.eai.amd.com/template.alias=wide")
+	jsonpathEquals(t, 10*time.Second, "4 MI300X mine", "aimtpl", tpl, "-n", ns, "-o",
+		"jsonpath={.spec.hardware.gpu.requests} {.spec.hardware.gpu.model} {.metadata.labels.aim\\.eai\\.amd\\.com/model}")
+}

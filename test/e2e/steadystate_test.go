@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -104,6 +105,22 @@ spec:
 	recTemplate := onlyOne(t, 30*time.Second, "aimcltpl", "", "aim.eai.amd.com/model=e2e-steady-rec")
 	_, pod = discoveryPod(t, recTemplate, 1)
 	finishPod(t, pod, discoveryOutput)
+	// A user's copy of the model's template for another GPU, made as aim-engine's docs say: its YAML with
+	// another name and GPU, labels and owner references kept. It is the user's: it must outlive the resyncs.
+	var clone map[string]any
+	must(t, json.Unmarshal([]byte(k.must("get", "aimcltpl", recTemplate, "-o", "json")), &clone))
+	meta := clone["metadata"].(map[string]any)
+	for _, f := range []string{"uid", "resourceVersion", "creationTimestamp", "generation", "managedFields", "annotations"} {
+		delete(meta, f)
+	}
+	delete(clone, "status")
+	meta["name"] = recTemplate + "-mi325x"
+	clone["spec"].(map[string]any)["hardware"].(map[string]any)["gpu"].(map[string]any)["model"] = "MI325X"
+	data, err := json.Marshal(clone)
+	must(t, err)
+	k.mustApply(string(data))
+	t.Cleanup(func() { _, _ = k.run("", "delete", "aimcltpl", recTemplate+"-mi325x", "--wait=false") })
+	jsonpathEquals(t, 60*time.Second, "NotAvailable", "aimcltpl", recTemplate+"-mi325x", "-o", "jsonpath={.status.status}")
 	k.must("wait", "--for=condition=Ready", "aimcltpl/e2e-steady", "aimcltpl/"+recTemplate, "aimclrc/e2e-steady", "--timeout=60s")
 	k.must("wait", "--for=condition=Ready", "aimclmdl/e2e-steady-model", "aimclmdl/e2e-steady-rec", "--timeout=60s")
 
@@ -136,7 +153,8 @@ spec:
 		return nil
 	})
 	time.Sleep(6 * time.Second)
-	objects := []string{"aimcltpl/e2e-steady", "aimcltpl/" + recTemplate, "aimclmdl/e2e-steady-model", "aimclmdl/e2e-steady-rec", "aimclrc/e2e-steady"}
+	objects := []string{"aimcltpl/e2e-steady", "aimcltpl/" + recTemplate, "aimcltpl/" + recTemplate + "-mi325x", "aimclmdl/e2e-steady-model",
+		"aimclmdl/e2e-steady-rec", "aimclrc/e2e-steady"}
 	resourceVersions := func() string {
 		const rv = "jsonpath={.items[*].metadata.resourceVersion}"
 		return k.must(append(append([]string{"get"}, objects...), "-o", rv)...) + " " +
@@ -171,6 +189,9 @@ spec:
 	}
 	if got := sidecars(); got != "kserve-container log-shipper" {
 		t.Errorf("the other writer's sidecar: containers %q", got)
+	}
+	if _, err := k.run("", "get", "aimcltpl", recTemplate+"-mi325x"); err != nil {
+		t.Errorf("the user's copy of the model's template is gone: %v", err)
 	}
 	if aimBefore == 0 || jobsBefore == 0 || isvcsBefore == 0 {
 		t.Errorf("no write was ever counted (AIM %v, Job applies %v, InferenceService applies %v): the metric filter is wrong",

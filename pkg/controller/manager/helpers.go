@@ -51,17 +51,18 @@ const ReasonStaleChildDeleted = "StaleChildDeleted"
 // DeleteStale deletes the children of a kind a controller made for an owner under a name it no longer
 // wants, for instance the name an earlier release derived, and records an Event on the owner for each:
 // children the owner controls (controller reference to its UID) that carry the managed-by label of
-// aim-apiserver and are not named in keep. A user's object, or one adopted without the label, is never
-// deleted. Each delete is conditional on the UID that was seen, so that an object re-created under the name
-// meanwhile stays.
+// aim-apiserver, that fieldManager wrote (MadeBy), and are not named in keep. A user's object, one adopted
+// without the label, and a user's copy of a child (aim-engine's documented way to make a template for a new
+// GPU copies a template with its labels and owner references) are never deleted. Each delete is conditional
+// on the UID that was seen, so that an object re-created under the name meanwhile stays.
 func DeleteStale[T metav1.Object](ctx context.Context, rec record.EventRecorder, owner interface {
 	runtime.Object
 	metav1.Object
-}, kind string, children []T, keep []string, del func(ctx context.Context, name string, opts metav1.DeleteOptions) error) error {
+}, fieldManager, kind string, children []T, keep []string, del func(ctx context.Context, name string, opts metav1.DeleteOptions) error) error {
 	for _, c := range children {
 		ref := metav1.GetControllerOf(c)
 		if ref == nil || ref.UID != owner.GetUID() || c.GetLabels()[aimv1.LabelManagedBy] != aimv1.ManagedByValue ||
-			c.GetDeletionTimestamp() != nil || slices.Contains(keep, c.GetName()) {
+			!MadeBy(c, fieldManager) || c.GetDeletionTimestamp() != nil || slices.Contains(keep, c.GetName()) {
 			continue
 		}
 		uid := c.GetUID()

@@ -218,8 +218,12 @@ func TestDeleteStale(t *testing.T) {
 	mine := map[string]string{aimv1.LabelManagedBy: aimv1.ManagedByValue}
 	child := func(name string, labels map[string]string, controller bool, uid string) *aimv1.AIMServiceTemplate {
 		return &aimv1.AIMServiceTemplate{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team", UID: "uid-" + types.UID(name), Labels: labels,
-			OwnerReferences: []metav1.OwnerReference{{Kind: "AIMService", Name: "chat", UID: types.UID(uid), Controller: &controller}}}}
+			OwnerReferences: []metav1.OwnerReference{{Kind: "AIMService", Name: "chat", UID: types.UID(uid), Controller: &controller}},
+			ManagedFields:   []metav1.ManagedFieldsEntry{{Manager: "aim-service-controller", Operation: metav1.ManagedFieldsOperationApply}}}}
 	}
+	// A user's copy of a child, made with kubectl from its YAML: labels and owner references and all.
+	clone := child("users-clone", mine, true, "svc-uid")
+	clone.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl-client-side-apply", Operation: metav1.ManagedFieldsOperationUpdate}}
 	deleting := child("deleting", mine, true, "svc-uid")
 	deleting.DeletionTimestamp = ptr.To(metav1.Now())
 	children := []*aimv1.AIMServiceTemplate{
@@ -231,10 +235,11 @@ func TestDeleteStale(t *testing.T) {
 		child("not-controller", mine, false, "svc-uid"), // only an owner, not the controller
 		child("other-service", mine, true, "other-uid"),
 		deleting,
+		clone,
 	}
 	rec := record.NewFakeRecorder(10)
 	var deleted []string
-	err := DeleteStale(context.Background(), rec, owner, "AIMServiceTemplate", children, []string{"current"},
+	err := DeleteStale(context.Background(), rec, owner, "aim-service-controller", "AIMServiceTemplate", children, []string{"current"},
 		func(_ context.Context, name string, opts metav1.DeleteOptions) error {
 			if opts.Preconditions == nil || *opts.Preconditions.UID != types.UID("uid-"+name) {
 				t.Errorf("delete of %s without its UID as precondition: %+v", name, opts)
@@ -252,7 +257,7 @@ func TestDeleteStale(t *testing.T) {
 		t.Errorf("%d events, want one for the deletion that happened", len(rec.Events))
 	}
 	boom := errors.New("forbidden")
-	if err := DeleteStale(context.Background(), rec, owner, "AIMServiceTemplate", children, nil,
+	if err := DeleteStale(context.Background(), rec, owner, "aim-service-controller", "AIMServiceTemplate", children, nil,
 		func(context.Context, string, metav1.DeleteOptions) error { return boom }); !errors.Is(err, boom) {
 		t.Errorf("a failed delete returned %v", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -13,14 +14,34 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// stripManagedFields is the transform of every informer the controllers use: they never read
-// metadata.managedFields, and on an object several managers write (an InferenceService: the controller,
-// KServe, a user's kubectl) it is a large part of what the cache would hold per object.
+// stripManagedFields is the transform of every informer the controllers use. Of metadata.managedFields they
+// read only who wrote an object (MadeBy), never the fields each manager owns, which on an object several
+// managers write (an InferenceService: the controller, KServe, a user's kubectl) are a large part of what the
+// cache would hold per object. Each entry keeps its manager and operation.
 func stripManagedFields(obj any) (any, error) {
 	if m, err := meta.Accessor(obj); err == nil {
-		m.SetManagedFields(nil)
+		fields := m.GetManagedFields()
+		if len(fields) == 0 {
+			return obj, nil
+		}
+		writers := make([]metav1.ManagedFieldsEntry, len(fields))
+		for i, f := range fields {
+			writers[i] = metav1.ManagedFieldsEntry{Manager: f.Manager, Operation: f.Operation}
+		}
+		m.SetManagedFields(writers)
 	}
 	return obj, nil
+}
+
+// MadeBy reports whether fieldManager wrote obj, as the server records it in managedFields: what tells a
+// controller's child from a copy a user made of it, labels and owner references included.
+func MadeBy(obj metav1.Object, fieldManager string) bool {
+	for _, f := range obj.GetManagedFields() {
+		if f.Manager == fieldManager {
+			return true
+		}
+	}
+	return false
 }
 
 var _ cache.TransformFunc = stripManagedFields

@@ -1,6 +1,7 @@
 package manager
 
 import (
+	"github.com/google/go-cmp/cmp"
 	"testing"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -13,11 +14,21 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-func TestInformersDropManagedFields(t *testing.T) {
-	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "d", ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}}}
+// TestInformersKeepOnlyWhoWrote: cached objects keep each managedFields entry's manager and operation (MadeBy),
+// not the fields it owns.
+func TestInformersKeepOnlyWhoWrote(t *testing.T) {
+	fields := &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:backoffLimit":{}}}`)}
+	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "d", ManagedFields: []metav1.ManagedFieldsEntry{
+		{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationUpdate, FieldsV1: fields, APIVersion: "batch/v1", FieldsType: "FieldsV1"},
+		{Manager: "aim-model-controller", Operation: metav1.ManagedFieldsOperationApply, FieldsV1: fields}}}}
 	out, err := stripManagedFields(job)
-	if err != nil || out.(*batchv1.Job).ManagedFields != nil || out.(*batchv1.Job).Name != "d" {
-		t.Errorf("stripped: %v (%v)", out, err)
+	want := []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationUpdate},
+		{Manager: "aim-model-controller", Operation: metav1.ManagedFieldsOperationApply}}
+	if diff := cmp.Diff(want, out.(*batchv1.Job).ManagedFields); err != nil || diff != "" || out.(*batchv1.Job).Name != "d" {
+		t.Errorf("cached managed fields (-want +got):\n%s (%v)", diff, err)
+	}
+	if !MadeBy(job, "aim-model-controller") || MadeBy(job, "aim-service-controller") {
+		t.Error("MadeBy does not read the managers")
 	}
 	// A tombstone passes as it is.
 	tomb := cache.DeletedFinalStateUnknown{Key: "ns/d", Obj: job}
@@ -34,7 +45,7 @@ func TestDynamicObjectsAreCachedTyped(t *testing.T) {
 		"spec":     map[string]any{"backoffLimit": int64(0), "template": map[string]any{"spec": map[string]any{"restartPolicy": "Never"}}}}}
 	out, err := transform(u)
 	job, ok := out.(*batchv1.Job)
-	if err != nil || !ok || job.Name != "d" || job.ManagedFields != nil || job.Spec.BackoffLimit == nil || *job.Spec.BackoffLimit != 0 {
+	if err != nil || !ok || job.Name != "d" || len(job.ManagedFields) != 1 || job.ManagedFields[0].Manager != "kubectl" || job.Spec.BackoffLimit == nil || *job.Spec.BackoffLimit != 0 {
 		t.Fatalf("cached as %T %+v (%v)", out, out, err)
 	}
 	// Read back as a map, it holds what it held (without managed fields).

@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -126,7 +127,7 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key cache.Object
 	}
 	deleteStale := func(ctx context.Context, keep []string) error {
 		ts, _ := ctl.templates.AIMServiceTemplates(namespace).List(labels.SelectorFromSet(labels.Set{LabelModel: naming.LabelValue(name)}))
-		return manager.DeleteStale(ctx, ctl.c.Recorder, m, "AIMServiceTemplate", ts, keep, ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(namespace).Delete)
+		return manager.DeleteStale(ctx, ctl.c.Recorder, m, FieldManager, "AIMServiceTemplate", ts, keep, ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(namespace).Delete)
 	}
 	apply := func(ctx context.Context, t Template) error {
 		obj := &aimv1.AIMServiceTemplate{TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMServiceTemplate"},
@@ -168,7 +169,7 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectNam
 	}
 	deleteStale := func(ctx context.Context, keep []string) error {
 		ts, _ := ctl.clusterTemplates.List(labels.SelectorFromSet(labels.Set{LabelModel: naming.LabelValue(name)}))
-		return manager.DeleteStale(ctx, ctl.c.Recorder, m, "AIMClusterServiceTemplate", ts, keep, ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().Delete)
+		return manager.DeleteStale(ctx, ctl.c.Recorder, m, FieldManager, "AIMClusterServiceTemplate", ts, keep, ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().Delete)
 	}
 	apply := func(ctx context.Context, t Template) error {
 		t.Spec.Env = nil // cluster templates take their env from runtime configs
@@ -226,7 +227,7 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, meta *
 		propagated := rc.PropagatedLabels(meta.Labels)
 		names := make([]string, 0, len(desired))
 		for _, t := range desired {
-			t.Labels = propagated
+			t.Labels = withLabels(propagated, t.Labels)
 			if err := apply(ctx, t); err != nil {
 				applyErr = err
 				break
@@ -316,6 +317,14 @@ func (ctl *Controller) apply(obj, live runtime.Object, patch func([]byte) error)
 		return fmt.Errorf("applying template: %w", err)
 	}
 	return nil
+}
+
+// withLabels is base with extra's labels added over it.
+func withLabels(base, extra map[string]string) map[string]string {
+	out := make(map[string]string, len(base)+len(extra))
+	maps.Copy(out, base)
+	maps.Copy(out, extra)
+	return out
 }
 
 // templateMeta labels a template with its model (for lookups), its origin, the managing controller and the

@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/ptr"
@@ -68,6 +70,51 @@ func TestDesiredCustomModel(t *testing.T) {
 	}
 	if ts[1].Spec.Hardware.GPU.Model != "MI325X" || *ts[1].Spec.Type != aimv1.AIMProfileTypePreview {
 		t.Errorf("second custom template %+v", ts[1].Spec)
+	}
+	// Users select custom templates by their alias.
+	for i, alias := range []string{"fast", "big"} {
+		if got := ts[i].Labels[LabelTemplateAlias]; got != alias {
+			t.Errorf("custom template %d: %s = %q, want %q", i, LabelTemplateAlias, got, alias)
+		}
+	}
+	// A template that sets only gpu.requests keeps the model's gpu.model (merged field by field).
+	spec.CustomTemplates = []aimv1.AIMCustomTemplate{{Hardware: &aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Requests: 8}}}}
+	ts = Desired("mine", spec, nil)
+	want := &aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Requests: 8, Model: "MI300X"}}
+	if diff := cmp.Diff(want, ts[0].Spec.Hardware); diff != "" || ts[0].Labels[LabelTemplateAlias] != "" {
+		t.Errorf("merged hardware (-want +got):\n%s; labels %v", diff, ts[0].Labels)
+	}
+}
+
+// TestMergeHardware: aim-engine's MergeHardware, field by field; the model's hardware is not changed.
+func TestMergeHardware(t *testing.T) {
+	q := resource.MustParse
+	model := &aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Requests: 1, Model: "MI300X", ResourceName: "amd.com/gpu"},
+		CPU: &aimv1.AIMCpuRequirements{Requests: q("4"), Limits: ptr.To(q("8"))}}
+	for _, tc := range []struct {
+		name            string
+		model, template *aimv1.AIMHardwareRequirements
+		want            *aimv1.AIMHardwareRequirements
+	}{
+		{"no model hardware", nil, &aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Requests: 2}},
+			&aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Requests: 2}}},
+		{"no template hardware", model, nil, model},
+		{"GPU requests only", model, &aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Requests: 4}},
+			&aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Requests: 4, Model: "MI300X", ResourceName: "amd.com/gpu"}, CPU: model.CPU}},
+		{"GPU model and CPU limit", model, &aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Model: "MI325X"},
+			CPU: &aimv1.AIMCpuRequirements{Limits: ptr.To(q("16"))}},
+			&aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Requests: 1, Model: "MI325X", ResourceName: "amd.com/gpu"},
+				CPU: &aimv1.AIMCpuRequirements{Requests: q("4"), Limits: ptr.To(q("16"))}}},
+		{"CPU only keeps the GPU", &aimv1.AIMHardwareRequirements{GPU: model.GPU}, &aimv1.AIMHardwareRequirements{CPU: &aimv1.AIMCpuRequirements{Requests: q("2")}},
+			&aimv1.AIMHardwareRequirements{GPU: model.GPU, CPU: &aimv1.AIMCpuRequirements{Requests: q("2")}}},
+	} {
+		before := tc.model.DeepCopy()
+		if diff := cmp.Diff(tc.want, MergeHardware(tc.model, tc.template)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+		if diff := cmp.Diff(before, tc.model); diff != "" {
+			t.Errorf("%s changed the model's hardware:\n%s", tc.name, diff)
+		}
 	}
 }
 

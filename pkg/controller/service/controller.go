@@ -384,7 +384,7 @@ func (ctl *Controller) route(ctx context.Context, svc *aimv1.AIMService, rc runt
 	status.Routing = nil
 	if ctl.routes != nil {
 		routes, _ := ctl.routes.ByNamespace(svc.Namespace).List(labels.Everything())
-		if err := manager.DeleteStale(ctx, ctl.c.Recorder, svc, "HTTPRoute", metaObjects(routes), []string{name}, ctl.dynamicDelete(gateway.Resource, svc.Namespace)); err != nil {
+		if err := manager.DeleteStale(ctx, ctl.c.Recorder, svc, FieldManager, "HTTPRoute", metaObjects(routes), []string{name}, ctl.dynamicDelete(gateway.Resource, svc.Namespace)); err != nil {
 			*applyErrs = append(*applyErrs, err)
 		}
 	}
@@ -435,21 +435,21 @@ func (ctl *Controller) route(ctx context.Context, svc *aimv1.AIMService, rc runt
 // cache, its Dedicated caches other than that one.
 func (ctl *Controller) deleteStaleWorkload(ctx context.Context, svc *aimv1.AIMService, name string, cache *aimv1.AIMServiceCacheStatus) error {
 	isvcs, _ := ctl.isvcs.ByNamespace(svc.Namespace).List(labels.Everything())
-	if err := manager.DeleteStale(ctx, ctl.c.Recorder, svc, "InferenceService", metaObjects(isvcs), []string{name}, ctl.dynamicDelete(kserve.Resource, svc.Namespace)); err != nil {
+	if err := manager.DeleteStale(ctx, ctl.c.Recorder, svc, FieldManager, "InferenceService", metaObjects(isvcs), []string{name}, ctl.dynamicDelete(kserve.Resource, svc.Namespace)); err != nil {
 		return err
 	}
 	if cache == nil || cache.TemplateCacheRef == nil {
 		return nil
 	}
 	caches, _ := ctl.caches.AIMTemplateCaches(svc.Namespace).List(labels.Everything())
-	return manager.DeleteStale(ctx, ctl.c.Recorder, svc, "AIMTemplateCache", caches, []string{cache.TemplateCacheRef.Name},
+	return manager.DeleteStale(ctx, ctl.c.Recorder, svc, FieldManager, "AIMTemplateCache", caches, []string{cache.TemplateCacheRef.Name},
 		ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(svc.Namespace).Delete)
 }
 
 // deleteStaleDerived deletes the service's derived templates other than name.
 func (ctl *Controller) deleteStaleDerived(ctx context.Context, svc *aimv1.AIMService, name string) error {
 	templates, _ := ctl.templates.AIMServiceTemplates(svc.Namespace).List(labels.SelectorFromSet(labels.Set{aimv1.LabelOrigin: aimv1.OriginDerived}))
-	return manager.DeleteStale(ctx, ctl.c.Recorder, svc, "AIMServiceTemplate", templates, []string{name},
+	return manager.DeleteStale(ctx, ctl.c.Recorder, svc, FieldManager, "AIMServiceTemplate", templates, []string{name},
 		ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(svc.Namespace).Delete)
 }
 

@@ -102,7 +102,7 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 		}
 	}
 	if applyErr == nil && plan.InUse != nil {
-		applyErr = manager.DeleteStale(ctx, ctl.c.Recorder, c, "AIMArtifact", o.Artifacts, plan.InUse, ctl.c.AIM.AimV1alpha1().AIMArtifacts(namespace).Delete)
+		applyErr = manager.DeleteStale(ctx, ctl.c.Recorder, c, FieldManager, "AIMArtifact", o.Artifacts, plan.InUse, ctl.c.AIM.AimV1alpha1().AIMArtifacts(namespace).Delete)
 	}
 	if applyErr != nil {
 		for i := range plan.Components {
