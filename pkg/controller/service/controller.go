@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
 	autoscalinglisters "k8s.io/client-go/listers/autoscaling/v2"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
@@ -29,8 +31,6 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gpu"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/specvalid"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
 )
@@ -87,6 +87,24 @@ func Register(m *manager.Manager, gpus *gpu.Tracker) error {
 	ctl.q = manager.NewController("service", manager.ReconcilerFunc(ctl.reconcile), v.AIMServices().Informer().GetStore())
 	ctl.owners = manager.Owners{"AIMService": {Controller: ctl.q, Namespaced: true}}
 
+	if err := ctl.watch(m, pods, hpas); err != nil {
+		return err
+	}
+	// Template selection ranks the GPU models present: a model appearing or going re-checks every service.
+	gpus.OnChange(func(before, after gpu.Inventory) {
+		if !slices.Equal(before.Models(), after.Models()) {
+			ctl.enqueue("")
+		}
+	})
+	m.Add(ctl.q)
+	return nil
+}
+
+// watch registers the event handlers that queue services: their own events, those of what they depend on
+// (models, templates, runtime configs, caches, artifacts), and those of their children and the children's
+// pods, Warning events and autoscalers.
+func (ctl *Controller) watch(m *manager.Manager, pods, hpas informers.SharedInformerFactory) error {
+	v := m.AIMInformers.Aim().V1alpha1()
 	events := m.WarningEvents.Core().V1().Events().Informer()
 	if err := events.AddIndexers(cache.Indexers{eventIndex: func(obj any) ([]string, error) {
 		e, ok := obj.(*corev1.Event)
@@ -104,10 +122,7 @@ func Register(m *manager.Manager, gpus *gpu.Tracker) error {
 	}
 	dependents := ctl.dependentsHandler(v.AIMServices().Informer().GetIndexer(), ctl.q.Add)
 
-	handlers := []struct {
-		inf cache.SharedIndexInformer
-		h   cache.ResourceEventHandler
-	}{
+	handlers := []handler{
 		{v.AIMServices().Informer(), ctl.q.Handler()},
 		{v.AIMModels().Informer(), dependents},
 		{v.AIMServiceTemplates().Informer(), dependents},
@@ -122,6 +137,23 @@ func Register(m *manager.Manager, gpus *gpu.Tracker) error {
 		{events, ctl.eventHandler()},
 		{hpas.Autoscaling().V2().HorizontalPodAutoscalers().Informer(), ctl.hpaHandler()},
 	}
+	optional, err := ctl.watchOptionalAPIs(m)
+	if err != nil {
+		return err
+	}
+	handlers = append(handlers, optional...)
+	for _, h := range handlers {
+		if _, err := h.inf.AddEventHandler(h.h); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// watchOptionalAPIs caches the InferenceServices and HTTPRoutes of AIM services, where the cluster serves those
+// APIs, and returns the handlers that route their events to the owning service.
+func (ctl *Controller) watchOptionalAPIs(m *manager.Manager) ([]handler, error) {
+	var out []handler
 	for _, api := range []struct {
 		gvr    schema.GroupVersionResource
 		lister *cache.GenericLister
@@ -132,7 +164,7 @@ func Register(m *manager.Manager, gpus *gpu.Tracker) error {
 	} {
 		served, err := m.Served(api.gvr)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if !served {
 			klog.InfoS("The cluster does not serve this API; services report it until it is installed and aim-apiserver restarts", "resource", api.gvr)
@@ -141,26 +173,18 @@ func Register(m *manager.Manager, gpus *gpu.Tracker) error {
 		m.CacheTyped(api.gvr, api.newObj)
 		inf := m.DynamicInformers.ForResource(api.gvr)
 		*api.lister = inf.Lister()
-		handlers = append(handlers, struct {
-			inf cache.SharedIndexInformer
-			h   cache.ResourceEventHandler
-		}{inf.Informer(), ctl.owners.Handler()})
+		out = append(out, handler{inf.Informer(), ctl.owners.Handler()})
 	}
-	for _, h := range handlers {
-		if _, err := h.inf.AddEventHandler(h.h); err != nil {
-			return err
-		}
-	}
-	// Template selection ranks the GPU models present: a model appearing or going re-checks every service.
-	gpus.OnChange(func(before, after gpu.Inventory) {
-		if !slices.Equal(before.Models(), after.Models()) {
-			ctl.enqueue("")
-		}
-	})
-	m.Add(ctl.q)
-	return nil
+	return out, nil
 }
 
+// handler is an informer and what handles its events.
+type handler struct {
+	inf cache.SharedIndexInformer
+	h   cache.ResourceEventHandler
+}
+
+// reconcile reads a service's observation, plans, acts, derives its status and ends the reconcile.
 func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
 	namespace, name := key.Namespace, key.Name
 	svc, ok, err := manager.LookupFinalized(ctx, func() (*aimv1.AIMService, error) { return ctl.services.AIMServices(namespace).Get(name) },
@@ -168,25 +192,13 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 	if !ok {
 		return 0, err
 	}
-	status := *svc.Status.DeepCopy()
-	status.ObservedGeneration = svc.Generation
-	var comps []state.Component
-	var applyErrs []error
-	if specErr := specvalid.Service(svc); specErr != nil {
-		// A spec the API would reject, stored by other means (migrate --allow-invalid): the children stay as
-		// they are until it is fixed.
-		comps = []state.Component{{Name: ComponentISVC, Dependency: state.DependencyDownstream, Errors: []error{specErr}}}
-	} else {
-		comps, applyErrs = ctl.observe(ctx, svc, &status)
-	}
-
-	out := state.Derive(state.Input{Components: comps, Previous: svc.Status.Conditions, Status: svc.Status.Status,
+	o := ctl.observe(svc)
+	plan := PlanService(o)
+	applyErr := errors.Join(ctl.act(ctx, o, &plan)...)
+	status := plan.finalStatus()
+	out := state.Derive(state.Input{Components: plan.components(), Previous: svc.Status.Conditions, Status: svc.Status.Status,
 		Generation: svc.Generation, Now: time.Now(), ServiceStatuses: true})
 	status.Conditions, status.Status = out.Conditions, out.Status
-	var applyErr error
-	if len(applyErrs) > 0 {
-		applyErr = applyErrs[0]
-	}
 	return manager.Finish(ctl.c.Recorder, manager.End{Object: svc, What: "AIMService " + key.String(), Changed: !apiequality.Semantic.DeepEqual(status, svc.Status), Write: func() error {
 		updated := svc.DeepCopy()
 		updated.Status = status
@@ -195,90 +207,76 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 	}, Out: out, ApplyErr: applyErr})
 }
 
-// observe resolves the service's dependencies, applies its children and reports its components.
-func (ctl *Controller) observe(ctx context.Context, svc *aimv1.AIMService, status *aimv1.AIMServiceStatus) ([]state.Component, []error) {
-	namespace := svc.Namespace
-	var comps []state.Component
-	var applyErrs []error
-	rc, rcErr := runtimeconfig.Lookup(svc.Spec.RuntimeConfigName, namespace, ctl.configs, ctl.clusterConfigs)
-	rcComp := state.Component{Name: ComponentRuntimeConfig, Dependency: state.DependencyUpstream}
-	if rcErr != nil {
-		rcComp.Errors, rcComp.Reason = []error{state.UpstreamError(rcErr)}, "ConfigNotFound"
-	} else {
-		rcComp.Reason = "RuntimeConfigResolved"
+// act carries out a plan in order: the model, the derived template, the cache, the InferenceService, then the
+// route. A write that fails is reported in its component and returned; what depends on it is left for the
+// retry.
+func (ctl *Controller) act(ctx context.Context, o Observation, p *Plan) []error {
+	svc := o.Service
+	var errs []error
+	if p.CreateModel != nil {
+		errs = appendErr(errs, ctl.createModel(ctx, p.CreateModel))
 	}
-	comps = append(comps, rcComp)
-	status.ResolvedRuntimeConfig = rc.Ref
-
-	// The model.
-	mres := ResolveModel(svc, ctl.findModels(svc))
-	if mres.Create != nil {
-		if err := ctl.createModel(ctx, mres.Create); err != nil {
-			applyErrs = append(applyErrs, err)
+	switch {
+	case p.Derived == nil:
+	case p.DerivedErr != nil:
+		errs = append(errs, p.DerivedErr)
+	default:
+		if err := ctl.applyDerived(ctx, p.Derived, p.DerivedLive); err != nil {
+			errs = append(errs, err)
+		} else {
+			errs = appendErr(errs, manager.DeleteStale(ctx, ctl.c.Recorder, svc, FieldManager, "AIMServiceTemplate", o.DerivedTemplates,
+				[]string{p.Derived.Name}, ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(svc.Namespace).Delete))
 		}
 	}
-	comps = append(comps, mres.Component)
-	status.ResolvedModel = nil
-	if mres.Model != nil {
-		status.ResolvedModel = mres.Model.Ref()
+	if p.CreateCache != nil {
+		errs = appendErr(errs, ctl.createCache(ctx, p.CreateCache))
 	}
-
-	// The template: chosen by name or selection, then derived for overrides (F10).
-	tres := ResolveTemplate(svc, mres.Model, ctl.findTemplates(svc), ctl.gpus.Inventory().Models())
-	status.TemplateMatching = nil
-	if len(tres.Candidates) > 0 {
-		status.TemplateMatching = &aimv1.AIMTemplateMatching{Candidates: tres.Candidates}
-	}
-	run, tcomp := tres.Base, tres.Component
-	if run != nil && svc.Spec.Overrides != nil && !run.Derived() {
-		run = nil
-		if tres.Base.Status.Status != aimv1.AIMStatusReady {
-			tcomp = TemplateComponent(tres.Base, tcomp)
-		} else if mres.Model != nil {
-			derived := DerivedTemplate(svc, *tres.Base, mres.Model.Name, rc)
-			if err := ctl.applyDerived(ctx, svc, derived); err != nil {
-				applyErrs = append(applyErrs, err)
-			} else if err := ctl.deleteStaleDerived(ctx, svc, derived.Name); err != nil {
-				applyErrs = append(applyErrs, err)
-			}
-			if t, err := ctl.templates.AIMServiceTemplates(namespace).Get(derived.Name); err == nil {
-				d := fromNamespaced(t)
-				run = &d
-			} else {
-				tcomp.State, tcomp.Reason, tcomp.Message = aimv1.AIMStatusPending, "CreatingDerivedTemplate", "creating AIMServiceTemplate "+derived.Name+" for spec.overrides"
-			}
+	if p.ISVC != nil {
+		if err := ctl.apply(ctx, kserve.Resource, p.ISVC, &p.ISVC.ObjectMeta, o.ISVC); err != nil {
+			errs = append(errs, err)
+			p.Workload = []state.Component{{Name: ComponentISVC, Dependency: state.DependencyDownstream, Errors: []error{err}}}
+			p.Status.Runtime, p.Status.Endpoint = svc.Status.Runtime.DeepCopy(), svc.Status.Endpoint.DeepCopy()
+			p.WorkloadExists = false
 		}
 	}
-	if run != nil {
-		tcomp = TemplateComponent(run, tcomp)
+	if p.WorkloadExists {
+		// The InferenceService (and Dedicated cache) of the name the service wants exists: those it made under
+		// other names, as earlier releases named them, would serve the model twice.
+		errs = appendErr(errs, ctl.deleteStaleWorkload(ctx, o, p.Status.Cache))
 	}
-	comps = append(comps, tcomp)
-	status.ResolvedTemplate = nil
-	if run != nil && run.Status.Status == aimv1.AIMStatusReady {
-		status.ResolvedTemplate = run.Ref()
-	}
+	return append(errs, ctl.actRoute(ctx, o, p)...)
+}
 
-	// The InferenceService and what it needs.
-	wname := WorkloadName(svc)
-	live, isvcErr := ctl.getISVC(namespace, wname)
-	// Without its runtime config the desired children are unknown (its env, scheduling and routing are part of
-	// them): the live ones are kept as they are, not rewritten without it.
-	mayApply := rcErr == nil
-	if isvcErr != nil {
-		comps = append(comps, state.Component{Name: ComponentISVC, Dependency: state.DependencyDownstream, Errors: []error{isvcErr}})
-	} else {
-		comps = append(comps, ctl.workload(ctx, svc, mres.Model, run, rc, live, mayApply, status, &applyErrs)...)
+// actRoute deletes the service's stale routes, then deletes or applies its route.
+func (ctl *Controller) actRoute(ctx context.Context, o Observation, p *Plan) []error {
+	svc := o.Service
+	var errs []error
+	if p.SweepRoutes {
+		errs = appendErr(errs, manager.DeleteStale(ctx, ctl.c.Recorder, svc, FieldManager, "HTTPRoute", o.Routes, []string{RouteName(svc)},
+			ctl.dynamicDelete(gateway.Resource, svc.Namespace)))
 	}
+	if p.DeleteRoute {
+		err := ctl.c.Dynamic.Resource(gateway.Resource).Namespace(svc.Namespace).Delete(ctx, RouteName(svc), metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("deleting HTTPRoute %s/%s: %w", svc.Namespace, RouteName(svc), err))
+		}
+	}
+	errs = appendErr(errs, p.RouteErr)
+	if p.HTTPRoute != nil {
+		if err := ctl.apply(ctx, gateway.Resource, p.HTTPRoute, &p.HTTPRoute.ObjectMeta, o.Route); err != nil {
+			errs = append(errs, err)
+			comp := routeFailed(p.routeBase, err)
+			p.Route, p.Status.Routing = &comp, nil
+		}
+	}
+	return errs
+}
 
-	// The route, independent of the InferenceService: a routing mistake fails the route only.
-	if mayApply {
-		comps = append(comps, ctl.route(ctx, svc, rc, status, &applyErrs)...)
+func appendErr(errs []error, err error) []error {
+	if err != nil {
+		return append(errs, err)
 	}
-
-	if status.Endpoint != nil && status.Routing != nil {
-		status.Endpoint.Path = status.Routing.Path
-	}
-	return comps, applyErrs
+	return errs
 }
 
 // cleanupCaches removes the shared caches a deleted service leaves unneeded.
@@ -302,155 +300,19 @@ func (ctl *Controller) patchService(namespace string) func(context.Context, stri
 	}
 }
 
-// workload plans and applies the cache and the InferenceService, and reports them and the pods.
-func (ctl *Controller) workload(ctx context.Context, svc *aimv1.AIMService, model *Model, run *Template, rc runtimeconfig.Resolved,
-	live *kservev1beta1.InferenceService, mayApply bool, status *aimv1.AIMServiceStatus, applyErrs *[]error) []state.Component {
-	var comps []state.Component
-	var observed kserve.Live
-	if live != nil {
-		observed = kserve.Observe(live)
-	}
-	ready := mayApply && run != nil && model != nil && run.Status.Status == aimv1.AIMStatusReady
-	var mounts []kserve.CacheMount
-	cacheReady := true
-	status.Cache = nil
-	if ready {
-		caches, _ := ctl.caches.AIMTemplateCaches(svc.Namespace).List(labels.Everything())
-		artifacts, _ := ctl.artifacts.AIMArtifacts(svc.Namespace).List(labels.Everything())
-		cp := PlanCache(svc, *run, caches, artifacts, rc)
-		if cp.Create != nil {
-			if err := ctl.createCache(ctx, cp.Create); err != nil {
-				*applyErrs = append(*applyErrs, err)
-			}
-		}
-		if cp.Component != nil {
-			comps = append(comps, *cp.Component)
-			cacheReady = cp.Component.State == ""
-		}
-		if cp.Use != nil && cacheReady {
-			status.Cache = &aimv1.AIMServiceCacheStatus{TemplateCacheRef: &aimv1.AIMResolvedReference{
-				Name: cp.Use.Name, Namespace: cp.Use.Namespace, UID: cp.Use.UID, Kind: "AIMTemplateCache", Scope: aimv1.AIMResolutionScopeNamespace}}
-		}
-		mounts = cp.Mounts
-		if !cacheReady && live != nil {
-			// A cache that is briefly not Ready must not unmount the volumes the pods run from (and restart
-			// them twice): the live InferenceService keeps its mounts until the cache is Ready again.
-			mounts = observed.CacheMounts
-		}
-	}
-
-	// Create the InferenceService once everything it mounts is ready; once it exists, keep it up to date so
-	// that changes of mutable fields (replicas, env, resources, ...) reach it.
-	name := WorkloadName(svc)
-	exists := live != nil
-	if ready && (cacheReady || exists) {
-		isvc := kserve.Build(InferenceService(svc, *model, *run, rc, mounts))
-		if err := ctl.apply(ctx, kserve.Resource, isvc, &isvc.ObjectMeta, live); err != nil {
-			*applyErrs = append(*applyErrs, err)
-			comps = append(comps, state.Component{Name: ComponentISVC, Dependency: state.DependencyDownstream, Errors: []error{err}})
-			return comps
-		}
-		exists = true // created now, if not before; its status is not known yet
-	}
-	if !exists {
-		if ready {
-			comps = append(comps, ISVCComponent(ISVCState{}, nil))
-		}
-		status.Runtime, status.Endpoint = Runtime(svc, nil, nil), nil
-		return comps
-	}
-	// The InferenceService (and Dedicated cache) of the name the service wants exists: those it made under
-	// other names, as earlier releases named them, would serve the model twice.
-	if err := ctl.deleteStaleWorkload(ctx, svc, name, status.Cache); err != nil {
-		*applyErrs = append(*applyErrs, err)
-	}
-	st := ISVCState{Exists: true, Ready: observed.Ready, Reason: observed.Reason, Message: observed.Message}
-	pods, _ := ctl.pods.Pods(svc.Namespace).List(labels.SelectorFromSet(labels.Set{LabelInferenceService: name}))
-	var podEvents []corev1.Event
-	for _, p := range pods {
-		podEvents = append(podEvents, ctl.warnings(p.Namespace, p.Name, "Pod")...)
-	}
-	comps = append(comps, ISVCComponent(st, ctl.warnings(svc.Namespace, name, "InferenceService")), PodsComponent(pods, podEvents, st.Ready))
-	hpa, _ := ctl.hpas.HorizontalPodAutoscalers(svc.Namespace).Get(HPAName(name))
-	status.Runtime = Runtime(svc, pods, hpa)
-	status.Endpoint = Endpoint(svc, "")
-	return comps
-}
-
-// route plans, applies or removes the service's HTTPRoute and reports it.
-func (ctl *Controller) route(ctx context.Context, svc *aimv1.AIMService, rc runtimeconfig.Resolved, status *aimv1.AIMServiceStatus, applyErrs *[]error) []state.Component {
-	rp := PlanRoute(svc, rc)
-	name := RouteName(svc)
-	status.Routing = nil
-	if ctl.routes != nil {
-		routes, _ := ctl.routes.ByNamespace(svc.Namespace).List(labels.Everything())
-		if err := manager.DeleteStale(ctx, ctl.c.Recorder, svc, FieldManager, "HTTPRoute", metaObjects(routes), []string{name}, ctl.dynamicDelete(gateway.Resource, svc.Namespace)); err != nil {
-			*applyErrs = append(*applyErrs, err)
-		}
-	}
-	if rp.Component == nil {
-		// Routing is off: remove a route the service made earlier.
-		if ctl.routes != nil {
-			if obj, err := ctl.routes.ByNamespace(svc.Namespace).Get(name); err == nil && manager.OwnedBy(obj.(metav1.Object), svc.UID) {
-				err := ctl.c.Dynamic.Resource(gateway.Resource).Namespace(svc.Namespace).Delete(ctx, name, metav1.DeleteOptions{})
-				if err != nil && !apierrors.IsNotFound(err) {
-					*applyErrs = append(*applyErrs, fmt.Errorf("deleting HTTPRoute %s/%s: %w", svc.Namespace, name, err))
-				}
-			}
-		}
-		return nil
-	}
-	comp := *rp.Component
-	if rp.Route == nil {
-		return []state.Component{comp}
-	}
-	if ctl.routes == nil {
-		comp.Errors = []error{state.NewError(state.Infrastructure, "GatewayAPINotInstalled",
-			"the cluster does not serve %s; install the Gateway API CRDs and restart aim-apiserver", gateway.Resource.GroupResource())}
-		comp.State = ""
-		return []state.Component{comp}
-	}
-	var live *gatewayv1.HTTPRoute
-	if obj, err := ctl.routes.ByNamespace(svc.Namespace).Get(name); err == nil {
-		if live, err = manager.AsTyped[gatewayv1.HTTPRoute](obj); err != nil {
-			*applyErrs = append(*applyErrs, err)
-			comp.Errors, comp.State = []error{err}, ""
-			return []state.Component{comp}
-		}
-	}
-	route := gateway.Build(*rp.Route)
-	if err := ctl.apply(ctx, gateway.Resource, route, &route.ObjectMeta, live); err != nil {
-		*applyErrs = append(*applyErrs, err)
-		comp.Errors, comp.State = []error{err}, ""
-		return []state.Component{comp}
-	}
-	status.Routing = &aimv1.AIMServiceRoutingStatus{Path: rp.Path}
-	if live != nil {
-		comp = RouteComponent(comp, gateway.Accepted(live.Status))
-	}
-	return []state.Component{comp}
-}
-
-// deleteStaleWorkload deletes the service's InferenceServices other than name and, once the service reads a
+// deleteStaleWorkload deletes the service's InferenceServices other than its own and, once the service reads a
 // cache, its Dedicated caches other than that one.
-func (ctl *Controller) deleteStaleWorkload(ctx context.Context, svc *aimv1.AIMService, name string, cache *aimv1.AIMServiceCacheStatus) error {
-	isvcs, _ := ctl.isvcs.ByNamespace(svc.Namespace).List(labels.Everything())
-	if err := manager.DeleteStale(ctx, ctl.c.Recorder, svc, FieldManager, "InferenceService", metaObjects(isvcs), []string{name}, ctl.dynamicDelete(kserve.Resource, svc.Namespace)); err != nil {
+func (ctl *Controller) deleteStaleWorkload(ctx context.Context, o Observation, cache *aimv1.AIMServiceCacheStatus) error {
+	svc := o.Service
+	if err := manager.DeleteStale(ctx, ctl.c.Recorder, svc, FieldManager, "InferenceService", o.ISVCs, []string{WorkloadName(svc)},
+		ctl.dynamicDelete(kserve.Resource, svc.Namespace)); err != nil {
 		return err
 	}
 	if cache == nil || cache.TemplateCacheRef == nil {
 		return nil
 	}
-	caches, _ := ctl.caches.AIMTemplateCaches(svc.Namespace).List(labels.Everything())
-	return manager.DeleteStale(ctx, ctl.c.Recorder, svc, FieldManager, "AIMTemplateCache", caches, []string{cache.TemplateCacheRef.Name},
+	return manager.DeleteStale(ctx, ctl.c.Recorder, svc, FieldManager, "AIMTemplateCache", o.Caches, []string{cache.TemplateCacheRef.Name},
 		ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(svc.Namespace).Delete)
-}
-
-// deleteStaleDerived deletes the service's derived templates other than name.
-func (ctl *Controller) deleteStaleDerived(ctx context.Context, svc *aimv1.AIMService, name string) error {
-	templates, _ := ctl.templates.AIMServiceTemplates(svc.Namespace).List(labels.SelectorFromSet(labels.Set{aimv1.LabelOrigin: aimv1.OriginDerived}))
-	return manager.DeleteStale(ctx, ctl.c.Recorder, svc, FieldManager, "AIMServiceTemplate", templates, []string{name},
-		ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(svc.Namespace).Delete)
 }
 
 // dynamicDelete deletes objects of a resource the dynamic client serves.
@@ -458,17 +320,6 @@ func (ctl *Controller) dynamicDelete(gvr schema.GroupVersionResource, namespace 
 	return func(ctx context.Context, name string, opts metav1.DeleteOptions) error {
 		return ctl.c.Dynamic.Resource(gvr).Namespace(namespace).Delete(ctx, name, opts)
 	}
-}
-
-// metaObjects are the objects a dynamic lister lists, as their metadata.
-func metaObjects(list []runtime.Object) []metav1.Object {
-	out := make([]metav1.Object, 0, len(list))
-	for _, o := range list {
-		if m, ok := o.(metav1.Object); ok {
-			out = append(out, m)
-		}
-	}
-	return out
 }
 
 // apply server-side applies a child by manager.PrepareApply's rule: when the desired object changed, or the
@@ -487,20 +338,6 @@ func (ctl *Controller) apply(ctx context.Context, gvr schema.GroupVersionResourc
 		return fmt.Errorf("applying %s %s/%s: %w", gvr.Resource, meta.Namespace, meta.Name, err)
 	}
 	return nil
-}
-
-func (ctl *Controller) getISVC(namespace, name string) (*kservev1beta1.InferenceService, error) {
-	if ctl.isvcs == nil {
-		return nil, state.NewError(state.Infrastructure, "KServeNotInstalled",
-			"the cluster does not serve %s; install KServe and restart aim-apiserver", kserve.Resource.GroupResource())
-	}
-	obj, err := ctl.isvcs.ByNamespace(namespace).Get(name)
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	} else if err != nil {
-		return nil, err
-	}
-	return manager.AsTyped[kservev1beta1.InferenceService](obj)
 }
 
 // findModels lists the models spec.model may mean.
@@ -621,16 +458,13 @@ func (ctl *Controller) createCache(ctx context.Context, c *aimv1.AIMTemplateCach
 	return nil
 }
 
-// applyDerived applies the service's derived template by manager.PrepareApply's rule.
-func (ctl *Controller) applyDerived(ctx context.Context, svc *aimv1.AIMService, t *aimv1.AIMServiceTemplate) error {
-	var live runtime.Object
-	if cur, err := ctl.templates.AIMServiceTemplates(t.Namespace).Get(t.Name); err == nil {
-		if !manager.OwnedBy(cur, svc.UID) {
-			return state.NewError(state.InvalidSpec, "DerivedTemplateConflict", "AIMServiceTemplate %s/%s exists and belongs to something else", t.Namespace, t.Name)
-		}
-		live = cur
+// applyDerived applies the service's derived template over live by manager.PrepareApply's rule.
+func (ctl *Controller) applyDerived(ctx context.Context, t, live *aimv1.AIMServiceTemplate) error {
+	var cur runtime.Object
+	if live != nil {
+		cur = live
 	}
-	data, _, err := manager.PrepareApply(t, live)
+	data, _, err := manager.PrepareApply(t, cur)
 	if err != nil || data == nil {
 		return err
 	}

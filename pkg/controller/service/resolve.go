@@ -326,17 +326,7 @@ func ResolveTemplate(svc *aimv1.AIMService, model *Model, templates []Template, 
 		cands = append(cands, c)
 		byKey[key(c)] = t
 	}
-	req := Request{DefaultTemplate: model.Spec.DefaultServiceTemplate, GPUModels: gpuModels}
-	if sel := svc.Spec.Template; sel != nil {
-		req.AllowUnoptimized = sel.AllowUnoptimized
-	}
-	if o := svc.Spec.Overrides; o != nil {
-		req.Metric, req.Precision = ptr.Deref(o.Metric, ""), ptr.Deref(o.Precision, "")
-		if o.Hardware != nil && o.Hardware.GPU != nil {
-			req.GPUModel, req.GPUCount = o.Hardware.GPU.Model, o.Hardware.GPU.Requests
-		}
-	}
-	s := Select(cands, req)
+	s := Select(cands, selectionRequest(svc, model, gpuModels))
 	res := TemplateResolution{Candidates: s.Candidates}
 	switch {
 	case s.Chosen != nil:
@@ -360,6 +350,22 @@ func ResolveTemplate(svc *aimv1.AIMService, model *Model, templates []Template, 
 	}
 	res.Component = comp
 	return res
+}
+
+// selectionRequest is what a service asks of the model's templates: the model's default, its overrides'
+// metric, precision and GPU, whether unoptimized profiles may serve, and the GPU models the nodes have.
+func selectionRequest(svc *aimv1.AIMService, model *Model, gpuModels []string) Request {
+	req := Request{DefaultTemplate: model.Spec.DefaultServiceTemplate, GPUModels: gpuModels}
+	if sel := svc.Spec.Template; sel != nil {
+		req.AllowUnoptimized = sel.AllowUnoptimized
+	}
+	if o := svc.Spec.Overrides; o != nil {
+		req.Metric, req.Precision = ptr.Deref(o.Metric, ""), ptr.Deref(o.Precision, "")
+		if o.Hardware != nil && o.Hardware.GPU != nil {
+			req.GPUModel, req.GPUCount = o.Hardware.GPU.Model, o.Hardware.GPU.Requests
+		}
+	}
+	return req
 }
 
 // TemplateComponent reports the state of the template the service runs on.

@@ -1,0 +1,231 @@
+package service
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/env"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+)
+
+// CachingMode is the effective caching mode: the legacy Auto and Always mean Shared, absent means Shared.
+func CachingMode(svc *aimv1.AIMService) aimv1.AIMCachingMode {
+	if c := svc.Spec.Caching; c != nil {
+		switch c.Mode {
+		case aimv1.AIMCachingModeDedicated, aimv1.AIMCachingModeNever:
+			return c.Mode
+		}
+	}
+	return aimv1.AIMCachingModeShared
+}
+
+// ReasonCacheConflict is the Cache component's reason when another template's cache holds the name of the
+// service's shared cache.
+const ReasonCacheConflict = "CacheConflict"
+
+// CachePlan is what the service does about its model cache.
+type CachePlan struct {
+	// Create is a template cache to create; Use the one the service reads.
+	Create, Use *aimv1.AIMTemplateCache
+	// Mounts are the ready artifacts the InferenceService mounts.
+	Mounts []kserve.CacheMount
+	// Component is nil when the service needs no cache: caching mode Never (F9), or nothing to download.
+	Component *state.Component
+}
+
+// PlanCache decides on the cache of a service running template t. existing are the namespace's template
+// caches, artifacts its artifacts (for the progress of downloads). A Shared cache is any shared cache of the
+// template and belongs to no service; a Dedicated one is the service's own.
+func PlanCache(svc *aimv1.AIMService, t Template, existing []*aimv1.AIMTemplateCache, artifacts []*aimv1.AIMArtifact, rc runtimeconfig.Resolved) CachePlan {
+	mode := CachingMode(svc)
+	if mode == aimv1.AIMCachingModeNever || len(t.Status.ModelSources) == 0 {
+		return CachePlan{}
+	}
+	want := desiredCache(svc, t, rc, mode)
+	use := cacheInUse(want, existing)
+	comp := state.Component{Name: ComponentCache, Dependency: state.DependencyDownstream}
+	if use == nil {
+		// aim-engine's shared cache name hashes only the namespace: a namespaced and a cluster template of the
+		// same name would share it, and the second could never be created.
+		for _, c := range existing {
+			if c.Name == want.Name {
+				comp.Errors = []error{state.NewError(state.InvalidSpec, ReasonCacheConflict,
+					"AIMTemplateCache %s, the name of this template's shared cache, already caches template %s (scope %s, mode %s); rename one of the templates",
+					c.Name, c.Spec.TemplateName, cmp.Or(string(c.Spec.TemplateScope), "unset"), cmp.Or(string(c.Spec.Mode), "Shared"))}
+				return CachePlan{Component: &comp}
+			}
+		}
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "CacheCreating", "creating AIMTemplateCache "+want.Name
+		return CachePlan{Create: want, Component: &comp}
+	}
+	what := "AIMTemplateCache " + use.Name
+	switch use.Status.Status {
+	case aimv1.AIMStatusReady:
+		comp.Reason, comp.Message = "CacheReady", what
+	case aimv1.AIMStatusFailed, aimv1.AIMStatusDegraded:
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, "CacheFailed", what+" is "+string(use.Status.Status)
+	default:
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "CacheNotReady", what+" is downloading the model"
+		byName := map[string]*aimv1.AIMArtifact{}
+		for _, a := range artifacts {
+			byName[a.Name] = a
+		}
+		if p := DownloadProgress(use, byName); p != "" {
+			comp.Message += ": " + p
+		}
+	}
+	return CachePlan{Use: use, Mounts: Mounts(use), Component: &comp}
+}
+
+// desiredCache is the template cache a service in mode (Shared or Dedicated) wants for template t.
+func desiredCache(svc *aimv1.AIMService, t Template, rc runtimeconfig.Resolved, mode aimv1.AIMCachingMode) *aimv1.AIMTemplateCache {
+	scope := aimv1.AIMTemplateScopeNamespace
+	if t.Namespace == "" {
+		scope = aimv1.AIMTemplateScopeCluster
+	}
+	want := &aimv1.AIMTemplateCache{
+		TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMTemplateCache"},
+		// aim-engine's labels: the service (the one that made a shared cache) and the framework label.
+		ObjectMeta: metav1.ObjectMeta{Namespace: svc.Namespace,
+			Labels: childlabels.For(childlabels.Service, svc, rc, map[string]string{
+				aimv1.LabelService: naming.LabelValue(svc.Name), LabelTemplate: naming.LabelValue(t.Name)})},
+		Spec: aimv1.AIMTemplateCacheSpec{TemplateName: t.Name, TemplateScope: scope, RuntimeConfigName: svc.Spec.RuntimeConfigName,
+			StorageClassName: storageClass(svc, rc)},
+	}
+	var cachingEnv []corev1.EnvVar
+	if t.Caching != nil {
+		cachingEnv = t.Caching.Env
+	}
+	want.Spec.Env = env.Merge(t.Spec.Env, cachingEnv, svc.Spec.Env)
+	if mode == aimv1.AIMCachingModeDedicated {
+		want.Name = naming.DerivedName([]string{t.Name, svc.Name}, naming.HashLength, naming.MaxLength, string(svc.UID))
+		want.Spec.Mode = aimv1.AIMTemplateCacheModeDedicated
+		want.OwnerReferences = []metav1.OwnerReference{ownerRef(svc)}
+	} else {
+		want.Name = naming.DerivedName([]string{t.Name}, naming.HashLength, naming.MaxLength, svc.Namespace)
+		want.Spec.Mode = aimv1.AIMTemplateCacheModeShared
+	}
+	return want
+}
+
+// cacheInUse is the cache a service reads: its Dedicated cache of want's name, or the best shared cache of the
+// template (Ready first, then by name for a stable choice).
+func cacheInUse(want *aimv1.AIMTemplateCache, existing []*aimv1.AIMTemplateCache) *aimv1.AIMTemplateCache {
+	if want.Spec.Mode == aimv1.AIMTemplateCacheModeDedicated {
+		for _, c := range existing {
+			if c.Name == want.Name {
+				return c
+			}
+		}
+		return nil
+	}
+	var shared []*aimv1.AIMTemplateCache
+	for _, c := range existing {
+		if c.Spec.TemplateName == want.Spec.TemplateName && c.Spec.Mode != aimv1.AIMTemplateCacheModeDedicated &&
+			(c.Spec.TemplateScope == want.Spec.TemplateScope || c.Spec.TemplateScope == "" || c.Spec.TemplateScope == aimv1.AIMTemplateScopeUnknown) {
+			shared = append(shared, c)
+		}
+	}
+	slices.SortFunc(shared, func(a, b *aimv1.AIMTemplateCache) int {
+		if ra, rb := a.Status.Status == aimv1.AIMStatusReady, b.Status.Status == aimv1.AIMStatusReady; ra != rb {
+			if ra {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	if len(shared) == 0 {
+		return nil
+	}
+	return shared[0]
+}
+
+// DownloadProgress says how far a cache's downloads are, for the CacheReady message: each artifact not yet
+// Ready with the progress its downloader reports.
+func DownloadProgress(c *aimv1.AIMTemplateCache, artifacts map[string]*aimv1.AIMArtifact) string {
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(c.Status.Artifacts)) {
+		entry := c.Status.Artifacts[name]
+		if entry.Status == aimv1.AIMStatusReady {
+			continue
+		}
+		progress := cmp.Or(string(entry.Status), "Pending")
+		if a := artifacts[name]; a != nil && a.Status.Progress != nil && a.Status.Progress.DisplayPercentage != "" {
+			progress = a.Status.Progress.DisplayPercentage
+		}
+		parts = append(parts, fmt.Sprintf("%s %s", cmp.Or(entry.Model, name), progress))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Mounts are a cache's ready artifacts as volumes, in a stable order.
+func Mounts(c *aimv1.AIMTemplateCache) []kserve.CacheMount {
+	var out []kserve.CacheMount
+	for _, a := range c.Status.Artifacts {
+		if a.Status != aimv1.AIMStatusReady || a.PersistentVolumeClaim == "" || a.Model == "" {
+			continue
+		}
+		// The volume is named after the artifact, as aim-engine names it, so that adopting an InferenceService
+		// aim-engine made does not rewrite its volumes (and restart its pods).
+		out = append(out, kserve.CacheMount{ModelID: a.Model, PVC: a.PersistentVolumeClaim, Volume: naming.RFC1123Label(a.Name)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ModelID < out[j].ModelID })
+	return out
+}
+
+// storageClass is the service's storage class, else the runtime config's, else the cluster default ("").
+func storageClass(svc *aimv1.AIMService, rc runtimeconfig.Resolved) string {
+	if s := svc.Spec.Storage; s != nil && s.DefaultStorageClassName != nil {
+		return *s.DefaultStorageClassName
+	}
+	if s := rc.Spec.Storage; s != nil && s.DefaultStorageClassName != nil {
+		return *s.DefaultStorageClassName
+	}
+	return rc.Spec.DefaultStorageClassName
+}
+
+// FinalizerCacheCleanup lets a deleted service remove the shared cache it started when nobody needs it.
+const FinalizerCacheCleanup = "aim.eai.amd.com/template-cache-cleanup"
+
+// CachesToClean are the shared caches a deleted service leaves that nobody needs: made by this controller for
+// the service's template (so not a template's own or a user's cache), not Ready (a ready cache is worth keeping
+// for the next service), and not for the template of another live service of the namespace. Dedicated caches
+// need no finalizer: the service owns them.
+func CachesToClean(svc *aimv1.AIMService, caches []*aimv1.AIMTemplateCache, services []*aimv1.AIMService) []*aimv1.AIMTemplateCache {
+	tmpl := func(s *aimv1.AIMService) string {
+		if s.Status.ResolvedTemplate != nil {
+			return s.Status.ResolvedTemplate.Name
+		}
+		return ""
+	}
+	mine := tmpl(svc)
+	if mine == "" {
+		return nil
+	}
+	for _, o := range services {
+		if o.UID != svc.UID && o.DeletionTimestamp == nil && tmpl(o) == mine {
+			return nil
+		}
+	}
+	var out []*aimv1.AIMTemplateCache
+	for _, c := range caches {
+		if c.Spec.TemplateName == mine && c.Spec.Mode != aimv1.AIMTemplateCacheModeDedicated && len(c.OwnerReferences) == 0 &&
+			c.Labels[aimv1.LabelManagedBy] == aimv1.ManagedByValue && c.Status.Status != aimv1.AIMStatusReady {
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -1,0 +1,141 @@
+package service
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/env"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/jobhealth"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/redact"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+)
+
+// Fixed environment of every inference container.
+var baseEnv = []corev1.EnvVar{{Name: "AIM_CACHE_PATH", Value: kserve.CacheRoot}, {Name: "VLLM_ENABLE_METRICS", Value: "true"}}
+
+// Environment is the inference container's environment, merged by name from the lowest layer to the highest:
+// the fixed variables, the runtime config, the model, the template's profile parameters, the template, the
+// custom model's id, the service.
+func Environment(svc *aimv1.AIMService, m Model, t Template, rc runtimeconfig.Resolved) []corev1.EnvVar {
+	var profile []corev1.EnvVar
+	add := func(k, v string) {
+		if v != "" {
+			profile = append(profile, corev1.EnvVar{Name: k, Value: v})
+		}
+	}
+	c := t.candidate()
+	add("AIM_PROFILE_ID", t.Spec.ProfileID)
+	add("AIM_METRIC", string(c.Metric))
+	add("AIM_PRECISION", string(c.Precision))
+	var modelID []corev1.EnvVar
+	if len(t.Spec.ModelSources) > 0 {
+		modelID = []corev1.EnvVar{{Name: "AIM_MODEL_ID", Value: t.Spec.ModelSources[0].ModelID}}
+	} else if len(m.Spec.ModelSources) > 0 {
+		modelID = []corev1.EnvVar{{Name: "AIM_MODEL_ID", Value: m.Spec.ModelSources[0].ModelID}}
+	}
+	return env.Merge(baseEnv, rc.Spec.Env, m.Spec.Env, profile, t.Spec.Env, modelID, svc.Spec.Env)
+}
+
+// InferenceService is the input of the service's InferenceService.
+func InferenceService(svc *aimv1.AIMService, m Model, t Template, rc runtimeconfig.Resolved, mounts []kserve.CacheMount) kserve.Input {
+	own := map[string]string{labelComponent: "inference", aimv1.LabelService: naming.LabelValue(svc.Name),
+		LabelTemplate: naming.LabelValue(t.Name), LabelModel: naming.LabelValue(m.Name)}
+	c := t.candidate()
+	if c.Metric != "" {
+		own[LabelMetric] = string(c.Metric)
+	}
+	if c.Precision != "" {
+		own[LabelPrecision] = string(c.Precision)
+	}
+	labels := childlabels.For(childlabels.Service, svc, rc, own)
+	in := kserve.Input{
+		Name: WorkloadName(svc), Namespace: svc.Namespace, Owner: ownerRef(svc), Labels: labels,
+		Image: m.Spec.Image, NodeAffinity: t.Status.ResolvedNodeAffinity, Scheduling: rc.Spec.Scheduling,
+		Env: Environment(svc, m, t, rc), ServiceResources: svc.Spec.Resources,
+		ImagePullSecrets:   unionSecrets(svc.Spec.ImagePullSecrets, t.Spec.ImagePullSecrets, m.Spec.ImagePullSecrets),
+		ServiceAccountName: cmp.Or(svc.Spec.ServiceAccountName, cmp.Or(t.Spec.ServiceAccountName, m.Spec.ServiceAccountName)),
+		Scale:              kserve.ScaleOf(&svc.Spec), AutoScaling: svc.Spec.AutoScaling,
+		Caches: mounts,
+	}
+	hw := t.Status.ResolvedHardware
+	if hw == nil {
+		hw = t.Spec.Hardware
+	}
+	if hw != nil && hw.GPU != nil {
+		in.GPUs, in.GPUResource = hw.GPU.Requests, corev1.ResourceName(hw.GPU.ResourceName)
+	}
+	in.TemplateResources = templateResources(hw, t.Spec.Resources)
+	return in
+}
+
+// templateResources are the template's resources, with a CPU-only template's cpu requirements under them.
+func templateResources(hw *aimv1.AIMHardwareRequirements, res *corev1.ResourceRequirements) *corev1.ResourceRequirements {
+	if hw == nil || hw.CPU == nil {
+		return res
+	}
+	out := &corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: hw.CPU.Requests.DeepCopy()}}
+	if hw.CPU.Limits != nil {
+		out.Limits = corev1.ResourceList{corev1.ResourceCPU: hw.CPU.Limits.DeepCopy()}
+	}
+	if res != nil {
+		for k, v := range res.Requests {
+			out.Requests[k] = v.DeepCopy()
+		}
+		for k, v := range res.Limits {
+			if out.Limits == nil {
+				out.Limits = corev1.ResourceList{}
+			}
+			out.Limits[k] = v.DeepCopy()
+		}
+	}
+	return out
+}
+
+// unionSecrets lists every pull secret once, in order of precedence.
+func unionSecrets(lists ...[]corev1.LocalObjectReference) []corev1.LocalObjectReference {
+	var out []corev1.LocalObjectReference
+	for _, l := range lists {
+		for _, s := range l {
+			if !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// ISVCState is what the controller observed of the InferenceService.
+type ISVCState struct {
+	Exists, Ready bool
+	// Reason and Message of its Ready condition when not ready.
+	Reason, Message string
+}
+
+// ISVCComponent reports the InferenceService; warnings are KServe's Warning events about it.
+func ISVCComponent(s ISVCState, warnings []corev1.Event) state.Component {
+	comp := state.Component{Name: ComponentISVC, Dependency: state.DependencyDownstream}
+	switch {
+	case !s.Exists:
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "CreatingRuntime", "creating the InferenceService"
+	case s.Ready:
+		comp.Reason = "RuntimeReady"
+	default:
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "CreatingRuntime",
+			cmp.Or(redact.Excerpt(s.Message, redact.DefaultLimit), "the InferenceService is not ready yet")
+		if e := jobhealth.Latest(warnings); e != nil {
+			comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, cmp.Or(e.Reason, "InternalError"), redact.Excerpt(e.Message, redact.DefaultLimit)
+			if strings.Contains(strings.ToLower(e.Message), "serverless") || strings.Contains(e.Message, "Knative") {
+				comp.Reason, comp.Message = "ServerlessModeRejected", comp.Message+"; configure KServe for RawDeployment (Standard) mode"
+			}
+		}
+	}
+	return comp
+}

@@ -1,0 +1,128 @@
+package service
+
+import (
+	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gateway"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/specvalid"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+)
+
+// Observation is everything one reconcile of a service reads, from the informer caches only, before anything
+// is planned (PlanService).
+type Observation struct {
+	Service *aimv1.AIMService
+	// SpecErr is set for a stored spec the API would reject (migrate --allow-invalid).
+	SpecErr error
+
+	RuntimeConfig    runtimeconfig.Resolved
+	RuntimeConfigErr error
+	// Models are what spec.model may mean; Templates the template spec.template names, or every template for
+	// selection; GPUModels the AMD GPU models the nodes have.
+	Models    []Model
+	Templates []Template
+	GPUModels []string
+	// NamespacedTemplate reads a template of the service's namespace by name (the derived one).
+	NamespacedTemplate func(name string) *aimv1.AIMServiceTemplate
+	// DerivedTemplates are the namespace's derived templates, for those of earlier names.
+	DerivedTemplates []*aimv1.AIMServiceTemplate
+	Caches           []*aimv1.AIMTemplateCache
+	Artifacts        []*aimv1.AIMArtifact
+
+	// ISVC is the InferenceService of WorkloadName, nil if there is none; ISVCErr why it cannot be read.
+	ISVC         *kservev1beta1.InferenceService
+	ISVCErr      error
+	ISVCs        []metav1.Object
+	ISVCWarnings []corev1.Event
+	Pods         []*corev1.Pod
+	PodWarnings  []corev1.Event
+	HPA          *autoscalingv2.HorizontalPodAutoscaler
+
+	// RoutesServed is false when the cluster does not serve the Gateway API; RouteObject is the object of
+	// RouteName, Route the same as an HTTPRoute, RouteErr why it cannot be read as one, Routes every route of
+	// the namespace.
+	RoutesServed bool
+	RouteObject  metav1.Object
+	Route        *gatewayv1.HTTPRoute
+	RouteErr     error
+	Routes       []metav1.Object
+}
+
+// observe reads a service's observation from the caches.
+func (ctl *Controller) observe(svc *aimv1.AIMService) Observation {
+	ns, wname := svc.Namespace, WorkloadName(svc)
+	o := Observation{Service: svc, SpecErr: specvalid.Service(svc), Models: ctl.findModels(svc), Templates: ctl.findTemplates(svc),
+		GPUModels: ctl.gpus.Inventory().Models(), RoutesServed: ctl.routes != nil}
+	o.RuntimeConfig, o.RuntimeConfigErr = runtimeconfig.Lookup(svc.Spec.RuntimeConfigName, ns, ctl.configs, ctl.clusterConfigs)
+	o.NamespacedTemplate = func(name string) *aimv1.AIMServiceTemplate {
+		t, _ := ctl.templates.AIMServiceTemplates(ns).Get(name)
+		return t
+	}
+	o.DerivedTemplates, _ = ctl.templates.AIMServiceTemplates(ns).List(labels.SelectorFromSet(labels.Set{aimv1.LabelOrigin: aimv1.OriginDerived}))
+	o.Caches, _ = ctl.caches.AIMTemplateCaches(ns).List(labels.Everything())
+	o.Artifacts, _ = ctl.artifacts.AIMArtifacts(ns).List(labels.Everything())
+
+	o.ISVC, o.ISVCErr = ctl.getISVC(ns, wname)
+	if ctl.isvcs != nil {
+		isvcs, _ := ctl.isvcs.ByNamespace(ns).List(labels.Everything())
+		o.ISVCs = metaObjects(isvcs)
+	}
+	o.ISVCWarnings = ctl.warnings(ns, wname, "InferenceService")
+	o.Pods, _ = ctl.pods.Pods(ns).List(labels.SelectorFromSet(labels.Set{LabelInferenceService: wname}))
+	for _, p := range o.Pods {
+		o.PodWarnings = append(o.PodWarnings, ctl.warnings(p.Namespace, p.Name, "Pod")...)
+	}
+	o.HPA, _ = ctl.hpas.HorizontalPodAutoscalers(ns).Get(HPAName(wname))
+
+	if ctl.routes != nil {
+		routes, _ := ctl.routes.ByNamespace(ns).List(labels.Everything())
+		o.Routes = metaObjects(routes)
+		if obj, err := ctl.routes.ByNamespace(ns).Get(RouteName(svc)); err == nil {
+			o.RouteObject, _ = obj.(metav1.Object)
+			o.Route, o.RouteErr = manager.AsTyped[gatewayv1.HTTPRoute](obj)
+		}
+	}
+	return o
+}
+
+func (ctl *Controller) getISVC(namespace, name string) (*kservev1beta1.InferenceService, error) {
+	if ctl.isvcs == nil {
+		return nil, state.NewError(state.Infrastructure, "KServeNotInstalled",
+			"the cluster does not serve %s; install KServe and restart aim-apiserver", kserve.Resource.GroupResource())
+	}
+	obj, err := ctl.isvcs.ByNamespace(namespace).Get(name)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	return manager.AsTyped[kservev1beta1.InferenceService](obj)
+}
+
+// gatewayNotInstalled is the route's error when the cluster does not serve the Gateway API.
+func gatewayNotInstalled() error {
+	return state.NewError(state.Infrastructure, "GatewayAPINotInstalled",
+		"the cluster does not serve %s; install the Gateway API CRDs and restart aim-apiserver", gateway.Resource.GroupResource())
+}
+
+// metaObjects are the objects a dynamic lister lists, as their metadata.
+func metaObjects(list []runtime.Object) []metav1.Object {
+	out := make([]metav1.Object, 0, len(list))
+	for _, o := range list {
+		if m, ok := o.(metav1.Object); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}

@@ -1,0 +1,233 @@
+package service
+
+import (
+	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gateway"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+)
+
+// Plan is what one reconcile does for a service: the children to create, apply and delete, and the status and
+// components to report when every write succeeds (the controller adjusts them where one fails).
+type Plan struct {
+	Status aimv1.AIMServiceStatus
+	// Components are those of the runtime config, the model, the template and the cache; Workload those of
+	// the InferenceService and its pods; Route that of the HTTPRoute (nil when routing is off).
+	Components []state.Component
+	Workload   []state.Component
+	Route      *state.Component
+
+	// CreateModel is the model spec.model.image or .custom asks for, when none exists.
+	CreateModel *aimv1.AIMModel
+	// Derived is the template for spec.overrides (F10), applied over DerivedLive unless DerivedErr (its name is
+	// another object's); then the service's derived templates of other names are stale.
+	Derived     *aimv1.AIMServiceTemplate
+	DerivedLive *aimv1.AIMServiceTemplate
+	DerivedErr  error
+	CreateCache *aimv1.AIMTemplateCache
+	// ISVC is the InferenceService to apply. WorkloadExists is set when it exists or is to be applied: the
+	// service's InferenceServices of other names, and once it reads a cache its other Dedicated caches, are
+	// then stale.
+	ISVC           *kservev1beta1.InferenceService
+	WorkloadExists bool
+
+	// SweepRoutes deletes the service's routes of other names than RouteName; DeleteRoute the route of that
+	// name (routing is off); HTTPRoute is the route to apply, RouteErr the live one's, which its type cannot
+	// hold.
+	SweepRoutes bool
+	DeleteRoute bool
+	HTTPRoute   *gatewayv1.HTTPRoute
+	RouteErr    error
+	// routeBase is the route's component before the live route's acceptance is read, for a failed apply.
+	routeBase state.Component
+}
+
+// PlanService plans a service's reconcile from its observation alone: resolve the runtime config, the model
+// and the template (derived for overrides), then the cache, the InferenceService and the route.
+func PlanService(o Observation) Plan {
+	svc := o.Service
+	p := Plan{Status: *svc.Status.DeepCopy()}
+	p.Status.ObservedGeneration = svc.Generation
+	if o.SpecErr != nil {
+		// A spec the API would reject: the children stay as they are until it is fixed.
+		p.Components = []state.Component{{Name: ComponentISVC, Dependency: state.DependencyDownstream, Errors: []error{o.SpecErr}}}
+		return p
+	}
+	rc := state.Component{Name: ComponentRuntimeConfig, Dependency: state.DependencyUpstream, Reason: "RuntimeConfigResolved"}
+	if o.RuntimeConfigErr != nil {
+		rc.Errors, rc.Reason = []error{state.UpstreamError(o.RuntimeConfigErr)}, "ConfigNotFound"
+	}
+	p.Components = append(p.Components, rc)
+	p.Status.ResolvedRuntimeConfig = o.RuntimeConfig.Ref
+
+	mres := ResolveModel(svc, o.Models)
+	p.CreateModel = mres.Create
+	p.Components = append(p.Components, mres.Component)
+	p.Status.ResolvedModel = nil
+	if mres.Model != nil {
+		p.Status.ResolvedModel = mres.Model.Ref()
+	}
+	run := p.planTemplate(o, mres.Model)
+
+	// Without its runtime config the desired children are unknown (its env, scheduling and routing are part of
+	// them): the live ones are kept as they are, not rewritten without it.
+	mayApply := o.RuntimeConfigErr == nil
+	if o.ISVCErr != nil {
+		p.Workload = []state.Component{{Name: ComponentISVC, Dependency: state.DependencyDownstream, Errors: []error{o.ISVCErr}}}
+	} else {
+		p.planWorkload(o, mres.Model, run, mayApply)
+	}
+	// The route, independent of the InferenceService: a routing mistake fails the route only.
+	if mayApply {
+		p.planRoute(o)
+	}
+	return p
+}
+
+// planTemplate resolves the template, by name or selection, and the derived one for overrides (F10); it
+// returns the template the service runs on, if any.
+func (p *Plan) planTemplate(o Observation, model *Model) *Template {
+	svc := o.Service
+	tres := ResolveTemplate(svc, model, o.Templates, o.GPUModels)
+	p.Status.TemplateMatching = nil
+	if len(tres.Candidates) > 0 {
+		p.Status.TemplateMatching = &aimv1.AIMTemplateMatching{Candidates: tres.Candidates}
+	}
+	run, comp := tres.Base, tres.Component
+	if run != nil && svc.Spec.Overrides != nil && !run.Derived() {
+		run = nil
+		if tres.Base.Status.Status != aimv1.AIMStatusReady {
+			comp = TemplateComponent(tres.Base, comp)
+		} else if model != nil {
+			p.Derived = DerivedTemplate(svc, *tres.Base, model.Name, o.RuntimeConfig)
+			live := o.NamespacedTemplate(p.Derived.Name)
+			switch {
+			case live == nil:
+				comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, "CreatingDerivedTemplate", "creating AIMServiceTemplate "+p.Derived.Name+" for spec.overrides"
+			case !manager.OwnedBy(live, svc.UID):
+				p.DerivedErr = state.NewError(state.InvalidSpec, "DerivedTemplateConflict", "AIMServiceTemplate %s/%s exists and belongs to something else",
+					live.Namespace, live.Name)
+			default:
+				p.DerivedLive = live
+			}
+			if live != nil {
+				d := fromNamespaced(live)
+				run = &d
+			}
+		}
+	}
+	if run != nil {
+		comp = TemplateComponent(run, comp)
+	}
+	p.Components = append(p.Components, comp)
+	p.Status.ResolvedTemplate = nil
+	if run != nil && run.Status.Status == aimv1.AIMStatusReady {
+		p.Status.ResolvedTemplate = run.Ref()
+	}
+	return run
+}
+
+// planWorkload plans the cache and the InferenceService and reports them, the pods and the runtime status.
+func (p *Plan) planWorkload(o Observation, model *Model, run *Template, mayApply bool) {
+	svc := o.Service
+	var observed kserve.Live
+	if o.ISVC != nil {
+		observed = kserve.Observe(o.ISVC)
+	}
+	ready := mayApply && run != nil && model != nil && run.Status.Status == aimv1.AIMStatusReady
+	var mounts []kserve.CacheMount
+	cacheReady := true
+	p.Status.Cache = nil
+	if ready {
+		cp := PlanCache(svc, *run, o.Caches, o.Artifacts, o.RuntimeConfig)
+		p.CreateCache = cp.Create
+		if cp.Component != nil {
+			p.Components = append(p.Components, *cp.Component)
+			cacheReady = cp.Component.State == ""
+		}
+		if cp.Use != nil && cacheReady {
+			p.Status.Cache = &aimv1.AIMServiceCacheStatus{TemplateCacheRef: &aimv1.AIMResolvedReference{
+				Name: cp.Use.Name, Namespace: cp.Use.Namespace, UID: cp.Use.UID, Kind: "AIMTemplateCache", Scope: aimv1.AIMResolutionScopeNamespace}}
+		}
+		mounts = cp.Mounts
+		if !cacheReady && o.ISVC != nil {
+			// A cache that is briefly not Ready must not unmount the volumes the pods run from (and restart
+			// them twice): the live InferenceService keeps its mounts until the cache is Ready again.
+			mounts = observed.CacheMounts
+		}
+	}
+	// Create the InferenceService once everything it mounts is ready; once it exists, keep it up to date so
+	// that changes of mutable fields (replicas, env, resources, ...) reach it.
+	p.WorkloadExists = o.ISVC != nil
+	if ready && (cacheReady || p.WorkloadExists) {
+		p.ISVC = kserve.Build(InferenceService(svc, *model, *run, o.RuntimeConfig, mounts))
+		p.WorkloadExists = true // created now, if not before; its status is not known yet
+	}
+	if !p.WorkloadExists {
+		if ready {
+			p.Workload = []state.Component{ISVCComponent(ISVCState{}, nil)}
+		}
+		p.Status.Runtime, p.Status.Endpoint = Runtime(svc, nil, nil), nil
+		return
+	}
+	st := ISVCState{Exists: true, Ready: observed.Ready, Reason: observed.Reason, Message: observed.Message}
+	p.Workload = []state.Component{ISVCComponent(st, o.ISVCWarnings), PodsComponent(o.Pods, o.PodWarnings, st.Ready)}
+	p.Status.Runtime = Runtime(svc, o.Pods, o.HPA)
+	p.Status.Endpoint = Endpoint(svc, "")
+}
+
+// planRoute plans the service's HTTPRoute: applied, kept as it is (routing broken), or deleted (routing off).
+func (p *Plan) planRoute(o Observation) {
+	rp := PlanRoute(o.Service, o.RuntimeConfig)
+	p.Status.Routing = nil
+	p.SweepRoutes = o.RoutesServed
+	if rp.Component == nil {
+		p.DeleteRoute = o.RouteObject != nil && manager.OwnedBy(o.RouteObject, o.Service.UID)
+		return
+	}
+	comp := *rp.Component
+	p.Route, p.routeBase = &comp, comp
+	switch {
+	case rp.Route == nil:
+		return
+	case !o.RoutesServed:
+		comp = routeFailed(comp, gatewayNotInstalled())
+	case o.RouteErr != nil:
+		p.RouteErr = o.RouteErr
+		comp = routeFailed(comp, o.RouteErr)
+	default:
+		p.HTTPRoute = gateway.Build(*rp.Route)
+		p.Status.Routing = &aimv1.AIMServiceRoutingStatus{Path: rp.Path}
+		if o.Route != nil {
+			comp = RouteComponent(comp, gateway.Accepted(o.Route.Status))
+		}
+	}
+	*p.Route = comp
+}
+
+// routeFailed is the route's component when err stops it: the error's reason and message, not the plan's.
+func routeFailed(comp state.Component, err error) state.Component {
+	comp.Errors, comp.State, comp.Reason, comp.Message = []error{err}, "", "", ""
+	return comp
+}
+
+// components are the plan's components in the order they are reported.
+func (p *Plan) components() []state.Component {
+	out := append(append([]state.Component(nil), p.Components...), p.Workload...)
+	if p.Route != nil {
+		out = append(out, *p.Route)
+	}
+	return out
+}
+
+// finalStatus is the planned status with the routed path in the endpoint.
+func (p *Plan) finalStatus() aimv1.AIMServiceStatus {
+	if p.Status.Endpoint != nil && p.Status.Routing != nil {
+		p.Status.Endpoint.Path = p.Status.Routing.Path
+	}
+	return p.Status
+}

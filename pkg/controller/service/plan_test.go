@@ -1,0 +1,142 @@
+package service
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+)
+
+// observation is a service on a Ready model and a Ready template on MI300X nodes, with nothing created yet.
+func observation(mutate func(*aimv1.AIMService)) Observation {
+	return Observation{
+		Service:            service(mutate),
+		Models:             []Model{model("qwen", "team", aimv1.AIMStatusReady, "registry.example/aim/qwen:1.0")},
+		Templates:          []Template{template("qwen-mi300x", "", "qwen", aimv1.AIMStatusReady, aimv1.AIMProfileTypeOptimized, "MI300X")},
+		GPUModels:          []string{"MI300X"},
+		NamespacedTemplate: func(string) *aimv1.AIMServiceTemplate { return nil },
+		RoutesServed:       true,
+	}
+}
+
+// summary is what a plan does and reports, in a comparable form: each component's derived state/reason,
+// and the writes.
+type summary struct {
+	Components            map[string]string
+	CreateModel, Derived  bool
+	ISVC, WorkloadExists  bool
+	HTTPRoute, SweepRoute bool
+	Endpoint, Routing     bool
+}
+
+func summarize(p Plan) summary {
+	s := summary{Components: map[string]string{}, CreateModel: p.CreateModel != nil, Derived: p.Derived != nil, ISVC: p.ISVC != nil,
+		WorkloadExists: p.WorkloadExists, HTTPRoute: p.HTTPRoute != nil, SweepRoute: p.SweepRoutes,
+		Endpoint: p.Status.Endpoint != nil, Routing: p.Status.Routing != nil}
+	for _, c := range p.components() {
+		st, reason := outcome(c)
+		s.Components[c.Name] = string(st) + "/" + reason
+	}
+	return s
+}
+
+// TestPlanService: the plan of a service, from its observation alone, in the situations a reconcile meets.
+func TestPlanService(t *testing.T) {
+	routed := func(s *aimv1.AIMService) {
+		s.Spec.Routing = &aimv1.AIMRuntimeRoutingConfig{Enabled: ptr.To(true), GatewayRef: &aimv1.AIMGatewayParentReference{Name: "gw", Namespace: ptr.To("gateways")}}
+	}
+	for _, tc := range []struct {
+		name string
+		obs  func() Observation
+		want summary
+	}{
+		{"a new service: the InferenceService is created, the route swept", func() Observation { return observation(nil) },
+			summary{Components: map[string]string{"RuntimeConfig": "Ready/RuntimeConfigResolved", "Model": "Ready/ModelResolved",
+				"Template": "Ready/Resolved", "InferenceService": "Progressing/CreatingRuntime", "InferenceServicePods": "Progressing/NoPods"},
+				ISVC: true, WorkloadExists: true, SweepRoute: true, Endpoint: true}},
+		{"a spec the API would reject: nothing but the error", func() Observation {
+			o := observation(nil)
+			o.SpecErr = state.NewError(state.InvalidSpec, "InvalidSpec", "spec.replicas: must be positive")
+			return o
+		}, summary{Components: map[string]string{"InferenceService": "Failed/InvalidSpec"}}},
+		{"no runtime config: the children are left as they are", func() Observation {
+			o := observation(nil)
+			o.RuntimeConfigErr = apierrors.NewNotFound(schema.GroupResource{Group: "aim.eai.amd.com", Resource: "aimruntimeconfigs"}, "gold")
+			return o
+		}, summary{Components: map[string]string{"RuntimeConfig": "Failed/ConfigNotFound", "Model": "Ready/ModelResolved",
+			"Template": "Ready/Resolved"}}},
+		{"KServe not installed: said in the InferenceService's component, the route still planned", func() Observation {
+			o := observation(routed)
+			o.ISVCErr = state.NewError(state.Infrastructure, "KServeNotInstalled", "no KServe")
+			return o
+		}, summary{Components: map[string]string{"RuntimeConfig": "Ready/RuntimeConfigResolved", "Model": "Ready/ModelResolved",
+			"Template": "Ready/Resolved", "InferenceService": "Degraded/KServeNotInstalled", "HTTPRoute": "Progressing/HTTPRouteCreating"},
+			HTTPRoute: true, SweepRoute: true, Routing: true}},
+		{"overrides: a derived template to create first", func() Observation {
+			return observation(func(s *aimv1.AIMService) {
+				s.Spec.Overrides = &aimv1.AIMRuntimeParameters{Precision: ptr.To(aimv1.AIMPrecision("fp8"))}
+			})
+		}, summary{Components: map[string]string{"RuntimeConfig": "Ready/RuntimeConfigResolved", "Model": "Ready/ModelResolved",
+			"Template": "Pending/CreatingDerivedTemplate"}, Derived: true, SweepRoute: true, Endpoint: false}},
+		{"the model does not exist: one is created from the image", func() Observation {
+			o := observation(func(s *aimv1.AIMService) {
+				s.Spec.Model = aimv1.AIMServiceModel{Image: ptr.To("registry.example/aim/new:1.0")}
+			})
+			o.Models = nil
+			return o
+		}, summary{Components: map[string]string{"RuntimeConfig": "Ready/RuntimeConfigResolved", "Model": "Progressing/CreatingModel",
+			"Template": "Pending/AwaitingModel"}, CreateModel: true, SweepRoute: true}},
+		{"the Gateway API is not served: the route fails alone", func() Observation {
+			o := observation(routed)
+			o.RoutesServed = false
+			return o
+		}, summary{Components: map[string]string{"RuntimeConfig": "Ready/RuntimeConfigResolved", "Model": "Ready/ModelResolved",
+			"Template": "Ready/Resolved", "InferenceService": "Progressing/CreatingRuntime",
+			"InferenceServicePods": "Progressing/NoPods", "HTTPRoute": "Degraded/GatewayAPINotInstalled"},
+			ISVC: true, WorkloadExists: true, Endpoint: true}},
+	} {
+		got := summarize(PlanService(tc.obs()))
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}
+
+// TestPlanServiceDerivedTemplateOfAnother: a derived template's name held by an object the service does not
+// own is an error, and the service never applies over it.
+func TestPlanServiceDerivedTemplateOfAnother(t *testing.T) {
+	o := observation(func(s *aimv1.AIMService) {
+		s.Spec.Overrides = &aimv1.AIMRuntimeParameters{Precision: ptr.To(aimv1.AIMPrecision("fp8"))}
+	})
+	o.NamespacedTemplate = func(name string) *aimv1.AIMServiceTemplate {
+		return &aimv1.AIMServiceTemplate{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team", UID: "someone-elses"}}
+	}
+	p := PlanService(o)
+	var se *state.Error
+	if !errors.As(p.DerivedErr, &se) || se.Reason != "DerivedTemplateConflict" || p.DerivedLive != nil {
+		t.Errorf("derived error %v, live %v: want DerivedTemplateConflict and nothing to apply over", p.DerivedErr, p.DerivedLive)
+	}
+}
+
+// TestPlanServiceKeepsMountsWhileTheCacheIsNotReady: a running InferenceService keeps the volumes its pods
+// run from while its cache is briefly not Ready.
+func TestPlanServiceKeepsMountsWhileTheCacheIsNotReady(t *testing.T) {
+	o := observation(func(s *aimv1.AIMService) { s.Spec.Caching = &aimv1.AIMServiceCaching{Mode: aimv1.AIMCachingModeShared} })
+	o.Templates[0].Status.ModelSources = []aimv1.AIMModelSource{{ModelID: "org/qwen", SourceURI: "hf://org/qwen"}}
+	o.ISVC = &kservev1beta1.InferenceService{ObjectMeta: metav1.ObjectMeta{Name: WorkloadName(o.Service), Namespace: "team"}}
+	p := PlanService(o)
+	if p.CreateCache == nil || p.ISVC == nil || !p.WorkloadExists {
+		t.Fatalf("cache %v, InferenceService %v: want the cache created and the live InferenceService kept up to date", p.CreateCache, p.ISVC)
+	}
+	if _, reason := outcome(p.Components[len(p.Components)-1]); reason != "CacheCreating" {
+		t.Errorf("cache component reason %q", reason)
+	}
+}

@@ -1,0 +1,93 @@
+package service
+
+import (
+	"cmp"
+
+	"k8s.io/utils/ptr"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gateway"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+)
+
+// RoutePlan is what the service does about its HTTPRoute.
+type RoutePlan struct {
+	// Route is the route to apply; nil when routing is off (an existing route is deleted) or broken (an
+	// existing route is kept as it is).
+	Route *gateway.Input
+	// Path is the routed path.
+	Path string
+	// Component is nil when routing is off.
+	Component *state.Component
+}
+
+// PlanRoute decides on the service's HTTPRoute from its routing settings over the runtime config's. A mistake
+// in them fails the route only; the InferenceService does not depend on it.
+func PlanRoute(svc *aimv1.AIMService, rc runtimeconfig.Resolved) RoutePlan {
+	var s, c aimv1.AIMRuntimeRoutingConfig
+	if svc.Spec.Routing != nil {
+		s = *svc.Spec.Routing
+	}
+	if rc.Spec.Routing != nil {
+		c = *rc.Spec.Routing
+	}
+	if !ptr.Deref(s.Enabled, ptr.Deref(c.Enabled, false)) {
+		return RoutePlan{}
+	}
+	comp := state.Component{Name: ComponentRoute, Dependency: state.DependencyDownstream}
+	gw := s.GatewayRef
+	if gw == nil {
+		gw = c.GatewayRef
+	}
+	if gw == nil {
+		comp.Errors = []error{state.NewError(state.InvalidSpec, "GatewayNotConfigured",
+			"routing is enabled but neither spec.routing.gatewayRef nor the runtime config names a gateway")}
+		return RoutePlan{Component: &comp}
+	}
+	path := DefaultPath(svc)
+	if tmpl := ptr.Deref(s.PathTemplate, ptr.Deref(c.PathTemplate, "")); tmpl != "" {
+		p, err := RenderPath(svc, tmpl)
+		if err != nil {
+			comp.Errors = []error{state.NewError(state.InvalidSpec, "PathTemplateInvalid", "routing path template %q: %v", tmpl, err)}
+			return RoutePlan{Component: &comp}
+		}
+		path = p
+	}
+	timeout := s.RequestTimeout
+	if timeout == nil {
+		timeout = c.RequestTimeout
+	}
+	annotations := map[string]string{}
+	for _, m := range []map[string]string{c.Annotations, s.Annotations} {
+		for k, v := range m {
+			annotations[k] = v
+		}
+	}
+	if len(annotations) == 0 {
+		annotations = nil
+	}
+	name := RouteName(svc)
+	in := &gateway.Input{
+		Name: name, Namespace: svc.Namespace, Owner: ownerRef(svc), Annotations: annotations,
+		Labels: childlabels.For(childlabels.Service, svc, rc, map[string]string{labelComponent: "routing", aimv1.LabelService: naming.LabelValue(svc.Name)}),
+		Parent: *gw, Path: path, Backend: WorkloadName(svc) + "-predictor", Timeout: timeout,
+	}
+	comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "HTTPRouteCreating", "creating HTTPRoute "+name
+	return RoutePlan{Route: in, Path: path, Component: &comp}
+}
+
+// RouteComponent reports an existing route by what its gateways say.
+func RouteComponent(comp state.Component, a gateway.Acceptance) state.Component {
+	switch {
+	case a.Accepted:
+		comp.State, comp.Reason, comp.Message = "", "HTTPRouteAccepted", ""
+	case a.Known:
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, cmp.Or(a.Reason, "HTTPRouteRejected"), a.Message
+	default:
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "HTTPRoutePending", "waiting for the gateway to accept the route"
+	}
+	return comp
+}
