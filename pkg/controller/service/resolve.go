@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/name"
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -180,7 +179,7 @@ func ResolveModel(svc *aimv1.AIMService, found []Model) ModelResolution {
 	case m.Custom != nil:
 		want := CustomModel(svc)
 		for _, f := range found {
-			if f.Namespace == svc.Namespace && f.Spec.Image == want.Spec.Image && apiequality.Semantic.DeepEqual(f.Spec.ModelSources, want.Spec.ModelSources) {
+			if f.Namespace == svc.Namespace && f.Spec.Image == want.Spec.Image && sameSources(f.Spec.ModelSources, want.Spec.ModelSources) {
 				return resolved(f, comp)
 			}
 		}
@@ -272,6 +271,16 @@ func CustomModel(svc *aimv1.AIMService) *aimv1.AIMModel {
 			RuntimeConfigName: svc.Spec.RuntimeConfigName, ImagePullSecrets: svc.Spec.ImagePullSecrets,
 			ServiceAccountName: svc.Spec.ServiceAccountName, Env: svc.Spec.Env},
 	}
+}
+
+// sameSources reports whether two models' sources are the same model files, as aim-engine matches a custom
+// model: source by source, the model id, the URI and the S3 endpoint, which are also what its name hashes. Sizes
+// and other env may differ: a service asking with another size finds the model of that name (taking the size
+// the model has) instead of waiting for a model it can never create.
+func sameSources(a, b []aimv1.AIMModelSource) bool {
+	return slices.EqualFunc(a, b, func(x, y aimv1.AIMModelSource) bool {
+		return x.ModelID == y.ModelID && x.SourceURI == y.SourceURI && envValue(x.Env, envEndpoint) == envValue(y.Env, envEndpoint)
+	})
 }
 
 // envValue is the literal value of the first variable of that name, "" when it has none.

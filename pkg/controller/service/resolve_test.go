@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -160,6 +161,20 @@ func TestCustomModelIsFoundAgainBySpec(t *testing.T) {
 	other.ModelSources[0].SourceURI = "hf://Org/Other"
 	if r := ResolveModel(svc, []Model{{Name: c.Name, Namespace: "team", Spec: *other}}); r.Model != nil {
 		t.Fatal("a model with other sources matched")
+	}
+	// A second service asking for the same files with another size (or other env) finds the model its name
+	// would take, as aim-engine matches it, instead of waiting forever for one it cannot create.
+	sized := c.Spec.DeepCopy()
+	sized.ModelSources[0].WeightsSize = ptr.To(resource.MustParse("20Gi"))
+	sized.ModelSources[0].Env = []corev1.EnvVar{{Name: "HF_HUB_ENABLE_HF_TRANSFER", Value: "1"}}
+	if r := ResolveModel(svc, []Model{{Name: c.Name, Namespace: "team", Status: aimv1.AIMStatusReady, Spec: *sized}}); r.Model == nil || r.Create != nil {
+		t.Errorf("a model of the same files with another size: %+v", r)
+	}
+	// Another S3 endpoint is another model.
+	endpoint := c.Spec.DeepCopy()
+	endpoint.ModelSources[0].Env = []corev1.EnvVar{{Name: "AWS_ENDPOINT_URL", Value: "https://s3.other.example"}}
+	if r := ResolveModel(svc, []Model{{Name: c.Name, Namespace: "team", Spec: *endpoint}}); r.Model != nil {
+		t.Error("a model of another S3 endpoint matched")
 	}
 }
 
