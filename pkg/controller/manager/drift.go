@@ -1,7 +1,9 @@
 package manager
 
 import (
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 )
 
@@ -17,7 +19,14 @@ func Drift(live, applied map[string]any) string {
 			fields[k] = v
 		}
 	}
-	return comparison{same: sameValue}.missing(live, fields, "")
+	c := comparison{same: sameValue}
+	if c.missing(live, fields, "") == "" {
+		return ""
+	}
+	// Name the first field in key order, so that the same drift is always reported the same way; only a
+	// drifted object pays for sorting.
+	c.sorted = true
+	return c.missing(live, fields, "")
 }
 
 // HoldsWith reports whether live holds every field of want, comparing the leaves of want with same and lists
@@ -30,6 +39,8 @@ type comparison struct {
 	same func(live, want any) bool
 	// exactLists compares lists position by position; else live may hold other writers' elements besides.
 	exactLists bool
+	// sorted walks objects' fields in key order.
+	sorted bool
 }
 
 // missing is the path of the first field of want that live does not hold with its value (by same), or "".
@@ -44,8 +55,12 @@ func (c comparison) missing(live, want any, path string) string {
 		return ""
 	case map[string]any:
 		l, _ := live.(map[string]any)
-		for k, v := range w {
-			if p := c.missing(l[k], v, join(path, k)); p != "" {
+		keys := maps.Keys(w)
+		if c.sorted {
+			keys = slices.Values(slices.Sorted(keys))
+		}
+		for k := range keys {
+			if p := c.missing(l[k], w[k], join(path, k)); p != "" {
 				return p
 			}
 		}

@@ -236,72 +236,32 @@ func New(loopback, kube *rest.Config, opts Options) (*Manager, error) {
 		return nil, err
 	}
 	if opts.Identity == "" {
-		host, err := os.Hostname()
+		identity, err := defaultIdentity()
 		if err != nil {
-			return nil, fmt.Errorf("leader election identity: %w", err)
+			return nil, err
 		}
-		opts.Identity = host + "_" + fmt.Sprint(time.Now().UnixNano())
+		opts.Identity = identity
 	}
-	// Events refer to AIM objects, so the recorder's scheme must know them.
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return nil, fmt.Errorf("event scheme: %w", err)
+	broadcaster, recorder, err := newEventBroadcaster()
+	if err != nil {
+		return nil, err
 	}
-	if err := v1alpha1.AddToScheme(scheme); err != nil {
-		return nil, fmt.Errorf("event scheme: %w", err)
-	}
-	broadcaster := record.NewBroadcaster()
-	recorder := broadcaster.NewRecorder(scheme, corev1.EventSource{Component: "aim-apiserver"})
 	// Every write of the controller goes through the fence: with leader election, a replica that does not
-	// hold a valid Lease sends none (see package leader). The user agent names the replica, so that audit logs
-	// tell the replicas' writes apart.
+	// hold a valid Lease sends none (see package leader).
 	fence := leader.Unfenced()
 	var elector *leader.Elector
 	if opts.LeaderElect {
-		leClient, err := kubernetes.NewForConfig(preferProtobuf(rest.AddUserAgent(rest.CopyConfig(kube), userAgent(opts.Identity))))
-		if err != nil {
-			return nil, fmt.Errorf("leader election client: %w", err)
+		if elector, err = newElector(kube, opts, recorder); err != nil {
+			return nil, err
 		}
-		elector = leader.New(leader.Config{
-			Client: leClient, Namespace: opts.SystemNamespace, Name: LeaseName, Identity: opts.Identity,
-			LeaseDuration: opts.LeaseDuration, RenewDeadline: opts.RenewDeadline, RetryPeriod: opts.RetryPeriod,
-			EventRecorder: recorder,
-			OnNewLeader: func(id string) {
-				if id != opts.Identity {
-					klog.InfoS("Another replica leads", "leader", id)
-				}
-			},
-		})
 		fence = elector.Fence()
 	}
 	registerControllerMetrics()
-	fenced := func(c *rest.Config) *rest.Config {
-		c = rest.CopyConfig(c)
-		c.UserAgent = userAgent(opts.Identity)
-		c.Wrap(countWrites) // inside the fence: what is sent
-		c.Wrap(fence.WrapTransport)
-		return c
-	}
-	aimClient, err := versioned.NewForConfig(preferProtobuf(fenced(loopback)))
+	aimClient, kubeClient, dynClient, err := newClients(loopback, kube, opts, fence)
 	if err != nil {
-		return nil, fmt.Errorf("AIM client: %w", err)
+		return nil, err
 	}
-	kube = fenced(kube)
-	kube.QPS, kube.Burst = opts.KubeQPS, opts.KubeBurst
-	kubeClient, err := kubernetes.NewForConfig(preferProtobuf(kube))
-	if err != nil {
-		return nil, fmt.Errorf("kube client: %w", err)
-	}
-	dynClient, err := dynamic.NewForConfig(kube)
-	if err != nil {
-		return nil, fmt.Errorf("dynamic client: %w", err)
-	}
-	// The objects of other projects the controllers read are the InferenceServices and HTTPRoutes of AIM
-	// services, which carry the service's label (their own labels, which nothing overrides); other ones are
-	// not cached.
-	dynamic := &dynamicInformers{DynamicSharedInformerFactory: dynamicinformer.NewFilteredDynamicSharedInformerFactory(dynClient, opts.ResyncPeriod,
-		metav1.NamespaceAll, func(o *metav1.ListOptions) { o.LabelSelector = v1alpha1.LabelService }),
-		typed: map[schema.GroupVersionResource]func() runtime.Object{}}
+	dynamic := newDynamicInformers(dynClient, opts.ResyncPeriod)
 	m := &Manager{
 		dynamic: dynamic,
 		Clients: Clients{
@@ -318,6 +278,86 @@ func New(loopback, kube *rest.Config, opts Options) (*Manager, error) {
 	}
 	m.WarningEvents = m.Selected(Selection{Fields: "type=" + corev1.EventTypeWarning})
 	return m, nil
+}
+
+// defaultIdentity names this replica in the Lease by its host name and the current time.
+func defaultIdentity() (string, error) {
+	host, err := os.Hostname()
+	if err != nil {
+		return "", fmt.Errorf("leader election identity: %w", err)
+	}
+	return host + "_" + fmt.Sprint(time.Now().UnixNano()), nil
+}
+
+// newEventBroadcaster returns the broadcaster of the controllers' Events and their recorder.
+func newEventBroadcaster() (record.EventBroadcaster, record.EventRecorder, error) {
+	// Events refer to AIM objects, so the recorder's scheme must know them.
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return nil, nil, fmt.Errorf("event scheme: %w", err)
+	}
+	if err := v1alpha1.AddToScheme(scheme); err != nil {
+		return nil, nil, fmt.Errorf("event scheme: %w", err)
+	}
+	broadcaster := record.NewBroadcaster()
+	return broadcaster, broadcaster.NewRecorder(scheme, corev1.EventSource{Component: "aim-apiserver"}), nil
+}
+
+// newElector returns the leader elector of the replica named opts.Identity. Its own client is not fenced: it
+// is what acquires the Lease.
+func newElector(kube *rest.Config, opts Options, recorder record.EventRecorder) (*leader.Elector, error) {
+	leClient, err := kubernetes.NewForConfig(preferProtobuf(rest.AddUserAgent(rest.CopyConfig(kube), userAgent(opts.Identity))))
+	if err != nil {
+		return nil, fmt.Errorf("leader election client: %w", err)
+	}
+	return leader.New(leader.Config{
+		Client: leClient, Namespace: opts.SystemNamespace, Name: LeaseName, Identity: opts.Identity,
+		LeaseDuration: opts.LeaseDuration, RenewDeadline: opts.RenewDeadline, RetryPeriod: opts.RetryPeriod,
+		EventRecorder: recorder,
+		OnNewLeader: func(id string) {
+			if id != opts.Identity {
+				klog.InfoS("Another replica leads", "leader", id)
+			}
+		},
+	}), nil
+}
+
+// newClients returns the controllers' clients, every one writing through the fence: AIM objects through
+// loopback, Kubernetes objects and those of other projects through kube, limited to opts.KubeQPS.
+func newClients(loopback, kube *rest.Config, opts Options,
+	fence *leader.Fence) (*versioned.Clientset, *kubernetes.Clientset, *dynamic.DynamicClient, error) {
+	// The user agent names the replica, so that audit logs tell the replicas' writes apart.
+	fenced := func(c *rest.Config) *rest.Config {
+		c = rest.CopyConfig(c)
+		c.UserAgent = userAgent(opts.Identity)
+		c.Wrap(countWrites) // inside the fence: what is sent
+		c.Wrap(fence.WrapTransport)
+		return c
+	}
+	aimClient, err := versioned.NewForConfig(preferProtobuf(fenced(loopback)))
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("AIM client: %w", err)
+	}
+	kube = fenced(kube)
+	kube.QPS, kube.Burst = opts.KubeQPS, opts.KubeBurst
+	kubeClient, err := kubernetes.NewForConfig(preferProtobuf(kube))
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("kube client: %w", err)
+	}
+	dynClient, err := dynamic.NewForConfig(kube)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("dynamic client: %w", err)
+	}
+	return aimClient, kubeClient, dynClient, nil
+}
+
+// newDynamicInformers caches the objects of other projects the controllers read: the InferenceServices and
+// HTTPRoutes of AIM services, which carry the service's label (their own labels, which nothing overrides);
+// other ones are not cached.
+func newDynamicInformers(client dynamic.Interface, resync time.Duration) *dynamicInformers {
+	return &dynamicInformers{DynamicSharedInformerFactory: dynamicinformer.NewFilteredDynamicSharedInformerFactory(client, resync,
+		metav1.NamespaceAll, func(o *metav1.ListOptions) { o.LabelSelector = v1alpha1.LabelService }),
+		typed: map[schema.GroupVersionResource]func() runtime.Object{}}
 }
 
 // Served reports whether the cluster serves a resource, so that controllers inform only on APIs that exist

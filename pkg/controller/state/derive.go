@@ -91,78 +91,118 @@ var priority = map[aimv1.AIMStatus]int{
 // every condition carries the observed generation (F4); infrastructure errors younger than the grace period
 // keep a component's previous condition so that a blip does not flap the status.
 func Derive(in Input) Output {
-	conds := slices.Clone(in.Previous)
-	// Prune component conditions that this reconcile does not report.
+	s := &conditionSet{conds: withoutUnreported(in.Previous, in.Components), generation: in.Generation, now: in.Now}
+	cats := firstErrorOfCategory(in.Components)
+	_, infra := cats[Infrastructure]
+	inGrace := infra && withinGracePeriod(in)
+
+	s.setParents(cats, inGrace)
+	worst := s.setComponents(in, inGrace)
+	s.setReady(worst, cats)
+	status := worst.state
+	if in.ServiceStatuses {
+		status = serviceStatus(status)
+	}
+	s.setInformational(in.Informational)
+	return Output{Conditions: s.conds, Status: status, Transitions: s.transitions, Retry: infra}
+}
+
+// withoutUnreported copies the previous conditions without the component conditions that this reconcile does
+// not report.
+func withoutUnreported(previous []metav1.Condition, components []Component) []metav1.Condition {
+	conds := slices.Clone(previous)
 	reported := map[string]bool{}
-	for _, c := range in.Components {
+	for _, c := range components {
 		reported[c.Name+componentSuffix] = true
 	}
-	conds = slices.DeleteFunc(conds, func(c metav1.Condition) bool {
+	return slices.DeleteFunc(conds, func(c metav1.Condition) bool {
 		return isComponentCondition(c.Type) && !reported[c.Type]
 	})
+}
 
+// firstErrorOfCategory maps each category present among the components' errors to its first error.
+func firstErrorOfCategory(components []Component) map[Category]error {
 	var cats = map[Category]error{}
-	for _, c := range in.Components {
+	for _, c := range components {
 		for _, err := range c.Errors {
 			if _, seen := cats[Categorize(err)]; !seen {
 				cats[Categorize(err)] = err
 			}
 		}
 	}
-	infraErr, infra := cats[Infrastructure]
-	inGrace := false
-	if infra {
-		since := in.Now
-		if prev := meta.FindStatusCondition(in.Previous, ConditionDependenciesReachable); prev != nil && prev.Status == metav1.ConditionFalse {
-			since = prev.LastTransitionTime.Time
-		}
-		inGrace = in.Now.Sub(since) < InfrastructureGracePeriod
-	}
+	return cats
+}
 
-	out := Output{}
-	// set records a condition; a changed status is a transition (warning says whether it is bad news).
-	// Parent conditions that start out True are no news and make no transition.
-	set := func(c metav1.Condition, warning bool) {
-		c.ObservedGeneration = in.Generation
-		c.LastTransitionTime = metav1.NewTime(in.Now)
-		c.Reason = sanitizeReason(c.Reason)
-		prev := meta.FindStatusCondition(conds, c.Type)
-		// A message the condition holds already was made safe when it was stored, and redaction changes nothing
-		// it made (redact.FuzzTextIsIdempotent): the expressions run only on a new message, not on every
-		// reconcile of every condition.
-		if prev == nil || prev.Message != c.Message {
-			c.Message = conditionMessage(c.Message)
-		}
-		quietStart := prev == nil && c.Status == metav1.ConditionTrue && isParentCondition(c.Type)
-		// A new reason under the same status is a transition too: Progressing -> Failed keeps False.
-		if (prev == nil || prev.Status != c.Status || prev.Reason != c.Reason) && !quietStart {
-			out.Transitions = append(out.Transitions, Transition{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message, Warning: warning})
-		}
-		meta.SetStatusCondition(&conds, c)
+// withinGracePeriod reports whether the infrastructure errors began less than the grace period ago: when
+// DependenciesReachable turned False, or now if it has not yet.
+func withinGracePeriod(in Input) bool {
+	since := in.Now
+	if prev := meta.FindStatusCondition(in.Previous, ConditionDependenciesReachable); prev != nil && prev.Status == metav1.ConditionFalse {
+		since = prev.LastTransitionTime.Time
 	}
+	return in.Now.Sub(since) < InfrastructureGracePeriod
+}
 
-	// Parent conditions.
+// conditionSet is the conditions one Derive builds, and the transitions among them.
+type conditionSet struct {
+	conds       []metav1.Condition
+	transitions []Transition
+	generation  int64
+	now         time.Time
+}
+
+// set records a condition; a changed status is a transition (warning says whether it is bad news).
+// Parent conditions that start out True are no news and make no transition.
+func (s *conditionSet) set(c metav1.Condition, warning bool) {
+	c.ObservedGeneration = s.generation
+	c.LastTransitionTime = metav1.NewTime(s.now)
+	c.Reason = sanitizeReason(c.Reason)
+	prev := meta.FindStatusCondition(s.conds, c.Type)
+	// A message the condition holds already was made safe when it was stored, and redaction changes nothing
+	// it made (redact.FuzzTextIsIdempotent): the expressions run only on a new message, not on every
+	// reconcile of every condition.
+	if prev == nil || prev.Message != c.Message {
+		c.Message = conditionMessage(c.Message)
+	}
+	quietStart := prev == nil && c.Status == metav1.ConditionTrue && isParentCondition(c.Type)
+	// A new reason under the same status is a transition too: Progressing -> Failed keeps False.
+	if (prev == nil || prev.Status != c.Status || prev.Reason != c.Reason) && !quietStart {
+		s.transitions = append(s.transitions, Transition{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message, Warning: warning})
+	}
+	meta.SetStatusCondition(&s.conds, c)
+}
+
+// setParents sets ConfigValid, AuthValid and DependenciesReachable from the categories of the errors.
+func (s *conditionSet) setParents(cats map[Category]error, inGrace bool) {
 	switch {
 	case cats[InvalidSpec] != nil:
-		set(cond(ConditionConfigValid, false, "InvalidSpec", cats[InvalidSpec].Error()), true)
+		s.set(cond(ConditionConfigValid, false, "InvalidSpec", cats[InvalidSpec].Error()), true)
 	case cats[MissingUpstream] != nil:
-		set(cond(ConditionConfigValid, false, "ReferenceNotFound", cats[MissingUpstream].Error()), true)
+		s.set(cond(ConditionConfigValid, false, "ReferenceNotFound", cats[MissingUpstream].Error()), true)
 	default:
-		set(cond(ConditionConfigValid, true, "ConfigurationValid", ""), false)
+		s.set(cond(ConditionConfigValid, true, "ConfigurationValid", ""), false)
 	}
 	if err := cats[Auth]; err != nil {
-		set(cond(ConditionAuthValid, false, "AuthError", err.Error()), true)
+		s.set(cond(ConditionAuthValid, false, "AuthError", err.Error()), true)
 	} else {
-		set(cond(ConditionAuthValid, true, "AuthenticationValid", ""), false)
+		s.set(cond(ConditionAuthValid, true, "AuthenticationValid", ""), false)
 	}
-	if infra {
-		set(cond(ConditionDependenciesReachable, false, "InfrastructureError", infraErr.Error()), !inGrace)
+	if infraErr, infra := cats[Infrastructure]; infra {
+		s.set(cond(ConditionDependenciesReachable, false, "InfrastructureError", infraErr.Error()), !inGrace)
 	} else {
-		set(cond(ConditionDependenciesReachable, true, "Reachable", ""), false)
+		s.set(cond(ConditionDependenciesReachable, true, "Reachable", ""), false)
 	}
+}
 
-	// Component conditions and the worst state.
-	worst, worstName, worstMsg, worstReason := aimv1.AIMStatusReady, "", "", ""
+// worstComponent is the component that is furthest from Ready; name is empty when every component is Ready.
+type worstComponent struct {
+	state             aimv1.AIMStatus
+	name, msg, reason string
+}
+
+// setComponents sets each component's condition and returns the worst of them.
+func (s *conditionSet) setComponents(in Input, inGrace bool) worstComponent {
+	worst := worstComponent{state: aimv1.AIMStatusReady}
 	for _, c := range in.Components {
 		st, reason, msg := Outcome(c)
 		typ := c.Name + componentSuffix
@@ -175,53 +215,53 @@ func Derive(in Input) Output {
 			}
 		}
 		bad := st == aimv1.AIMStatusFailed || st == aimv1.AIMStatusDegraded || st == aimv1.AIMStatusNotAvailable
-		set(cond(typ, st == aimv1.AIMStatusReady, reason, msg), bad)
+		s.set(cond(typ, st == aimv1.AIMStatusReady, reason, msg), bad)
 		if st != aimv1.AIMStatusReady {
 			if st == aimv1.AIMStatusProgressing && c.Dependency == DependencyUpstream {
 				st = aimv1.AIMStatusPending // an upstream being prepared is something to wait for
 			}
-			if priority[st] < priority[worst] || worstName == "" {
-				worst, worstName, worstMsg, worstReason = st, c.Name, msg, reason
+			if priority[st] < priority[worst.state] || worst.name == "" {
+				worst = worstComponent{state: st, name: c.Name, msg: msg, reason: reason}
 			}
 		}
 	}
+	return worst
+}
 
-	status := worst
-	if worstName == "" {
-		set(cond(ConditionReady, true, "AllComponentsReady", ""), false)
-	} else {
-		msg := fmt.Sprintf("%s is not ready", worstName)
-		if worstMsg != "" {
-			msg += ": " + worstMsg
-		}
-		// What the user must fix names the Ready reason by its kind, as the reference does: AuthError,
-		// InvalidSpec or ReferenceNotFound (the component conditions keep their own reasons).
-		for _, c := range []struct {
-			cat    Category
-			reason string
-		}{{Auth, "AuthError"}, {InvalidSpec, "InvalidSpec"}, {MissingUpstream, "ReferenceNotFound"}} {
-			if cats[c.cat] != nil {
-				worstReason = c.reason
-				break
-			}
-		}
-		set(cond(ConditionReady, false, worstReason, msg), priority[status] <= priority[aimv1.AIMStatusDegraded])
+// setReady sets the Ready condition, which names the worst component.
+func (s *conditionSet) setReady(worst worstComponent, cats map[Category]error) {
+	if worst.name == "" {
+		s.set(cond(ConditionReady, true, "AllComponentsReady", ""), false)
+		return
 	}
-	if in.ServiceStatuses {
-		status = serviceStatus(status)
+	msg := fmt.Sprintf("%s is not ready", worst.name)
+	if worst.msg != "" {
+		msg += ": " + worst.msg
 	}
-	for _, c := range in.Informational {
-		c.ObservedGeneration = in.Generation
+	reason := worst.reason
+	// What the user must fix names the Ready reason by its kind, as the reference does: AuthError,
+	// InvalidSpec or ReferenceNotFound (the component conditions keep their own reasons).
+	for _, c := range []struct {
+		cat    Category
+		reason string
+	}{{Auth, "AuthError"}, {InvalidSpec, "InvalidSpec"}, {MissingUpstream, "ReferenceNotFound"}} {
+		if cats[c.cat] != nil {
+			reason = c.reason
+			break
+		}
+	}
+	s.set(cond(ConditionReady, false, reason, msg), priority[worst.state] <= priority[aimv1.AIMStatusDegraded])
+}
+
+// setInformational sets the informational conditions as given, keeping a transition time they carry.
+func (s *conditionSet) setInformational(informational []metav1.Condition) {
+	for _, c := range informational {
+		c.ObservedGeneration = s.generation
 		if c.LastTransitionTime.IsZero() {
-			c.LastTransitionTime = metav1.NewTime(in.Now)
+			c.LastTransitionTime = metav1.NewTime(s.now)
 		}
-		meta.SetStatusCondition(&conds, c)
+		meta.SetStatusCondition(&s.conds, c)
 	}
-
-	out.Conditions = conds
-	out.Status = status
-	out.Retry = infra
-	return out
 }
 
 // Outcome is a component's state, reason and message as Derive reads them: its own, or else those of its

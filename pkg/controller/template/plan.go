@@ -104,43 +104,9 @@ func PlanTemplate(o Observation) Plan {
 	st := &p.Status
 	st.ObservedGeneration = o.Generation
 
-	if o.RuntimeConfigErr != nil {
-		p.Components = append(p.Components, state.Component{Name: "RuntimeConfig", Dependency: state.DependencyUpstream,
-			Errors: []error{state.UpstreamError(o.RuntimeConfigErr)}, Reason: "ConfigNotFound"})
-	} else {
-		reason := "ConfigFound"
-		if o.RuntimeConfig.Ref == nil {
-			reason = "DefaultConfigNotFound"
-		}
-		p.Components = append(p.Components, state.Component{Name: "RuntimeConfig", Dependency: state.DependencyUpstream, Reason: reason})
-		st.ResolvedRuntimeConfig = o.RuntimeConfig.Ref
-	}
-
-	if o.Model == nil {
-		err := o.ModelErr
-		if err == nil {
-			err = state.NewError(state.MissingUpstream, "ModelNotFound", "model %q not found", o.Spec.ModelName)
-		}
-		p.Components = append(p.Components, state.Component{Name: "Model", Dependency: state.DependencyUpstream, Errors: []error{err}})
-	} else {
-		ref := o.Model.Ref
-		st.ResolvedModel = &ref
-		p.Components = append(p.Components, state.Component{Name: "Model", Dependency: state.DependencyUpstream, Reason: "ModelFound"})
-	}
-
-	req, needGPU := requirement(o.Spec.Hardware)
-	gpuOK := true
-	if needGPU {
-		m := o.Inventory.Find(req)
-		gpuOK = m.Available
-		if m.Available {
-			p.Components = append(p.Components, state.Component{Name: "GPU", Dependency: state.DependencyUpstream, Reason: "GPUAvailable",
-				Message: fmt.Sprintf("%s on %d node(s)", strings.Join(m.Models, ", "), len(m.Nodes))})
-		} else {
-			p.Components = append(p.Components, state.Component{Name: "GPU", Dependency: state.DependencyUpstream,
-				State: aimv1.AIMStatusNotAvailable, Reason: m.Reason, Message: m.Message})
-		}
-	}
+	planRuntimeConfig(o, &p)
+	planModel(o, &p)
+	gpuOK := planGPU(o, &p)
 	blocked := o.Model == nil || o.RuntimeConfigErr != nil || !gpuOK
 
 	switch {
@@ -162,25 +128,78 @@ func PlanTemplate(o Observation) Plan {
 	if c := o.Caching; c != nil && c.Enabled && len(st.ModelSources) > 0 && !blocked {
 		p.Cache = templateCache(o)
 	}
+	planHardware(o, st)
+	return p
+}
 
+// planRuntimeConfig reports the runtime config and records it in the status.
+func planRuntimeConfig(o Observation, p *Plan) {
+	if o.RuntimeConfigErr != nil {
+		p.Components = append(p.Components, state.Component{Name: "RuntimeConfig", Dependency: state.DependencyUpstream,
+			Errors: []error{state.UpstreamError(o.RuntimeConfigErr)}, Reason: "ConfigNotFound"})
+		return
+	}
+	reason := "ConfigFound"
+	if o.RuntimeConfig.Ref == nil {
+		reason = "DefaultConfigNotFound"
+	}
+	p.Components = append(p.Components, state.Component{Name: "RuntimeConfig", Dependency: state.DependencyUpstream, Reason: reason})
+	p.Status.ResolvedRuntimeConfig = o.RuntimeConfig.Ref
+}
+
+// planModel reports the model and records it in the status.
+func planModel(o Observation, p *Plan) {
+	if o.Model == nil {
+		err := o.ModelErr
+		if err == nil {
+			err = state.NewError(state.MissingUpstream, "ModelNotFound", "model %q not found", o.Spec.ModelName)
+		}
+		p.Components = append(p.Components, state.Component{Name: "Model", Dependency: state.DependencyUpstream, Errors: []error{err}})
+		return
+	}
+	ref := o.Model.Ref
+	p.Status.ResolvedModel = &ref
+	p.Components = append(p.Components, state.Component{Name: "Model", Dependency: state.DependencyUpstream, Reason: "ModelFound"})
+}
+
+// planGPU reports whether the cluster has the GPU the spec requires; true when it does or none is required.
+func planGPU(o Observation, p *Plan) bool {
+	req, needGPU := requirement(o.Spec.Hardware)
+	if !needGPU {
+		return true
+	}
+	m := o.Inventory.Find(req)
+	if m.Available {
+		p.Components = append(p.Components, state.Component{Name: "GPU", Dependency: state.DependencyUpstream, Reason: "GPUAvailable",
+			Message: fmt.Sprintf("%s on %d node(s)", strings.Join(m.Models, ", "), len(m.Nodes))})
+	} else {
+		p.Components = append(p.Components, state.Component{Name: "GPU", Dependency: state.DependencyUpstream,
+			State: aimv1.AIMStatusNotAvailable, Reason: m.Reason, Message: m.Message})
+	}
+	return m.Available
+}
+
+// planHardware fills the status with the hardware the profile resolved, its summary and the node affinity
+// of the GPU models that satisfy it.
+func planHardware(o Observation, st *aimv1.AIMServiceTemplateStatus) {
 	hw := resolvedHardware(o.Spec.Hardware, st.Profile)
 	st.ResolvedHardware = hw
 	st.HardwareSummary, st.ResolvedNodeAffinity = "", nil
-	if hw != nil {
-		hasGPU := hw.GPU != nil
-		var count int32
-		var model string
-		if hasGPU {
-			count, model = hw.GPU.Requests, hw.GPU.Model
-			if r, ok := requirement(hw); ok {
-				if m := o.Inventory.Find(gpu.Requirement{Model: r.Model, MinMemory: r.MinMemory, ResourceName: r.ResourceName}); m.Available {
-					st.ResolvedNodeAffinity = o.Inventory.Affinity(m.Models)
-				}
+	if hw == nil {
+		return
+	}
+	hasGPU := hw.GPU != nil
+	var count int32
+	var model string
+	if hasGPU {
+		count, model = hw.GPU.Requests, hw.GPU.Model
+		if r, ok := requirement(hw); ok {
+			if m := o.Inventory.Find(gpu.Requirement{Model: r.Model, MinMemory: r.MinMemory, ResourceName: r.ResourceName}); m.Available {
+				st.ResolvedNodeAffinity = o.Inventory.Affinity(m.Models)
 			}
 		}
-		st.HardwareSummary = gpu.Summary(hasGPU, count, model)
 	}
-	return p
+	st.HardwareSummary = gpu.Summary(hasGPU, count, model)
 }
 
 // templateCache is the AIMTemplateCache a caching template owns: named like it, downloading its sources

@@ -100,61 +100,83 @@ type Plan struct {
 func PlanCache(o Observation) Plan {
 	c := o.Cache
 	p := Plan{Status: *c.Status.DeepCopy()}
-	st := &p.Status
-	st.ObservedGeneration = c.Generation
-	report := func(name string, s aimv1.AIMStatus, reason, msg string, errs ...error) {
-		p.Components = append(p.Components, state.Component{Name: name, Dependency: state.DependencyUpstream, State: s,
-			Reason: reason, Message: msg, Errors: errs})
+	p.Status.ObservedGeneration = c.Generation
+	configMissing := planRuntimeConfig(o, &p)
+	sources, templateBlocked := planTemplate(o, &p)
+	if configMissing || templateBlocked {
+		// Keep the last known artifacts: they still exist, and the status says the cache is not Ready.
+		return p
 	}
+	planArtifacts(o, &p, sources)
+	return p
+}
 
-	blocked := false
+// report adds an upstream component.
+func (p *Plan) report(name string, s aimv1.AIMStatus, reason, msg string, errs ...error) {
+	p.Components = append(p.Components, state.Component{Name: name, Dependency: state.DependencyUpstream, State: s,
+		Reason: reason, Message: msg, Errors: errs})
+}
+
+// planRuntimeConfig reports the runtime config and records it in the status; true when it is missing.
+func planRuntimeConfig(o Observation, p *Plan) (missing bool) {
 	if o.RuntimeConfigErr != nil {
-		report(ComponentRuntimeConfig, "", "ConfigNotFound", "", state.UpstreamError(o.RuntimeConfigErr))
-		blocked = true
-	} else {
-		report(ComponentRuntimeConfig, "", "ConfigFound", "")
-		st.ResolvedRuntimeConfig = o.RuntimeConfig.Ref
+		p.report(ComponentRuntimeConfig, "", "ConfigNotFound", "", state.UpstreamError(o.RuntimeConfigErr))
+		return true
 	}
+	p.report(ComponentRuntimeConfig, "", "ConfigFound", "")
+	p.Status.ResolvedRuntimeConfig = o.RuntimeConfig.Ref
+	return false
+}
 
-	var sources []aimv1.AIMModelSource
+// planTemplate reports the template and returns the sources to cache: the cache's own, or else the
+// template's once it is Ready. blocked is true when there is no template or it is not Ready.
+func planTemplate(o Observation, p *Plan) (sources []aimv1.AIMModelSource, blocked bool) {
+	c, st := o.Cache, &p.Status
 	switch t := o.Template; {
 	case t == nil:
 		err := o.TemplateErr
 		if err == nil {
 			err = state.NewError(state.MissingUpstream, ReasonTemplateNotFound, "template %q not found", c.Spec.TemplateName)
 		}
-		report(ComponentTemplate, "", "", "", err)
-		blocked = true
+		p.report(ComponentTemplate, "", "", "", err)
+		return nil, true
 	case len(c.Spec.ModelSources) > 0:
 		// The cache lists its sources: the template need not have resolved its own.
 		st.ResolvedTemplateKind = t.Kind
-		report(ComponentTemplate, aimv1.AIMStatusReady, "TemplateFound", t.Kind+" "+t.Name)
-		sources = c.Spec.ModelSources
+		p.report(ComponentTemplate, aimv1.AIMStatusReady, "TemplateFound", t.Kind+" "+t.Name)
+		return c.Spec.ModelSources, false
 	case t.Status != aimv1.AIMStatusReady:
-		// The cache mirrors its template, as the reference does: a Failed template fails the cache, one whose GPU
-		// is absent makes it NotAvailable, the rest is waiting; reason and message are the template's.
 		st.ResolvedTemplateKind = t.Kind
-		mirror, reason := aimv1.AIMStatusPending, ReasonTemplateNotReady
-		msg := fmt.Sprintf("%s %s is %s", t.Kind, t.Name, cmp.Or(string(t.Status), string(aimv1.AIMStatusPending)))
-		switch t.Status {
-		case aimv1.AIMStatusFailed, aimv1.AIMStatusDegraded, aimv1.AIMStatusNotAvailable:
-			mirror = t.Status
-		}
-		if t.Ready != nil && t.Ready.Status == metav1.ConditionFalse {
-			reason, msg = t.Ready.Reason, t.Ready.Message
-		}
-		report(ComponentTemplate, mirror, reason, msg)
-		blocked = true
+		mirror, reason, msg := templateNotReady(t)
+		p.report(ComponentTemplate, mirror, reason, msg)
+		return nil, true
 	default:
 		st.ResolvedTemplateKind = t.Kind
-		report(ComponentTemplate, aimv1.AIMStatusReady, "TemplateReady", t.Kind+" "+t.Name)
-		sources = t.ModelSources
+		p.report(ComponentTemplate, aimv1.AIMStatusReady, "TemplateReady", t.Kind+" "+t.Name)
+		return t.ModelSources, false
 	}
-	if blocked {
-		// Keep the last known artifacts: they still exist, and the status says the cache is not Ready.
-		return p
-	}
+}
 
+// templateNotReady is the state, reason and message of the Template component while the template is not
+// Ready. The cache mirrors its template, as the reference does: a Failed template fails the cache, one whose
+// GPU is absent makes it NotAvailable, the rest is waiting; reason and message are the template's.
+func templateNotReady(t *Template) (aimv1.AIMStatus, string, string) {
+	mirror, reason := aimv1.AIMStatusPending, ReasonTemplateNotReady
+	msg := fmt.Sprintf("%s %s is %s", t.Kind, t.Name, cmp.Or(string(t.Status), string(aimv1.AIMStatusPending)))
+	switch t.Status {
+	case aimv1.AIMStatusFailed, aimv1.AIMStatusDegraded, aimv1.AIMStatusNotAvailable:
+		mirror = t.Status
+	}
+	if t.Ready != nil && t.Ready.Status == metav1.ConditionFalse {
+		reason, msg = t.Ready.Reason, t.Ready.Message
+	}
+	return mirror, reason, msg
+}
+
+// planArtifacts matches an artifact to each source, plans the ones to apply or create, lists them in the
+// status and reports the Artifacts component.
+func planArtifacts(o Observation, p *Plan, sources []aimv1.AIMModelSource) {
+	c := o.Cache
 	entries := map[string]aimv1.AIMTemplateCacheArtifactStatus{}
 	var states []artifactState
 	var errs []error
@@ -171,25 +193,31 @@ func PlanCache(o Observation) Plan {
 		case cur == nil:
 			p.Create = append(p.Create, desired)
 		}
-		entry := aimv1.AIMTemplateCacheArtifactStatus{Name: desired.Name, Model: src.ModelID,
-			Status: aimv1.AIMStatusPending, MountPoint: kserve.CacheMountPath(src.ModelID)}
-		if cur != nil {
-			entry.Name, entry.UID, entry.PersistentVolumeClaim = cur.Name, cur.UID, cur.Status.PersistentVolumeClaim
-			entry.Status = aimv1.AIMStatus(cmp.Or(string(cur.Status.Status), string(aimv1.AIMStatusPending)))
-		}
+		entry := artifactEntry(src, desired, cur)
 		entries[entry.Name] = entry
 		states = append(states, artifactState{entry.Name, entry.Status})
 	}
-	st.Artifacts = entries
+	p.Status.Artifacts = entries
 	if len(entries) == 0 {
-		st.Artifacts = nil
+		p.Status.Artifacts = nil
 	}
 	comp := artifactsComponent(states, errs)
 	if comp.State == aimv1.AIMStatusReady {
 		p.InUse = slices.Sorted(maps.Keys(entries))
 	}
 	p.Components = append(p.Components, comp)
-	return p
+}
+
+// artifactEntry is the status entry of a source: the artifact serving it, or the desired one, Pending, until
+// it exists.
+func artifactEntry(src aimv1.AIMModelSource, desired, cur *aimv1.AIMArtifact) aimv1.AIMTemplateCacheArtifactStatus {
+	entry := aimv1.AIMTemplateCacheArtifactStatus{Name: desired.Name, Model: src.ModelID,
+		Status: aimv1.AIMStatusPending, MountPoint: kserve.CacheMountPath(src.ModelID)}
+	if cur != nil {
+		entry.Name, entry.UID, entry.PersistentVolumeClaim = cur.Name, cur.UID, cur.Status.PersistentVolumeClaim
+		entry.Status = aimv1.AIMStatus(cmp.Or(string(cur.Status.Status), string(aimv1.AIMStatusPending)))
+	}
+	return entry
 }
 
 // ArtifactName is the artifact of a source, as aim-engine names it: the source URI (its dots become dashes
