@@ -357,6 +357,8 @@ func TestAutoscaledServiceFollowsKEDA(t *testing.T) {
 	contains(t, "autoscaled InferenceService", isvc, `"serving.kserve.io/autoscalerClass": "keda"`,
 		fmt.Sprintf(`"sidecar.opentelemetry.io/inject": "%s-predictor"`, elastic), `"minReplicas": 1`, `"maxReplicas": 4`, `"vllm:num_requests_running"`)
 	jsonpathEquals(t, 30*time.Second, "0/1 (1-4)", "aimsvc", "elastic", "-n", ns, "-o", "jsonpath={.status.runtime.replicas}")
+	hpaReady := `jsonpath={.status.conditions[?(@.type=="HPAReady")].status} {.status.conditions[?(@.type=="HPAReady")].reason}`
+	jsonpathEquals(t, 30*time.Second, "False HPANotFound", "aimsvc", "elastic", "-n", ns, "-o", hpaReady)
 
 	// Play KEDA: its HPA wants 3 replicas. KEDA copies the ScaledObject's labels, which KServe copies from the
 	// InferenceService: the controller informs only on HPAs labelled with an AIM service.
@@ -371,4 +373,6 @@ spec:
 `, ns, elastic))
 	patchStatus(t, "hpa", "keda-hpa-"+elastic+"-predictor", ns, map[string]any{"currentReplicas": 1, "desiredReplicas": 3})
 	jsonpathEquals(t, 30*time.Second, "0/3 (1-4)", "aimsvc", "elastic", "-n", ns, "-o", "jsonpath={.status.runtime.replicas}")
+	// Without metrics while the InferenceService is not Ready, as aim-engine says it.
+	jsonpathEquals(t, 30*time.Second, "False WaitingForMetrics", "aimsvc", "elastic", "-n", ns, "-o", hpaReady)
 }

@@ -16,9 +16,11 @@ import (
 type Plan struct {
 	Status aimv1.AIMServiceStatus
 	// Components are those of the runtime config, the model, the template and the cache; Workload those of
-	// the InferenceService and its pods; Route that of the HTTPRoute (nil when routing is off).
+	// the InferenceService and its pods; HPA that of KEDA's autoscaler (nil without autoscaling); Route that
+	// of the HTTPRoute (nil when routing is off).
 	Components []state.Component
 	Workload   []state.Component
+	HPA        *state.Component
 	Route      *state.Component
 
 	// CreateModel is the model spec.model.image or .custom asks for, when none exists.
@@ -81,6 +83,7 @@ func PlanService(o Observation) Plan {
 	} else {
 		p.planWorkload(o, mres.Model, run, mayApply)
 	}
+	p.HPA = HPAComponent(svc, o.HPA, o.ISVC != nil && kserve.Observe(o.ISVC).Ready)
 	// The route, independent of the InferenceService: a routing mistake fails the route only.
 	if mayApply {
 		p.planRoute(o)
@@ -218,8 +221,10 @@ func routeFailed(comp state.Component, err error) state.Component {
 // components are the plan's components in the order they are reported.
 func (p *Plan) components() []state.Component {
 	out := append(append([]state.Component(nil), p.Components...), p.Workload...)
-	if p.Route != nil {
-		out = append(out, *p.Route)
+	for _, c := range []*state.Component{p.HPA, p.Route} {
+		if c != nil {
+			out = append(out, *c)
+		}
 	}
 	return out
 }

@@ -141,3 +141,44 @@ func Runtime(svc *aimv1.AIMService, pods []*corev1.Pod, hpa *autoscalingv2.Horiz
 	}
 	return r
 }
+
+// ComponentHPA reports KEDA's HorizontalPodAutoscaler of an autoscaled service; its condition is HPAReady.
+const ComponentHPA = "HPA"
+
+// HPAComponent is the health of an autoscaled service's HPA, as aim-engine reads it; nil when the service does
+// not autoscale (no autoScaling, minReplicas or maxReplicas). KEDA makes the HPA after the InferenceService;
+// until its pods are Ready, metrics missing are expected (WaitingForMetrics), after that they are a failure.
+func HPAComponent(svc *aimv1.AIMService, hpa *autoscalingv2.HorizontalPodAutoscaler, isvcReady bool) *state.Component {
+	if svc.Spec.AutoScaling == nil && svc.Spec.MinReplicas == nil && svc.Spec.MaxReplicas == nil {
+		return nil
+	}
+	comp := &state.Component{Name: ComponentHPA, Dependency: state.DependencyDownstream}
+	if hpa == nil {
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "HPANotFound", "Waiting for KEDA to create HorizontalPodAutoscaler"
+		return comp
+	}
+	active, able := hpaCondition(hpa, autoscalingv2.ScalingActive), hpaCondition(hpa, autoscalingv2.AbleToScale)
+	switch {
+	case (active == nil || active.Status != corev1.ConditionTrue) && !isvcReady:
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "WaitingForMetrics",
+			"Waiting for InferenceService to be ready before metrics are available"
+	case active == nil:
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, "MetricsFailed", "HPA ScalingActive condition not found"
+	case active.Status != corev1.ConditionTrue:
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, "MetricsFailed", "HPA cannot get metrics: "+active.Message
+	case able != nil && able.Status != corev1.ConditionTrue:
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "ScaleTargetNotReady", "HPA cannot update scale target: "+able.Message
+	default:
+		comp.Reason, comp.Message = "HPAOperational", "HorizontalPodAutoscaler is actively scaling"
+	}
+	return comp
+}
+
+func hpaCondition(hpa *autoscalingv2.HorizontalPodAutoscaler, t autoscalingv2.HorizontalPodAutoscalerConditionType) *autoscalingv2.HorizontalPodAutoscalerCondition {
+	for i := range hpa.Status.Conditions {
+		if hpa.Status.Conditions[i].Type == t {
+			return &hpa.Status.Conditions[i]
+		}
+	}
+	return nil
+}
