@@ -93,7 +93,10 @@ func TestDiscoveryMakesTemplateReady(t *testing.T) {
 	if strings.Contains(spec, `"amd.com/gpu": "`) {
 		t.Errorf("discovery requests GPUs:\n%s", spec)
 	}
-	contains(t, "template while discovering", k.must("get", "aimcltpl", "e2e-discovery"), "Progressing", "1 x MI300X")
+	// Its pod is pending (no kubelet here): Pending, as aim-engine's DiscoveryPods component makes it.
+	jsonpathEquals(t, 30*time.Second, "Pending False PodsPending", "aimcltpl", "e2e-discovery", "-o",
+		`jsonpath={.status.status} {.status.conditions[?(@.type=="DiscoveryPodsReady")].status} {.status.conditions[?(@.type=="DiscoveryPodsReady")].reason}`)
+	contains(t, "template while discovering", k.must("get", "aimcltpl", "e2e-discovery"), "1 x MI300X")
 
 	finishPod(t, pod, discoveryOutput)
 	k.must("wait", "--for=condition=Ready", "aimcltpl/e2e-discovery", "--timeout=60s")
@@ -173,7 +176,7 @@ func TestMissingGPUIsNotAvailableUntilANodeHasIt(t *testing.T) {
 	gpuNode(t, "e2e-mi355x-node", map[string]string{"kubernetes.io/hostname": "e2e-mi355x-node"}, 8)
 	k.must("label", "node", "e2e-mi355x-node", "amd.com/gpu.device-id=75a3")
 	discoveryPod(t, "e2e-mi355x", 1)
-	contains(t, "template proceeding", k.must("get", "aimcltpl", "e2e-mi355x"), "Progressing")
+	jsonpathEquals(t, 30*time.Second, "JobRunning", "aimcltpl", "e2e-mi355x", "-o", `jsonpath={.status.conditions[?(@.type=="DiscoveryJobReady")].reason}`)
 }
 
 // TestNamespacedTemplateInlineSourcesAndCache: a namespaced template names a cluster model (F12), lists its
@@ -214,4 +217,18 @@ spec:
 	// An explicit false is stored as written.
 	k.must("patch", "aimtpl", "cpu-inline", "-n", ns, "--type=merge", "-p", `{"spec":{"caching":{"enabled":false}}}`)
 	jsonpathEquals(t, 10*time.Second, "false", "aimtpl", "cpu-inline", "-n", ns, "-o", "jsonpath={.spec.caching.enabled}")
+}
+
+// TestDiscoveryPodThatCannotPullShowsAtOnce: a discovery pod kubelet cannot pull the image for shows in the
+// template's DiscoveryPodsReady (aim-engine's condition) while the Job still runs, not after its timeout.
+func TestDiscoveryPodThatCannotPullShowsAtOnce(t *testing.T) {
+	gpuNode(t, "e2e-pull-node", map[string]string{"amd.com/gpu.device-id": "74a1"}, 8)
+	clusterTemplate(t, "e2e-pull", "MI300X")
+	_, pod := discoveryPod(t, "e2e-pull", 1)
+	patchStatus(t, "pod", pod, systemNamespace, map[string]any{"phase": "Pending", "containerStatuses": []any{map[string]any{
+		"name": "discovery", "image": "registry.example/aim/e2e-pull:1.0", "imageID": "", "ready": false, "restartCount": 0,
+		"state": map[string]any{"waiting": map[string]any{"reason": "ImagePullBackOff",
+			"message": `failed to pull image "registry.example/aim/e2e-pull:1.0": unexpected status: 403 Forbidden`}}}}})
+	jsonpathEquals(t, 60*time.Second, "False ImagePullAuthFailure JobRunning", "aimcltpl", "e2e-pull", "-o",
+		`jsonpath={.status.conditions[?(@.type=="DiscoveryPodsReady")].status} {.status.conditions[?(@.type=="DiscoveryPodsReady")].reason} {.status.conditions[?(@.type=="DiscoveryJobReady")].reason}`)
 }

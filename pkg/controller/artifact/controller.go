@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -91,7 +90,7 @@ func Register(m *manager.Manager) error {
 		{k.Batch().V1().Jobs().Informer(), owners.Handler()},
 		{k.Core().V1().Pods().Informer(), manager.JobPodHandler(ctl.jobs, owners)},
 		// A Warning about a download pod (FailedScheduling, FailedMount, ...) is what keeps it pending.
-		{m.WarningEvents.Core().V1().Events().Informer(), ctl.podEventHandler(manager.JobPodHandler(ctl.jobs, owners))},
+		{m.WarningEvents.Core().V1().Events().Informer(), manager.PodEventHandler(ctl.pods, manager.JobPodHandler(ctl.jobs, owners))},
 		// The downloader's account and binding are shared by the artifacts of a namespace.
 		{access.Core().V1().ServiceAccounts().Informer(), inNamespace},
 		{access.Rbac().V1().RoleBindings().Informer(), inNamespace},
@@ -187,7 +186,7 @@ func (ctl *Controller) observe(ctx context.Context, a *aimv1.AIMArtifact) Observ
 			if jobhealth.Succeeded(j) {
 				o.CheckSizeOutput, o.CheckSizeOutputErr = ctl.output(ctx, j)
 			} else {
-				o.Pods, o.Events = ctl.jobPods(j)
+				o.Pods, o.Events = jobhealth.JobPods(ctl.pods, ctl.events, j)
 			}
 		}
 		return o
@@ -195,7 +194,7 @@ func (ctl *Controller) observe(ctx context.Context, a *aimv1.AIMArtifact) Observ
 	if j := ctl.componentJob(a, BuildDownloadJob(a, o.RuntimeConfig, size, o.Volume()).Name, ComponentDownload); j != nil {
 		o.DownloadJob = j
 		if !jobhealth.Succeeded(j) {
-			o.Pods, o.Events = ctl.jobPods(j)
+			o.Pods, o.Events = jobhealth.JobPods(ctl.pods, ctl.events, j)
 		}
 	}
 	return o
@@ -213,37 +212,10 @@ func (ctl *Controller) componentJob(a *aimv1.AIMArtifact, name, component string
 	return EarlierJob(jobs, a.UID)
 }
 
-// podEventHandler passes the pod an event is about to the pod handler.
-func (ctl *Controller) podEventHandler(pods cache.ResourceEventHandler) cache.ResourceEventHandler {
-	forward := func(obj any) {
-		e, ok := obj.(*corev1.Event)
-		if !ok || e.InvolvedObject.Kind != "Pod" {
-			return
-		}
-		if pod, err := ctl.pods.Pods(e.InvolvedObject.Namespace).Get(e.InvolvedObject.Name); err == nil {
-			pods.OnUpdate(pod, pod)
-		}
-	}
-	return cache.ResourceEventHandlerFuncs{AddFunc: forward, UpdateFunc: func(_, o any) { forward(o) }}
-}
-
-// jobPods are a Job's pods and the Warning events about them.
-func (ctl *Controller) jobPods(j *batchv1.Job) ([]*corev1.Pod, []corev1.Event) {
-	pods, _ := ctl.pods.Pods(j.Namespace).List(labels.SelectorFromSet(labels.Set{batchv1.JobNameLabel: j.Name}))
-	var events []corev1.Event
-	all, _ := ctl.events.Events(j.Namespace).List(labels.Everything())
-	for _, e := range all {
-		if e.InvolvedObject.Kind == "Pod" && slices.ContainsFunc(pods, func(p *corev1.Pod) bool { return p.UID == e.InvolvedObject.UID }) {
-			events = append(events, *e)
-		}
-	}
-	return pods, events
-}
-
 // output reads a succeeded check-size pod's result: the termination message, else the end of its log.
 func (ctl *Controller) output(ctx context.Context, j *batchv1.Job) (string, error) {
 	var succeeded *corev1.Pod
-	pods, _ := ctl.jobPods(j)
+	pods, _ := jobhealth.JobPods(ctl.pods, ctl.events, j)
 	for _, p := range pods {
 		if p.Status.Phase == corev1.PodSucceeded {
 			succeeded = p

@@ -17,8 +17,11 @@ import (
 	"strings"
 	"time"
 
+	corelisters "k8s.io/client-go/listers/core/v1"
+
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/redact"
@@ -286,4 +289,18 @@ func eventTime(e *corev1.Event) time.Time {
 
 func containsAny(s string, words []string) bool {
 	return slices.ContainsFunc(words, func(w string) bool { return strings.Contains(s, w) })
+}
+
+// JobPods are a Job's pods and the events about them that events lists (the controllers' informer holds
+// Warning events only).
+func JobPods(pods corelisters.PodLister, events corelisters.EventLister, j *batchv1.Job) ([]*corev1.Pod, []corev1.Event) {
+	list, _ := pods.Pods(j.Namespace).List(labels.SelectorFromSet(labels.Set{batchv1.JobNameLabel: j.Name}))
+	var out []corev1.Event
+	all, _ := events.Events(j.Namespace).List(labels.Everything())
+	for _, e := range all {
+		if e.InvolvedObject.Kind == "Pod" && slices.ContainsFunc(list, func(p *corev1.Pod) bool { return p.UID == e.InvolvedObject.UID }) {
+			out = append(out, *e)
+		}
+	}
+	return list, out
 }

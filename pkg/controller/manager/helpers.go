@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	corelisters "k8s.io/client-go/listers/core/v1"
+
 	batchv1 "k8s.io/api/batch/v1"
 
 	corev1 "k8s.io/api/core/v1"
@@ -168,6 +170,21 @@ func JobPodHandler(jobs batchlisters.JobLister, owners Owners) cache.ResourceEve
 		}
 	}
 	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
+}
+
+// PodEventHandler passes the pod an event is about (a Warning: FailedScheduling, FailedMount, a refused pull)
+// to the pod handler next, as if the pod had changed.
+func PodEventHandler(pods corelisters.PodLister, next cache.ResourceEventHandler) cache.ResourceEventHandler {
+	forward := func(obj any) {
+		e, ok := obj.(*corev1.Event)
+		if !ok || e.InvolvedObject.Kind != "Pod" {
+			return
+		}
+		if pod, err := pods.Pods(e.InvolvedObject.Namespace).Get(e.InvolvedObject.Name); err == nil {
+			next.OnUpdate(pod, pod)
+		}
+	}
+	return cache.ResourceEventHandlerFuncs{AddFunc: forward, UpdateFunc: func(_, o any) { forward(o) }}
 }
 
 // SetFinalizer adds (present) or removes a finalizer, and removes the legacy names of it, with a merge patch

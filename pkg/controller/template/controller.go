@@ -22,6 +22,7 @@ import (
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/discovery"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gpu"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/jobhealth"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
@@ -51,6 +52,7 @@ type Controller struct {
 	caches           aimlisters.AIMTemplateCacheLister
 	jobs             batchlisters.JobLister
 	pods             corelisters.PodLister
+	events           corelisters.EventLister
 
 	// slots hands out discovery Job slots, so maxConcurrentJobs holds exactly.
 	slots *jobSlots
@@ -71,6 +73,7 @@ func Register(m *manager.Manager, backoff discovery.Backoff, gpus *gpu.Tracker) 
 		models: v.AIMModels().Lister(), clusterModels: v.AIMClusterModels().Lister(),
 		configs: v.AIMRuntimeConfigs().Lister(), clusterConfigs: v.AIMClusterRuntimeConfigs().Lister(),
 		caches: v.AIMTemplateCaches().Lister(), gpus: gpus, jobs: d.Batch().V1().Jobs().Lister(), pods: d.Core().V1().Pods().Lister(),
+		events: m.WarningEvents.Core().V1().Events().Lister(),
 	}
 	ctl.slots = newJobSlots(ctl.activeDiscoveryJobs, ctl.jobCached)
 	ctl.ns = manager.NewController("servicetemplate", manager.ReconcilerFunc(ctl.reconcileNamespaced), v.AIMServiceTemplates().Informer().GetStore())
@@ -98,6 +101,8 @@ func Register(m *manager.Manager, backoff discovery.Backoff, gpus *gpu.Tracker) 
 		{d.Batch().V1().Jobs().Informer(), ctl.owners().Handler()},
 		{d.Batch().V1().Jobs().Informer(), ctl.slots.observed()},
 		{d.Core().V1().Pods().Informer(), manager.JobPodHandler(ctl.jobs, ctl.owners())},
+		// A Warning about a discovery pod (a refused pull, FailedScheduling) is what keeps it pending.
+		{m.WarningEvents.Core().V1().Events().Informer(), manager.PodEventHandler(ctl.pods, manager.JobPodHandler(ctl.jobs, ctl.owners()))},
 	}
 	for _, h := range handlers {
 		if _, err := h.inf.AddEventHandler(h.h); err != nil {
@@ -167,6 +172,7 @@ func (ctl *Controller) observe(kind string, meta *metav1.ObjectMeta, spec aimv1.
 		}
 		if j, err := ctl.jobs.Jobs(jobNamespace).Get(js.JobName()); err == nil && manager.OwnedBy(j, meta.UID) {
 			o.Job = j
+			o.JobPods, o.JobEvents = jobhealth.JobPods(ctl.pods, ctl.events, j)
 			if done, failed := manager.JobOutcome(j); done && failed == "" {
 				o.JobOutput, o.JobOutputErr = ctl.output(j)
 			}

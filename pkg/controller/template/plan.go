@@ -18,6 +18,7 @@ import (
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/discovery"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gpu"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/jobhealth"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
@@ -74,8 +75,11 @@ type Observation struct {
 
 	// JobNamespace is where discovery Jobs of this template run.
 	JobNamespace string
-	// Job is the discovery Job of the current attempt, if it exists; JobOutput what its pod printed.
+	// Job is the discovery Job of the current attempt, if it exists; JobPods its pods and JobEvents the
+	// Warning events about them; JobOutput what its pod printed.
 	Job          *batchv1.Job
+	JobPods      []*corev1.Pod
+	JobEvents    []corev1.Event
 	JobOutput    string
 	JobOutputErr error
 	// ActiveDiscoveryJobs counts unfinished discovery Jobs in every namespace (the limit is cluster-wide).
@@ -84,6 +88,10 @@ type Observation struct {
 	Backoff discovery.Backoff
 	Now     time.Time
 }
+
+// ComponentDiscoveryPods reports the discovery Job's pods while it runs; its condition is DiscoveryPodsReady,
+// as aim-engine's.
+const ComponentDiscoveryPods = "DiscoveryPods"
 
 // Plan is what the reconcile should do and report.
 type Plan struct {
@@ -259,6 +267,10 @@ func planDiscovery(o Observation, p *Plan) {
 		case !finished:
 			component(aimv1.AIMStatusProgressing, ReasonJobRunning, "discovery Job "+name+" is running")
 			awaiting("discovery is running")
+			// A pod that cannot start (a refused pull, no node) says so now, not when the Job times out.
+			if len(o.JobPods) > 0 {
+				p.Components = append(p.Components, jobhealth.Pods(ComponentDiscoveryPods, o.JobPods, o.JobEvents))
+			}
 		case failedMsg != "":
 			fail(o, p, ReasonJobFailed, "discovery Job "+name+" failed: "+failedMsg)
 		default:

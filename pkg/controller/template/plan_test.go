@@ -203,3 +203,30 @@ func TestPlanCachingTemplateOwnsItsCache(t *testing.T) {
 		t.Error("cache planned before the template has sources")
 	}
 }
+
+// TestPlanReportsDiscoveryPods: a running discovery Job whose pod cannot pull its image shows it in
+// DiscoveryPodsReady at once (aim-engine's component), instead of JobRunning until the Job times out.
+func TestPlanReportsDiscoveryPods(t *testing.T) {
+	o := observation()
+	first := PlanTemplate(o)
+	o.Status, o.Job = first.Status, first.Job.DeepCopy()
+	if p := PlanTemplate(o); component(p, ComponentDiscoveryPods) != nil {
+		t.Errorf("a Job without pods yet has a pods component: %+v", component(p, ComponentDiscoveryPods))
+	}
+	o.JobPods = []*corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Name: "d-1-abc", Namespace: "aim-system"},
+		Status: corev1.PodStatus{Phase: corev1.PodPending, ContainerStatuses: []corev1.ContainerStatus{{Name: "discovery",
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff",
+				Message: `failed to pull image "repo/m:1": unexpected status: 403 Forbidden`}}}}}}}
+	p := PlanTemplate(o)
+	c := component(p, ComponentDiscoveryPods)
+	if c == nil {
+		t.Fatal("no DiscoveryPods component for a pod that cannot pull")
+	}
+	st, reason, _ := state.Outcome(*c)
+	if st != aimv1.AIMStatusFailed || reason != "ImagePullAuthFailure" {
+		t.Errorf("DiscoveryPods %s/%s, want Failed/ImagePullAuthFailure", st, reason)
+	}
+	if j := component(p, "DiscoveryJob"); j == nil || j.Reason != ReasonJobRunning {
+		t.Errorf("DiscoveryJob %+v, want still JobRunning", j)
+	}
+}
