@@ -238,7 +238,18 @@ func (s *conditionSet) setReady(worst worstComponent, cats map[Category]error) {
 	if worst.msg != "" {
 		msg += ": " + worst.msg
 	}
+	bad := priority[worst.state] <= priority[aimv1.AIMStatusDegraded]
+	// As the reference words Ready: a component that is Failed, Degraded or NotAvailable gives its reason;
+	// otherwise infrastructure errors alone are InfrastructureError, and anything else is on its way
+	// (Progressing). The message names the component either way.
 	reason := worst.reason
+	switch {
+	case bad:
+	case cats[Infrastructure] != nil:
+		reason, msg = "InfrastructureError", "Infrastructure error - waiting for retry: "+msg
+	default:
+		reason, msg = "Progressing", "Waiting for components to become ready: "+msg
+	}
 	// What the user must fix names the Ready reason by its kind, as the reference does: AuthError,
 	// InvalidSpec or ReferenceNotFound (the component conditions keep their own reasons).
 	for _, c := range []struct {
@@ -250,7 +261,7 @@ func (s *conditionSet) setReady(worst worstComponent, cats map[Category]error) {
 			break
 		}
 	}
-	s.set(cond(ConditionReady, false, reason, msg), priority[worst.state] <= priority[aimv1.AIMStatusDegraded])
+	s.set(cond(ConditionReady, false, reason, msg), bad)
 }
 
 // setInformational sets the informational conditions as given, keeping a transition time they carry.

@@ -89,9 +89,9 @@ func TestDerive(t *testing.T) {
 		{name: "all ready, service", service: true, components: []Component{ready("InferenceService", DependencyDownstream)},
 			wantStatus: aimv1.AIMStatusRunning, wantReady: "True", wantReason: "AllComponentsReady"},
 		{name: "downstream being created", components: []Component{ready("Model", DependencyUpstream), failing("DiscoveryJob", DependencyDownstream, apierrors.NewNotFound(gr, "job"))},
-			wantStatus: aimv1.AIMStatusProgressing, wantReady: "False", wantReason: "ResourceNotReady"},
+			wantStatus: aimv1.AIMStatusProgressing, wantReady: "False", wantReason: "Progressing"},
 		{name: "downstream being created, service", service: true, components: []Component{{Name: "InferenceService", Dependency: DependencyDownstream, State: aimv1.AIMStatusProgressing, Reason: "CreatingRuntime"}},
-			wantStatus: aimv1.AIMStatusStarting, wantReady: "False", wantReason: "CreatingRuntime"},
+			wantStatus: aimv1.AIMStatusStarting, wantReady: "False", wantReason: "Progressing"},
 		{name: "missing upstream fails", components: []Component{failing("Model", DependencyUpstream, missingModel), ready("RuntimeConfig", DependencyUpstream)},
 			wantStatus: aimv1.AIMStatusFailed, wantReady: "False", wantReason: "ReferenceNotFound",
 			wantConds: map[string]metav1.ConditionStatus{"ConfigValid": "False", "ModelReady": "False"}},
@@ -100,7 +100,7 @@ func TestDerive(t *testing.T) {
 			wantStatus: aimv1.AIMStatusFailed, wantReady: "False", wantReason: "ReferenceNotFound",
 			wantConds: map[string]metav1.ConditionStatus{"ConfigValid": "False", "ModelReady": "False"}, wantCondReasons: map[string]string{"ModelReady": "ModelNotFound", "ConfigValid": "ReferenceNotFound"}},
 		{name: "upstream progressing counts as pending", components: []Component{{Name: "Template", Dependency: DependencyUpstream, State: aimv1.AIMStatusProgressing, Reason: "TemplateNotReady"}},
-			wantStatus: aimv1.AIMStatusPending, wantReady: "False", wantReason: "TemplateNotReady"},
+			wantStatus: aimv1.AIMStatusPending, wantReady: "False", wantReason: "Progressing"},
 		{name: "invalid spec fails", components: []Component{failing("HTTPRoute", DependencyDownstream, NewError(InvalidSpec, "GatewayNotConfigured", "routing is enabled without a gateway"))},
 			wantStatus: aimv1.AIMStatusFailed, wantReady: "False", wantReason: "InvalidSpec",
 			wantConds: map[string]metav1.ConditionStatus{"ConfigValid": "False"}, wantCondReasons: map[string]string{"HTTPRouteReady": "GatewayNotConfigured"}},
@@ -120,7 +120,7 @@ func TestDerive(t *testing.T) {
 			{Name: "DiscoveryJob", Dependency: DependencyDownstream, State: aimv1.AIMStatusFailed, Reason: "DiscoveryOutputInvalid"}},
 			wantStatus: aimv1.AIMStatusFailed, wantReady: "False", wantReason: "DiscoveryOutputInvalid"},
 		{name: "new outage is not degraded yet", components: []Component{failing("InferenceService", DependencyDownstream, apierrors.NewServiceUnavailable("etcd"))},
-			wantStatus: aimv1.AIMStatusProgressing, wantReady: "False", wantRetry: true,
+			wantStatus: aimv1.AIMStatusProgressing, wantReady: "False", wantReason: "InfrastructureError", wantRetry: true,
 			wantConds: map[string]metav1.ConditionStatus{"DependenciesReachable": "False"}},
 		{name: "no components", components: nil, wantStatus: aimv1.AIMStatusReady, wantReady: "True", wantReason: "AllComponentsReady"},
 	}
@@ -294,5 +294,19 @@ func TestMessagesAreRedacted(t *testing.T) {
 	long := conditionMessage(strings.Repeat("ü", 5000))
 	if len(long) > 4096 || !utf8.ValidString(long) {
 		t.Errorf("long message: %d bytes, valid UTF-8 %v", len(long), utf8.ValidString(long))
+	}
+}
+
+// TestReadyWordedAsTheReference: Ready=False is Progressing with the reference's message while nothing is
+// wrong, and names the component it waits for after it.
+func TestReadyWordedAsTheReference(t *testing.T) {
+	out := Derive(Input{Components: []Component{{Name: "DiscoveryPods", Dependency: DependencyDownstream, State: aimv1.AIMStatusPending,
+		Reason: "PodsPending", Message: "Pods are pending"}}, Generation: 1, Now: now})
+	r := meta.FindStatusCondition(out.Conditions, ConditionReady)
+	if r == nil || r.Reason != "Progressing" || r.Message != "Waiting for components to become ready: DiscoveryPods is not ready: Pods are pending" {
+		t.Errorf("Ready = %+v", r)
+	}
+	if c := meta.FindStatusCondition(out.Conditions, "DiscoveryPodsReady"); c == nil || c.Reason != "PodsPending" || out.Status != aimv1.AIMStatusPending {
+		t.Errorf("the component keeps its own reason and the status its state: %+v, %s", c, out.Status)
 	}
 }
