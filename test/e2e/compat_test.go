@@ -113,7 +113,7 @@ spec:
 
 	// The runtime config appears: the service and the model that named it recover without being touched.
 	k.mustApply(fmt.Sprintf("apiVersion: aim.eai.amd.com/v1alpha1\nkind: AIMRuntimeConfig\nmetadata: {name: nowhere, namespace: %s}\nspec: {}\n", ns))
-	conditionReads(t, "aimsvc/no-config", ns, "RuntimeConfigReady", "True RuntimeConfigResolved")
+	conditionReads(t, "aimsvc/no-config", ns, "RuntimeConfigReady", "True ConfigFound")
 	jsonpathEquals(t, 60*time.Second, "True", "aimmdl", "configless", "-n", ns, "-o", `jsonpath={.status.conditions[?(@.type=="RuntimeConfigReady")].status}`)
 	conditionReads(t, "aimmdl/configless", ns, "ConfigValid", "True ConfigurationValid")
 }

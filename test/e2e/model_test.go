@@ -52,6 +52,9 @@ spec:
 	if got := k.must("get", "aimcltpl", tpl, "-o", `jsonpath={.metadata.labels.aim\.eai\.amd\.com/team} {.metadata.labels.aim\.eai\.amd\.com/cluster-model\.name} {.metadata.labels.app\.kubernetes\.io/managed-by}`); got != "inference e2e-qwen aim-apiserver" {
 		t.Errorf("template labels: %q", got)
 	}
+	// aim-engine's condition names for cluster kinds.
+	jsonpathEquals(t, 30*time.Second, "True", "aimcltpl", tpl, "-o", `jsonpath={.status.conditions[?(@.type=="ClusterModelReady")].status}`)
+	jsonpathSet(t, 30*time.Second, "aimclmdl", "e2e-qwen", "-o", `jsonpath={.status.conditions[?(@.type=="ClusterServiceTemplatesReady")].reason}`)
 	job, pod := discoveryPod(t, tpl, 1)
 	if got := k.must("get", "job", job, "-n", systemNamespace, "-o", `jsonpath={.metadata.labels.aim\.eai\.amd\.com/team}`); got != "inference" {
 		t.Errorf("discovery Job label: %q", got)

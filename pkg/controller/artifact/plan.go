@@ -25,7 +25,7 @@ import (
 
 // Components, conditions and reasons of artifacts: aim-engine's, and the downloader's ServiceAccount (F15).
 const (
-	ComponentRuntimeConfig    = "RuntimeConfig"
+	ComponentRuntimeConfig    = runtimeconfig.ComponentName
 	ComponentAccount          = "ServiceAccount"
 	ComponentCheckSizeJob     = "CheckSizeJob"
 	ComponentCheckSizeJobPods = "CheckSizeJobPods"
@@ -123,11 +123,10 @@ func PlanArtifact(o Observation) Plan {
 		st.Mode = aimv1.AIMTemplateCacheModeDedicated
 	}
 
+	p.Components = append(p.Components, runtimeconfig.Component(o.RuntimeConfig, o.RuntimeConfigErr))
 	if o.RuntimeConfigErr != nil {
-		p.report(ComponentRuntimeConfig, state.DependencyUpstream, "", "ConfigNotFound", "", state.UpstreamError(o.RuntimeConfigErr))
 		return p
 	}
-	p.report(ComponentRuntimeConfig, state.DependencyUpstream, "", "ConfigFound", "")
 
 	if !o.ServiceAccountReady {
 		p.ServiceAccount = BuildServiceAccount(a.Namespace)

@@ -209,10 +209,8 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, meta *
 	var comps []state.Component
 
 	rc, rcErr := runtimeconfig.Lookup(spec.RuntimeConfigName, meta.Namespace, ctl.configs, ctl.clusterConfigs)
-	if rcErr != nil {
-		comps = append(comps, state.Component{Name: "RuntimeConfig", Dependency: state.DependencyUpstream, Errors: []error{state.UpstreamError(rcErr)}, Reason: "ConfigNotFound"})
-	} else {
-		comps = append(comps, state.Component{Name: "RuntimeConfig", Dependency: state.DependencyUpstream})
+	comps = append(comps, runtimeconfig.Component(rc, rcErr))
+	if rcErr == nil {
 		status.ResolvedRuntimeConfig = rc.Ref
 	}
 
@@ -248,7 +246,13 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, meta *
 		}
 		comp := TemplatesComponent(len(desired), templates)
 		if applyErr != nil {
-			comp = state.Component{Name: "ServiceTemplates", Dependency: state.DependencyDownstream, Errors: []error{applyErr}}
+			comp = state.Component{Dependency: state.DependencyDownstream, Errors: []error{applyErr}}
+		}
+		// aim-engine names the component after the kind of templates: ClusterServiceTemplatesReady on cluster
+		// models.
+		comp.Name = ComponentServiceTemplates
+		if meta.Namespace == "" {
+			comp.Name = ComponentClusterServiceTemplates
 		}
 		comps = append(comps, comp)
 	}

@@ -235,10 +235,17 @@ type TemplateState struct {
 	Status aimv1.AIMStatus
 }
 
+// The component a model reports its templates as: ServiceTemplatesReady on models, ClusterServiceTemplatesReady
+// on cluster models, as aim-engine names them.
+const (
+	ComponentServiceTemplates        = "ServiceTemplates"
+	ComponentClusterServiceTemplates = "ClusterServiceTemplates"
+)
+
 // TemplatesComponent aggregates the templates' states: Ready when at least one is Ready and none is
 // Failed/Degraded, NotAvailable when none has its GPU, Progressing while any is being prepared.
 func TemplatesComponent(expected int, templates []TemplateState) state.Component {
-	c := state.Component{Name: "ServiceTemplates", Dependency: state.DependencyDownstream}
+	c := state.Component{Name: ComponentServiceTemplates, Dependency: state.DependencyDownstream}
 	count := map[aimv1.AIMStatus]int{}
 	for _, t := range templates {
 		count[t.Status]++

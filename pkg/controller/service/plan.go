@@ -8,6 +8,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gateway"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
@@ -59,11 +60,7 @@ func PlanService(o Observation) Plan {
 		p.Components = []state.Component{{Name: ComponentISVC, Dependency: state.DependencyDownstream, Errors: []error{o.SpecErr}}}
 		return p
 	}
-	rc := state.Component{Name: ComponentRuntimeConfig, Dependency: state.DependencyUpstream, Reason: "RuntimeConfigResolved"}
-	if o.RuntimeConfigErr != nil {
-		rc.Errors, rc.Reason = []error{state.UpstreamError(o.RuntimeConfigErr)}, "ConfigNotFound"
-	}
-	p.Components = append(p.Components, rc)
+	p.Components = append(p.Components, runtimeconfig.Component(o.RuntimeConfig, o.RuntimeConfigErr))
 	p.Status.ResolvedRuntimeConfig = o.RuntimeConfig.Ref
 
 	mres := ResolveModel(svc, o.Models)

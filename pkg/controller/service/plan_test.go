@@ -61,7 +61,7 @@ func TestPlanService(t *testing.T) {
 		want summary
 	}{
 		{"a new service: the InferenceService is created, the route swept", func() Observation { return observation(nil) },
-			summary{Components: map[string]string{"RuntimeConfig": "Ready/RuntimeConfigResolved", "Model": "Ready/ModelResolved",
+			summary{Components: map[string]string{"RuntimeConfig": "Ready/DefaultConfigNotFound", "Model": "Ready/ModelResolved",
 				"Template": "Ready/Resolved", "InferenceService": "Progressing/CreatingRuntime", "InferenceServicePods": "Progressing/NoPods"},
 				ISVC: true, WorkloadExists: true, SweepRoute: true, Endpoint: true}},
 		{"a spec the API would reject: nothing but the error", func() Observation {
@@ -79,14 +79,14 @@ func TestPlanService(t *testing.T) {
 			o := observation(routed)
 			o.ISVCErr = state.NewError(state.Infrastructure, "KServeNotInstalled", "no KServe")
 			return o
-		}, summary{Components: map[string]string{"RuntimeConfig": "Ready/RuntimeConfigResolved", "Model": "Ready/ModelResolved",
+		}, summary{Components: map[string]string{"RuntimeConfig": "Ready/DefaultConfigNotFound", "Model": "Ready/ModelResolved",
 			"Template": "Ready/Resolved", "InferenceService": "Degraded/KServeNotInstalled", "HTTPRoute": "Progressing/HTTPRouteCreating"},
 			HTTPRoute: true, SweepRoute: true, Routing: true}},
 		{"overrides: a derived template to create first", func() Observation {
 			return observation(func(s *aimv1.AIMService) {
 				s.Spec.Overrides = &aimv1.AIMRuntimeParameters{Precision: ptr.To(aimv1.AIMPrecision("fp8"))}
 			})
-		}, summary{Components: map[string]string{"RuntimeConfig": "Ready/RuntimeConfigResolved", "Model": "Ready/ModelResolved",
+		}, summary{Components: map[string]string{"RuntimeConfig": "Ready/DefaultConfigNotFound", "Model": "Ready/ModelResolved",
 			"Template": "Pending/CreatingDerivedTemplate"}, Derived: true, SweepRoute: true, Endpoint: false}},
 		{"the model does not exist: one is created from the image", func() Observation {
 			o := observation(func(s *aimv1.AIMService) {
@@ -94,13 +94,13 @@ func TestPlanService(t *testing.T) {
 			})
 			o.Models = nil
 			return o
-		}, summary{Components: map[string]string{"RuntimeConfig": "Ready/RuntimeConfigResolved", "Model": "Progressing/CreatingModel",
+		}, summary{Components: map[string]string{"RuntimeConfig": "Ready/DefaultConfigNotFound", "Model": "Progressing/CreatingModel",
 			"Template": "Pending/AwaitingModel"}, CreateModel: true, SweepRoute: true}},
 		{"the Gateway API is not served: the route fails alone", func() Observation {
 			o := observation(routed)
 			o.RoutesServed = false
 			return o
-		}, summary{Components: map[string]string{"RuntimeConfig": "Ready/RuntimeConfigResolved", "Model": "Ready/ModelResolved",
+		}, summary{Components: map[string]string{"RuntimeConfig": "Ready/DefaultConfigNotFound", "Model": "Ready/ModelResolved",
 			"Template": "Ready/Resolved", "InferenceService": "Progressing/CreatingRuntime",
 			"InferenceServicePods": "Progressing/NoPods", "HTTPRoute": "Degraded/GatewayAPINotInstalled"},
 			ISVC: true, WorkloadExists: true, Endpoint: true}},

@@ -26,7 +26,7 @@ const LabelCustomModel = "aim.eai.amd.com/custom-model"
 const (
 	ComponentModel         = "Model"
 	ComponentTemplate      = "Template"
-	ComponentRuntimeConfig = "RuntimeConfig"
+	ComponentRuntimeConfig = runtimeconfig.ComponentName
 	ComponentISVC          = "InferenceService"
 	ComponentPods          = "InferenceServicePods"
 	ComponentCache         = "Cache"

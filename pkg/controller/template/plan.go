@@ -142,32 +142,30 @@ func PlanTemplate(o Observation) Plan {
 
 // planRuntimeConfig reports the runtime config and records it in the status.
 func planRuntimeConfig(o Observation, p *Plan) {
-	if o.RuntimeConfigErr != nil {
-		p.Components = append(p.Components, state.Component{Name: "RuntimeConfig", Dependency: state.DependencyUpstream,
-			Errors: []error{state.UpstreamError(o.RuntimeConfigErr)}, Reason: "ConfigNotFound"})
-		return
+	p.Components = append(p.Components, runtimeconfig.Component(o.RuntimeConfig, o.RuntimeConfigErr))
+	if o.RuntimeConfigErr == nil {
+		p.Status.ResolvedRuntimeConfig = o.RuntimeConfig.Ref
 	}
-	reason := "ConfigFound"
-	if o.RuntimeConfig.Ref == nil {
-		reason = "DefaultConfigNotFound"
-	}
-	p.Components = append(p.Components, state.Component{Name: "RuntimeConfig", Dependency: state.DependencyUpstream, Reason: reason})
-	p.Status.ResolvedRuntimeConfig = o.RuntimeConfig.Ref
 }
 
 // planModel reports the model and records it in the status.
 func planModel(o Observation, p *Plan) {
+	// aim-engine names the component after the kind of model: ClusterModelReady on cluster templates.
+	name := "Model"
+	if o.Kind == kindCluster {
+		name = "ClusterModel"
+	}
 	if o.Model == nil {
 		err := o.ModelErr
 		if err == nil {
 			err = state.NewError(state.MissingUpstream, "ModelNotFound", "model %q not found", o.Spec.ModelName)
 		}
-		p.Components = append(p.Components, state.Component{Name: "Model", Dependency: state.DependencyUpstream, Errors: []error{err}})
+		p.Components = append(p.Components, state.Component{Name: name, Dependency: state.DependencyUpstream, Errors: []error{err}})
 		return
 	}
 	ref := o.Model.Ref
 	p.Status.ResolvedModel = &ref
-	p.Components = append(p.Components, state.Component{Name: "Model", Dependency: state.DependencyUpstream, Reason: "ModelFound"})
+	p.Components = append(p.Components, state.Component{Name: name, Dependency: state.DependencyUpstream, Reason: "ModelFound"})
 }
 
 // planGPU reports whether the cluster has the GPU the spec requires; true when it does or none is required.

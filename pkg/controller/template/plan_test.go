@@ -230,3 +230,16 @@ func TestPlanReportsDiscoveryPods(t *testing.T) {
 		t.Errorf("DiscoveryJob %+v, want still JobRunning", j)
 	}
 }
+
+// TestPlanNamesTheModelComponentByKind: aim-engine's ClusterModelReady on cluster templates, ModelReady on
+// namespaced ones.
+func TestPlanNamesTheModelComponentByKind(t *testing.T) {
+	o := observation()
+	if c := component(PlanTemplate(o), "ClusterModel"); c == nil || c.Reason != "ModelFound" {
+		t.Errorf("cluster template: ClusterModel component %+v", c)
+	}
+	o.Kind, o.Namespace = kindNamespaced, "team"
+	if p := PlanTemplate(o); component(p, "Model") == nil || component(p, "ClusterModel") != nil {
+		t.Errorf("namespaced template: components %+v", p.Components)
+	}
+}

@@ -34,7 +34,7 @@ import (
 
 // Components, labels and reasons of template caches.
 const (
-	ComponentRuntimeConfig = "RuntimeConfig"
+	ComponentRuntimeConfig = runtimeconfig.ComponentName
 	ComponentTemplate      = "ServiceTemplate"
 	ComponentArtifacts     = "Artifacts"
 
@@ -119,11 +119,10 @@ func (p *Plan) report(name string, s aimv1.AIMStatus, reason, msg string, errs .
 
 // planRuntimeConfig reports the runtime config and records it in the status; true when it is missing.
 func planRuntimeConfig(o Observation, p *Plan) (missing bool) {
+	p.Components = append(p.Components, runtimeconfig.Component(o.RuntimeConfig, o.RuntimeConfigErr))
 	if o.RuntimeConfigErr != nil {
-		p.report(ComponentRuntimeConfig, "", "ConfigNotFound", "", state.UpstreamError(o.RuntimeConfigErr))
 		return true
 	}
-	p.report(ComponentRuntimeConfig, "", "ConfigFound", "")
 	p.Status.ResolvedRuntimeConfig = o.RuntimeConfig.Ref
 	return false
 }

@@ -1,0 +1,26 @@
+package runtimeconfig
+
+import (
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+)
+
+// ComponentName is the component every kind reports its runtime config as; its condition is
+// RuntimeConfigReady.
+const ComponentName = "RuntimeConfig"
+
+// Component is the RuntimeConfigReady of an object whose runtime config Lookup resolved to rc (or failed with
+// err), with aim-engine's reasons: ConfigFound, or DefaultConfigNotFound (Ready: a runtime config is optional)
+// when none exists; a named config that does not exist is ConfigNotFound, an error of the upstream.
+func Component(rc Resolved, err error) state.Component {
+	c := state.Component{Name: ComponentName, Dependency: state.DependencyUpstream}
+	switch {
+	case err != nil:
+		c.Errors, c.Reason = []error{state.UpstreamError(err)}, "ConfigNotFound"
+	case rc.Ref == nil:
+		c.State, c.Reason, c.Message = aimv1.AIMStatusReady, "DefaultConfigNotFound", "Default config was not found"
+	default:
+		c.Reason = "ConfigFound"
+	}
+	return c
+}
