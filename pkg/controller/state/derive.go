@@ -87,6 +87,18 @@ var priority = map[aimv1.AIMStatus]int{
 	aimv1.AIMStatusStarting: 4, aimv1.AIMStatusProgressing: 5, aimv1.AIMStatusReady: 6, aimv1.AIMStatusRunning: 7,
 }
 
+// Worse reports whether state a is further from Ready than b, in the order the overall status takes (an empty
+// state, one not yet reported, counts as Pending).
+func Worse(a, b aimv1.AIMStatus) bool {
+	rank := func(s aimv1.AIMStatus) int {
+		if s == "" {
+			s = aimv1.AIMStatusPending
+		}
+		return priority[s]
+	}
+	return rank(a) < rank(b)
+}
+
 // Derive computes conditions and status. Conditions of components no longer reported are removed (F2);
 // every condition carries the observed generation (F4); infrastructure errors younger than the grace period
 // keep a component's previous condition so that a blip does not flap the status.

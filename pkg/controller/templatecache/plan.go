@@ -14,12 +14,12 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
@@ -53,7 +53,6 @@ const (
 	// ReasonTemplateNotFound is the reason of a template that does not exist (in the cache's scope).
 	ReasonTemplateNotFound = "ReferenceNotFound"
 	ReasonTemplateNotReady = "TemplateNotReady"
-	ReasonArtifactFailed   = "ArtifactFailed"
 	ReasonArtifactConflict = "ArtifactConflict"
 
 	hashLength = 10
@@ -194,7 +193,11 @@ func planArtifacts(o Observation, p *Plan, sources []aimv1.AIMModelSource) {
 		}
 		entry := artifactEntry(src, desired, cur)
 		entries[entry.Name] = entry
-		states = append(states, artifactState{entry.Name, entry.Status})
+		as := artifactState{name: entry.Name, status: entry.Status, missing: cur == nil}
+		if cur != nil {
+			as.ready = meta.FindStatusCondition(cur.Status.Conditions, "Ready")
+		}
+		states = append(states, as)
 	}
 	p.Status.Artifacts = entries
 	if len(entries) == 0 {
@@ -324,36 +327,44 @@ func upToDate(cur, desired *aimv1.AIMArtifact) bool {
 }
 
 type artifactState struct {
-	name   string
-	status aimv1.AIMStatus
+	name    string
+	status  aimv1.AIMStatus
+	missing bool
+	// ready is the artifact's Ready condition.
+	ready *metav1.Condition
 }
 
-// artifactsComponent aggregates the artifacts: Failed if any failed, Ready when all are, else Progressing.
+// artifactsComponent aggregates the artifacts as aim-engine's ArtifactsReady does: CreatingCaches while any is
+// to be created, AllCachesReady when every one is Ready, else the worst artifact's state with its Ready reason.
 func artifactsComponent(states []artifactState, errs []error) state.Component {
 	comp := state.Component{Name: ComponentArtifacts, Dependency: state.DependencyDownstream, Errors: errs}
 	if len(errs) > 0 {
 		return comp
 	}
-	var failed, notReady []string
-	for _, s := range states {
-		switch s.status {
-		case aimv1.AIMStatusReady:
-		case aimv1.AIMStatusFailed:
-			failed = append(failed, s.name)
-		default:
-			notReady = append(notReady, s.name+" is "+string(s.status))
+	if len(states) == 0 {
+		// aim-engine's reason; a cache with nothing to download has nothing to wait for, so it is Ready here.
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusReady, "NoCaches", "No artifacts to track"
+		return comp
+	}
+	states = slices.SortedFunc(slices.Values(states), func(a, b artifactState) int { return strings.Compare(a.name, b.name) })
+	if slices.ContainsFunc(states, func(s artifactState) bool { return s.missing }) {
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "CreatingCaches", "Waiting for the AIM artifacts to be created"
+		return comp
+	}
+	worst := states[0]
+	for _, s := range states[1:] {
+		if state.Worse(s.status, worst.status) {
+			worst = s
 		}
 	}
-	sort.Strings(failed)
-	sort.Strings(notReady)
-	switch {
-	case len(failed) > 0:
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, ReasonArtifactFailed, "failed: "+strings.Join(failed, ", ")
-	case len(notReady) > 0:
-		comp.State, comp.Reason = aimv1.AIMStatusProgressing, "ArtifactsNotReady"
-		comp.Message = fmt.Sprintf("%d of %d ready; %s", len(states)-len(notReady), len(states), strings.Join(notReady, ", "))
-	default:
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusReady, "AllArtifactsReady", fmt.Sprintf("%d artifact(s)", len(states))
+	if worst.status == aimv1.AIMStatusReady {
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusReady, "AllCachesReady", "All caches are ready"
+		return comp
+	}
+	comp.State, comp.Reason = cmp.Or(worst.status, aimv1.AIMStatusPending), "CachesNotReady"
+	comp.Message = "One or more caches are not ready: " + worst.name + " is " + string(comp.State)
+	if r := worst.ready; r != nil && r.Status == metav1.ConditionFalse {
+		comp.Reason, comp.Message = r.Reason, "One or more caches are not ready: "+r.Message
 	}
 	return comp
 }

@@ -198,37 +198,37 @@ func TestPlanCache(t *testing.T) {
 				return o
 			}()},
 		{name: "shared: creates the missing artifact", obs: observe(shared, readyTemplate(src)), status: aimv1.AIMStatusProgressing,
-			create: 1, artifact: sharedName, entryStatus: aimv1.AIMStatusPending, kind: KindNamespaced, comp: ComponentArtifacts, reason: "ArtifactsNotReady"},
+			create: 1, artifact: sharedName, entryStatus: aimv1.AIMStatusPending, kind: KindNamespaced, comp: ComponentArtifacts, reason: "CreatingCaches"},
 		{name: "shared: uses another cache's artifact as it is", status: aimv1.AIMStatusReady,
 			obs:      observe(shared, readyTemplate(src), artifact(sharedName, aimv1.AIMStatusReady)),
-			artifact: sharedName, pvc: sharedName + "-cache", entryStatus: aimv1.AIMStatusReady, kind: KindNamespaced, comp: ComponentArtifacts, reason: "AllArtifactsReady"},
+			artifact: sharedName, pvc: sharedName + "-cache", entryStatus: aimv1.AIMStatusReady, kind: KindNamespaced, comp: ComponentArtifacts, reason: "AllCachesReady"},
 		{name: "shared: a Ready artifact of the same source beats a failed one of the derived name", status: aimv1.AIMStatusReady,
 			obs:      observe(shared, readyTemplate(src), artifact(sharedName, aimv1.AIMStatusFailed), artifact("by-hand", aimv1.AIMStatusReady)),
-			artifact: "by-hand", pvc: "by-hand-cache", entryStatus: aimv1.AIMStatusReady, kind: KindNamespaced, comp: ComponentArtifacts, reason: "AllArtifactsReady"},
+			artifact: "by-hand", pvc: "by-hand-cache", entryStatus: aimv1.AIMStatusReady, kind: KindNamespaced, comp: ComponentArtifacts, reason: "AllCachesReady"},
 		{name: "shared: a failed artifact of another name (other credentials) is not adopted", status: aimv1.AIMStatusProgressing, create: 1,
 			obs:      observe(shared, readyTemplate(src), artifact("other-creds", aimv1.AIMStatusFailed), artifact("downloading-elsewhere", aimv1.AIMStatusProgressing)),
-			artifact: sharedName, entryStatus: aimv1.AIMStatusPending, kind: KindNamespaced, comp: ComponentArtifacts, reason: "ArtifactsNotReady"},
+			artifact: sharedName, entryStatus: aimv1.AIMStatusPending, kind: KindNamespaced, comp: ComponentArtifacts, reason: "CreatingCaches"},
 		{name: "shared: ignores owned artifacts and other storage classes", status: aimv1.AIMStatusProgressing, create: 1,
 			obs: func() Observation {
 				other := artifact("other-class", aimv1.AIMStatusReady)
 				other.Spec.StorageClassName = "slow"
 				return observe(shared, readyTemplate(src), artifact("owned", aimv1.AIMStatusReady, owned), other)
 			}(),
-			artifact: sharedName, entryStatus: aimv1.AIMStatusPending, kind: KindNamespaced, comp: ComponentArtifacts, reason: "ArtifactsNotReady"},
+			artifact: sharedName, entryStatus: aimv1.AIMStatusPending, kind: KindNamespaced, comp: ComponentArtifacts, reason: "CreatingCaches"},
 		{name: "shared: a failed artifact fails the cache", status: aimv1.AIMStatusFailed,
 			obs:      observe(shared, readyTemplate(src), artifact(sharedName, aimv1.AIMStatusFailed)),
-			artifact: sharedName, pvc: sharedName + "-cache", entryStatus: aimv1.AIMStatusFailed, kind: KindNamespaced, comp: ComponentArtifacts, reason: ReasonArtifactFailed},
+			artifact: sharedName, pvc: sharedName + "-cache", entryStatus: aimv1.AIMStatusFailed, kind: KindNamespaced, comp: ComponentArtifacts, reason: "CachesNotReady"},
 		{name: "dedicated: applies its own artifact", obs: observe(dedicated, readyTemplate(src)), status: aimv1.AIMStatusProgressing,
-			apply: 1, artifact: dedicatedName, entryStatus: aimv1.AIMStatusPending, kind: KindNamespaced, comp: ComponentArtifacts, reason: "ArtifactsNotReady"},
+			apply: 1, artifact: dedicatedName, entryStatus: aimv1.AIMStatusPending, kind: KindNamespaced, comp: ComponentArtifacts, reason: "CreatingCaches"},
 		{name: "dedicated: an up-to-date artifact costs no request", obs: observe(dedicated, readyTemplate(src), upToDate()), status: aimv1.AIMStatusReady,
-			artifact: dedicatedName, pvc: "pvc-d", entryStatus: aimv1.AIMStatusReady, kind: KindNamespaced, comp: ComponentArtifacts, reason: "AllArtifactsReady"},
+			artifact: dedicatedName, pvc: "pvc-d", entryStatus: aimv1.AIMStatusReady, kind: KindNamespaced, comp: ComponentArtifacts, reason: "AllCachesReady"},
 		{name: "dedicated: a changed cache env re-applies", status: aimv1.AIMStatusReady, apply: 1,
 			obs: func() Observation {
 				a := upToDate()
 				a.Spec.Env = a.Spec.Env[:1]
 				return observe(dedicated, readyTemplate(src), a)
 			}(),
-			artifact: dedicatedName, pvc: "pvc-d", entryStatus: aimv1.AIMStatusReady, kind: KindNamespaced, comp: ComponentArtifacts, reason: "AllArtifactsReady"},
+			artifact: dedicatedName, pvc: "pvc-d", entryStatus: aimv1.AIMStatusReady, kind: KindNamespaced, comp: ComponentArtifacts, reason: "AllCachesReady"},
 		{name: "dedicated: never adopts someone else's artifact", status: aimv1.AIMStatusFailed,
 			obs:  observe(dedicated, readyTemplate(src), artifact(dedicatedName, aimv1.AIMStatusReady)),
 			kind: KindNamespaced, comp: ComponentArtifacts, reason: ReasonArtifactConflict},
@@ -238,12 +238,12 @@ func TestPlanCache(t *testing.T) {
 				c.Spec.ModelSources = []aimv1.AIMModelSource{src}
 				return observe(c, &Template{Kind: KindCluster, Name: "tpl", Status: aimv1.AIMStatusPending, ModelSources: []aimv1.AIMModelSource{second}})
 			}(),
-			artifact: sharedName, entryStatus: aimv1.AIMStatusPending, kind: KindCluster, comp: ComponentArtifacts, reason: "ArtifactsNotReady"},
+			artifact: sharedName, entryStatus: aimv1.AIMStatusPending, kind: KindCluster, comp: ComponentArtifacts, reason: "CreatingCaches"},
 		{name: "one ready, one missing", status: aimv1.AIMStatusProgressing, create: 1,
 			obs:      observe(shared, readyTemplate(src, second), artifact(sharedName, aimv1.AIMStatusReady)),
-			artifact: sharedName, pvc: sharedName + "-cache", entryStatus: aimv1.AIMStatusReady, kind: KindNamespaced, comp: ComponentArtifacts, reason: "ArtifactsNotReady"},
+			artifact: sharedName, pvc: sharedName + "-cache", entryStatus: aimv1.AIMStatusReady, kind: KindNamespaced, comp: ComponentArtifacts, reason: "CreatingCaches"},
 		{name: "no sources is trivially Ready", obs: observe(shared, readyTemplate()), status: aimv1.AIMStatusReady,
-			kind: KindNamespaced, comp: ComponentArtifacts, reason: "AllArtifactsReady"},
+			kind: KindNamespaced, comp: ComponentArtifacts, reason: "NoCaches"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := PlanCache(tc.obs)
@@ -323,5 +323,19 @@ func TestArtifactsToClean(t *testing.T) {
 	}
 	if strings.Join(names, ",") != "pending,shared-with-deleting" {
 		t.Errorf("cleaned %v, want pending and shared-with-deleting", names)
+	}
+}
+
+// TestArtifactsComponentPropagatesTheWorstReason: a cache whose artifacts exist but are not all Ready says
+// which one and why, with that artifact's Ready reason (aim-engine's ArtifactsReady).
+func TestArtifactsComponentPropagatesTheWorstReason(t *testing.T) {
+	c := artifactsComponent([]artifactState{
+		{name: "b", status: aimv1.AIMStatusReady},
+		{name: "a", status: aimv1.AIMStatusFailed, ready: &metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse,
+			Reason: "DownloadFailed", Message: "401 from huggingface.co"}},
+		{name: "c", status: aimv1.AIMStatusProgressing},
+	}, nil)
+	if c.State != aimv1.AIMStatusFailed || c.Reason != "DownloadFailed" || c.Message != "One or more caches are not ready: 401 from huggingface.co" {
+		t.Errorf("component %+v", c)
 	}
 }
