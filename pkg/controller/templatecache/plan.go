@@ -149,8 +149,13 @@ func planTemplate(o Observation, p *Plan) (sources []aimv1.AIMModelSource, block
 		p.report(ComponentTemplate, mirror, reason, msg)
 		return nil, true
 	default:
+		// The template's own Ready reason and message, as aim-engine copies them (AllComponentsReady).
 		st.ResolvedTemplateKind = t.Kind
-		p.report(ComponentTemplate, aimv1.AIMStatusReady, "TemplateReady", t.Kind+" "+t.Name)
+		reason, msg := "ResourceFound", t.Kind+" "+t.Name
+		if t.Ready != nil && t.Ready.Status == metav1.ConditionTrue {
+			reason, msg = t.Ready.Reason, t.Ready.Message
+		}
+		p.report(ComponentTemplate, aimv1.AIMStatusReady, reason, msg)
 		return t.ModelSources, false
 	}
 }

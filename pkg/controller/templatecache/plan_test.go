@@ -339,3 +339,16 @@ func TestArtifactsComponentPropagatesTheWorstReason(t *testing.T) {
 		t.Errorf("component %+v", c)
 	}
 }
+
+// TestServiceTemplateReadyCopiesTheTemplate: ServiceTemplateReady carries the template's own Ready reason and
+// message, as aim-engine's getComponentHealthFromStatus copies them.
+func TestServiceTemplateReadyCopiesTheTemplate(t *testing.T) {
+	tpl := readyTemplate()
+	tpl.Ready = &metav1.Condition{Type: "Ready", Status: metav1.ConditionTrue, Reason: "AllComponentsReady", Message: "All components are ready"}
+	p := PlanCache(observe(testCache("a", aimv1.AIMTemplateCacheModeShared), tpl))
+	for _, c := range p.Components {
+		if c.Name == ComponentTemplate && (c.Reason != "AllComponentsReady" || c.Message != "All components are ready") {
+			t.Errorf("ServiceTemplate component %+v", c)
+		}
+	}
+}
