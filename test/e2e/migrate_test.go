@@ -17,10 +17,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/service"
 )
 
@@ -362,7 +363,7 @@ func compareContents(t *testing.T, stage string, before, after map[string]map[st
 // holds reports whether a holds every field of b with its value (lists element by element); a duration may
 // read back in Go's canonical form (docs/compatibility.md): 24h is 24h0m0s.
 func holds(a, b any) bool {
-	return manager.HoldsWith(a, b, func(a, b any) bool {
+	return reconcile.HoldsWith(a, b, func(a, b any) bool {
 		as, aok := a.(string)
 		bs, bok := b.(string)
 		if aok && bok && as != bs {

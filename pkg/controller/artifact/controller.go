@@ -6,6 +6,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
+
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -105,7 +107,7 @@ func Register(m *manager.Manager) error {
 
 func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
 	namespace, name := key.Namespace, key.Name
-	a, ok, err := manager.Lookup(func() (*aimv1.AIMArtifact, error) { return ctl.artifacts.AIMArtifacts(namespace).Get(name) })
+	a, ok, err := reconcile.Lookup(func() (*aimv1.AIMArtifact, error) { return ctl.artifacts.AIMArtifacts(namespace).Get(name) })
 	if !ok {
 		return 0, err
 	}
@@ -118,22 +120,22 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 		plan.Components = replace(plan.Components, state.Component{Name: component, Dependency: state.DependencyDownstream, Errors: []error{err}})
 	}
 	if plan.ServiceAccount != nil {
-		if _, err := manager.Apply(ctx, plan.ServiceAccount, ctl.c.Kube.CoreV1().ServiceAccounts(namespace).Apply, FieldManager); err != nil {
+		if _, err := reconcile.Apply(ctx, plan.ServiceAccount, ctl.c.Kube.CoreV1().ServiceAccounts(namespace).Apply, FieldManager); err != nil {
 			fail(ComponentAccount, err)
 		}
 	}
 	if plan.RoleBinding != nil {
-		if _, err := manager.Apply(ctx, plan.RoleBinding, ctl.c.Kube.RbacV1().RoleBindings(namespace).Apply, FieldManager); err != nil {
+		if _, err := reconcile.Apply(ctx, plan.RoleBinding, ctl.c.Kube.RbacV1().RoleBindings(namespace).Apply, FieldManager); err != nil {
 			fail(ComponentAccount, err)
 		}
 	}
 	if plan.PVC != nil {
-		if _, err := manager.Apply(ctx, plan.PVC, ctl.c.Kube.CoreV1().PersistentVolumeClaims(namespace).Apply, FieldManager); err != nil {
+		if _, err := reconcile.Apply(ctx, plan.PVC, ctl.c.Kube.CoreV1().PersistentVolumeClaims(namespace).Apply, FieldManager); err != nil {
 			fail(ComponentVolume, err)
 		}
 	}
 	if plan.Job != nil {
-		if _, err := manager.Apply(ctx, plan.Job, ctl.c.Kube.BatchV1().Jobs(namespace).Apply, FieldManager); err != nil {
+		if _, err := reconcile.Apply(ctx, plan.Job, ctl.c.Kube.BatchV1().Jobs(namespace).Apply, FieldManager); err != nil {
 			component := ComponentDownloadJob
 			if plan.Job.Labels[LabelComponent] == ComponentCheckSize {
 				component = ComponentCheckSizeJob
@@ -151,7 +153,7 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 	// The update carries the observed resourceVersion: when the downloader patched progress meanwhile, it
 	// conflicts, and the watch event of that patch queues the artifact again with fresh data. Progress is never
 	// overwritten with a stale copy.
-	return manager.Finish(ctl.c.Recorder, manager.End{Object: a, What: "artifact " + key.String(), Changed: !apiequality.Semantic.DeepEqual(status, a.Status), Write: func() error {
+	return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: a, What: "artifact " + key.String(), Changed: !apiequality.Semantic.DeepEqual(status, a.Status), Write: func() error {
 		updated := a.DeepCopy()
 		updated.Status = status
 		_, err := ctl.c.AIM.AimV1alpha1().AIMArtifacts(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: FieldManager})
@@ -171,7 +173,7 @@ func (ctl *Controller) observe(ctx context.Context, a *aimv1.AIMArtifact) Observ
 		o.RoleBindingReady = rb.RoleRef == want.RoleRef && apiequality.Semantic.DeepEqual(rb.Subjects, want.Subjects)
 	}
 	for _, name := range []string{PVCName(a), a.Status.PersistentVolumeClaim} {
-		if pvc, err := ctl.pvcs.PersistentVolumeClaims(a.Namespace).Get(name); err == nil && manager.OwnedBy(pvc, a.UID) {
+		if pvc, err := ctl.pvcs.PersistentVolumeClaims(a.Namespace).Get(name); err == nil && reconcile.OwnedBy(pvc, a.UID) {
 			o.PVC = pvc
 			break
 		}
@@ -205,7 +207,7 @@ func (ctl *Controller) observe(ctx context.Context, a *aimv1.AIMArtifact) Observ
 // second one writing the same volume; a failed one of an earlier spec is left behind, so that a fixed spec
 // (say, credentials) starts afresh.
 func (ctl *Controller) componentJob(a *aimv1.AIMArtifact, name, component string) *batchv1.Job {
-	if j, err := ctl.jobs.Jobs(a.Namespace).Get(name); err == nil && manager.OwnedBy(j, a.UID) {
+	if j, err := ctl.jobs.Jobs(a.Namespace).Get(name); err == nil && reconcile.OwnedBy(j, a.UID) {
 		return j
 	}
 	jobs, _ := ctl.jobs.Jobs(a.Namespace).List(labels.SelectorFromSet(jobSelector(a, component)))

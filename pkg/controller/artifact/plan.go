@@ -7,6 +7,8 @@ package artifact
 import (
 	"slices"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
+
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -18,7 +20,6 @@ import (
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/jobhealth"
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
@@ -306,10 +307,10 @@ func downloadCondition(done bool, reason, msg string) metav1.Condition {
 func EarlierJob(jobs []*batchv1.Job, owner types.UID) *batchv1.Job {
 	var succeeded *batchv1.Job
 	for _, j := range jobs {
-		if !manager.OwnedBy(j, owner) || j.DeletionTimestamp != nil {
+		if !reconcile.OwnedBy(j, owner) || j.DeletionTimestamp != nil {
 			continue
 		}
-		switch finished, failed := manager.JobOutcome(j); {
+		switch finished, failed := jobhealth.Finished(j); {
 		case !finished:
 			return j
 		case failed == "" && succeeded == nil:

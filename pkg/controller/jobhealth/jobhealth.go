@@ -304,3 +304,22 @@ func JobPods(pods corelisters.PodLister, events corelisters.EventLister, j *batc
 	}
 	return list, out
 }
+
+// Finished reports whether a Job finished and, when it failed, why (redacted: it goes into conditions).
+func Finished(job *batchv1.Job) (finished bool, failed string) {
+	for _, c := range job.Status.Conditions {
+		if c.Status != corev1.ConditionTrue {
+			continue
+		}
+		switch c.Type {
+		case batchv1.JobComplete:
+			return true, ""
+		case batchv1.JobFailed:
+			if msg := strings.TrimSpace(c.Reason + ": " + c.Message); msg != ":" {
+				return true, redact.Excerpt(msg, redact.DefaultLimit)
+			}
+			return true, "failed"
+		}
+	}
+	return false, ""
+}

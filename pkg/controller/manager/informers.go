@@ -33,17 +33,6 @@ func stripManagedFields(obj any) (any, error) {
 	return obj, nil
 }
 
-// MadeBy reports whether fieldManager wrote obj, as the server records it in managedFields: what tells a
-// controller's child from a copy a user made of it, labels and owner references included.
-func MadeBy(obj metav1.Object, fieldManager string) bool {
-	for _, f := range obj.GetManagedFields() {
-		if f.Manager == fieldManager {
-			return true
-		}
-	}
-	return false
-}
-
 var _ cache.TransformFunc = stripManagedFields
 
 // typedTransform caches an object of another API group as its Go type rather than as the map the dynamic

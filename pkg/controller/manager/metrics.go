@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
+
 	// Queue depth, adds, latency, work duration and retries of every controller queue, labelled by its name.
 	_ "k8s.io/component-base/metrics/prometheus/workqueue"
 )

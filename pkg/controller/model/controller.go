@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
+
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -111,7 +113,7 @@ func (ctl *Controller) configHandler(ns, cl *manager.Controller, namespaced bool
 
 func (ctl *Controller) reconcileNamespaced(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
 	namespace, name := key.Namespace, key.Name
-	m, ok, err := manager.Lookup(func() (*aimv1.AIMModel, error) { return ctl.models.AIMModels(namespace).Get(name) })
+	m, ok, err := reconcile.Lookup(func() (*aimv1.AIMModel, error) { return ctl.models.AIMModels(namespace).Get(name) })
 	if !ok {
 		return 0, err
 	}
@@ -119,7 +121,7 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key cache.Object
 		ts, _ := ctl.templates.AIMServiceTemplates(namespace).List(labels.SelectorFromSet(labels.Set{LabelModel: naming.LabelValue(name)}))
 		var out []TemplateState
 		for _, t := range ts {
-			if manager.OwnedBy(t, m.UID) {
+			if reconcile.OwnedBy(t, m.UID) {
 				out = append(out, TemplateState{Name: t.Name, Status: t.Status.Status})
 			}
 		}
@@ -127,18 +129,18 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key cache.Object
 	}
 	deleteStale := func(ctx context.Context, keep []string) error {
 		ts, _ := ctl.templates.AIMServiceTemplates(namespace).List(labels.SelectorFromSet(labels.Set{LabelModel: naming.LabelValue(name)}))
-		return manager.DeleteStale(ctx, ctl.c.Recorder, m, FieldManager, "AIMServiceTemplate", ts, keep, ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(namespace).Delete)
+		return reconcile.DeleteStale(ctx, ctl.c.Recorder, m, FieldManager, "AIMServiceTemplate", ts, keep, ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(namespace).Delete)
 	}
 	apply := func(ctx context.Context, t Template) error {
 		obj := &aimv1.AIMServiceTemplate{TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMServiceTemplate"},
 			ObjectMeta: templateMeta(t.Name, namespace, "aim.eai.amd.com/model.name", name, t.Labels, metav1.NewControllerRef(m, aimv1.SchemeGroupVersion.WithKind("AIMModel"))),
 			Spec:       aimv1.AIMServiceTemplateSpec{AIMServiceTemplateSpecCommon: t.Spec}}
 		var live runtime.Object
-		if cur, err := ctl.templates.AIMServiceTemplates(namespace).Get(t.Name); err == nil && manager.OwnedBy(cur, m.UID) {
+		if cur, err := ctl.templates.AIMServiceTemplates(namespace).Get(t.Name); err == nil && reconcile.OwnedBy(cur, m.UID) {
 			live = cur
 		}
 		return ctl.apply(obj, live, func(data []byte) error {
-			_, err := manager.Send(ctx, data, ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(namespace).Apply, FieldManager)
+			_, err := reconcile.Send(ctx, data, ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(namespace).Apply, FieldManager)
 			return err
 		})
 	}
@@ -153,7 +155,7 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key cache.Object
 
 func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
 	name := key.Name
-	m, ok, err := manager.Lookup(func() (*aimv1.AIMClusterModel, error) { return ctl.clusterModels.Get(name) })
+	m, ok, err := reconcile.Lookup(func() (*aimv1.AIMClusterModel, error) { return ctl.clusterModels.Get(name) })
 	if !ok {
 		return 0, err
 	}
@@ -161,7 +163,7 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectNam
 		ts, _ := ctl.clusterTemplates.List(labels.SelectorFromSet(labels.Set{LabelModel: naming.LabelValue(name)}))
 		var out []TemplateState
 		for _, t := range ts {
-			if manager.OwnedBy(t, m.UID) {
+			if reconcile.OwnedBy(t, m.UID) {
 				out = append(out, TemplateState{Name: t.Name, Status: t.Status.Status})
 			}
 		}
@@ -169,7 +171,7 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectNam
 	}
 	deleteStale := func(ctx context.Context, keep []string) error {
 		ts, _ := ctl.clusterTemplates.List(labels.SelectorFromSet(labels.Set{LabelModel: naming.LabelValue(name)}))
-		return manager.DeleteStale(ctx, ctl.c.Recorder, m, FieldManager, "AIMClusterServiceTemplate", ts, keep, ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().Delete)
+		return reconcile.DeleteStale(ctx, ctl.c.Recorder, m, FieldManager, "AIMClusterServiceTemplate", ts, keep, ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().Delete)
 	}
 	apply := func(ctx context.Context, t Template) error {
 		t.Spec.Env = nil // cluster templates take their env from runtime configs
@@ -177,11 +179,11 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectNam
 			ObjectMeta: templateMeta(t.Name, "", "aim.eai.amd.com/cluster-model.name", name, t.Labels, metav1.NewControllerRef(m, aimv1.SchemeGroupVersion.WithKind("AIMClusterModel"))),
 			Spec:       aimv1.AIMClusterServiceTemplateSpec{AIMServiceTemplateSpecCommon: t.Spec}}
 		var live runtime.Object
-		if cur, err := ctl.clusterTemplates.Get(t.Name); err == nil && manager.OwnedBy(cur, m.UID) {
+		if cur, err := ctl.clusterTemplates.Get(t.Name); err == nil && reconcile.OwnedBy(cur, m.UID) {
 			live = cur
 		}
 		return ctl.apply(obj, live, func(data []byte) error {
-			_, err := manager.Send(ctx, data, ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().Apply, FieldManager)
+			_, err := reconcile.Send(ctx, data, ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().Apply, FieldManager)
 			return err
 		})
 	}
@@ -267,7 +269,7 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, meta *
 			recheck = secretRecheck
 		}
 	}
-	return manager.Finish(ctl.c.Recorder, manager.End{Object: obj, What: "model " + meta.Name, Changed: !apiequality.Semantic.DeepEqual(status, current),
+	return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: obj, What: "model " + meta.Name, Changed: !apiequality.Semantic.DeepEqual(status, current),
 		Write: func() error { return write(status) }, Out: out, ApplyErr: applyErr, RequeueAfter: recheck})
 }
 
@@ -311,9 +313,9 @@ func (ctl *Controller) metadata(ctx context.Context, meta *metav1.ObjectMeta, sp
 	return md, found(md)
 }
 
-// apply sends a template's apply by manager.PrepareApply's rule; live is the template if the model owns it.
+// apply sends a template's apply by reconcile.PrepareApply's rule; live is the template if the model owns it.
 func (ctl *Controller) apply(obj, live runtime.Object, patch func([]byte) error) error {
-	data, _, err := manager.PrepareApply(obj, live)
+	data, _, err := reconcile.PrepareApply(obj, live)
 	if err != nil || data == nil {
 		return err
 	}

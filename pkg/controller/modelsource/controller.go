@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
+
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -80,7 +82,7 @@ func Register(m *manager.Manager) error {
 // every event of an owned model lands here, and listing a registry for each would be a hot loop.
 func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
 	name := key.Name
-	src, ok, err := manager.Lookup(func() (*aimv1.AIMClusterModelSource, error) { return ctl.sources.Get(name) })
+	src, ok, err := reconcile.Lookup(func() (*aimv1.AIMClusterModelSource, error) { return ctl.sources.Get(name) })
 	if !ok {
 		return 0, err
 	}
@@ -95,7 +97,7 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 	due, wait := SyncDue(src, now)
 	if !due {
 		// Not due: only the count of owned models may have changed.
-		return manager.Finish(ctl.c.Recorder, manager.End{Object: src, What: "model source " + name, Changed: !apiequality.Semantic.DeepEqual(status, src.Status),
+		return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: src, What: "model source " + name, Changed: !apiequality.Semantic.DeepEqual(status, src.Status),
 			Write: func() error { return ctl.writeStatus(ctx, src, status) }, RequeueAfter: wait})
 	}
 
@@ -110,7 +112,7 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 		Generation: src.Generation, Now: now, Informational: []metav1.Condition{limitCondition(status)}})
 	status.Conditions, status.Status = out.Conditions, out.Status
 	_, wait = SyncDue(&aimv1.AIMClusterModelSource{ObjectMeta: src.ObjectMeta, Spec: src.Spec, Status: status}, now)
-	return manager.Finish(ctl.c.Recorder, manager.End{Object: src, What: "model source " + name, Changed: !apiequality.Semantic.DeepEqual(status, src.Status),
+	return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: src, What: "model source " + name, Changed: !apiequality.Semantic.DeepEqual(status, src.Status),
 		Write: func() error { return ctl.writeStatus(ctx, src, status) }, Out: out, RequeueAfter: wait})
 }
 
@@ -186,13 +188,13 @@ func (ctl *Controller) existing(src *aimv1.AIMClusterModelSource) (map[string]bo
 	}
 	out := make(map[string]bool, len(all))
 	for _, m := range all {
-		out[m.Name] = manager.OwnedBy(m, src.UID)
+		out[m.Name] = reconcile.OwnedBy(m, src.UID)
 	}
 	return out, nil
 }
 
 func (ctl *Controller) apply(ctx context.Context, m *aimv1.AIMClusterModel) error {
-	if _, err := manager.Apply(ctx, m, ctl.c.AIM.AimV1alpha1().AIMClusterModels().Apply, FieldManager); err != nil {
+	if _, err := reconcile.Apply(ctx, m, ctl.c.AIM.AimV1alpha1().AIMClusterModels().Apply, FieldManager); err != nil {
 		return fmt.Errorf("model for %s: %w", m.Spec.Image, err)
 	}
 	return nil

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
+
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -124,7 +126,7 @@ func TestReconcile(t *testing.T) {
 	for _, m := range ms.Items {
 		want := map[string]string{LabelModelSource: "src", "aim.eai.amd.com/cluster-model-source.name": "src",
 			"aim.eai.amd.com/origin": "auto-generated", "app.kubernetes.io/managed-by": "aim-apiserver"}
-		if diff := cmp.Diff(want, m.Labels); diff != "" || !manager.OwnedBy(&m, "uid-src") {
+		if diff := cmp.Diff(want, m.Labels); diff != "" || !reconcile.OwnedBy(&m, "uid-src") {
 			t.Errorf("model %s: owners %v, labels (-want +got):\n%s", m.Name, m.OwnerReferences, diff)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
+
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -95,7 +97,7 @@ func enqueueConsumer(ns, cl *manager.Controller, obj any) {
 
 func (ctl *Controller) reconcileNamespaced(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
 	namespace, name := key.Namespace, key.Name
-	obj, ok, err := manager.Lookup(func() (*aimv1.AIMRuntimeConfig, error) { return ctl.namespace.AIMRuntimeConfigs(namespace).Get(name) })
+	obj, ok, err := reconcile.Lookup(func() (*aimv1.AIMRuntimeConfig, error) { return ctl.namespace.AIMRuntimeConfigs(namespace).Get(name) })
 	if !ok {
 		return 0, err
 	}
@@ -113,7 +115,7 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key cache.Object
 
 func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
 	name := key.Name
-	obj, ok, err := manager.Lookup(func() (*aimv1.AIMClusterRuntimeConfig, error) { return ctl.cluster.Get(name) })
+	obj, ok, err := reconcile.Lookup(func() (*aimv1.AIMClusterRuntimeConfig, error) { return ctl.cluster.Get(name) })
 	if !ok {
 		return 0, err
 	}
@@ -129,11 +131,11 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectNam
 	})
 }
 
-// finish ends a reconcile through manager.Finish, as every kind does: a status write that conflicts, or finds the
+// finish ends a reconcile through reconcile.Finish, as every kind does: a status write that conflicts, or finds the
 // object gone, ends quietly (the newer version's watch event brings the object back); the validity Event is
 // recorded only once the status that carries it is written.
 func (ctl *Controller) finish(obj runtime.Object, what string, old, new aimv1.AIMRuntimeConfigStatus, write func() error) (time.Duration, error) {
-	return manager.Finish(ctl.c.Recorder, manager.End{Object: obj, What: "runtime config " + what, Changed: true,
+	return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: obj, What: "runtime config " + what, Changed: true,
 		Write: func() error {
 			if err := write(); err != nil {
 				return err

@@ -19,7 +19,7 @@ import (
 )
 
 // TestStatusConflictEndsQuietly: a status write answered 409 (another writer was first) ends the reconcile
-// without an error and without the validity Event, as manager.Finish ends every kind's; a write that succeeds
+// without an error and without the validity Event, as reconcile.Finish ends every kind's; a write that succeeds
 // records the Event once.
 func TestStatusConflictEndsQuietly(t *testing.T) {
 	cfg := &aimv1.AIMRuntimeConfig{ObjectMeta: metav1.ObjectMeta{Name: "gold", Namespace: "team", Generation: 1}}

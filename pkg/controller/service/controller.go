@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
+
 	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -187,7 +189,7 @@ type handler struct {
 // reconcile reads a service's observation, plans, acts, derives its status and ends the reconcile.
 func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
 	namespace, name := key.Namespace, key.Name
-	svc, ok, err := manager.LookupFinalized(ctx, func() (*aimv1.AIMService, error) { return ctl.services.AIMServices(namespace).Get(name) },
+	svc, ok, err := reconcile.LookupFinalized(ctx, func() (*aimv1.AIMService, error) { return ctl.services.AIMServices(namespace).Get(name) },
 		FinalizerCacheCleanup, ctl.patchService(namespace), func(svc *aimv1.AIMService) error { return ctl.cleanupCaches(ctx, svc) })
 	if !ok {
 		return 0, err
@@ -199,7 +201,7 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 	out := state.Derive(state.Input{Components: plan.components(), Previous: svc.Status.Conditions, Status: svc.Status.Status,
 		Generation: svc.Generation, Now: time.Now(), ServiceStatuses: true})
 	status.Conditions, status.Status = out.Conditions, out.Status
-	return manager.Finish(ctl.c.Recorder, manager.End{Object: svc, What: "AIMService " + key.String(), Changed: !apiequality.Semantic.DeepEqual(status, svc.Status), Write: func() error {
+	return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: svc, What: "AIMService " + key.String(), Changed: !apiequality.Semantic.DeepEqual(status, svc.Status), Write: func() error {
 		updated := svc.DeepCopy()
 		updated.Status = status
 		_, err := ctl.c.AIM.AimV1alpha1().AIMServices(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: FieldManager})
@@ -224,7 +226,7 @@ func (ctl *Controller) act(ctx context.Context, o Observation, p *Plan) []error 
 		if err := ctl.applyDerived(ctx, p.Derived, p.DerivedLive); err != nil {
 			errs = append(errs, err)
 		} else {
-			errs = appendErr(errs, manager.DeleteStale(ctx, ctl.c.Recorder, svc, FieldManager, "AIMServiceTemplate", o.DerivedTemplates,
+			errs = appendErr(errs, reconcile.DeleteStale(ctx, ctl.c.Recorder, svc, FieldManager, "AIMServiceTemplate", o.DerivedTemplates,
 				[]string{p.Derived.Name}, ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(svc.Namespace).Delete))
 		}
 	}
@@ -252,7 +254,7 @@ func (ctl *Controller) actRoute(ctx context.Context, o Observation, p *Plan) []e
 	svc := o.Service
 	var errs []error
 	if p.SweepRoutes {
-		errs = appendErr(errs, manager.DeleteStale(ctx, ctl.c.Recorder, svc, FieldManager, "HTTPRoute", o.Routes, []string{RouteName(svc)},
+		errs = appendErr(errs, reconcile.DeleteStale(ctx, ctl.c.Recorder, svc, FieldManager, "HTTPRoute", o.Routes, []string{RouteName(svc)},
 			ctl.dynamicDelete(gateway.Resource, svc.Namespace)))
 	}
 	if p.DeleteRoute {
@@ -304,14 +306,14 @@ func (ctl *Controller) patchService(namespace string) func(context.Context, stri
 // cache, its Dedicated caches other than that one.
 func (ctl *Controller) deleteStaleWorkload(ctx context.Context, o Observation, cache *aimv1.AIMServiceCacheStatus) error {
 	svc := o.Service
-	if err := manager.DeleteStale(ctx, ctl.c.Recorder, svc, FieldManager, "InferenceService", o.ISVCs, []string{WorkloadName(svc)},
+	if err := reconcile.DeleteStale(ctx, ctl.c.Recorder, svc, FieldManager, "InferenceService", o.ISVCs, []string{WorkloadName(svc)},
 		ctl.dynamicDelete(kserve.Resource, svc.Namespace)); err != nil {
 		return err
 	}
 	if cache == nil || cache.TemplateCacheRef == nil {
 		return nil
 	}
-	return manager.DeleteStale(ctx, ctl.c.Recorder, svc, FieldManager, "AIMTemplateCache", o.Caches, []string{cache.TemplateCacheRef.Name},
+	return reconcile.DeleteStale(ctx, ctl.c.Recorder, svc, FieldManager, "AIMTemplateCache", o.Caches, []string{cache.TemplateCacheRef.Name},
 		ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(svc.Namespace).Delete)
 }
 
@@ -322,10 +324,10 @@ func (ctl *Controller) dynamicDelete(gvr schema.GroupVersionResource, namespace 
 	}
 }
 
-// apply server-side applies a child by manager.PrepareApply's rule: when the desired object changed, or the
+// apply server-side applies a child by reconcile.PrepareApply's rule: when the desired object changed, or the
 // live one lost a field of it to a hand edit, which the apply reverts.
 func (ctl *Controller) apply(ctx context.Context, gvr schema.GroupVersionResource, obj runtime.Object, meta *metav1.ObjectMeta, live runtime.Object) error {
-	data, drift, err := manager.PrepareApply(obj, live)
+	data, drift, err := reconcile.PrepareApply(obj, live)
 	if err != nil || data == nil {
 		return err
 	}
@@ -458,17 +460,17 @@ func (ctl *Controller) createCache(ctx context.Context, c *aimv1.AIMTemplateCach
 	return nil
 }
 
-// applyDerived applies the service's derived template over live by manager.PrepareApply's rule.
+// applyDerived applies the service's derived template over live by reconcile.PrepareApply's rule.
 func (ctl *Controller) applyDerived(ctx context.Context, t, live *aimv1.AIMServiceTemplate) error {
 	var cur runtime.Object
 	if live != nil {
 		cur = live
 	}
-	data, _, err := manager.PrepareApply(t, cur)
+	data, _, err := reconcile.PrepareApply(t, cur)
 	if err != nil || data == nil {
 		return err
 	}
-	if _, err = manager.Send(ctx, data, ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(t.Namespace).Apply, FieldManager); err != nil {
+	if _, err = reconcile.Send(ctx, data, ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(t.Namespace).Apply, FieldManager); err != nil {
 		return fmt.Errorf("applying derived template %s/%s: %w", t.Namespace, t.Name, err)
 	}
 	return nil

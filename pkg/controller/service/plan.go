@@ -1,13 +1,13 @@
 package service
 
 import (
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gateway"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
@@ -108,7 +108,7 @@ func (p *Plan) planTemplate(o Observation, model *Model) *Template {
 			switch {
 			case live == nil:
 				comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, "CreatingDerivedTemplate", "creating AIMServiceTemplate "+p.Derived.Name+" for spec.overrides"
-			case !manager.OwnedBy(live, svc.UID):
+			case !reconcile.OwnedBy(live, svc.UID):
 				p.DerivedErr = state.NewError(state.InvalidSpec, "DerivedTemplateConflict", "AIMServiceTemplate %s/%s exists and belongs to something else",
 					live.Namespace, live.Name)
 			default:
@@ -186,7 +186,7 @@ func (p *Plan) planRoute(o Observation) {
 	p.Status.Routing = nil
 	p.SweepRoutes = o.RoutesServed
 	if rp.Component == nil {
-		p.DeleteRoute = o.RouteObject != nil && manager.OwnedBy(o.RouteObject, o.Service.UID)
+		p.DeleteRoute = o.RouteObject != nil && reconcile.OwnedBy(o.RouteObject, o.Service.UID)
 		return
 	}
 	comp := *rp.Component

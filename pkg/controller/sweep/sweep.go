@@ -7,9 +7,10 @@ package sweep
 import (
 	"context"
 	"fmt"
-	"k8s.io/client-go/tools/cache"
 	"strings"
 	"time"
+
+	"k8s.io/client-go/tools/cache"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"

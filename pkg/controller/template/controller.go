@@ -6,6 +6,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
+
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -120,7 +122,7 @@ func Register(m *manager.Manager, backoff discovery.Backoff, gpus *gpu.Tracker) 
 
 func (ctl *Controller) reconcileNamespaced(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
 	namespace, name := key.Namespace, key.Name
-	t, ok, err := manager.Lookup(func() (*aimv1.AIMServiceTemplate, error) {
+	t, ok, err := reconcile.Lookup(func() (*aimv1.AIMServiceTemplate, error) {
 		return ctl.templates.AIMServiceTemplates(namespace).Get(name)
 	})
 	if !ok {
@@ -138,7 +140,7 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key cache.Object
 
 func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
 	name := key.Name
-	t, ok, err := manager.Lookup(func() (*aimv1.AIMClusterServiceTemplate, error) { return ctl.clusterTemplates.Get(name) })
+	t, ok, err := reconcile.Lookup(func() (*aimv1.AIMClusterServiceTemplate, error) { return ctl.clusterTemplates.Get(name) })
 	if !ok {
 		return 0, err
 	}
@@ -170,10 +172,10 @@ func (ctl *Controller) observe(kind string, meta *metav1.ObjectMeta, spec aimv1.
 		if status.Discovery != nil && status.Discovery.SpecHash == js.Hash() {
 			js.Attempt = status.Discovery.Attempts + 1
 		}
-		if j, err := ctl.jobs.Jobs(jobNamespace).Get(js.JobName()); err == nil && manager.OwnedBy(j, meta.UID) {
+		if j, err := ctl.jobs.Jobs(jobNamespace).Get(js.JobName()); err == nil && reconcile.OwnedBy(j, meta.UID) {
 			o.Job = j
 			o.JobPods, o.JobEvents = jobhealth.JobPods(ctl.pods, ctl.events, j)
-			if done, failed := manager.JobOutcome(j); done && failed == "" {
+			if done, failed := jobhealth.Finished(j); done && failed == "" {
 				o.JobOutput, o.JobOutputErr = ctl.output(j)
 			}
 		}
@@ -266,7 +268,7 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, o Obse
 		owned = c
 	} else if o.Namespace != "" {
 		// Caching may be blocked for now (say, the model is gone) while the cache made earlier still exists.
-		if c, err := ctl.caches.AIMTemplateCaches(o.Namespace).Get(o.Name); err == nil && manager.OwnedBy(c, o.UID) {
+		if c, err := ctl.caches.AIMTemplateCaches(o.Namespace).Get(o.Name); err == nil && reconcile.OwnedBy(c, o.UID) {
 			owned = c
 		}
 	}
@@ -277,7 +279,7 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, o Obse
 	})
 	status := plan.Status
 	status.Conditions, status.Status = out.Conditions, out.Status
-	return manager.Finish(ctl.c.Recorder, manager.End{Object: obj, What: "template " + o.Name, Changed: !apiequality.Semantic.DeepEqual(status, o.Status),
+	return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: obj, What: "template " + o.Name, Changed: !apiequality.Semantic.DeepEqual(status, o.Status),
 		Write: func() error { return write(status) }, Out: out, ApplyErr: applyErr, RequeueAfter: plan.RequeueAfter})
 }
 
@@ -306,30 +308,30 @@ func (ctl *Controller) jobCached(key string) bool {
 // createJob applies a discovery Job if a slot is still free. It reports false, without error, when none is.
 func (ctl *Controller) createJob(ctx context.Context, job *batchv1.Job, limit int32) (bool, error) {
 	return ctl.slots.take(limit, job.Namespace+"/"+job.Name, func() error {
-		_, err := manager.Apply(ctx, job, ctl.c.Kube.BatchV1().Jobs(job.Namespace).Apply, FieldManager)
+		_, err := reconcile.Apply(ctx, job, ctl.c.Kube.BatchV1().Jobs(job.Namespace).Apply, FieldManager)
 		return err
 	})
 }
 
-// applyCache creates or updates the owned template cache by manager.PrepareApply's rule and returns it; a
+// applyCache creates or updates the owned template cache by reconcile.PrepareApply's rule and returns it; a
 // cache that already matches costs no request.
 func (ctl *Controller) applyCache(ctx context.Context, c *aimv1.AIMTemplateCache, owner types.UID) (*aimv1.AIMTemplateCache, error) {
 	var live *aimv1.AIMTemplateCache
 	if cur, err := ctl.caches.AIMTemplateCaches(c.Namespace).Get(c.Name); err == nil {
-		if !manager.OwnedBy(cur, owner) {
+		if !reconcile.OwnedBy(cur, owner) {
 			return nil, state.NewError(state.InvalidSpec, "TemplateCacheConflict",
 				"AIMTemplateCache %s/%s exists and belongs to something else", c.Namespace, c.Name)
 		}
 		live = cur
 	}
-	data, _, err := manager.PrepareApply(c, live)
+	data, _, err := reconcile.PrepareApply(c, live)
 	if err != nil {
 		return nil, err
 	}
 	if data == nil {
 		return live, nil
 	}
-	applied, err := manager.Send(ctx, data, ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(c.Namespace).Apply, FieldManager)
+	applied, err := reconcile.Send(ctx, data, ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(c.Namespace).Apply, FieldManager)
 	if err != nil {
 		return nil, fmt.Errorf("applying template cache %s/%s: %w", c.Namespace, c.Name, err)
 	}
@@ -372,7 +374,7 @@ func (ctl *Controller) owners() manager.Owners {
 }
 
 func isFinished(j *batchv1.Job) bool {
-	done, _ := manager.JobOutcome(j)
+	done, _ := jobhealth.Finished(j)
 	return done
 }
 

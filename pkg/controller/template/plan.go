@@ -19,7 +19,6 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/discovery"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gpu"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/jobhealth"
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
@@ -261,7 +260,7 @@ func planDiscovery(o Observation, p *Plan) {
 
 	if o.Job != nil && o.Job.Name == name {
 		st.DiscoveryJob = jobReference(name, o.JobNamespace, o.Job.UID)
-		switch finished, failedMsg := manager.JobOutcome(o.Job); {
+		switch finished, failedMsg := jobhealth.Finished(o.Job); {
 		case !finished:
 			component(aimv1.AIMStatusProgressing, ReasonJobRunning, "discovery Job "+name+" is running")
 			awaiting("discovery is running")

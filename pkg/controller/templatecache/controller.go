@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
+
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -72,7 +74,7 @@ func Register(m *manager.Manager) error {
 
 func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
 	namespace, name := key.Namespace, key.Name
-	c, ok, err := manager.LookupFinalized(ctx, func() (*aimv1.AIMTemplateCache, error) { return ctl.caches.AIMTemplateCaches(namespace).Get(name) },
+	c, ok, err := reconcile.LookupFinalized(ctx, func() (*aimv1.AIMTemplateCache, error) { return ctl.caches.AIMTemplateCaches(namespace).Get(name) },
 		FinalizerArtifactCleanup, ctl.patchCache(namespace), func(c *aimv1.AIMTemplateCache) error { return ctl.cleanupArtifacts(ctx, c) },
 		legacyFinalizerArtifactCleanup)
 	if !ok {
@@ -102,7 +104,7 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 		}
 	}
 	if applyErr == nil && plan.InUse != nil {
-		applyErr = manager.DeleteStale(ctx, ctl.c.Recorder, c, FieldManager, "AIMArtifact", o.Artifacts, plan.InUse, ctl.c.AIM.AimV1alpha1().AIMArtifacts(namespace).Delete)
+		applyErr = reconcile.DeleteStale(ctx, ctl.c.Recorder, c, FieldManager, "AIMArtifact", o.Artifacts, plan.InUse, ctl.c.AIM.AimV1alpha1().AIMArtifacts(namespace).Delete)
 	}
 	if applyErr != nil {
 		for i := range plan.Components {
@@ -116,7 +118,7 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 		Generation: c.Generation, Now: time.Now()})
 	status := plan.Status
 	status.Conditions, status.Status = out.Conditions, out.Status
-	return manager.Finish(ctl.c.Recorder, manager.End{Object: c, What: "template cache " + key.String(), Changed: !apiequality.Semantic.DeepEqual(status, c.Status), Write: func() error {
+	return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: c, What: "template cache " + key.String(), Changed: !apiequality.Semantic.DeepEqual(status, c.Status), Write: func() error {
 		updated := c.DeepCopy()
 		updated.Status = status
 		_, err := ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: FieldManager})
@@ -177,7 +179,7 @@ func (ctl *Controller) resolveTemplate(c *aimv1.AIMTemplateCache) (*Template, er
 
 // apply server-side applies a Dedicated artifact.
 func (ctl *Controller) apply(ctx context.Context, a *aimv1.AIMArtifact) error {
-	_, err := manager.Apply(ctx, a, ctl.c.AIM.AimV1alpha1().AIMArtifacts(a.Namespace).Apply, FieldManager)
+	_, err := reconcile.Apply(ctx, a, ctl.c.AIM.AimV1alpha1().AIMArtifacts(a.Namespace).Apply, FieldManager)
 	return err
 }
 
@@ -207,7 +209,7 @@ func (ctl *Controller) artifactCaches(m metav1.Object) []*aimv1.AIMTemplateCache
 	}
 	var out []*aimv1.AIMTemplateCache
 	for _, c := range list {
-		if manager.OwnedBy(m, c.UID) {
+		if reconcile.OwnedBy(m, c.UID) {
 			out = append(out, c)
 		}
 	}

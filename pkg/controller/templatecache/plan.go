@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
+
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -26,7 +28,6 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/env"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
@@ -284,7 +285,7 @@ func match(c *aimv1.AIMTemplateCache, desired *aimv1.AIMArtifact, all []*aimv1.A
 			if a.Name != desired.Name {
 				continue
 			}
-			if !manager.OwnedBy(a, c.UID) {
+			if !reconcile.OwnedBy(a, c.UID) {
 				return nil, state.NewError(state.InvalidSpec, ReasonArtifactConflict,
 					"AIMArtifact %s/%s exists and does not belong to this cache", a.Namespace, a.Name)
 			}

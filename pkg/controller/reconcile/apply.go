@@ -1,4 +1,4 @@
-package manager
+package reconcile
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 )
 
@@ -41,7 +42,7 @@ func PrepareApply(obj, live runtime.Object) (body []byte, drift string, err erro
 		return nil, "", fmt.Errorf("annotating %T: %w", obj, err)
 	}
 	if live != nil && !reflect.ValueOf(live).IsNil() {
-		cur, err := AsUnstructured(live)
+		cur, err := manager.AsUnstructured(live)
 		if err != nil {
 			return nil, "", err
 		}

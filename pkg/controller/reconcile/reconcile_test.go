@@ -1,4 +1,4 @@
-package manager
+package reconcile
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -43,29 +42,6 @@ func TestLookup(t *testing.T) {
 		_, ok, err := Lookup(func() (*aimv1.AIMModel, error) { return tc.obj, tc.err })
 		if ok != tc.reconcile || !errors.Is(err, tc.wantErr) {
 			t.Errorf("%s: reconcile %v err %v", tc.name, ok, err)
-		}
-	}
-}
-
-func TestJobOutcome(t *testing.T) {
-	job := func(conds ...batchv1.JobCondition) *batchv1.Job {
-		return &batchv1.Job{Status: batchv1.JobStatus{Conditions: conds}}
-	}
-	for _, tc := range []struct {
-		name     string
-		job      *batchv1.Job
-		finished bool
-		failed   string
-	}{
-		{"running", job(), false, ""},
-		{"complete", job(batchv1.JobCondition{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}), true, ""},
-		{"a false condition does not count", job(batchv1.JobCondition{Type: batchv1.JobFailed, Status: corev1.ConditionFalse}), false, ""},
-		{"failed with reason", job(batchv1.JobCondition{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded",
-			Message: "Job has reached the specified backoff limit"}), true, "BackoffLimitExceeded: Job has reached the specified backoff limit"},
-		{"failed without reason", job(batchv1.JobCondition{Type: batchv1.JobFailed, Status: corev1.ConditionTrue}), true, "failed"},
-	} {
-		if finished, failed := JobOutcome(tc.job); finished != tc.finished || failed != tc.failed {
-			t.Errorf("%s: %v %q, want %v %q", tc.name, finished, failed, tc.finished, tc.failed)
 		}
 	}
 }
@@ -260,5 +236,14 @@ func TestDeleteStale(t *testing.T) {
 	if err := DeleteStale(context.Background(), rec, owner, "aim-service-controller", "AIMServiceTemplate", children, nil,
 		func(context.Context, string, metav1.DeleteOptions) error { return boom }); !errors.Is(err, boom) {
 		t.Errorf("a failed delete returned %v", err)
+	}
+}
+
+func TestMadeBy(t *testing.T) {
+	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "d", ManagedFields: []metav1.ManagedFieldsEntry{
+		{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationUpdate},
+		{Manager: "aim-model-controller", Operation: metav1.ManagedFieldsOperationApply}}}}
+	if !MadeBy(job, "aim-model-controller") || MadeBy(job, "aim-service-controller") {
+		t.Error("MadeBy does not read the managers")
 	}
 }

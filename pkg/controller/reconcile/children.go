@@ -1,0 +1,69 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+)
+
+// OwnedBy reports whether obj has an owner reference to uid.
+func OwnedBy(obj metav1.Object, uid types.UID) bool {
+	for _, r := range obj.GetOwnerReferences() {
+		if r.UID == uid {
+			return true
+		}
+	}
+	return false
+}
+
+// ReasonStaleChildDeleted is the reason of the Event recorded for each child DeleteStale deletes.
+const ReasonStaleChildDeleted = "StaleChildDeleted"
+
+// DeleteStale deletes the children of a kind a controller made for an owner under a name it no longer
+// wants, for instance the name an earlier release derived, and records an Event on the owner for each:
+// children the owner controls (controller reference to its UID) that carry the managed-by label of
+// aim-apiserver, that fieldManager wrote (MadeBy), and are not named in keep. A user's object, one adopted
+// without the label, and a user's copy of a child (aim-engine's documented way to make a template for a new
+// GPU copies a template with its labels and owner references) are never deleted. Each delete is conditional
+// on the UID that was seen, so that an object re-created under the name meanwhile stays.
+func DeleteStale[T metav1.Object](ctx context.Context, rec record.EventRecorder, owner interface {
+	runtime.Object
+	metav1.Object
+}, fieldManager, kind string, children []T, keep []string, del func(ctx context.Context, name string, opts metav1.DeleteOptions) error) error {
+	for _, c := range children {
+		ref := metav1.GetControllerOf(c)
+		if ref == nil || ref.UID != owner.GetUID() || c.GetLabels()[aimv1.LabelManagedBy] != aimv1.ManagedByValue ||
+			!MadeBy(c, fieldManager) || c.GetDeletionTimestamp() != nil || slices.Contains(keep, c.GetName()) {
+			continue
+		}
+		uid := c.GetUID()
+		err := del(ctx, c.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		switch {
+		case err == nil:
+			rec.Eventf(owner, corev1.EventTypeNormal, ReasonStaleChildDeleted, "Deleted %s %s, which is no longer used", kind, c.GetName())
+		case !apierrors.IsNotFound(err) && !apierrors.IsConflict(err):
+			return fmt.Errorf("deleting %s %s/%s, which is no longer used: %w", kind, c.GetNamespace(), c.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// MadeBy reports whether fieldManager wrote obj, as the server records it in managedFields: what tells a
+// controller's child from a copy a user made of it, labels and owner references included.
+func MadeBy(obj metav1.Object, fieldManager string) bool {
+	for _, f := range obj.GetManagedFields() {
+		if f.Manager == fieldManager {
+			return true
+		}
+	}
+	return false
+}

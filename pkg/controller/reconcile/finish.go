@@ -1,0 +1,69 @@
+// Package reconcile is the toolkit every AIM controller ends and acts with: the lookup of the object a
+// reconcile is about, finalizers, server-side apply of children only when they changed or drifted, the sweep
+// of stale children, and the one way a reconcile ends (Finish).
+package reconcile
+
+import (
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/record"
+
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+)
+
+// RecordTransitions turns condition transitions into Events: Warning for bad news, Normal otherwise.
+func RecordTransitions(rec record.EventRecorder, obj runtime.Object, transitions []state.Transition) {
+	for _, tr := range transitions {
+		typ := corev1.EventTypeNormal
+		if tr.Warning {
+			typ = corev1.EventTypeWarning
+		}
+		rec.Event(obj, typ, tr.Reason, fmt.Sprintf("%s is %s: %s", tr.Type, tr.Status, tr.Message))
+	}
+}
+
+// End is the outcome of one reconcile of an AIM object, for Finish.
+type End struct {
+	// Object is what Events are recorded on; What names it in errors.
+	Object runtime.Object
+	What   string
+	// Changed reports whether the derived status differs from the stored one; Write stores it, carrying the
+	// resourceVersion read.
+	Changed bool
+	Write   func() error
+	Out     state.Output
+	// ApplyErr is the first error applying children: returned, so the key is retried with backoff.
+	ApplyErr error
+	// RequeueAfter asks for another reconcile after this long when nothing failed: for what is not watched
+	// (pull secrets), a discovery slot, a sync interval.
+	RequeueAfter time.Duration
+}
+
+// Finish ends a reconcile the same way for every kind. It writes the status when it changed (the write carries
+// the resourceVersion read, so nothing newer is overwritten: a conflict, or an object gone meanwhile, ends the
+// reconcile quietly, and the newer version's watch event brings the object back), records Events for the
+// transitions that were written, then reports an apply error, asks for a retry after infrastructure errors, or
+// for the requeue the reconcile wants.
+func Finish(rec record.EventRecorder, e End) (time.Duration, error) {
+	if e.Changed {
+		err := e.Write()
+		switch {
+		case apierrors.IsConflict(err), apierrors.IsNotFound(err):
+			return 0, e.ApplyErr
+		case err != nil:
+			return 0, fmt.Errorf("writing the status of %s: %w", e.What, err)
+		}
+	}
+	RecordTransitions(rec, e.Object, e.Out.Transitions)
+	if e.ApplyErr != nil {
+		return 0, e.ApplyErr
+	}
+	if e.Out.Retry {
+		return 0, fmt.Errorf("%s: infrastructure errors; retrying", e.What)
+	}
+	return e.RequeueAfter, nil
+}
