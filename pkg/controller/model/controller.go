@@ -2,7 +2,6 @@ package model
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -139,10 +138,8 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key cache.Object
 		if cur, err := ctl.templates.AIMServiceTemplates(namespace).Get(t.Name); err == nil && reconcile.OwnedBy(cur, m.UID) {
 			live = cur
 		}
-		return ctl.apply(obj, live, func(data []byte) error {
-			_, err := reconcile.Send(ctx, data, ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(namespace).Apply, FieldManager)
-			return err
-		})
+		_, err := reconcile.ApplyChanged(ctx, obj, live, reconcile.Sender(ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(namespace).Apply, FieldManager))
+		return err
 	}
 	write := func(status aimv1.AIMModelStatus) error {
 		u := m.DeepCopy()
@@ -182,10 +179,8 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectNam
 		if cur, err := ctl.clusterTemplates.Get(t.Name); err == nil && reconcile.OwnedBy(cur, m.UID) {
 			live = cur
 		}
-		return ctl.apply(obj, live, func(data []byte) error {
-			_, err := reconcile.Send(ctx, data, ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().Apply, FieldManager)
-			return err
-		})
+		_, err := reconcile.ApplyChanged(ctx, obj, live, reconcile.Sender(ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().Apply, FieldManager))
+		return err
 	}
 	write := func(status aimv1.AIMModelStatus) error {
 		u := m.DeepCopy()
@@ -311,18 +306,6 @@ func (ctl *Controller) metadata(ctx context.Context, meta *metav1.ObjectMeta, sp
 		return nil, comp
 	}
 	return md, found(md)
-}
-
-// apply sends a template's apply by reconcile.PrepareApply's rule; live is the template if the model owns it.
-func (ctl *Controller) apply(obj, live runtime.Object, patch func([]byte) error) error {
-	data, _, err := reconcile.PrepareApply(obj, live)
-	if err != nil || data == nil {
-		return err
-	}
-	if err := patch(data); err != nil {
-		return fmt.Errorf("applying template: %w", err)
-	}
-	return nil
 }
 
 // withLabels is base with extra's labels added over it.

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
@@ -117,6 +118,36 @@ func prune(v any) any {
 		return out
 	}
 	return v
+}
+
+// ApplyChanged is the one owned apply of a child kept in line with its parent: the apply of obj is sent, through
+// send, only when PrepareApply says so (the desired object changed, or live lost a field of it); a drift it
+// reverts is logged. live is the cached child (nil, or a nil pointer, when there is none). sent says whether a
+// request was made; errors name the object.
+func ApplyChanged(ctx context.Context, obj, live runtime.Object, send func(ctx context.Context, body []byte) error) (sent bool, err error) {
+	data, drift, err := PrepareApply(obj, live)
+	if err != nil || data == nil {
+		return false, err
+	}
+	kind, name := obj.GetObjectKind().GroupVersionKind().Kind, cache.ObjectName{}
+	if m, merr := meta.Accessor(obj); merr == nil {
+		name = cache.NewObjectName(m.GetNamespace(), m.GetName())
+	}
+	if drift != "" {
+		klog.FromContext(ctx).Info("Reverting a change made outside the controller", "kind", kind, "object", name.String(), "field", drift)
+	}
+	if err := send(ctx, data); err != nil {
+		return true, fmt.Errorf("applying %s %s: %w", kind, name, err)
+	}
+	return true, nil
+}
+
+// Sender sends apply bodies through a typed client's Apply method (Send), for ApplyChanged.
+func Sender[AC, T any](apply func(context.Context, *AC, metav1.ApplyOptions) (T, error), fieldManager string) func(context.Context, []byte) error {
+	return func(ctx context.Context, body []byte) error {
+		_, err := Send(ctx, body, apply, fieldManager)
+		return err
+	}
 }
 
 // Send sends an apply body (ApplyBody, PrepareApply) through a typed client's Apply method, as the kind's

@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -133,5 +134,33 @@ func TestApplyThroughTypedClient(t *testing.T) {
 	}
 	if _, err := Apply(context.Background(), job, kube.BatchV1().Jobs("other").Apply, "aim-test"); err == nil || !strings.Contains(err.Error(), "applying Job ns/d") {
 		t.Errorf("an Apply the server refuses: %v, want an error naming Job ns/d", err)
+	}
+}
+
+// TestApplyChanged: the one owned apply sends nothing in a steady state, sends a changed or drifted object, and
+// names the object in an error.
+func TestApplyChanged(t *testing.T) {
+	job := &batchv1.Job{TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "ns"}, Spec: batchv1.JobSpec{BackoffLimit: ptr.To[int32](1)}}
+	var bodies [][]byte
+	send := func(_ context.Context, body []byte) error { bodies = append(bodies, body); return nil }
+	if sent, err := ApplyChanged(context.Background(), job, (*batchv1.Job)(nil), send); !sent || err != nil || len(bodies) != 1 {
+		t.Fatalf("a new child: sent %v err %v bodies %d", sent, err, len(bodies))
+	}
+	var live batchv1.Job
+	if err := json.Unmarshal(bodies[0], &live); err != nil {
+		t.Fatal(err)
+	}
+	if sent, err := ApplyChanged(context.Background(), job, &live, send); sent || err != nil || len(bodies) != 1 {
+		t.Errorf("a child as applied: sent %v err %v", sent, err)
+	}
+	live.Spec.BackoffLimit = ptr.To[int32](5)
+	if sent, err := ApplyChanged(context.Background(), job, &live, send); !sent || err != nil {
+		t.Errorf("a drifted child: sent %v err %v", sent, err)
+	}
+	boom := errors.New("forbidden")
+	_, err := ApplyChanged(context.Background(), job, (*batchv1.Job)(nil), func(context.Context, []byte) error { return boom })
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "applying Job ns/d") {
+		t.Errorf("a failed apply: %v", err)
 	}
 }

@@ -324,22 +324,15 @@ func (ctl *Controller) dynamicDelete(gvr schema.GroupVersionResource, namespace 
 	}
 }
 
-// apply server-side applies a child by reconcile.PrepareApply's rule: when the desired object changed, or the
-// live one lost a field of it to a hand edit, which the apply reverts.
+// apply server-side applies a child of another API group (InferenceService, HTTPRoute) over live, through the
+// dynamic client.
 func (ctl *Controller) apply(ctx context.Context, gvr schema.GroupVersionResource, obj runtime.Object, meta *metav1.ObjectMeta, live runtime.Object) error {
-	data, drift, err := reconcile.PrepareApply(obj, live)
-	if err != nil || data == nil {
+	_, err := reconcile.ApplyChanged(ctx, obj, live, func(ctx context.Context, body []byte) error {
+		_, err := ctl.c.Dynamic.Resource(gvr).Namespace(meta.Namespace).Patch(ctx, meta.Name, types.ApplyPatchType, body,
+			metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)})
 		return err
-	}
-	if drift != "" {
-		klog.FromContext(ctx).Info("Reverting a change made outside the controller", "resource", gvr.Resource, "namespace", meta.Namespace, "name", meta.Name, "field", drift)
-	}
-	_, err = ctl.c.Dynamic.Resource(gvr).Namespace(meta.Namespace).Patch(ctx, meta.Name, types.ApplyPatchType, data,
-		metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)})
-	if err != nil {
-		return fmt.Errorf("applying %s %s/%s: %w", gvr.Resource, meta.Namespace, meta.Name, err)
-	}
-	return nil
+	})
+	return err
 }
 
 // findModels lists the models spec.model may mean.
@@ -460,20 +453,14 @@ func (ctl *Controller) createCache(ctx context.Context, c *aimv1.AIMTemplateCach
 	return nil
 }
 
-// applyDerived applies the service's derived template over live by reconcile.PrepareApply's rule.
+// applyDerived applies the service's derived template over live.
 func (ctl *Controller) applyDerived(ctx context.Context, t, live *aimv1.AIMServiceTemplate) error {
 	var cur runtime.Object
 	if live != nil {
 		cur = live
 	}
-	data, _, err := reconcile.PrepareApply(t, cur)
-	if err != nil || data == nil {
-		return err
-	}
-	if _, err = reconcile.Send(ctx, data, ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(t.Namespace).Apply, FieldManager); err != nil {
-		return fmt.Errorf("applying derived template %s/%s: %w", t.Namespace, t.Name, err)
-	}
-	return nil
+	_, err := reconcile.ApplyChanged(ctx, t, cur, reconcile.Sender(ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(t.Namespace).Apply, FieldManager))
+	return err
 }
 
 // namespaceHandler re-checks the services of the object's namespace.

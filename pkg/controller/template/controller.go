@@ -324,16 +324,13 @@ func (ctl *Controller) applyCache(ctx context.Context, c *aimv1.AIMTemplateCache
 		}
 		live = cur
 	}
-	data, _, err := reconcile.PrepareApply(c, live)
+	applied := live
+	_, err := reconcile.ApplyChanged(ctx, c, live, func(ctx context.Context, body []byte) (err error) {
+		applied, err = reconcile.Send(ctx, body, ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(c.Namespace).Apply, FieldManager)
+		return err
+	})
 	if err != nil {
 		return nil, err
-	}
-	if data == nil {
-		return live, nil
-	}
-	applied, err := reconcile.Send(ctx, data, ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(c.Namespace).Apply, FieldManager)
-	if err != nil {
-		return nil, fmt.Errorf("applying template cache %s/%s: %w", c.Namespace, c.Name, err)
 	}
 	return applied, nil
 }
