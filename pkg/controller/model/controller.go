@@ -2,10 +2,10 @@ package model
 
 import (
 	"context"
-	"maps"
 	"slices"
 	"time"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -132,7 +132,7 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key cache.Object
 	}
 	apply := func(ctx context.Context, t Template) error {
 		obj := &aimv1.AIMServiceTemplate{TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMServiceTemplate"},
-			ObjectMeta: templateMeta(t.Name, namespace, "aim.eai.amd.com/model.name", name, t.Labels, metav1.NewControllerRef(m, aimv1.SchemeGroupVersion.WithKind("AIMModel"))),
+			ObjectMeta: templateMeta(t.Name, namespace, t.Labels, metav1.NewControllerRef(m, aimv1.SchemeGroupVersion.WithKind("AIMModel"))),
 			Spec:       aimv1.AIMServiceTemplateSpec{AIMServiceTemplateSpecCommon: t.Spec}}
 		var live runtime.Object
 		if cur, err := ctl.templates.AIMServiceTemplates(namespace).Get(t.Name); err == nil && reconcile.OwnedBy(cur, m.UID) {
@@ -173,7 +173,7 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectNam
 	apply := func(ctx context.Context, t Template) error {
 		t.Spec.Env = nil // cluster templates take their env from runtime configs
 		obj := &aimv1.AIMClusterServiceTemplate{TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMClusterServiceTemplate"},
-			ObjectMeta: templateMeta(t.Name, "", "aim.eai.amd.com/cluster-model.name", name, t.Labels, metav1.NewControllerRef(m, aimv1.SchemeGroupVersion.WithKind("AIMClusterModel"))),
+			ObjectMeta: templateMeta(t.Name, "", t.Labels, metav1.NewControllerRef(m, aimv1.SchemeGroupVersion.WithKind("AIMClusterModel"))),
 			Spec:       aimv1.AIMClusterServiceTemplateSpec{AIMServiceTemplateSpecCommon: t.Spec}}
 		var live runtime.Object
 		if cur, err := ctl.clusterTemplates.Get(t.Name); err == nil && reconcile.OwnedBy(cur, m.UID) {
@@ -219,10 +219,13 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, meta *
 	var applyErr error
 	if known {
 		desired := Desired(meta.Name, spec, metadata)
-		propagated := rc.PropagatedLabels(meta.Labels)
+		controller := childlabels.Model
+		if meta.Namespace == "" {
+			controller = childlabels.ClusterModel
+		}
 		names := make([]string, 0, len(desired))
 		for _, t := range desired {
-			t.Labels = withLabels(propagated, t.Labels)
+			t.Labels = TemplateLabels(controller, meta, rc, t.Labels)
 			if err := apply(ctx, t); err != nil {
 				applyErr = err
 				break
@@ -308,24 +311,8 @@ func (ctl *Controller) metadata(ctx context.Context, meta *metav1.ObjectMeta, sp
 	return md, found(md)
 }
 
-// withLabels is base with extra's labels added over it.
-func withLabels(base, extra map[string]string) map[string]string {
-	out := make(map[string]string, len(base)+len(extra))
-	maps.Copy(out, base)
-	maps.Copy(out, extra)
-	return out
-}
-
-// templateMeta labels a template with its model (for lookups), its origin, the managing controller and the
-// labels propagated from the model.
-func templateMeta(name, namespace, controllerLabel, model string, propagated map[string]string, owner *metav1.OwnerReference) metav1.ObjectMeta {
-	labels := map[string]string{}
-	for k, v := range propagated {
-		labels[k] = v
-	}
-	// Label values hold at most 63 characters; a longer model name is shortened with a hash, as every child
-	// label naming a parent is (naming.LabelValue), and looked up the same way.
-	labels[LabelModel], labels[LabelOrigin] = naming.LabelValue(model), OriginAuto
-	labels[aimv1.LabelManagedBy], labels[controllerLabel] = aimv1.ManagedByValue, naming.LabelValue(model)
+// templateMeta is the metadata of a model's template: its labels (childlabels.For) and the model as its
+// controller.
+func templateMeta(name, namespace string, labels map[string]string, owner *metav1.OwnerReference) metav1.ObjectMeta {
 	return metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: labels, OwnerReferences: []metav1.OwnerReference{*owner}}
 }

@@ -5,13 +5,17 @@ package model
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/env"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
@@ -95,6 +99,16 @@ func Desired(modelName string, spec aimv1.AIMModelSpec, metadata *aimv1.ImageMet
 		out = append(out, t)
 	}
 	return out
+}
+
+// TemplateLabels are the labels of a model's template, through childlabels.For (the template's own labels, the
+// model's propagated ones, the framework label of controller and managed-by): the model's name and the
+// auto-generated origin, which lookups select by. Label values hold at most 63 characters; a longer model name
+// is shortened with a hash, as every child label naming a parent is (naming.LabelValue).
+func TemplateLabels(controller string, model metav1.Object, rc runtimeconfig.Resolved, own map[string]string) map[string]string {
+	labels := map[string]string{LabelModel: naming.LabelValue(model.GetName()), LabelOrigin: OriginAuto}
+	maps.Copy(labels, own)
+	return childlabels.For(controller, model, rc, labels)
 }
 
 // MergeHardware is a custom template's hardware over the model's spec.custom.hardware, as aim-engine merges

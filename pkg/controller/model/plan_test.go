@@ -12,7 +12,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 )
 
 func TestDesiredFromRecommendedDeployments(t *testing.T) {
@@ -189,9 +191,13 @@ func TestTemplatesComponent(t *testing.T) {
 // with a valid value, the same one its lookups select by; a short name is used as it is, as aim-engine does.
 func TestTemplateLabelsOfALongModelName(t *testing.T) {
 	long := strings.Repeat("qwen3-", 33) + "32b"
-	owner := &metav1.OwnerReference{Name: long}
 	for _, name := range []string{long, "qwen3-32b"} {
-		meta := templateMeta("t", "team", "aim.eai.amd.com/model.name", name, map[string]string{"team": "a"}, owner)
+		model := &metav1.ObjectMeta{Name: name, Namespace: "team", Labels: map[string]string{"aim.eai.amd.com/team": "a"}}
+		meta := metav1.ObjectMeta{Labels: TemplateLabels(childlabels.Model, model, runtimeconfig.Resolved{}, nil)}
+		if meta.Labels["aim.eai.amd.com/team"] != "a" || meta.Labels["aim.eai.amd.com/model.name"] != naming.LabelValue(name) ||
+			meta.Labels["app.kubernetes.io/managed-by"] != "aim-apiserver" || meta.Labels[LabelOrigin] != OriginAuto {
+			t.Errorf("%s: labels %v", name[:10], meta.Labels)
+		}
 		for k, v := range meta.Labels {
 			if errs := utilvalidation.IsValidLabelValue(v); len(errs) != 0 {
 				t.Errorf("%s: label %s=%q: %v", name[:10], k, v, errs)

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -65,6 +66,10 @@ func PlanService(o Observation) Plan {
 
 	mres := ResolveModel(svc, o.Models)
 	p.CreateModel = mres.Create
+	if p.CreateModel != nil {
+		// As every child: the service's propagated labels and its framework label, as aim-engine labels it.
+		p.CreateModel.Labels = childlabels.For(childlabels.Service, svc, o.RuntimeConfig, p.CreateModel.Labels)
+	}
 	p.Components = append(p.Components, mres.Component)
 	p.Status.ResolvedModel = nil
 	if mres.Model != nil {
