@@ -21,7 +21,7 @@ var (
 	placeholder = regexp.MustCompile(`\{([^{}]*)\}`)
 	// mapLookup reads a label or annotation whose key jsonpath cannot express: .metadata.labels['a/b.c'].
 	mapLookup  = regexp.MustCompile(`^\.metadata\.(labels|annotations)\['([^']+)'\]$`)
-	notSegment = regexp.MustCompile(`[^a-z0-9-]+`)
+	notSegment = regexp.MustCompile(`[^a-z0-9-]`)
 )
 
 // DefaultPath routes a service at /<namespace>/<uid> when no template is set.

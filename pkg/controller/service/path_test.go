@@ -30,6 +30,8 @@ func TestRenderPath(t *testing.T) {
 		{template: "/teams/{.metadata.labels['app.kubernetes.io/team']}/{.metadata.labels.tier}", want: "/teams/inference-team/gold"},
 		{template: "/{.metadata.annotations['route']}/{.metadata.name}", want: "/v1/qwen-chat"},
 		{template: "/static/path", want: "/static/path"},
+		// One dash per character a segment cannot hold, as aim-engine's MakeRFC1123Compliant.
+		{template: "/a..b/c  d/{.metadata.name}", want: "/a--b/c--d/qwen-chat"},
 		{template: "/{.metadata.labels['missing']}", wantErr: `no label "missing"`},
 		{template: "/{.spec.nothing}", wantErr: "not found"},
 		{template: "/{.spec.env[*].name}", wantErr: "matches 2 values"},
