@@ -74,10 +74,11 @@ func LookupFinalized[T metav1.Object](ctx context.Context, get func() (T, error)
 			return obj, false, err
 		}
 		return obj, false, SetFinalizer(ctx, obj, finalizer, false, patch, legacy...)
+	case !slices.Contains(obj.GetFinalizers(), finalizer) || slices.ContainsFunc(obj.GetFinalizers(), func(f string) bool { return slices.Contains(legacy, f) }):
+		// Before the pause check, as aim-engine orders them: a paused object is still cleaned up when deleted.
+		return obj, false, SetFinalizer(ctx, obj, finalizer, true, patch, legacy...)
 	case aimv1.Paused(obj.GetAnnotations()):
 		return obj, false, nil
-	case !slices.Contains(obj.GetFinalizers(), finalizer) || slices.ContainsFunc(obj.GetFinalizers(), func(f string) bool { return slices.Contains(legacy, f) }):
-		return obj, false, SetFinalizer(ctx, obj, finalizer, true, patch, legacy...)
 	}
 	return obj, true, nil
 }
