@@ -164,6 +164,9 @@ func (p *Plan) planWorkload(o Observation, model *Model, run *Template, mayApply
 			// them twice): the live InferenceService keeps its mounts until the cache is Ready again.
 			mounts = observed.CacheMounts
 		}
+		if cp.Create != nil && len(observed.CacheMounts) > 0 {
+			p.Components[len(p.Components)-1] = cacheLost(p.Components[len(p.Components)-1], CachingMode(svc))
+		}
 	}
 	// Create the InferenceService once everything it mounts is ready; once it exists, keep it up to date so
 	// that changes of mutable fields (replicas, env, resources, ...) reach it.
@@ -183,6 +186,19 @@ func (p *Plan) planWorkload(o Observation, model *Model, run *Template, mayApply
 	p.Workload = []state.Component{ISVCComponent(st, o.ISVCWarnings), PodsComponent(o.Pods, o.PodWarnings, st.Ready)}
 	p.Status.Runtime = Runtime(svc, o.Pods, o.HPA)
 	p.Status.Endpoint = Endpoint(svc, "")
+}
+
+// cacheLost is the cache component of a running service whose cache is gone while its InferenceService still
+// mounts the cache's volumes, as aim-engine reports it: a Shared cache is lost (CacheLost), a Dedicated one is
+// being recreated; Degraded either way. The cache is created again.
+func cacheLost(comp state.Component, mode aimv1.AIMCachingMode) state.Component {
+	comp.State, comp.Errors = aimv1.AIMStatusDegraded, nil
+	if mode == aimv1.AIMCachingModeDedicated {
+		comp.Reason, comp.Message = "CacheCreating", "Dedicated template cache is being recreated"
+		return comp
+	}
+	comp.Reason, comp.Message = "CacheLost", "Shared template cache was deleted but InferenceService still references cached storage volumes"
+	return comp
 }
 
 // planRoute plans the service's HTTPRoute: applied, kept as it is (routing broken), or deleted (routing off).

@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
@@ -140,6 +141,21 @@ func TestPlanServiceKeepsMountsWhileTheCacheIsNotReady(t *testing.T) {
 	}
 	if _, reason := outcome(p.Components[len(p.Components)-1]); reason != "CacheCreating" {
 		t.Errorf("cache component reason %q", reason)
+	}
+
+	// The cache goes away under a running InferenceService that mounts its volumes: CacheLost (Shared) or a
+	// Dedicated cache being recreated, Degraded, as aim-engine says it; the cache is created again.
+	mounted := kserve.Build(InferenceService(o.Service, o.Models[0], o.Templates[0], o.RuntimeConfig,
+		[]kserve.CacheMount{{ModelID: "org/qwen", Volume: "cache-qwen", PVC: "pvc-qwen"}}))
+	o.ISVC = mounted
+	for mode, want := range map[aimv1.AIMCachingMode]string{aimv1.AIMCachingModeShared: "Degraded/CacheLost",
+		aimv1.AIMCachingModeDedicated: "Degraded/CacheCreating"} {
+		o.Service.Spec.Caching.Mode = mode
+		p := PlanService(o)
+		st, reason := outcome(p.Components[len(p.Components)-1])
+		if got := string(st) + "/" + reason; got != want || p.CreateCache == nil {
+			t.Errorf("%s cache gone under a running service: %s (create %v), want %s", mode, got, p.CreateCache != nil, want)
+		}
 	}
 }
 
