@@ -189,7 +189,8 @@ func (ctl *Controller) resolveModel(namespace, name string) (*Model, error) {
 	if namespace != "" {
 		if m, err := ctl.models.AIMModels(namespace).Get(name); err == nil {
 			return &Model{Ref: aimv1.AIMResolvedReference{Name: m.Name, Namespace: m.Namespace, Scope: aimv1.AIMResolutionScopeNamespace, Kind: "AIMModel", UID: m.UID},
-				Image: m.Spec.Image, ImagePullSecrets: m.Spec.ImagePullSecrets, ServiceAccountName: m.Spec.ServiceAccountName}, nil
+				Image: m.Spec.Image, ImagePullSecrets: m.Spec.ImagePullSecrets, ServiceAccountName: m.Spec.ServiceAccountName,
+				Status: m.Status.Status, Conditions: m.Status.Conditions}, nil
 		} else if !apierrors.IsNotFound(err) {
 			return nil, err
 		}
@@ -205,7 +206,8 @@ func (ctl *Controller) resolveModel(namespace, name string) (*Model, error) {
 		return nil, err
 	}
 	return &Model{Ref: aimv1.AIMResolvedReference{Name: m.Name, Scope: aimv1.AIMResolutionScopeCluster, Kind: "AIMClusterModel", UID: m.UID},
-		Image: m.Spec.Image, ImagePullSecrets: m.Spec.ImagePullSecrets, ServiceAccountName: m.Spec.ServiceAccountName}, nil
+		Image: m.Spec.Image, ImagePullSecrets: m.Spec.ImagePullSecrets, ServiceAccountName: m.Spec.ServiceAccountName,
+		Status: m.Status.Status, Conditions: m.Status.Conditions}, nil
 }
 
 // output reads a finished discovery pod's result: the termination message, else the container log.

@@ -49,6 +49,9 @@ type Model struct {
 	Image              string
 	ImagePullSecrets   []corev1.LocalObjectReference
 	ServiceAccountName string
+	// Status and Conditions are the model's, for its health (modelComponent).
+	Status     aimv1.AIMStatus
+	Conditions []metav1.Condition
 }
 
 // Observation is what one reconcile of a template saw.
@@ -164,7 +167,28 @@ func planModel(o Observation, p *Plan) {
 	}
 	ref := o.Model.Ref
 	p.Status.ResolvedModel = &ref
-	p.Components = append(p.Components, state.Component{Name: name, Dependency: state.DependencyUpstream, Reason: "ModelFound"})
+	p.Components = append(p.Components, modelComponent(name, *o.Model))
+}
+
+// modelComponent is the health of a template's model, as aim-engine's GetModelHealth reads it: a Failed or
+// Degraded model fails its templates only when something other than its templates failed, or the two would
+// keep each other failed.
+func modelComponent(name string, m Model) state.Component {
+	comp := state.Component{Name: name, Dependency: state.DependencyUpstream, Reason: "ModelFound"}
+	kind, templates := "AIMModel", "ServiceTemplatesReady"
+	if m.Ref.Kind == "AIMClusterModel" {
+		comp.Reason, kind, templates = "ClusterModelFound", "AIMClusterModel", "ClusterServiceTemplatesReady"
+	}
+	if m.Status != aimv1.AIMStatusFailed && m.Status != aimv1.AIMStatusDegraded {
+		return comp
+	}
+	for _, c := range m.Conditions {
+		if c.Type != "Ready" && c.Type != templates && strings.HasSuffix(c.Type, "Ready") && c.Status == metav1.ConditionFalse {
+			comp.State, comp.Reason, comp.Message = m.Status, strings.TrimPrefix(kind, "AIM")+"Failed", fmt.Sprintf("%s is in %s state", kind, m.Status)
+			return comp
+		}
+	}
+	return comp
 }
 
 // planGPU reports whether the cluster has the GPU the spec requires; true when it does or none is required.

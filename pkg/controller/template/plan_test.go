@@ -235,11 +235,28 @@ func TestPlanReportsDiscoveryPods(t *testing.T) {
 // namespaced ones.
 func TestPlanNamesTheModelComponentByKind(t *testing.T) {
 	o := observation()
-	if c := component(PlanTemplate(o), "ClusterModel"); c == nil || c.Reason != "ModelFound" {
+	if c := component(PlanTemplate(o), "ClusterModel"); c == nil || c.Reason != "ClusterModelFound" {
 		t.Errorf("cluster template: ClusterModel component %+v", c)
 	}
 	o.Kind, o.Namespace = kindNamespaced, "team"
 	if p := PlanTemplate(o); component(p, "Model") == nil || component(p, "ClusterModel") != nil {
 		t.Errorf("namespaced template: components %+v", p.Components)
+	}
+}
+
+// TestPlanReflectsAFailedModel: a Failed or Degraded model fails its templates when something other than its
+// templates failed (aim-engine's GetModelHealth), not when only its templates did (they would keep each other
+// failed).
+func TestPlanReflectsAFailedModel(t *testing.T) {
+	o := observation()
+	o.Model.Status = aimv1.AIMStatusFailed
+	o.Model.Conditions = []metav1.Condition{{Type: "ClusterServiceTemplatesReady", Status: metav1.ConditionFalse}, {Type: "Ready", Status: metav1.ConditionFalse}}
+	if c := component(PlanTemplate(o), "ClusterModel"); c == nil || c.State != "" || c.Reason != "ClusterModelFound" {
+		t.Errorf("a model failed by its templates only: %+v", c)
+	}
+	o.Model.Conditions = append(o.Model.Conditions, metav1.Condition{Type: "ImageMetadataReady", Status: metav1.ConditionFalse})
+	c := component(PlanTemplate(o), "ClusterModel")
+	if c == nil || c.State != aimv1.AIMStatusFailed || c.Reason != "ClusterModelFailed" || c.Message != "AIMClusterModel is in Failed state" {
+		t.Errorf("a model failed by its image metadata: %+v", c)
 	}
 }
