@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
@@ -130,7 +131,7 @@ func ISVCComponent(s ISVCState, warnings []corev1.Event) state.Component {
 	default:
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "CreatingRuntime",
 			cmp.Or(redact.Excerpt(s.Message, redact.DefaultLimit), "the InferenceService is not ready yet")
-		if e := jobhealth.Latest(warnings); e != nil {
+		if e := jobhealth.Latest(fatalISVCEvents(warnings)); e != nil {
 			comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, cmp.Or(e.Reason, "InternalError"), redact.Excerpt(e.Message, redact.DefaultLimit)
 			if strings.Contains(strings.ToLower(e.Message), "serverless") || strings.Contains(e.Message, "Knative") {
 				comp.Reason, comp.Message = "ServerlessModeRejected", comp.Message+"; configure KServe for RawDeployment (Standard) mode"
@@ -138,4 +139,29 @@ func ISVCComponent(s ISVCState, warnings []corev1.Event) state.Component {
 		}
 	}
 	return comp
+}
+
+// fatalISVCEvents are the Warning events that fail an InferenceService, as aim-engine reads them: KServe's
+// ServerlessModeRejected and InternalError, except its transient conflicts (it retries those itself); other
+// Warnings pass.
+func fatalISVCEvents(events []corev1.Event) []corev1.Event {
+	var out []corev1.Event
+	for _, e := range events {
+		transient := strings.Contains(e.Message, "the object has been modified") || strings.Contains(e.Message, "Operation cannot be fulfilled")
+		if e.Reason == "ServerlessModeRejected" || e.Reason == "InternalError" && !transient {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// eventsOf are the events about the object of uid: those of an earlier object of the same name are not its.
+func eventsOf(events []corev1.Event, uid types.UID) []corev1.Event {
+	var out []corev1.Event
+	for _, e := range events {
+		if e.InvolvedObject.UID == uid {
+			out = append(out, e)
+		}
+	}
+	return out
 }

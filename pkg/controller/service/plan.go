@@ -4,6 +4,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
+	corev1 "k8s.io/api/core/v1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
@@ -183,7 +184,11 @@ func (p *Plan) planWorkload(o Observation, model *Model, run *Template, mayApply
 		return
 	}
 	st := ISVCState{Exists: true, Ready: observed.Ready, Reason: observed.Reason, Message: observed.Message}
-	p.Workload = []state.Component{ISVCComponent(st, o.ISVCWarnings), PodsComponent(o.Pods, o.PodWarnings, st.Ready)}
+	var warnings []corev1.Event
+	if o.ISVC != nil {
+		warnings = eventsOf(o.ISVCWarnings, o.ISVC.UID)
+	}
+	p.Workload = []state.Component{ISVCComponent(st, warnings), PodsComponent(o.Pods, o.PodWarnings, st.Ready)}
 	p.Status.Runtime = Runtime(svc, o.Pods, o.HPA)
 	p.Status.Endpoint = Endpoint(svc, "")
 }

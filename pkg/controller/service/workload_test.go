@@ -384,6 +384,14 @@ func TestPodsComponent(t *testing.T) {
 	}
 }
 
+func TestEventsOfTheCurrentObjectOnly(t *testing.T) {
+	events := []corev1.Event{{Reason: "InternalError", InvolvedObject: corev1.ObjectReference{UID: "old"}},
+		{Reason: "InternalError", InvolvedObject: corev1.ObjectReference{UID: "new"}}}
+	if got := eventsOf(events, "new"); len(got) != 1 || got[0].InvolvedObject.UID != "new" {
+		t.Errorf("events of the current InferenceService: %+v", got)
+	}
+}
+
 func TestISVCComponent(t *testing.T) {
 	warn := []corev1.Event{{Reason: "InternalError", Message: "fails to create: Knative serving is not installed"}}
 	for _, tc := range []struct {
@@ -397,6 +405,10 @@ func TestISVCComponent(t *testing.T) {
 		{ISVCState{Exists: true, Ready: true}, warn, aimv1.AIMStatusReady, "RuntimeReady"},
 		{ISVCState{Exists: true}, warn, aimv1.AIMStatusFailed, "ServerlessModeRejected"},
 		{ISVCState{Exists: true}, []corev1.Event{{Reason: "InternalError", Message: "webhook denied"}}, aimv1.AIMStatusFailed, "InternalError"},
+		// KServe's transient conflicts and other Warnings do not fail it (aim-engine's rule).
+		{ISVCState{Exists: true}, []corev1.Event{{Reason: "InternalError", Message: "Operation cannot be fulfilled on inferenceservices.serving.kserve.io \"x\": the object has been modified"}},
+			aimv1.AIMStatusProgressing, "CreatingRuntime"},
+		{ISVCState{Exists: true}, []corev1.Event{{Reason: "UpdateFailed", Message: "something passing"}}, aimv1.AIMStatusProgressing, "CreatingRuntime"},
 	} {
 		if st, reason := outcome(ISVCComponent(tc.s, tc.ev)); st != tc.state || reason != tc.reason {
 			t.Errorf("%+v: %s %s, want %s %s", tc.s, st, reason, tc.state, tc.reason)
