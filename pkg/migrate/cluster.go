@@ -146,6 +146,25 @@ func (c *cluster) returnAPIService(ctx context.Context) error {
 	return nil
 }
 
+// stopDeployment scales the Deployment namespace/name to zero replicas and returns how many it wanted; found is
+// false when there is no such Deployment.
+func (c *cluster) stopDeployment(ctx context.Context, namespace, name string) (was int32, found bool, err error) {
+	d, err := c.kube.AppsV1().Deployments(namespace).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return 0, false, nil
+	} else if err != nil {
+		return 0, false, fmt.Errorf("reading Deployment %s/%s: %w", namespace, name, err)
+	}
+	if was = ptr.Deref(d.Spec.Replicas, 1); was == 0 {
+		return 0, true, nil
+	}
+	if _, err := c.kube.AppsV1().Deployments(namespace).Patch(ctx, name, types.MergePatchType, []byte(`{"spec":{"replicas":0}}`),
+		metav1.PatchOptions{}); err != nil {
+		return was, true, fmt.Errorf("scaling Deployment %s/%s to zero: %w", namespace, name, err)
+	}
+	return was, true, nil
+}
+
 // waitAvailable waits until the APIService reports Available, and says why it did not.
 func (c *cluster) waitAvailable(ctx context.Context, timeout time.Duration) error {
 	var last string

@@ -175,8 +175,29 @@ func (m *migrator) rollbackAfterSwitch(ctx context.Context, st *state) error {
 	if err := m.c.unfreeze(ctx); err != nil {
 		return err
 	}
-	m.logf("rolled back: the CRDs serve aim.eai.amd.com with every object's UID. Scale aim-engine up again and stop " +
-		"aim-apiserver's controller (or uninstall aim-apiserver); its etcd still holds the objects.")
+	if err := m.stopAPIServer(ctx); err != nil {
+		return err
+	}
+	m.logf("rolled back: the CRDs serve aim.eai.amd.com with every object's UID. Scale aim-engine up again; " +
+		"aim-apiserver's etcd still holds the objects (uninstall aim-apiserver once aim-engine runs).")
+	return nil
+}
+
+// stopAPIServer scales aim-apiserver's Deployment (named like its Service, as the chart and artifacts/deploy name
+// it) to zero: its controller would otherwise keep reconciling the copies in its etcd, writing the same
+// InferenceServices, routes and caches as aim-engine.
+func (m *migrator) stopAPIServer(ctx context.Context) error {
+	ns, name, _ := splitRef(m.o.Service)
+	was, found, err := m.c.stopDeployment(ctx, ns, name)
+	switch {
+	case err != nil:
+		return fmt.Errorf("stopping aim-apiserver's controller (scale Deployment %s to zero yourself): %w", m.o.Service, err)
+	case !found:
+		m.logf("no Deployment %s: stop aim-apiserver's controller yourself, or it keeps reconciling the copies in its etcd", m.o.Service)
+	case was > 0:
+		m.logf("scaled Deployment %s from %d replicas to 0: its controller would keep reconciling the copies in its etcd "+
+			"beside aim-engine (a GitOps tool that manages it must be told, or it scales it up again)", m.o.Service, was)
+	}
 	return nil
 }
 
