@@ -211,8 +211,12 @@ func TestEtcdOutageFailsWritesFastAndKeepsLiveness(t *testing.T) {
 		var status metav1.Status
 		_ = json.NewDecoder(resp.Body).Decode(&status)
 		if status.Reason != metav1.StatusReasonServerTimeout || resp.Header.Get("Retry-After") == "" {
-			t.Errorf("a write during the outage: %d %s (Retry-After %q), want reason ServerTimeout with Retry-After",
-				resp.StatusCode, status.Reason, resp.Header.Get("Retry-After"))
+			// Say what the stopped process was, for a write etcd should not have been able to answer.
+			stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", etcdPID))
+			cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", etcdPID))
+			t.Errorf("a write during the outage: %d %s (Retry-After %q), want reason ServerTimeout with Retry-After "+
+				"(stopped pid %d: stat %q, cmdline %q)", resp.StatusCode, status.Reason, resp.Header.Get("Retry-After"),
+				etcdPID, strings.TrimSpace(string(stat)), strings.ReplaceAll(string(cmdline), "\x00", " "))
 		}
 	}
 	if resp != nil {
