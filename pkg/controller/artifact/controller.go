@@ -72,6 +72,8 @@ func Register(m *manager.Manager) error {
 		accounts: access.Core().V1().ServiceAccounts().Lister(), bindings: access.Rbac().V1().RoleBindings().Lister(),
 		events: m.WarningEvents.Core().V1().Events().Lister(),
 	}
+	// Events name the controller as their source, as aim-engine's do.
+	ctl.c.Recorder = m.RecorderFor(FieldManager)
 	ctl.ctl = manager.NewController("artifact", manager.ReconcilerFunc(ctl.reconcile), v.AIMArtifacts().Informer().GetStore())
 	owners := manager.Owners{"AIMArtifact": {Controller: ctl.ctl, Namespaced: true}}
 	// A runtime config concerns the artifacts that resolve it; the downloader's account every artifact of its

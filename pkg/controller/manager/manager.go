@@ -207,6 +207,7 @@ type Manager struct {
 	// elector is nil without leader election.
 	elector     *leader.Elector
 	broadcaster record.EventBroadcaster
+	eventScheme *runtime.Scheme
 	// dynamic is DynamicInformers, for CacheTyped.
 	dynamic     *dynamicInformers
 	controllers []*Controller
@@ -242,7 +243,7 @@ func New(loopback, kube *rest.Config, opts Options) (*Manager, error) {
 		}
 		opts.Identity = identity
 	}
-	broadcaster, recorder, err := newEventBroadcaster()
+	broadcaster, eventScheme, recorder, err := newEventBroadcaster()
 	if err != nil {
 		return nil, err
 	}
@@ -275,9 +276,19 @@ func New(loopback, kube *rest.Config, opts Options) (*Manager, error) {
 		},
 		elector:     elector,
 		broadcaster: broadcaster,
+		eventScheme: eventScheme,
 	}
 	m.WarningEvents = m.Selected(Selection{Fields: "type=" + corev1.EventTypeWarning})
 	return m, nil
+}
+
+// RecorderFor is a recorder whose Events name component as their source, as aim-engine names each controller's
+// (aim-service-controller, ...), so that `kubectl get events` and selectors on source.component read the same.
+func (m *Manager) RecorderFor(component string) record.EventRecorder {
+	if m.broadcaster == nil {
+		return m.Recorder
+	}
+	return m.broadcaster.NewRecorder(m.eventScheme, corev1.EventSource{Component: component})
 }
 
 // defaultIdentity names this replica in the Lease by its host name and the current time.
@@ -289,18 +300,19 @@ func defaultIdentity() (string, error) {
 	return host + "_" + fmt.Sprint(time.Now().UnixNano()), nil
 }
 
-// newEventBroadcaster returns the broadcaster of the controllers' Events and their recorder.
-func newEventBroadcaster() (record.EventBroadcaster, record.EventRecorder, error) {
+// newEventBroadcaster returns the broadcaster of the controllers' Events, the scheme their recorders need, and
+// the recorder of the manager's own Events.
+func newEventBroadcaster() (record.EventBroadcaster, *runtime.Scheme, record.EventRecorder, error) {
 	// Events refer to AIM objects, so the recorder's scheme must know them.
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return nil, nil, fmt.Errorf("event scheme: %w", err)
+		return nil, nil, nil, fmt.Errorf("event scheme: %w", err)
 	}
 	if err := v1alpha1.AddToScheme(scheme); err != nil {
-		return nil, nil, fmt.Errorf("event scheme: %w", err)
+		return nil, nil, nil, fmt.Errorf("event scheme: %w", err)
 	}
 	broadcaster := record.NewBroadcaster()
-	return broadcaster, broadcaster.NewRecorder(scheme, corev1.EventSource{Component: "aim-apiserver"}), nil
+	return broadcaster, scheme, broadcaster.NewRecorder(scheme, corev1.EventSource{Component: "aim-apiserver"}), nil
 }
 
 // newElector returns the leader elector of the replica named opts.Identity. Its own client is not fenced: it

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -172,5 +174,28 @@ func TestAPanickingReconcileIsAnError(t *testing.T) {
 	<-done
 	if _, err := reconcileRecovering(context.Background(), c.Reconciler, cache.NewObjectName("", "bad")); err == nil || !strings.Contains(err.Error(), "assignment to entry in nil map") {
 		t.Errorf("error of a panic: %v", err)
+	}
+}
+
+// TestRecorderForNamesTheController: Events recorded through RecorderFor carry the controller as their source,
+// as aim-engine's do.
+func TestRecorderForNamesTheController(t *testing.T) {
+	broadcaster, scheme, _, err := newEventBroadcaster()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer broadcaster.Shutdown()
+	got := make(chan string, 1)
+	watch := broadcaster.StartEventWatcher(func(e *corev1.Event) { got <- e.Source.Component })
+	defer watch.Stop()
+	m := &Manager{broadcaster: broadcaster, eventScheme: scheme}
+	m.RecorderFor("aim-service-controller").Event(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns"}}, corev1.EventTypeNormal, "Test", "x")
+	select {
+	case c := <-got:
+		if c != "aim-service-controller" {
+			t.Errorf("source %q", c)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no Event")
 	}
 }

@@ -54,6 +54,8 @@ func Register(m *manager.Manager, fetcher imagemeta.Fetcher) error {
 		templates: v.AIMServiceTemplates().Lister(), clusterTemplates: v.AIMClusterServiceTemplates().Lister(),
 		configs: v.AIMRuntimeConfigs().Lister(), clusterConfigs: v.AIMClusterRuntimeConfigs().Lister(),
 	}
+	// Events name the controller as their source, as aim-engine's do.
+	ctl.c.Recorder = m.RecorderFor(FieldManager)
 	ns := manager.NewController("model", manager.ReconcilerFunc(ctl.reconcileNamespaced), v.AIMModels().Informer().GetStore())
 	cl := manager.NewController("clustermodel", manager.ReconcilerFunc(ctl.reconcileCluster), v.AIMClusterModels().Informer().GetStore())
 	owners := manager.Owners{"AIMModel": {Controller: ns, Namespaced: true}, "AIMClusterModel": {Controller: cl}}

@@ -56,6 +56,8 @@ func Register(m *manager.Manager) error {
 	v := m.AIMInformers.Aim().V1alpha1()
 	ctl := &Controller{c: m.Clients, sources: v.AIMClusterModelSources().Lister(), models: v.AIMClusterModels().Lister(),
 		newLister: newRegistryLister, now: time.Now}
+	// Events name the controller as their source, as aim-engine's do.
+	ctl.c.Recorder = m.RecorderFor(FieldManager)
 	c := manager.NewController("clustermodelsource", manager.ReconcilerFunc(ctl.reconcile), v.AIMClusterModelSources().Informer().GetStore())
 	owners := manager.Owners{"AIMClusterModelSource": {Controller: c}}
 	// The controller's own status writes are no news: only spec, label and annotation changes are.

@@ -26,11 +26,13 @@ import (
 
 // Condition types and reasons of runtime configs.
 const (
-	ConditionValid   = "Valid"
-	ConditionReady   = "Ready"
-	ReasonValid      = "ConfigurationValid"
-	ReasonInvalid    = "InvalidSpec"
-	controllerName   = "runtimeconfig"
+	ConditionValid = "Valid"
+	ConditionReady = "Ready"
+	ReasonValid    = "ConfigurationValid"
+	ReasonInvalid  = "InvalidSpec"
+	controllerName = "runtimeconfig"
+	// fieldManager writes the status and names the controller's Events.
+	fieldManager     = "aim-runtimeconfig-controller"
 	clusterCtlrName  = "clusterruntimeconfig"
 	eventReasonValid = "Valid"
 )
@@ -54,6 +56,8 @@ func Register(m *manager.Manager) error {
 		namespace: v.AIMRuntimeConfigs().Lister(), cluster: v.AIMClusterRuntimeConfigs().Lister(),
 		consumers: newConsumerListers(m),
 	}
+	// Events name the controller as their source, as aim-engine's do.
+	ctl.c.Recorder = m.RecorderFor(fieldManager)
 	ns := manager.NewController(controllerName, manager.ReconcilerFunc(ctl.reconcileNamespaced), v.AIMRuntimeConfigs().Informer().GetStore())
 	cl := manager.NewController(clusterCtlrName, manager.ReconcilerFunc(ctl.reconcileCluster), v.AIMClusterRuntimeConfigs().Informer().GetStore())
 	if _, err := v.AIMRuntimeConfigs().Informer().AddEventHandler(ns.Handler()); err != nil {
@@ -108,7 +112,7 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key cache.Object
 	updated := obj.DeepCopy()
 	updated.Status = status
 	return ctl.finish(obj, key.String(), obj.Status, status, func() error {
-		_, err := ctl.c.AIM.AimV1alpha1().AIMRuntimeConfigs(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: "aim-runtimeconfig-controller"})
+		_, err := ctl.c.AIM.AimV1alpha1().AIMRuntimeConfigs(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: fieldManager})
 		return err
 	})
 }
@@ -126,7 +130,7 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectNam
 	updated := obj.DeepCopy()
 	updated.Status = status
 	return ctl.finish(obj, name, obj.Status, status, func() error {
-		_, err := ctl.c.AIM.AimV1alpha1().AIMClusterRuntimeConfigs().UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: "aim-runtimeconfig-controller"})
+		_, err := ctl.c.AIM.AimV1alpha1().AIMClusterRuntimeConfigs().UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: fieldManager})
 		return err
 	})
 }

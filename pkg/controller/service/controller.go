@@ -86,6 +86,8 @@ func Register(m *manager.Manager, gpus *gpu.Tracker) error {
 		caches: v.AIMTemplateCaches().Lister(), artifacts: v.AIMArtifacts().Lister(), gpus: gpus, pods: pods.Core().V1().Pods().Lister(),
 		hpas: hpas.Autoscaling().V2().HorizontalPodAutoscalers().Lister(),
 	}
+	// Events name the controller as their source, as aim-engine's do.
+	ctl.c.Recorder = m.RecorderFor(FieldManager)
 	ctl.q = manager.NewController("service", manager.ReconcilerFunc(ctl.reconcile), v.AIMServices().Informer().GetStore())
 	ctl.owners = manager.Owners{"AIMService": {Controller: ctl.q, Namespaced: true}}
 

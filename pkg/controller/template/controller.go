@@ -77,6 +77,8 @@ func Register(m *manager.Manager, backoff discovery.Backoff, gpus *gpu.Tracker) 
 		caches: v.AIMTemplateCaches().Lister(), gpus: gpus, jobs: d.Batch().V1().Jobs().Lister(), pods: d.Core().V1().Pods().Lister(),
 		events: m.WarningEvents.Core().V1().Events().Lister(),
 	}
+	// Events name the controller as their source, as aim-engine's do.
+	ctl.c.Recorder = m.RecorderFor(FieldManager)
 	ctl.slots = newJobSlots(ctl.activeDiscoveryJobs, ctl.jobCached)
 	ctl.ns = manager.NewController("servicetemplate", manager.ReconcilerFunc(ctl.reconcileNamespaced), v.AIMServiceTemplates().Informer().GetStore())
 	ctl.cl = manager.NewController("clusterservicetemplate", manager.ReconcilerFunc(ctl.reconcileCluster), v.AIMClusterServiceTemplates().Informer().GetStore())

@@ -48,6 +48,8 @@ func Register(m *manager.Manager) error {
 		templates: v.AIMServiceTemplates().Lister(), clusterTemplates: v.AIMClusterServiceTemplates().Lister(),
 		configs: v.AIMRuntimeConfigs().Lister(), clusterConfigs: v.AIMClusterRuntimeConfigs().Lister(),
 	}
+	// Events name the controller as their source, as aim-engine's do.
+	ctl.c.Recorder = m.RecorderFor(FieldManager)
 	ctl.ctl = manager.NewController("templatecache", manager.ReconcilerFunc(ctl.reconcile), v.AIMTemplateCaches().Informer().GetStore())
 	for _, h := range []struct {
 		inf cache.SharedIndexInformer
