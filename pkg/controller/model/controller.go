@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/imagemeta"
@@ -22,6 +23,9 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
 )
+
+// clusterEventSource names the controller in the Events of cluster models, as aim-engine does.
+const clusterEventSource = "aim-cluster-model-controller"
 
 // FieldManager owns the templates the model controller applies.
 const FieldManager = "aim-model-controller"
@@ -37,6 +41,8 @@ const (
 type Controller struct {
 	c       manager.Clients
 	fetcher imagemeta.Fetcher
+	// clusterRecorder records the Events of cluster models under aim-engine's name of their controller.
+	clusterRecorder record.EventRecorder
 
 	models           aimlisters.AIMModelLister
 	clusterModels    aimlisters.AIMClusterModelLister
@@ -56,6 +62,7 @@ func Register(m *manager.Manager, fetcher imagemeta.Fetcher) error {
 	}
 	// Events name the controller as their source, as aim-engine's do.
 	ctl.c.Recorder = m.RecorderFor(FieldManager)
+	ctl.clusterRecorder = m.RecorderFor(clusterEventSource)
 	ns := manager.NewController("model", manager.ReconcilerFunc(ctl.reconcileNamespaced), v.AIMModels().Informer().GetStore())
 	cl := manager.NewController("clustermodel", manager.ReconcilerFunc(ctl.reconcileCluster), v.AIMClusterModels().Informer().GetStore())
 	owners := manager.Owners{"AIMModel": {Controller: ns, Namespaced: true}, "AIMClusterModel": {Controller: cl}}
@@ -170,7 +177,7 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectNam
 	}
 	deleteStale := func(ctx context.Context, keep []string) error {
 		ts, _ := ctl.clusterTemplates.List(labels.SelectorFromSet(labels.Set{LabelModel: naming.LabelValue(name)}))
-		return reconcile.DeleteStale(ctx, ctl.c.Recorder, m, FieldManager, "AIMClusterServiceTemplate", ts, keep, ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().Delete)
+		return reconcile.DeleteStale(ctx, ctl.recorder(""), m, FieldManager, "AIMClusterServiceTemplate", ts, keep, ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().Delete)
 	}
 	apply := func(ctx context.Context, t Template) error {
 		t.Spec.Env = nil // cluster templates take their env from runtime configs
@@ -269,7 +276,7 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, meta *
 			recheck = secretRecheck
 		}
 	}
-	return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: obj, What: "model " + meta.Name, Changed: !apiequality.Semantic.DeepEqual(status, current),
+	return reconcile.Finish(ctl.recorder(meta.Namespace), reconcile.End{Object: obj, What: "model " + meta.Name, Changed: !apiequality.Semantic.DeepEqual(status, current),
 		Write: func() error { return write(status) }, Out: out, ApplyErr: applyErr, RequeueAfter: recheck})
 }
 
@@ -317,4 +324,12 @@ func (ctl *Controller) metadata(ctx context.Context, meta *metav1.ObjectMeta, sp
 // controller.
 func templateMeta(name, namespace string, labels map[string]string, owner *metav1.OwnerReference) metav1.ObjectMeta {
 	return metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: labels, OwnerReferences: []metav1.OwnerReference{*owner}}
+}
+
+// recorder is the Event recorder of a model of namespace ("" for a cluster model).
+func (ctl *Controller) recorder(namespace string) record.EventRecorder {
+	if namespace == "" && ctl.clusterRecorder != nil {
+		return ctl.clusterRecorder
+	}
+	return ctl.c.Recorder
 }

@@ -19,6 +19,7 @@ import (
 	batchlisters "k8s.io/client-go/listers/batch/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
@@ -30,6 +31,9 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
 )
+
+// clusterEventSource names the controller in the Events of cluster templates, as aim-engine does.
+const clusterEventSource = "aim-cluster-service-template-controller"
 
 // FieldManager owns what the template controller applies.
 const FieldManager = "aim-service-template-controller"
@@ -56,6 +60,9 @@ type Controller struct {
 	pods             corelisters.PodLister
 	events           corelisters.EventLister
 
+	// clusterRecorder records the Events of cluster templates under aim-engine's name of their controller.
+	clusterRecorder record.EventRecorder
+
 	// slots hands out discovery Job slots, so maxConcurrentJobs holds exactly.
 	slots *jobSlots
 	ns    *manager.Controller
@@ -79,6 +86,7 @@ func Register(m *manager.Manager, backoff discovery.Backoff, gpus *gpu.Tracker) 
 	}
 	// Events name the controller as their source, as aim-engine's do.
 	ctl.c.Recorder = m.RecorderFor(FieldManager)
+	ctl.clusterRecorder = m.RecorderFor(clusterEventSource)
 	ctl.slots = newJobSlots(ctl.activeDiscoveryJobs, ctl.jobCached)
 	ctl.ns = manager.NewController("servicetemplate", manager.ReconcilerFunc(ctl.reconcileNamespaced), v.AIMServiceTemplates().Informer().GetStore())
 	ctl.cl = manager.NewController("clusterservicetemplate", manager.ReconcilerFunc(ctl.reconcileCluster), v.AIMClusterServiceTemplates().Informer().GetStore())
@@ -244,6 +252,10 @@ func (ctl *Controller) output(job *batchv1.Job) (string, error) {
 
 // reconcile plans, applies the Job, derives the status and writes it when it changed.
 func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, o Observation, write func(aimv1.AIMServiceTemplateStatus) error) (time.Duration, error) {
+	rec := ctl.c.Recorder
+	if o.Kind == kindCluster && ctl.clusterRecorder != nil {
+		rec = ctl.clusterRecorder
+	}
 	plan := PlanTemplate(o)
 	var applyErr error
 	if plan.Job != nil {
@@ -259,7 +271,7 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, o Obse
 				State: aimv1.AIMStatusProgressing, Reason: ReasonWaitingForSlot, Message: "waiting for a discovery slot"})
 			plan.RequeueAfter = slotRetry
 		default:
-			ctl.c.Recorder.Eventf(obj, corev1.EventTypeNormal, ReasonJobCreated, "Created discovery Job %s/%s", plan.Job.Namespace, plan.Job.Name)
+			rec.Eventf(obj, corev1.EventTypeNormal, ReasonJobCreated, "Created discovery Job %s/%s", plan.Job.Namespace, plan.Job.Name)
 		}
 	}
 	var owned *aimv1.AIMTemplateCache
@@ -283,7 +295,7 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, o Obse
 	})
 	status := plan.Status
 	status.Conditions, status.Status = out.Conditions, out.Status
-	return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: obj, What: "template " + o.Name, Changed: !apiequality.Semantic.DeepEqual(status, o.Status),
+	return reconcile.Finish(rec, reconcile.End{Object: obj, What: "template " + o.Name, Changed: !apiequality.Semantic.DeepEqual(status, o.Status),
 		Write: func() error { return write(status) }, Out: out, ApplyErr: applyErr, RequeueAfter: plan.RequeueAfter})
 }
 
