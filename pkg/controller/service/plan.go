@@ -81,12 +81,16 @@ func PlanService(o Observation) Plan {
 	// Without its runtime config the desired children are unknown (its env, scheduling and routing are part of
 	// them): the live ones are kept as they are, not rewritten without it.
 	mayApply := o.RuntimeConfigErr == nil
+	var observed kserve.Live
+	if o.ISVC != nil {
+		observed = kserve.Observe(o.ISVC)
+	}
 	if o.ISVCErr != nil {
 		p.Workload = []state.Component{{Name: ComponentISVC, Dependency: state.DependencyDownstream, Errors: []error{o.ISVCErr}}}
 	} else {
-		p.planWorkload(o, mres.Model, run, mayApply)
+		p.planWorkload(o, observed, mres.Model, run, mayApply)
 	}
-	p.HPA = HPAComponent(svc, o.HPA, o.ISVC != nil && kserve.Observe(o.ISVC).Ready)
+	p.HPA = HPAComponent(svc, o.HPA, o.ISVC != nil && observed.Ready)
 	// The route, independent of the InferenceService: a routing mistake fails the route only.
 	if mayApply {
 		p.planRoute(o)
@@ -137,13 +141,10 @@ func (p *Plan) planTemplate(o Observation, model *Model) *Template {
 	return run
 }
 
-// planWorkload plans the cache and the InferenceService and reports them, the pods and the runtime status.
-func (p *Plan) planWorkload(o Observation, model *Model, run *Template, mayApply bool) {
+// planWorkload plans the cache and the InferenceService and reports them, the pods and the runtime status;
+// observed is what the live InferenceService holds.
+func (p *Plan) planWorkload(o Observation, observed kserve.Live, model *Model, run *Template, mayApply bool) {
 	svc := o.Service
-	var observed kserve.Live
-	if o.ISVC != nil {
-		observed = kserve.Observe(o.ISVC)
-	}
 	ready := mayApply && run != nil && model != nil && run.Status.Status == aimv1.AIMStatusReady
 	var mounts []kserve.CacheMount
 	cacheReady := true
@@ -152,7 +153,11 @@ func (p *Plan) planWorkload(o Observation, model *Model, run *Template, mayApply
 		cp := PlanCache(svc, *run, o.Caches, o.Artifacts, o.RuntimeConfig)
 		p.CreateCache = cp.Create
 		if cp.Component != nil {
-			p.Components = append(p.Components, *cp.Component)
+			comp := *cp.Component
+			if cp.Create != nil && len(observed.CacheMounts) > 0 {
+				comp = cacheLost(comp, CachingMode(svc))
+			}
+			p.Components = append(p.Components, comp)
 			cacheReady = cp.Component.State == ""
 		}
 		if cp.Use != nil && cacheReady {
@@ -164,9 +169,6 @@ func (p *Plan) planWorkload(o Observation, model *Model, run *Template, mayApply
 			// A cache that is briefly not Ready must not unmount the volumes the pods run from (and restart
 			// them twice): the live InferenceService keeps its mounts until the cache is Ready again.
 			mounts = observed.CacheMounts
-		}
-		if cp.Create != nil && len(observed.CacheMounts) > 0 {
-			p.Components[len(p.Components)-1] = cacheLost(p.Components[len(p.Components)-1], CachingMode(svc))
 		}
 	}
 	// Create the InferenceService once everything it mounts is ready; once it exists, keep it up to date so
