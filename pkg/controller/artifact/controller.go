@@ -21,7 +21,7 @@ import (
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/discovery"
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/jobhealth"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/health"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
@@ -187,18 +187,18 @@ func (ctl *Controller) observe(ctx context.Context, a *aimv1.AIMArtifact) Observ
 	if !known {
 		if j := ctl.componentJob(a, BuildCheckSizeJob(a, o.RuntimeConfig).Name, ComponentCheckSize); j != nil {
 			o.CheckSizeJob = j
-			if jobhealth.Succeeded(j) {
+			if health.Succeeded(j) {
 				o.CheckSizeOutput, o.CheckSizeOutputErr = ctl.output(ctx, j)
 			} else {
-				o.Pods, o.Events = jobhealth.JobPods(ctl.pods, ctl.events, j)
+				o.Pods, o.Events = health.JobPods(ctl.pods, ctl.events, j)
 			}
 		}
 		return o
 	}
 	if j := ctl.componentJob(a, BuildDownloadJob(a, o.RuntimeConfig, size, o.Volume()).Name, ComponentDownload); j != nil {
 		o.DownloadJob = j
-		if !jobhealth.Succeeded(j) {
-			o.Pods, o.Events = jobhealth.JobPods(ctl.pods, ctl.events, j)
+		if !health.Succeeded(j) {
+			o.Pods, o.Events = health.JobPods(ctl.pods, ctl.events, j)
 		}
 	}
 	return o
@@ -219,7 +219,7 @@ func (ctl *Controller) componentJob(a *aimv1.AIMArtifact, name, component string
 // output reads a succeeded check-size pod's result: the termination message, else the end of its log.
 func (ctl *Controller) output(ctx context.Context, j *batchv1.Job) (string, error) {
 	var succeeded *corev1.Pod
-	pods, _ := jobhealth.JobPods(ctl.pods, ctl.events, j)
+	pods, _ := health.JobPods(ctl.pods, ctl.events, j)
 	for _, p := range pods {
 		if p.Status.Phase == corev1.PodSucceeded {
 			succeeded = p

@@ -19,7 +19,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/jobhealth"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/health"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
@@ -163,7 +163,7 @@ func planSize(o Observation, p *Plan) (int64, bool) {
 	}
 	j := o.CheckSizeJob
 	if j == nil {
-		comp := jobhealth.Job(ComponentCheckSizeJob, nil)
+		comp := health.Job(ComponentCheckSizeJob, nil)
 		if !o.ServiceAccountReady {
 			comp.Reason, comp.Message = ReasonWaitingForAccount, "the check-size Job waits for ServiceAccount "+DownloaderName
 		} else {
@@ -173,9 +173,9 @@ func planSize(o Observation, p *Plan) (int64, bool) {
 		p.Components = append(p.Components, comp)
 		return 0, false
 	}
-	p.Components = append(p.Components, jobhealth.Job(ComponentCheckSizeJob, j))
-	if !jobhealth.Succeeded(j) {
-		p.Components = append(p.Components, jobhealth.Pods(ComponentCheckSizeJobPods, o.Pods, o.Events))
+	p.Components = append(p.Components, health.Job(ComponentCheckSizeJob, j))
+	if !health.Succeeded(j) {
+		p.Components = append(p.Components, health.Pods(ComponentCheckSizeJobPods, o.Pods, o.Events))
 		return 0, false
 	}
 	if o.CheckSizeOutputErr != nil {
@@ -224,7 +224,7 @@ func planVolume(o Observation, p *Plan, size int64) bool {
 	q := *resource.NewQuantity(allocated, resource.BinarySI)
 	p.PVC = BuildPVC(a, o.RuntimeConfig, q)
 	st.AllocatedSize, st.HeadroomPercent = &q, ptr.To(headroom)
-	p.report(ComponentVolume, state.DependencyDownstream, aimv1.AIMStatusProgressing, jobhealth.ReasonResourceNotReady,
+	p.report(ComponentVolume, state.DependencyDownstream, aimv1.AIMStatusProgressing, health.ReasonResourceNotReady,
 		"creating "+p.PVC.Name+" of "+q.String())
 	return false
 }
@@ -241,7 +241,7 @@ func planDownload(o Observation, p *Plan, size int64) {
 		return
 	}
 	if j == nil {
-		comp := jobhealth.Job(ComponentDownloadJob, nil)
+		comp := health.Job(ComponentDownloadJob, nil)
 		if !o.ServiceAccountReady || !o.RoleBindingReady {
 			comp.Reason, comp.Message = ReasonWaitingForAccount, "the download waits for ServiceAccount "+DownloaderName
 		} else {
@@ -251,18 +251,18 @@ func planDownload(o Observation, p *Plan, size int64) {
 		p.Components = append(p.Components, comp)
 		return
 	}
-	p.Components = append(p.Components, jobhealth.Job(ComponentDownloadJob, j))
-	if !jobhealth.Succeeded(j) {
-		p.Components = append(p.Components, jobhealth.Pods(ComponentDownloadJobPods, o.Pods, o.Events))
+	p.Components = append(p.Components, health.Job(ComponentDownloadJob, j))
+	if !health.Succeeded(j) {
+		p.Components = append(p.Components, health.Pods(ComponentDownloadJobPods, o.Pods, o.Events))
 	}
 	pr := p.Status.Progress
 	downloaded := pr != nil && pr.Percentage >= 100
 	podFailed := slices.ContainsFunc(o.Pods, func(pod *corev1.Pod) bool { return pod.Status.Phase == corev1.PodFailed })
 	switch {
-	case jobhealth.Succeeded(j):
+	case health.Succeeded(j):
 		p.Informational = append(p.Informational, downloadCondition(true, ReasonVerified, "Download and verification complete"))
 		p.Status.Progress = complete(pr, size)
-	case podFailed || jobhealth.Failed(j):
+	case podFailed || health.Failed(j):
 		if downloaded {
 			p.Informational = append(p.Informational, downloadCondition(false, ReasonVerificationFailed, "Download completed but verification failed"))
 		} else {
@@ -310,7 +310,7 @@ func EarlierJob(jobs []*batchv1.Job, owner types.UID) *batchv1.Job {
 		if !reconcile.OwnedBy(j, owner) || j.DeletionTimestamp != nil {
 			continue
 		}
-		switch finished, failed := jobhealth.Finished(j); {
+		switch finished, failed := health.Finished(j); {
 		case !finished:
 			return j
 		case failed == "" && succeeded == nil:

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/discovery"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/redact"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
@@ -38,7 +38,7 @@ type SizeOutput struct {
 func ParseSizeOutput(out string) (int64, error) {
 	invalid := func(format string, args ...any) (int64, error) {
 		return 0, state.NewError(state.InvalidSpec, ReasonInvalidSizeOutput, "check-size output %s: %s",
-			fmt.Sprintf(format, args...), discovery.Excerpt([]byte(out)))
+			fmt.Sprintf(format, args...), redact.Output([]byte(out)))
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	last := strings.TrimSpace(lines[len(lines)-1])

@@ -20,9 +20,7 @@ import (
 const (
 	// MaxOutputBytes bounds what is parsed: a profile list is a few KiB; more is a log, not a result.
 	MaxOutputBytes = 1 << 20
-	// excerptBytes is how much of bad output a condition message quotes.
-	excerptBytes = 300
-	bytesPerGB   = 1 << 30
+	bytesPerGB     = 1 << 30
 )
 
 // Output is one element of the JSON array `dry-run --format=json` prints.
@@ -78,7 +76,7 @@ var (
 // error, so that a template never becomes Ready without sources (F8).
 func Parse(out []byte) (*Result, error) {
 	if len(out) > MaxOutputBytes {
-		return nil, fmt.Errorf("%w: %d bytes, more than the %d a result can be: %s", ErrInvalidOutput, len(out), MaxOutputBytes, Excerpt(out))
+		return nil, fmt.Errorf("%w: %d bytes, more than the %d a result can be: %s", ErrInvalidOutput, len(out), MaxOutputBytes, redact.Output(out))
 	}
 	trimmed := bytes.TrimSpace(out)
 	if len(trimmed) == 0 {
@@ -86,7 +84,7 @@ func Parse(out []byte) (*Result, error) {
 	}
 	results, err := decode(trimmed)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v: %s", ErrInvalidOutput, err, Excerpt(out))
+		return nil, fmt.Errorf("%w: %v: %s", ErrInvalidOutput, err, redact.Output(out))
 	}
 	return convert(results[0], out)
 }
@@ -120,7 +118,7 @@ func looksLikeResult(o Output) bool {
 
 func convert(o Output, raw []byte) (*Result, error) {
 	if len(o.Models) == 0 {
-		return nil, fmt.Errorf("%w: the first result lists no models: %s", ErrInvalidOutput, Excerpt(raw))
+		return nil, fmt.Errorf("%w: the first result lists no models: %s", ErrInvalidOutput, redact.Output(raw))
 	}
 	res := &Result{}
 	for i, m := range o.Models {
@@ -154,15 +152,4 @@ func convert(o Output, raw []byte) (*Result, error) {
 		res.Profile.EngineArgs = &aimv1.JSON{Raw: append([]byte(nil), args...)}
 	}
 	return res, nil
-}
-
-// Excerpt quotes the start and end of long output for a condition message, with what looks like a
-// credential removed (the container may print its environment).
-func Excerpt(out []byte) string {
-	s := redact.Text(string(out))
-	if len(s) <= excerptBytes {
-		return fmt.Sprintf("%q", s)
-	}
-	half := excerptBytes / 2
-	return fmt.Sprintf("%q ... %q", s[:half], s[len(s)-half:])
 }

@@ -7,6 +7,7 @@ package redact
 
 import (
 	"encoding/base64"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -41,6 +42,9 @@ var (
 	alnumRun = regexp.MustCompile(`[A-Za-z0-9]+`)
 )
 
+// OutputLimit is how much of a program's output a condition message quotes.
+const OutputLimit = 300
+
 // Excerpt returns text with credentials and known secrets removed, control characters and runs of
 // whitespace folded to single spaces, cut to at most limit bytes (DefaultLimit when limit <= 0) on a rune
 // boundary, with "..." where it was cut.
@@ -58,6 +62,18 @@ func Excerpt(text string, limit int, secrets ...string) string {
 		cut--
 	}
 	return s[:cut] + "..."
+}
+
+// Output quotes a program's output for a condition message, with what looks like a credential removed (a
+// container may print its environment): whole when it is at most OutputLimit bytes, else its start and its end, where
+// what ran and the error usually are.
+func Output(out []byte) string {
+	s := Text(string(out))
+	if len(s) <= OutputLimit {
+		return fmt.Sprintf("%q", s)
+	}
+	half := OutputLimit / 2
+	return fmt.Sprintf("%q ... %q", s[:half], s[len(s)-half:])
 }
 
 // Text returns text with credentials and known secrets removed, otherwise unchanged.

@@ -117,3 +117,21 @@ func FuzzTextIsIdempotent(f *testing.F) {
 		}
 	})
 }
+
+// TestOutputQuotesStartAndEnd: long output keeps what ran (its start) and the error (its end), without credentials.
+func TestOutputQuotesStartAndEnd(t *testing.T) {
+	if got := Output([]byte("short\nresult")); got != `"short\nresult"` {
+		t.Errorf("short output = %s", got)
+	}
+	long := "starting download HF_TOKEN=hf_aBcDeFgHiJkLmNoPqRsT " + strings.Repeat("progress ", 100) + "Error: disk full"
+	got := Output([]byte(long))
+	if !strings.HasPrefix(got, `"starting download`) || !strings.HasSuffix(got, `Error: disk full"`) || !strings.Contains(got, `" ... "`) {
+		t.Errorf("long output = %s", got)
+	}
+	if strings.Contains(got, "hf_aBcDeFgHiJkLmNoPqRsT") {
+		t.Errorf("the token is quoted: %s", got)
+	}
+	if len(got) > OutputLimit+len(`"" ... ""`)+20 {
+		t.Errorf("%d bytes quoted, limit %d", len(got), OutputLimit)
+	}
+}

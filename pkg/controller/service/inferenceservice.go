@@ -3,7 +3,6 @@ package service
 import (
 	"cmp"
 	"slices"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -11,12 +10,9 @@ import (
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/env"
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/jobhealth"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/redact"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
 // Fixed environment of every inference container.
@@ -108,48 +104,6 @@ func unionSecrets(lists ...[]corev1.LocalObjectReference) []corev1.LocalObjectRe
 			if !slices.Contains(out, s) {
 				out = append(out, s)
 			}
-		}
-	}
-	return out
-}
-
-// ISVCState is what the controller observed of the InferenceService.
-type ISVCState struct {
-	Exists, Ready bool
-	// Reason and Message of its Ready condition when not ready.
-	Reason, Message string
-}
-
-// ISVCComponent reports the InferenceService; warnings are KServe's Warning events about it.
-func ISVCComponent(s ISVCState, warnings []corev1.Event) state.Component {
-	comp := state.Component{Name: ComponentISVC, Dependency: state.DependencyDownstream}
-	switch {
-	case !s.Exists:
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "CreatingRuntime", "creating the InferenceService"
-	case s.Ready:
-		comp.Reason = "RuntimeReady"
-	default:
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "CreatingRuntime",
-			cmp.Or(redact.Excerpt(s.Message, redact.DefaultLimit), "the InferenceService is not ready yet")
-		if e := jobhealth.Latest(fatalISVCEvents(warnings)); e != nil {
-			comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, cmp.Or(e.Reason, "InternalError"), redact.Excerpt(e.Message, redact.DefaultLimit)
-			if strings.Contains(strings.ToLower(e.Message), "serverless") || strings.Contains(e.Message, "Knative") {
-				comp.Reason, comp.Message = "ServerlessModeRejected", comp.Message+"; configure KServe for RawDeployment (Standard) mode"
-			}
-		}
-	}
-	return comp
-}
-
-// fatalISVCEvents are the Warning events that fail an InferenceService, as aim-engine reads them: KServe's
-// ServerlessModeRejected and InternalError, except its transient conflicts (it retries those itself); other
-// Warnings pass.
-func fatalISVCEvents(events []corev1.Event) []corev1.Event {
-	var out []corev1.Event
-	for _, e := range events {
-		transient := strings.Contains(e.Message, "the object has been modified") || strings.Contains(e.Message, "Operation cannot be fulfilled")
-		if e.Reason == "ServerlessModeRejected" || e.Reason == "InternalError" && !transient {
-			out = append(out, e)
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package service
 
 import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/health"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
 	corev1 "k8s.io/api/core/v1"
@@ -180,17 +181,17 @@ func (p *Plan) planWorkload(o Observation, observed kserve.Live, model *Model, r
 	}
 	if !p.WorkloadExists {
 		if ready {
-			p.Workload = []state.Component{ISVCComponent(ISVCState{}, nil)}
+			p.Workload = []state.Component{health.InferenceService(ComponentISVC, health.InferenceServiceState{}, nil)}
 		}
 		p.Status.Runtime, p.Status.Endpoint = Runtime(svc, nil, nil), nil
 		return
 	}
-	st := ISVCState{Exists: true, Ready: observed.Ready, Reason: observed.Reason, Message: observed.Message}
+	st := health.InferenceServiceState{Exists: true, Ready: observed.Ready, Reason: observed.Reason, Message: observed.Message}
 	var warnings []corev1.Event
 	if o.ISVC != nil {
 		warnings = eventsOf(o.ISVCWarnings, o.ISVC.UID)
 	}
-	p.Workload = []state.Component{ISVCComponent(st, warnings), PodsComponent(o.Pods, o.PodWarnings, st.Ready)}
+	p.Workload = []state.Component{health.InferenceService(ComponentISVC, st, warnings), health.PredictorPods(ComponentPods, o.Pods, o.PodWarnings, st.Ready)}
 	p.Status.Runtime = Runtime(svc, o.Pods, o.HPA)
 	p.Status.Endpoint = Endpoint(svc, "")
 }

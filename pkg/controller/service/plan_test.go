@@ -6,14 +6,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
-	autoscalingv2 "k8s.io/api/autoscaling/v2"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/health"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
@@ -159,42 +158,14 @@ func TestPlanServiceKeepsMountsWhileTheCacheIsNotReady(t *testing.T) {
 	}
 }
 
-// TestHPAComponent: aim-engine's HPAReady reasons, from KEDA's HPA conditions and the InferenceService's
-// readiness.
+// TestHPAComponent: only an autoscaled service has an HPA component (its rules: health.Autoscaler).
 func TestHPAComponent(t *testing.T) {
-	autoscaled := service(func(s *aimv1.AIMService) { s.Spec.MinReplicas, s.Spec.MaxReplicas = ptr.To[int32](1), ptr.To[int32](4) })
-	hpa := func(conds ...autoscalingv2.HorizontalPodAutoscalerCondition) *autoscalingv2.HorizontalPodAutoscaler {
-		return &autoscalingv2.HorizontalPodAutoscaler{Status: autoscalingv2.HorizontalPodAutoscalerStatus{Conditions: conds}}
-	}
-	cond := func(t autoscalingv2.HorizontalPodAutoscalerConditionType, st corev1.ConditionStatus) autoscalingv2.HorizontalPodAutoscalerCondition {
-		return autoscalingv2.HorizontalPodAutoscalerCondition{Type: t, Status: st, Message: "the HPA says why"}
-	}
 	if c := HPAComponent(service(nil), nil, true); c != nil {
 		t.Errorf("a service without autoscaling has an HPA component: %+v", c)
 	}
-	for _, tc := range []struct {
-		name      string
-		hpa       *autoscalingv2.HorizontalPodAutoscaler
-		isvcReady bool
-		want      string
-	}{
-		{"no HPA yet", nil, false, "Progressing/HPANotFound"},
-		{"no metrics while the pods start", hpa(cond(autoscalingv2.ScalingActive, corev1.ConditionFalse)), false, "Progressing/WaitingForMetrics"},
-		{"no metrics once the pods are Ready", hpa(cond(autoscalingv2.ScalingActive, corev1.ConditionFalse)), true, "Failed/MetricsFailed"},
-		{"no ScalingActive once Ready", hpa(), true, "Failed/MetricsFailed"},
-		{"cannot scale the target", hpa(cond(autoscalingv2.ScalingActive, corev1.ConditionTrue), cond(autoscalingv2.AbleToScale, corev1.ConditionFalse)), true,
-			"Progressing/ScaleTargetNotReady"},
-		{"scaling", hpa(cond(autoscalingv2.ScalingActive, corev1.ConditionTrue), cond(autoscalingv2.AbleToScale, corev1.ConditionTrue)), true,
-			"Ready/HPAOperational"},
-	} {
-		c := HPAComponent(autoscaled, tc.hpa, tc.isvcReady)
-		if c == nil || c.Name != "HPA" {
-			t.Fatalf("%s: component %+v", tc.name, c)
-		}
-		st, reason := outcome(*c)
-		if got := string(st) + "/" + reason; got != tc.want {
-			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
-		}
+	autoscaled := service(func(s *aimv1.AIMService) { s.Spec.MinReplicas, s.Spec.MaxReplicas = ptr.To[int32](1), ptr.To[int32](4) })
+	if c := HPAComponent(autoscaled, nil, true); c == nil || c.Name != ComponentHPA || c.Reason != health.ReasonHPANotFound {
+		t.Errorf("an autoscaled service without its HPA: %+v", c)
 	}
 }
 

@@ -14,7 +14,6 @@ import (
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gateway"
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/jobhealth"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
@@ -320,70 +319,6 @@ func TestRouteComponent(t *testing.T) {
 	}
 }
 
-func pod(name string, mutate func(*corev1.Pod)) *corev1.Pod {
-	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team"}, Status: corev1.PodStatus{Phase: corev1.PodRunning,
-		Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}}
-	if mutate != nil {
-		mutate(p)
-	}
-	return p
-}
-
-func waiting(reason, msg string) func(*corev1.Pod) {
-	return func(p *corev1.Pod) {
-		p.Status.Phase = corev1.PodPending
-		p.Status.Conditions = nil
-		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "kserve-container", State: corev1.ContainerState{
-			Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: msg}}}}
-	}
-}
-
-func TestPodsComponent(t *testing.T) {
-	ev := func(pod, reason, msg string, at time.Time) corev1.Event {
-		return corev1.Event{InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: pod}, Reason: reason, Message: msg, LastTimestamp: metav1.NewTime(at)}
-	}
-	now := time.Now()
-	for _, tc := range []struct {
-		name   string
-		pods   []*corev1.Pod
-		events []corev1.Event
-		state  aimv1.AIMStatus
-		reason string
-	}{
-		{"no pods yet", nil, nil, aimv1.AIMStatusProgressing, "NoPods"},
-		{"all ready", []*corev1.Pod{pod("a", nil), pod("b", nil)}, nil, aimv1.AIMStatusReady, "PodsReady"},
-		{"starting", []*corev1.Pod{pod("a", nil), pod("b", func(p *corev1.Pod) { p.Status.Conditions = nil })}, nil, aimv1.AIMStatusProgressing, "PodsStarting"},
-		{"image pull back-off", []*corev1.Pod{pod("a", waiting("ImagePullBackOff", "Back-off pulling image"))}, nil, aimv1.AIMStatusDegraded, "ImagePullBackOff"},
-		{"image pull auth", []*corev1.Pod{pod("a", waiting("ErrImagePull", "pull access denied: unauthorized"))}, nil, aimv1.AIMStatusFailed, "ImagePullAuthFailure"},
-		{"image not found", []*corev1.Pod{pod("a", waiting("ErrImagePull", "manifest unknown"))}, nil, aimv1.AIMStatusFailed, "ImageNotFound"},
-		// Image pulls are judged as download pods' are (jobhealth): a refused credential or a missing image is for the
-		// user to fix (Failed), a slow or flaky registry is Degraded, as the reference categorises them.
-		{"image pull 403", []*corev1.Pod{pod("a", waiting("ImagePullBackOff", `failed to pull image "registry.example/aim/x:1": unexpected status: 403 Forbidden`))},
-			nil, aimv1.AIMStatusFailed, jobhealth.ReasonImagePullAuthFailure},
-		{"invalid image name", []*corev1.Pod{pod("a", waiting("InvalidImageName", "couldn't parse image reference"))}, nil, aimv1.AIMStatusDegraded, "InvalidImageName"},
-		{"OOM killed", []*corev1.Pod{pod("a", func(p *corev1.Pod) {
-			waiting("CrashLoopBackOff", "back-off")(p)
-			p.Status.ContainerStatuses[0].LastTerminationState.Terminated = &corev1.ContainerStateTerminated{Reason: "OOMKilled"}
-		})}, nil, aimv1.AIMStatusDegraded, "PodOOMKilled"},
-		{"crash loop", []*corev1.Pod{pod("a", waiting("CrashLoopBackOff", "back-off"))}, nil, aimv1.AIMStatusDegraded, "CrashLoopBackOff"},
-		{"unschedulable", []*corev1.Pod{pod("a", func(p *corev1.Pod) {
-			p.Status.Phase = corev1.PodPending
-			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: "0/3 nodes have amd.com/gpu"}}
-		})}, nil, aimv1.AIMStatusPending, "FailedScheduling"},
-		{"the latest event of a pending pod", []*corev1.Pod{pod("a", func(p *corev1.Pod) { p.Status.Phase = corev1.PodPending; p.Status.Conditions = nil })},
-			[]corev1.Event{ev("a", "FailedScheduling", "old", now.Add(-time.Minute)), ev("a", "FailedMount", "volume cache not found", now)},
-			aimv1.AIMStatusPending, "FailedMount"},
-		{"evicted", []*corev1.Pod{pod("a", func(p *corev1.Pod) { p.Status.Phase, p.Status.Reason = corev1.PodFailed, "Evicted" })}, nil, aimv1.AIMStatusDegraded, "PodEvicted"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c := PodsComponent(tc.pods, tc.events, false)
-			if st, reason := outcome(c); st != tc.state || reason != tc.reason {
-				t.Errorf("%s %s (%s), want %s %s", st, reason, c.Message, tc.state, tc.reason)
-			}
-		})
-	}
-}
-
 func TestEventsOfTheCurrentObjectOnly(t *testing.T) {
 	events := []corev1.Event{{Reason: "InternalError", InvolvedObject: corev1.ObjectReference{UID: "old"}},
 		{Reason: "InternalError", InvolvedObject: corev1.ObjectReference{UID: "new"}}}
@@ -392,32 +327,9 @@ func TestEventsOfTheCurrentObjectOnly(t *testing.T) {
 	}
 }
 
-func TestISVCComponent(t *testing.T) {
-	warn := []corev1.Event{{Reason: "InternalError", Message: "fails to create: Knative serving is not installed"}}
-	for _, tc := range []struct {
-		s      ISVCState
-		ev     []corev1.Event
-		state  aimv1.AIMStatus
-		reason string
-	}{
-		{ISVCState{}, nil, aimv1.AIMStatusProgressing, "CreatingRuntime"},
-		{ISVCState{Exists: true}, nil, aimv1.AIMStatusProgressing, "CreatingRuntime"},
-		{ISVCState{Exists: true, Ready: true}, warn, aimv1.AIMStatusReady, "RuntimeReady"},
-		{ISVCState{Exists: true}, warn, aimv1.AIMStatusFailed, "ServerlessModeRejected"},
-		{ISVCState{Exists: true}, []corev1.Event{{Reason: "InternalError", Message: "webhook denied"}}, aimv1.AIMStatusFailed, "InternalError"},
-		// KServe's transient conflicts and other Warnings do not fail it (aim-engine's rule).
-		{ISVCState{Exists: true}, []corev1.Event{{Reason: "InternalError", Message: "Operation cannot be fulfilled on inferenceservices.serving.kserve.io \"x\": the object has been modified"}},
-			aimv1.AIMStatusProgressing, "CreatingRuntime"},
-		{ISVCState{Exists: true}, []corev1.Event{{Reason: "UpdateFailed", Message: "something passing"}}, aimv1.AIMStatusProgressing, "CreatingRuntime"},
-	} {
-		if st, reason := outcome(ISVCComponent(tc.s, tc.ev)); st != tc.state || reason != tc.reason {
-			t.Errorf("%+v: %s %s, want %s %s", tc.s, st, reason, tc.state, tc.reason)
-		}
-	}
-}
-
 func TestRuntime(t *testing.T) {
-	pods := []*corev1.Pod{pod("a", nil), pod("b", func(p *corev1.Pod) { p.Status.Conditions = nil })}
+	ready := &corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}}
+	pods := []*corev1.Pod{ready, {Status: corev1.PodStatus{Phase: corev1.PodRunning}}}
 	if r := Runtime(service(func(s *aimv1.AIMService) { s.Spec.Replicas = ptr.To[int32](2) }), pods, nil); r.Replicas != "1" || r.CurrentReplicas != 1 || r.DesiredReplicas != 2 {
 		t.Errorf("fixed = %+v", r)
 	}

@@ -25,7 +25,7 @@ import (
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/discovery"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gpu"
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/jobhealth"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/health"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
@@ -184,8 +184,8 @@ func (ctl *Controller) observe(kind string, meta *metav1.ObjectMeta, spec aimv1.
 		}
 		if j, err := ctl.jobs.Jobs(jobNamespace).Get(js.JobName()); err == nil && reconcile.OwnedBy(j, meta.UID) {
 			o.Job = j
-			o.JobPods, o.JobEvents = jobhealth.JobPods(ctl.pods, ctl.events, j)
-			if done, failed := jobhealth.Finished(j); done && failed == "" {
+			o.JobPods, o.JobEvents = health.JobPods(ctl.pods, ctl.events, j)
+			if done, failed := health.Finished(j); done && failed == "" {
 				o.JobOutput, o.JobOutputErr = ctl.output(j)
 			}
 		}
@@ -387,7 +387,7 @@ func (ctl *Controller) owners() manager.Owners {
 }
 
 func isFinished(j *batchv1.Job) bool {
-	done, _ := jobhealth.Finished(j)
+	done, _ := health.Finished(j)
 	return done
 }
 

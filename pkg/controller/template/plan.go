@@ -18,7 +18,7 @@ import (
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/discovery"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gpu"
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/jobhealth"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/health"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
@@ -284,13 +284,13 @@ func planDiscovery(o Observation, p *Plan) {
 
 	if o.Job != nil && o.Job.Name == name {
 		st.DiscoveryJob = jobReference(name, o.JobNamespace, o.Job.UID)
-		switch finished, failedMsg := jobhealth.Finished(o.Job); {
+		switch finished, failedMsg := health.Finished(o.Job); {
 		case !finished:
 			component(aimv1.AIMStatusProgressing, ReasonJobRunning, "discovery Job "+name+" is running")
 			awaiting("discovery is running")
 			// A pod that cannot start (a refused pull, no node) says so now, not when the Job times out.
 			if len(o.JobPods) > 0 {
-				p.Components = append(p.Components, jobhealth.Pods(ComponentDiscoveryPods, o.JobPods, o.JobEvents))
+				p.Components = append(p.Components, health.Pods(ComponentDiscoveryPods, o.JobPods, o.JobEvents))
 			}
 		case failedMsg != "":
 			fail(o, p, ReasonJobFailed, "discovery Job "+name+" failed: "+failedMsg)

@@ -1,4 +1,4 @@
-package jobhealth
+package health
 
 import (
 	"testing"

@@ -1,0 +1,185 @@
+package health
+
+import (
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+)
+
+func pod(phase corev1.PodPhase, mutate ...func(*corev1.Pod)) *corev1.Pod {
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "dl-1", UID: "u1"}, Status: corev1.PodStatus{Phase: phase}}
+	for _, m := range mutate {
+		m(p)
+	}
+	return p
+}
+
+func waiting(reason, msg string) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "model-download",
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: msg}}}}
+	}
+}
+
+func terminated(reason, msg string, code int32) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "model-download",
+			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: reason, Message: msg, ExitCode: code}}}}
+	}
+}
+
+func readyCond(p *corev1.Pod) {
+	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+}
+
+func event(reason, msg string, at time.Time) corev1.Event {
+	return corev1.Event{InvolvedObject: corev1.ObjectReference{Name: "dl-1", UID: "u1"}, Reason: reason, Message: msg,
+		LastTimestamp: metav1.NewTime(at)}
+}
+
+// podsCase is pods and events about them, and the state and reason they are judged to give.
+type podsCase struct {
+	name   string
+	pods   []*corev1.Pod
+	events []corev1.Event
+	state  aimv1.AIMStatus
+	reason string
+}
+
+func TestJobPods(t *testing.T) {
+	now := time.Now()
+	for _, tc := range []podsCase{
+		{"no pods", nil, nil, aimv1.AIMStatusProgressing, ReasonNoPods},
+		{"pull refused", []*corev1.Pod{pod(corev1.PodPending, waiting("ErrImagePull", "pull access denied, authorization failed"))}, nil,
+			aimv1.AIMStatusFailed, ReasonImagePullAuthFailure},
+		// The same refusal a predictor pod reports with the same reason (pkg/controller/service uses this rule).
+		{"pull 403", []*corev1.Pod{pod(corev1.PodPending, waiting("ImagePullBackOff", `failed to pull image "registry.example/aim/x:1": unexpected status: 403 Forbidden`))}, nil,
+			aimv1.AIMStatusFailed, ReasonImagePullAuthFailure},
+		{"image missing", []*corev1.Pod{pod(corev1.PodPending, waiting("ImagePullBackOff", "manifest unknown: tag v9"))}, nil,
+			aimv1.AIMStatusFailed, ReasonImageNotFound},
+		{"pull slow", []*corev1.Pod{pod(corev1.PodPending, waiting("ImagePullBackOff", "i/o timeout"))}, nil,
+			aimv1.AIMStatusDegraded, ReasonImagePullBackOff},
+		{"source missing", []*corev1.Pod{pod(corev1.PodFailed, terminated("Error", "huggingface_hub: 404 Repository Not Found", 1))}, nil,
+			aimv1.AIMStatusFailed, ReasonSourceNotFound},
+		{"source refuses the token", []*corev1.Pod{pod(corev1.PodFailed, terminated("Error", "401 Client Error: Unauthorized for url", 1))}, nil,
+			aimv1.AIMStatusFailed, ReasonAuthError},
+		{"disk full", []*corev1.Pod{pod(corev1.PodFailed, terminated("Error", "OSError: [Errno 28] No space left on device", 1))}, nil,
+			aimv1.AIMStatusFailed, ReasonStorageFull},
+		{"out of memory", []*corev1.Pod{pod(corev1.PodFailed, terminated("OOMKilled", "", 137))}, nil, aimv1.AIMStatusFailed, ReasonPodOOMKilled},
+		{"stalled attempt", []*corev1.Pod{pod(corev1.PodFailed, terminated("Error", "download stalled for 120s, giving up", 1))}, nil,
+			aimv1.AIMStatusFailed, ReasonPodFailed},
+		{"evicted", []*corev1.Pod{pod(corev1.PodFailed, func(p *corev1.Pod) { p.Status.Reason = "Evicted" })}, nil, aimv1.AIMStatusDegraded, ReasonPodEvicted},
+		{"running and ready", []*corev1.Pod{pod(corev1.PodRunning, readyCond)}, nil, aimv1.AIMStatusReady, ReasonPodsReady},
+		{"succeeded", []*corev1.Pod{pod(corev1.PodSucceeded)}, nil, aimv1.AIMStatusReady, ReasonPodsReady},
+		{"running", []*corev1.Pod{pod(corev1.PodRunning)}, nil, aimv1.AIMStatusStarting, ReasonPodsStarting},
+		{"unschedulable", []*corev1.Pod{pod(corev1.PodPending)}, []corev1.Event{event("Pulling", "", now.Add(-time.Minute)),
+			event("FailedScheduling", "0/3 nodes are available", now)}, aimv1.AIMStatusPending, "FailedScheduling"},
+		{"pulling", []*corev1.Pod{pod(corev1.PodPending)}, []corev1.Event{event("Pulling", "pulling image", now)}, aimv1.AIMStatusProgressing, "Pulling"},
+		{"pending", []*corev1.Pod{pod(corev1.PodPending)}, nil, aimv1.AIMStatusPending, ReasonPodsPending},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := Pods("DownloadJobPods", tc.pods, tc.events)
+			out := state.Derive(state.Input{Components: []state.Component{c}, Now: now.Add(-time.Hour)})
+			cond := out.Conditions
+			var got *metav1.Condition
+			for i := range cond {
+				if cond[i].Type == "DownloadJobPodsReady" {
+					got = &cond[i]
+				}
+			}
+			if got == nil || got.Reason != tc.reason {
+				t.Fatalf("condition %+v, want reason %s", got, tc.reason)
+			}
+			if st, _, _ := state.Outcome(c); st != tc.state {
+				t.Errorf("state %s, want %s", st, tc.state)
+			}
+		})
+	}
+}
+
+func predictorPod(name string, mutate func(*corev1.Pod)) *corev1.Pod {
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team"}, Status: corev1.PodStatus{Phase: corev1.PodRunning,
+		Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}}
+	if mutate != nil {
+		mutate(p)
+	}
+	return p
+}
+
+func predictorWaiting(reason, msg string) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		p.Status.Phase = corev1.PodPending
+		p.Status.Conditions = nil
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "kserve-container", State: corev1.ContainerState{
+			Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: msg}}}}
+	}
+}
+
+func TestPredictorPods(t *testing.T) {
+	ev := func(pod, reason, msg string, at time.Time) corev1.Event {
+		return corev1.Event{InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: pod}, Reason: reason, Message: msg, LastTimestamp: metav1.NewTime(at)}
+	}
+	now := time.Now()
+	for _, tc := range []podsCase{
+		{"no pods yet", nil, nil, aimv1.AIMStatusProgressing, "NoPods"},
+		{"all ready", []*corev1.Pod{predictorPod("a", nil), predictorPod("b", nil)}, nil, aimv1.AIMStatusReady, "PodsReady"},
+		{"starting", []*corev1.Pod{predictorPod("a", nil), predictorPod("b", func(p *corev1.Pod) { p.Status.Conditions = nil })}, nil, aimv1.AIMStatusProgressing, "PodsStarting"},
+		{"image pull back-off", []*corev1.Pod{predictorPod("a", predictorWaiting("ImagePullBackOff", "Back-off pulling image"))}, nil, aimv1.AIMStatusDegraded, "ImagePullBackOff"},
+		{"image pull auth", []*corev1.Pod{predictorPod("a", predictorWaiting("ErrImagePull", "pull access denied: unauthorized"))}, nil, aimv1.AIMStatusFailed, "ImagePullAuthFailure"},
+		{"image not found", []*corev1.Pod{predictorPod("a", predictorWaiting("ErrImagePull", "manifest unknown"))}, nil, aimv1.AIMStatusFailed, "ImageNotFound"},
+		// Image pulls are judged as download pods' are (PullError): a refused credential or a missing image is for the
+		// user to fix (Failed), a slow or flaky registry is Degraded, as the reference categorises them.
+		{"image pull 403", []*corev1.Pod{predictorPod("a", predictorWaiting("ImagePullBackOff", `failed to pull image "registry.example/aim/x:1": unexpected status: 403 Forbidden`))},
+			nil, aimv1.AIMStatusFailed, ReasonImagePullAuthFailure},
+		{"invalid image name", []*corev1.Pod{predictorPod("a", predictorWaiting("InvalidImageName", "couldn't parse image reference"))}, nil, aimv1.AIMStatusDegraded, "InvalidImageName"},
+		{"OOM killed", []*corev1.Pod{predictorPod("a", func(p *corev1.Pod) {
+			predictorWaiting("CrashLoopBackOff", "back-off")(p)
+			p.Status.ContainerStatuses[0].LastTerminationState.Terminated = &corev1.ContainerStateTerminated{Reason: "OOMKilled"}
+		})}, nil, aimv1.AIMStatusDegraded, "PodOOMKilled"},
+		{"crash loop", []*corev1.Pod{predictorPod("a", predictorWaiting("CrashLoopBackOff", "back-off"))}, nil, aimv1.AIMStatusDegraded, "CrashLoopBackOff"},
+		{"unschedulable", []*corev1.Pod{predictorPod("a", func(p *corev1.Pod) {
+			p.Status.Phase = corev1.PodPending
+			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: "0/3 nodes have amd.com/gpu"}}
+		})}, nil, aimv1.AIMStatusPending, "FailedScheduling"},
+		{"the latest event of a pending pod", []*corev1.Pod{predictorPod("a", func(p *corev1.Pod) { p.Status.Phase = corev1.PodPending; p.Status.Conditions = nil })},
+			[]corev1.Event{ev("a", "FailedScheduling", "old", now.Add(-time.Minute)), ev("a", "FailedMount", "volume cache not found", now)},
+			aimv1.AIMStatusPending, "FailedMount"},
+		{"evicted", []*corev1.Pod{predictorPod("a", func(p *corev1.Pod) { p.Status.Phase, p.Status.Reason = corev1.PodFailed, "Evicted" })}, nil, aimv1.AIMStatusDegraded, "PodEvicted"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := PredictorPods("Pods", tc.pods, tc.events, false)
+			if st, reason, _ := state.Outcome(c); st != tc.state || reason != tc.reason {
+				t.Errorf("%s %s (%s), want %s %s", st, reason, c.Message, tc.state, tc.reason)
+			}
+		})
+	}
+}
+
+func TestInferenceService(t *testing.T) {
+	warn := []corev1.Event{{Reason: "InternalError", Message: "fails to create: Knative serving is not installed"}}
+	for _, tc := range []struct {
+		s      InferenceServiceState
+		ev     []corev1.Event
+		state  aimv1.AIMStatus
+		reason string
+	}{
+		{InferenceServiceState{}, nil, aimv1.AIMStatusProgressing, "CreatingRuntime"},
+		{InferenceServiceState{Exists: true}, nil, aimv1.AIMStatusProgressing, "CreatingRuntime"},
+		{InferenceServiceState{Exists: true, Ready: true}, warn, aimv1.AIMStatusReady, "RuntimeReady"},
+		{InferenceServiceState{Exists: true}, warn, aimv1.AIMStatusFailed, "ServerlessModeRejected"},
+		{InferenceServiceState{Exists: true}, []corev1.Event{{Reason: "InternalError", Message: "webhook denied"}}, aimv1.AIMStatusFailed, "InternalError"},
+		// KServe's transient conflicts and other Warnings do not fail it (aim-engine's rule).
+		{InferenceServiceState{Exists: true}, []corev1.Event{{Reason: "InternalError", Message: "Operation cannot be fulfilled on inferenceservices.serving.kserve.io \"x\": the object has been modified"}},
+			aimv1.AIMStatusProgressing, "CreatingRuntime"},
+		{InferenceServiceState{Exists: true}, []corev1.Event{{Reason: "UpdateFailed", Message: "something passing"}}, aimv1.AIMStatusProgressing, "CreatingRuntime"},
+	} {
+		if st, reason, _ := state.Outcome(InferenceService("InferenceService", tc.s, tc.ev)); st != tc.state || reason != tc.reason {
+			t.Errorf("%+v: %s %s, want %s %s", tc.s, st, reason, tc.state, tc.reason)
+		}
+	}
+}

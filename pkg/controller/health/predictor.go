@@ -1,0 +1,106 @@
+package health
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/redact"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+)
+
+// ReasonFailedScheduling is the reason of a pod the scheduler cannot place (also the event reason that says so).
+const ReasonFailedScheduling = "FailedScheduling"
+
+// PredictorPods reports an InferenceService's predictor pods as the component name, from their container states
+// and the latest Warning event about each pod. Image pulls are judged by PullError (a refused credential or a
+// missing image Failed, other pull failures Degraded); crashes and OOM kills make the component Degraded;
+// scheduling problems keep it Pending. With no pods, a Ready InferenceService (scaled to zero) is healthy.
+func PredictorPods(name string, pods []*corev1.Pod, events []corev1.Event, isvcReady bool) state.Component {
+	comp := state.Component{Name: name, Dependency: state.DependencyDownstream}
+	if len(pods) == 0 {
+		if isvcReady {
+			return comp
+		}
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonNoPods, "no predictor pods yet"
+		return comp
+	}
+	byPod := map[string][]corev1.Event{}
+	for _, e := range events {
+		byPod[e.InvolvedObject.Name] = append(byPod[e.InvolvedObject.Name], e)
+	}
+	ready := 0
+	for _, p := range slices.SortedFunc(slices.Values(pods), func(a, b *corev1.Pod) int { return strings.Compare(a.Name, b.Name) }) {
+		if problem := predictorProblem(name, p, byPod[p.Name]); problem != nil {
+			return *problem
+		}
+		if Ready(p) {
+			ready++
+		}
+	}
+	if ready == len(pods) {
+		comp.Reason = ReasonPodsReady
+		return comp
+	}
+	comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonPodsStarting, fmt.Sprintf("%d of %d pods ready", ready, len(pods))
+	return comp
+}
+
+func predictorProblem(name string, p *corev1.Pod, events []corev1.Event) *state.Component {
+	bad := func(st aimv1.AIMStatus, reason, msg string) *state.Component {
+		// msg is kubelet's or an Event's text, which may quote a registry's answer.
+		return &state.Component{Name: name, Dependency: state.DependencyDownstream, State: st, Reason: reason,
+			Message: fmt.Sprintf("pod %s: %s", p.Name, redact.Excerpt(msg, redact.DefaultLimit))}
+	}
+	pullFailed := func(msg string) *state.Component {
+		return &state.Component{Name: name, Dependency: state.DependencyDownstream,
+			Errors: []error{PullError(fmt.Sprintf("pod %s: %s", p.Name, msg))}}
+	}
+	oomKilled := func(container string) *state.Component {
+		return bad(aimv1.AIMStatusDegraded, ReasonPodOOMKilled, "container "+container+" was killed for running out of memory")
+	}
+	for _, cs := range append(slices.Clone(p.Status.InitContainerStatuses), p.Status.ContainerStatuses...) {
+		if w := cs.State.Waiting; w != nil {
+			switch w.Reason {
+			case "ImagePullBackOff", "ErrImagePull":
+				return pullFailed(cmp.Or(w.Message, w.Reason+" for "+cs.Image))
+			case "InvalidImageName", "ErrImageNeverPull":
+				return bad(aimv1.AIMStatusDegraded, w.Reason, cmp.Or(w.Message, w.Reason+" for "+cs.Image))
+			case "CrashLoopBackOff", "CreateContainerConfigError", "CreateContainerError":
+				if t := cs.LastTerminationState.Terminated; t != nil && t.Reason == "OOMKilled" {
+					return oomKilled(cs.Name)
+				}
+				return bad(aimv1.AIMStatusDegraded, w.Reason, cmp.Or(w.Message, w.Reason))
+			}
+		}
+		if t := cs.State.Terminated; t != nil && t.Reason == "OOMKilled" {
+			return oomKilled(cs.Name)
+		}
+	}
+	switch {
+	case p.Status.Phase == corev1.PodFailed && p.Status.Reason == "Evicted":
+		return bad(aimv1.AIMStatusDegraded, ReasonPodEvicted, cmp.Or(p.Status.Message, "evicted"))
+	case p.Status.Phase == corev1.PodFailed:
+		return bad(aimv1.AIMStatusDegraded, ReasonPodFailed, cmp.Or(p.Status.Message, "failed"))
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+			return bad(aimv1.AIMStatusPending, ReasonFailedScheduling, cmp.Or(c.Message, "unschedulable"))
+		}
+	}
+	if p.Status.Phase == corev1.PodPending {
+		if e := Latest(events); e != nil {
+			switch {
+			case slices.Contains(PendingEvents, e.Reason):
+				return bad(aimv1.AIMStatusPending, e.Reason, e.Message)
+			case (e.Reason == "Failed" || e.Reason == "BackOff") && strings.Contains(e.Message, "pull"):
+				return pullFailed(e.Message)
+			}
+		}
+	}
+	return nil
+}
