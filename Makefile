@@ -67,7 +67,7 @@ fuzz-short:
 # The controller's parsers of user and container input (path templates, check-size and discovery output), the
 # redaction of outside text, the field format check and the reading of stored values.
 # Their seed corpora run with the unit tests; make fuzz explores them.
-CONTROLLER_FUZZ := ./pkg/controller/service:FuzzRenderPath ./pkg/controller/artifact:FuzzParseSizeOutput ./pkg/controller/discovery:FuzzParse \
+CONTROLLER_FUZZ := ./pkg/controller/gateway:FuzzRenderPath ./pkg/controller/artifact:FuzzParseSizeOutput ./pkg/controller/discovery:FuzzParse \
   ./pkg/controller/redact:FuzzExcerpt ./pkg/controller/redact:FuzzTextIsIdempotent ./pkg/fieldformat:FuzzCheck \
   ./pkg/storage/compression:FuzzTransformFromStorage
 

@@ -1,5 +1,5 @@
-// Package gateway builds the Gateway API HTTPRoute of an AIMService. It is the only package that imports the
-// Gateway API's Go types.
+// Package gateway builds the Gateway API HTTPRoute of an AIMService and renders its path from the user's path
+// template. It is the only package that imports the Gateway API's Go types.
 package gateway
 
 import (

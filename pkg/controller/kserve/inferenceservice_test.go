@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -184,5 +185,30 @@ func TestScaleOf(t *testing.T) {
 		if got := ScaleOf(&c.spec); got != c.want {
 			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
 		}
+	}
+}
+
+func TestRuntimeStatus(t *testing.T) {
+	ready := &corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}}
+	pods := []*corev1.Pod{ready, {Status: corev1.PodStatus{Phase: corev1.PodRunning}}}
+	if r := RuntimeStatus(&aimv1.AIMServiceSpec{Replicas: ptr.To[int32](2)}, pods, nil); r.Replicas != "1" || r.CurrentReplicas != 1 || r.DesiredReplicas != 2 {
+		t.Errorf("fixed = %+v", r)
+	}
+	// autoScaling alone makes a service autoscaled, between 1 and 1: shown as a count.
+	metricsOnly := &aimv1.AIMServiceSpec{AutoScaling: &aimv1.AIMServiceAutoScaling{}}
+	if r := RuntimeStatus(metricsOnly, pods, nil); r.Replicas != "1" || r.MinReplicas != 1 || r.MaxReplicas != 1 {
+		t.Errorf("autoScaling alone = %+v", r)
+	}
+	auto := &aimv1.AIMServiceSpec{MinReplicas: ptr.To[int32](1), MaxReplicas: ptr.To[int32](4)}
+	if r := RuntimeStatus(auto, pods, nil); r.Replicas != "1/1 (1-4)" || r.MinReplicas != 1 || r.MaxReplicas != 4 {
+		t.Errorf("autoscaled before KEDA made its HPA = %+v", r)
+	}
+	hpa := &autoscalingv2.HorizontalPodAutoscaler{Spec: autoscalingv2.HorizontalPodAutoscalerSpec{MinReplicas: ptr.To[int32](1), MaxReplicas: 4},
+		Status: autoscalingv2.HorizontalPodAutoscalerStatus{DesiredReplicas: 3, CurrentReplicas: 2}}
+	if r := RuntimeStatus(auto, pods, hpa); r.Replicas != "1/3 (1-4)" || r.DesiredReplicas != 3 {
+		t.Errorf("autoscaled with KEDA's HPA = %+v", r)
+	}
+	if HPAName("chat") != "keda-hpa-chat-predictor" {
+		t.Errorf("HPAName = %s", HPAName("chat"))
 	}
 }

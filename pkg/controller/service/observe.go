@@ -83,7 +83,7 @@ func (ctl *Controller) observe(svc *aimv1.AIMService) Observation {
 	for _, p := range o.Pods {
 		o.PodWarnings = append(o.PodWarnings, ctl.warnings(p.Namespace, p.Name, "Pod")...)
 	}
-	o.HPA, _ = ctl.hpas.HorizontalPodAutoscalers(ns).Get(HPAName(wname))
+	o.HPA, _ = ctl.hpas.HorizontalPodAutoscalers(ns).Get(kserve.HPAName(wname))
 
 	if ctl.routes != nil {
 		routes, _ := ctl.routes.ByNamespace(ns).List(labels.Everything())

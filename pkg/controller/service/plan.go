@@ -5,6 +5,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/health"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -183,7 +184,7 @@ func (p *Plan) planWorkload(o Observation, observed kserve.Live, model *Model, r
 		if ready {
 			p.Workload = []state.Component{health.InferenceService(ComponentISVC, health.InferenceServiceState{}, nil)}
 		}
-		p.Status.Runtime, p.Status.Endpoint = Runtime(svc, nil, nil), nil
+		p.Status.Runtime, p.Status.Endpoint = kserve.RuntimeStatus(&svc.Spec, nil, nil), nil
 		return
 	}
 	st := health.InferenceServiceState{Exists: true, Ready: observed.Ready, Reason: observed.Reason, Message: observed.Message}
@@ -192,7 +193,7 @@ func (p *Plan) planWorkload(o Observation, observed kserve.Live, model *Model, r
 		warnings = eventsOf(o.ISVCWarnings, o.ISVC.UID)
 	}
 	p.Workload = []state.Component{health.InferenceService(ComponentISVC, st, warnings), health.PredictorPods(ComponentPods, o.Pods, o.PodWarnings, st.Ready)}
-	p.Status.Runtime = Runtime(svc, o.Pods, o.HPA)
+	p.Status.Runtime = kserve.RuntimeStatus(&svc.Spec, o.Pods, o.HPA)
 	p.Status.Endpoint = Endpoint(svc, "")
 }
 
@@ -261,4 +262,17 @@ func (p *Plan) finalStatus() aimv1.AIMServiceStatus {
 		p.Status.Endpoint.Path = p.Status.Routing.Path
 	}
 	return p.Status
+}
+
+// ComponentHPA reports KEDA's HorizontalPodAutoscaler of an autoscaled service; its condition is HPAReady.
+const ComponentHPA = "HPA"
+
+// HPAComponent is the health of an autoscaled service's HPA (health.Autoscaler); nil when the service does not
+// autoscale (no autoScaling, minReplicas or maxReplicas).
+func HPAComponent(svc *aimv1.AIMService, hpa *autoscalingv2.HorizontalPodAutoscaler, isvcReady bool) *state.Component {
+	if !kserve.ScaleOf(&svc.Spec).Autoscaled {
+		return nil
+	}
+	comp := health.Autoscaler(ComponentHPA, hpa, isvcReady)
+	return &comp
 }

@@ -47,9 +47,9 @@ func PlanRoute(svc *aimv1.AIMService, rc runtimeconfig.Resolved) RoutePlan {
 			"routing is enabled but neither spec.routing.gatewayRef nor the runtime config names a gateway")}
 		return RoutePlan{Component: &comp}
 	}
-	path := DefaultPath(svc)
+	path := gateway.DefaultPath(svc)
 	if tmpl := ptr.Deref(s.PathTemplate, ptr.Deref(c.PathTemplate, "")); tmpl != "" {
-		p, err := RenderPath(svc, tmpl)
+		p, err := gateway.RenderPath(svc, tmpl)
 		if err != nil {
 			comp.Errors = []error{state.NewError(state.InvalidSpec, "PathTemplateInvalid", "routing path template %q: %v", tmpl, err)}
 			return RoutePlan{Component: &comp}
