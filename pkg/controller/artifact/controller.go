@@ -155,11 +155,8 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 	// The update carries the observed resourceVersion: when the downloader patched progress meanwhile, it
 	// conflicts, and the watch event of that patch queues the artifact again with fresh data. Progress is never
 	// overwritten with a stale copy.
-	return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: a, What: "artifact " + key.String(), Changed: !apiequality.Semantic.DeepEqual(status, a.Status), Write: func() error {
-		updated := a.DeepCopy()
-		updated.Status = status
-		_, err := ctl.c.AIM.AimV1alpha1().AIMArtifacts(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: FieldManager})
-		return err
+	return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: a, What: "artifact " + key.String(), Status: status, Stored: a.Status, Write: func() error {
+		return reconcile.UpdateStatus(ctx, a, func(u *aimv1.AIMArtifact) { u.Status = status }, ctl.c.AIM.AimV1alpha1().AIMArtifacts(namespace).UpdateStatus, FieldManager)
 	}, Out: out, ApplyErr: applyErr})
 }
 
@@ -249,11 +246,7 @@ func (ctl *Controller) output(ctx context.Context, j *batchv1.Job) (string, erro
 // enqueueHandler re-checks the artifacts of the namespace of the object an event is about (every namespace for
 // a cluster-scoped one) that concern selects.
 func (ctl *Controller) enqueueHandler(concerns func(obj metav1.Object, a *aimv1.AIMArtifact) bool) cache.ResourceEventHandler {
-	enqueue := func(obj any) {
-		m, ok := objectMeta(obj)
-		if !ok {
-			return
-		}
+	return manager.OnEvery(func(m metav1.Object) {
 		list, err := ctl.artifacts.AIMArtifacts(m.GetNamespace()).List(labels.Everything())
 		if err != nil {
 			return
@@ -263,8 +256,7 @@ func (ctl *Controller) enqueueHandler(concerns func(obj metav1.Object, a *aimv1.
 				ctl.ctl.Add(cache.MetaObjectToName(a))
 			}
 		}
-	}
-	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
+	})
 }
 
 // replace swaps the report of a component (an apply error replaces the planned state), or adds it.
@@ -276,12 +268,4 @@ func replace(cs []state.Component, c state.Component) []state.Component {
 		}
 	}
 	return append(cs, c)
-}
-
-func objectMeta(obj any) (metav1.Object, bool) {
-	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tomb.Obj
-	}
-	m, ok := obj.(metav1.Object)
-	return m, ok
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/client-go/tools/cache"
@@ -51,10 +52,7 @@ func (t *Tracker) Handler() cache.ResourceEventHandler {
 }
 
 func (t *Tracker) observe(obj any, deleted bool) {
-	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tomb.Obj
-	}
-	n, ok := obj.(*corev1.Node)
+	n, ok := manager.EventObject[*corev1.Node](obj)
 	if !ok {
 		return
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
@@ -197,5 +199,19 @@ func TestRecorderForNamesTheController(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("no Event")
+	}
+}
+
+// TestOnEveryUnwrapsMissedDeletes: a delete the informer missed arrives wrapped; the handler still sees the
+// object, and objects of other types pass by.
+func TestOnEveryUnwrapsMissedDeletes(t *testing.T) {
+	var seen []string
+	h := OnEvery(func(p *corev1.Pod) { seen = append(seen, p.Name) })
+	h.OnAdd(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "added"}}, false)
+	h.OnUpdate(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "old"}}, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "new"}})
+	h.OnDelete(cache.DeletedFinalStateUnknown{Key: "ns/gone", Obj: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "gone"}}})
+	h.OnAdd(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node"}}, false)
+	if diff := cmp.Diff([]string{"added", "new", "gone"}, seen); diff != "" {
+		t.Errorf("objects seen (-want +got):\n%s", diff)
 	}
 }

@@ -25,14 +25,9 @@ type OwnerController struct {
 
 // Enqueue adds the keys of an object's AIM owners.
 func (o Owners) Enqueue(obj any) {
-	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tomb.Obj
+	if m, ok := EventObject[metav1.Object](obj); ok {
+		o.EnqueueRefs(m.GetNamespace(), m.GetOwnerReferences())
 	}
-	m, ok := obj.(metav1.Object)
-	if !ok {
-		return
-	}
-	o.EnqueueRefs(m.GetNamespace(), m.GetOwnerReferences())
 }
 
 // EnqueueRefs adds the keys of the AIM owners in refs, for a child in namespace.
@@ -52,24 +47,16 @@ func (o Owners) EnqueueRefs(namespace string, refs []metav1.OwnerReference) {
 
 // Handler enqueues owners on every event of a child.
 func (o Owners) Handler() cache.ResourceEventHandler {
-	return cache.ResourceEventHandlerFuncs{AddFunc: o.Enqueue, UpdateFunc: func(_, obj any) { o.Enqueue(obj) }, DeleteFunc: o.Enqueue}
+	return OnEvery(func(m metav1.Object) { o.EnqueueRefs(m.GetNamespace(), m.GetOwnerReferences()) })
 }
 
 // JobPodHandler routes events of a Job's pods to the AIM owners of the Job.
 func JobPodHandler(jobs batchlisters.JobLister, owners Owners) cache.ResourceEventHandler {
-	enqueue := func(obj any) {
-		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = tomb.Obj
-		}
-		pod, ok := obj.(*corev1.Pod)
-		if !ok {
-			return
-		}
+	return OnEvery(func(pod *corev1.Pod) {
 		if j, err := jobs.Jobs(pod.Namespace).Get(pod.Labels[batchv1.JobNameLabel]); err == nil {
 			owners.EnqueueRefs(j.Namespace, j.OwnerReferences)
 		}
-	}
-	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
+	})
 }
 
 // PodEventHandler passes the pod an event is about (a Warning: FailedScheduling, FailedMount, a refused pull)

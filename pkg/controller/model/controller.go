@@ -8,10 +8,10 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 
@@ -90,14 +90,7 @@ func Register(m *manager.Manager, fetcher imagemeta.Fetcher) error {
 // configHandler enqueues the models that name a runtime config: for a namespaced config those of its
 // namespace, for a cluster config every model (a namespaced config of the same name may be missing).
 func (ctl *Controller) configHandler(ns, cl *manager.Controller, namespaced bool) cache.ResourceEventHandler {
-	enqueue := func(obj any) {
-		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = tomb.Obj
-		}
-		cfg, ok := obj.(metav1.Object)
-		if !ok {
-			return
-		}
+	return manager.OnEvery(func(cfg metav1.Object) {
 		var models []*aimv1.AIMModel
 		if namespaced {
 			models, _ = ctl.models.AIMModels(cfg.GetNamespace()).List(labels.Everything())
@@ -115,8 +108,7 @@ func (ctl *Controller) configHandler(ns, cl *manager.Controller, namespaced bool
 				ns.Enqueue(m)
 			}
 		}
-	}
-	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
+	})
 }
 
 func (ctl *Controller) reconcileNamespaced(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
@@ -125,18 +117,13 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key cache.Object
 	if !ok {
 		return 0, err
 	}
+	ofModel := labels.SelectorFromSet(labels.Set{LabelModel: naming.LabelValue(name)})
 	owned := func() []TemplateState {
-		ts, _ := ctl.templates.AIMServiceTemplates(namespace).List(labels.SelectorFromSet(labels.Set{LabelModel: naming.LabelValue(name)}))
-		var out []TemplateState
-		for _, t := range ts {
-			if reconcile.OwnedBy(t, m.UID) {
-				out = append(out, TemplateState{Name: t.Name, Status: t.Status.Status})
-			}
-		}
-		return out
+		ts, _ := ctl.templates.AIMServiceTemplates(namespace).List(ofModel)
+		return ownedStates(ts, m.UID, func(t *aimv1.AIMServiceTemplate) aimv1.AIMStatus { return t.Status.Status })
 	}
 	deleteStale := func(ctx context.Context, keep []string) error {
-		ts, _ := ctl.templates.AIMServiceTemplates(namespace).List(labels.SelectorFromSet(labels.Set{LabelModel: naming.LabelValue(name)}))
+		ts, _ := ctl.templates.AIMServiceTemplates(namespace).List(ofModel)
 		return reconcile.DeleteStale(ctx, ctl.c.Recorder, m, FieldManager, "AIMServiceTemplate", ts, keep, ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(namespace).Delete)
 	}
 	apply := func(ctx context.Context, t Template) error {
@@ -151,10 +138,7 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key cache.Object
 		return err
 	}
 	write := func(status aimv1.AIMModelStatus) error {
-		u := m.DeepCopy()
-		u.Status = status
-		_, err := ctl.c.AIM.AimV1alpha1().AIMModels(namespace).UpdateStatus(ctx, u, metav1.UpdateOptions{FieldManager: FieldManager})
-		return err
+		return reconcile.UpdateStatus(ctx, m, func(u *aimv1.AIMModel) { u.Status = status }, ctl.c.AIM.AimV1alpha1().AIMModels(namespace).UpdateStatus, FieldManager)
 	}
 	return ctl.reconcile(ctx, m, &m.ObjectMeta, m.Spec, m.Status, namespace, owned, apply, deleteStale, write)
 }
@@ -165,18 +149,13 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectNam
 	if !ok {
 		return 0, err
 	}
+	ofModel := labels.SelectorFromSet(labels.Set{LabelModel: naming.LabelValue(name)})
 	owned := func() []TemplateState {
-		ts, _ := ctl.clusterTemplates.List(labels.SelectorFromSet(labels.Set{LabelModel: naming.LabelValue(name)}))
-		var out []TemplateState
-		for _, t := range ts {
-			if reconcile.OwnedBy(t, m.UID) {
-				out = append(out, TemplateState{Name: t.Name, Status: t.Status.Status})
-			}
-		}
-		return out
+		ts, _ := ctl.clusterTemplates.List(ofModel)
+		return ownedStates(ts, m.UID, func(t *aimv1.AIMClusterServiceTemplate) aimv1.AIMStatus { return t.Status.Status })
 	}
 	deleteStale := func(ctx context.Context, keep []string) error {
-		ts, _ := ctl.clusterTemplates.List(labels.SelectorFromSet(labels.Set{LabelModel: naming.LabelValue(name)}))
+		ts, _ := ctl.clusterTemplates.List(ofModel)
 		return reconcile.DeleteStale(ctx, ctl.recorder(""), m, FieldManager, "AIMClusterServiceTemplate", ts, keep, ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().Delete)
 	}
 	apply := func(ctx context.Context, t Template) error {
@@ -192,13 +171,21 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectNam
 		return err
 	}
 	write := func(status aimv1.AIMModelStatus) error {
-		u := m.DeepCopy()
-		u.Status = status
-		_, err := ctl.c.AIM.AimV1alpha1().AIMClusterModels().UpdateStatus(ctx, u, metav1.UpdateOptions{FieldManager: FieldManager})
-		return err
+		return reconcile.UpdateStatus(ctx, m, func(u *aimv1.AIMClusterModel) { u.Status = status }, ctl.c.AIM.AimV1alpha1().AIMClusterModels().UpdateStatus, FieldManager)
 	}
 	// Pull secrets of cluster models live in the system namespace, like their discovery Jobs.
 	return ctl.reconcile(ctx, m, &m.ObjectMeta, m.Spec, m.Status, ctl.c.Options.SystemNamespace, owned, apply, deleteStale, write)
+}
+
+// ownedStates are the states of the templates among ts that uid owns.
+func ownedStates[T metav1.Object](ts []T, uid types.UID, status func(T) aimv1.AIMStatus) []TemplateState {
+	var out []TemplateState
+	for _, t := range ts {
+		if reconcile.OwnedBy(t, uid) {
+			out = append(out, TemplateState{Name: t.GetName(), Status: status(t)})
+		}
+	}
+	return out
 }
 
 // reconcile is the pipeline shared by both kinds. deleteStale deletes the model's templates other than keep.
@@ -276,7 +263,7 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, meta *
 			recheck = secretRecheck
 		}
 	}
-	return reconcile.Finish(ctl.recorder(meta.Namespace), reconcile.End{Object: obj, What: "model " + meta.Name, Changed: !apiequality.Semantic.DeepEqual(status, current),
+	return reconcile.Finish(ctl.recorder(meta.Namespace), reconcile.End{Object: obj, What: "model " + meta.Name, Status: status, Stored: current,
 		Write: func() error { return write(status) }, Out: out, ApplyErr: applyErr, RequeueAfter: recheck})
 }
 

@@ -99,7 +99,7 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 	due, wait := SyncDue(src, now)
 	if !due {
 		// Not due: only the count of owned models may have changed.
-		return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: src, What: "model source " + name, Changed: !apiequality.Semantic.DeepEqual(status, src.Status),
+		return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: src, What: "model source " + name, Status: status, Stored: src.Status,
 			Write: func() error { return ctl.writeStatus(ctx, src, status) }, RequeueAfter: wait})
 	}
 
@@ -114,7 +114,7 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 		Generation: src.Generation, Now: now, Informational: []metav1.Condition{limitCondition(status)}})
 	status.Conditions, status.Status = out.Conditions, out.Status
 	_, wait = SyncDue(&aimv1.AIMClusterModelSource{ObjectMeta: src.ObjectMeta, Spec: src.Spec, Status: status}, now)
-	return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: src, What: "model source " + name, Changed: !apiequality.Semantic.DeepEqual(status, src.Status),
+	return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: src, What: "model source " + name, Status: status, Stored: src.Status,
 		Write: func() error { return ctl.writeStatus(ctx, src, status) }, Out: out, RequeueAfter: wait})
 }
 
@@ -204,10 +204,7 @@ func (ctl *Controller) apply(ctx context.Context, m *aimv1.AIMClusterModel) erro
 
 // writeStatus stores status with the resourceVersion read.
 func (ctl *Controller) writeStatus(ctx context.Context, src *aimv1.AIMClusterModelSource, status aimv1.AIMClusterModelSourceStatus) error {
-	u := src.DeepCopy()
-	u.Status = status
-	_, err := ctl.c.AIM.AimV1alpha1().AIMClusterModelSources().UpdateStatus(ctx, u, metav1.UpdateOptions{FieldManager: FieldManager})
-	return err
+	return reconcile.UpdateStatus(ctx, src, func(u *aimv1.AIMClusterModelSource) { u.Status = status }, ctl.c.AIM.AimV1alpha1().AIMClusterModelSources().UpdateStatus, FieldManager)
 }
 
 func countOwned(existing map[string]bool) int {

@@ -45,16 +45,29 @@ func DeleteStale[T metav1.Object](ctx context.Context, rec record.EventRecorder,
 			!MadeBy(c, fieldManager) || c.GetDeletionTimestamp() != nil || slices.Contains(keep, c.GetName()) {
 			continue
 		}
-		uid := c.GetUID()
-		err := del(ctx, c.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
-		switch {
-		case err == nil:
-			rec.Eventf(owner, corev1.EventTypeNormal, ReasonStaleChildDeleted, "Deleted %s %s, which is no longer used", kind, c.GetName())
-		case !apierrors.IsNotFound(err) && !apierrors.IsConflict(err):
+		deleted, err := DeleteSeen(ctx, c, del)
+		if err != nil {
 			return fmt.Errorf("deleting %s %s/%s, which is no longer used: %w", kind, c.GetNamespace(), c.GetName(), err)
+		}
+		if deleted {
+			rec.Eventf(owner, corev1.EventTypeNormal, ReasonStaleChildDeleted, "Deleted %s %s, which is no longer used", kind, c.GetName())
 		}
 	}
 	return nil
+}
+
+// DeleteSeen deletes obj on the condition that its UID is still the one seen, so that an object re-created under
+// its name meanwhile stays; it reports whether it deleted. An object gone, or replaced, is not an error.
+func DeleteSeen(ctx context.Context, obj metav1.Object, del func(ctx context.Context, name string, opts metav1.DeleteOptions) error) (bool, error) {
+	uid := obj.GetUID()
+	err := del(ctx, obj.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	switch {
+	case err == nil:
+		return true, nil
+	case apierrors.IsNotFound(err), apierrors.IsConflict(err):
+		return false, nil
+	}
+	return false, err
 }
 
 // MadeBy reports whether fieldManager wrote obj, as the server records it in managedFields: what tells a

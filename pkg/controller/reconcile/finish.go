@@ -4,11 +4,14 @@
 package reconcile
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/record"
 
@@ -31,11 +34,11 @@ type End struct {
 	// Object is what Events are recorded on; What names it in errors.
 	Object runtime.Object
 	What   string
-	// Changed reports whether the derived status differs from the stored one; Write stores it, carrying the
-	// resourceVersion read.
-	Changed bool
-	Write   func() error
-	Out     state.Output
+	// Status is the derived status and Stored the object's: when they differ (semantically), Write stores
+	// Status, carrying the resourceVersion read (UpdateStatus).
+	Status, Stored any
+	Write          func() error
+	Out            state.Output
 	// ApplyErr is the first error applying children: returned, so the key is retried with backoff.
 	ApplyErr error
 	// RequeueAfter asks for another reconcile after this long when nothing failed: for what is not watched
@@ -49,7 +52,7 @@ type End struct {
 // transitions that were written, then reports an apply error, asks for a retry after infrastructure errors, or
 // for the requeue the reconcile wants.
 func Finish(rec record.EventRecorder, e End) (time.Duration, error) {
-	if e.Changed {
+	if !apiequality.Semantic.DeepEqual(e.Status, e.Stored) {
 		err := e.Write()
 		switch {
 		case apierrors.IsConflict(err), apierrors.IsNotFound(err):
@@ -66,4 +69,13 @@ func Finish(rec record.EventRecorder, e End) (time.Duration, error) {
 		return 0, fmt.Errorf("%s: infrastructure errors; retrying", e.What)
 	}
 	return e.RequeueAfter, nil
+}
+
+// UpdateStatus writes a status through update (a typed client's UpdateStatus): set puts it into a copy of obj,
+// which carries the resourceVersion read, so that nothing newer is overwritten.
+func UpdateStatus[T interface{ DeepCopy() T }](ctx context.Context, obj T, set func(T), update func(context.Context, T, metav1.UpdateOptions) (T, error), fieldManager string) error {
+	u := obj.DeepCopy()
+	set(u)
+	_, err := update(ctx, u, metav1.UpdateOptions{FieldManager: fieldManager})
+	return err
 }

@@ -128,7 +128,11 @@ func TestFinish(t *testing.T) {
 		{"infrastructure retry", false, nil, state.Output{Retry: true}, nil, time.Minute, "thing: infrastructure errors; retrying", 0, 0},
 	} {
 		rec := record.NewFakeRecorder(10)
-		after, err := Finish(rec, End{Object: obj, What: "thing", Changed: tc.changed, Write: func() error { return tc.writeErr },
+		stored := "old"
+		if !tc.changed {
+			stored = "new"
+		}
+		after, err := Finish(rec, End{Object: obj, What: "thing", Status: "new", Stored: stored, Write: func() error { return tc.writeErr },
 			Out: tc.out, ApplyErr: tc.applyErr, RequeueAfter: tc.requeue})
 		if got := fmt.Sprint(err); (tc.wantErr == "" && err != nil) || (tc.wantErr != "" && got != tc.wantErr) {
 			t.Errorf("%s: err %v, want %q", tc.name, err, tc.wantErr)

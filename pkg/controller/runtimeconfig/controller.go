@@ -8,7 +8,6 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -86,9 +85,7 @@ func Register(m *manager.Manager) error {
 }
 
 func enqueueConsumer(ns, cl *manager.Controller, obj any) {
-	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tomb.Obj
-	}
+	obj, _ = manager.EventObject[any](obj)
 	namespace, name, ok := refOf(obj)
 	if !ok {
 		return
@@ -106,14 +103,8 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key cache.Object
 		return 0, err
 	}
 	status := ctl.desiredStatus(obj.Generation, obj.Spec, obj.Status, ctl.consumers.count(namespace, name))
-	if apiequality.Semantic.DeepEqual(status, obj.Status) {
-		return 0, nil
-	}
-	updated := obj.DeepCopy()
-	updated.Status = status
 	return ctl.finish(obj, key.String(), obj.Status, status, func() error {
-		_, err := ctl.c.AIM.AimV1alpha1().AIMRuntimeConfigs(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: fieldManager})
-		return err
+		return reconcile.UpdateStatus(ctx, obj, func(u *aimv1.AIMRuntimeConfig) { u.Status = status }, ctl.c.AIM.AimV1alpha1().AIMRuntimeConfigs(namespace).UpdateStatus, fieldManager)
 	})
 }
 
@@ -124,14 +115,8 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectNam
 		return 0, err
 	}
 	status := ctl.desiredStatus(obj.Generation, obj.Spec, obj.Status, ctl.consumers.count("", name))
-	if apiequality.Semantic.DeepEqual(status, obj.Status) {
-		return 0, nil
-	}
-	updated := obj.DeepCopy()
-	updated.Status = status
 	return ctl.finish(obj, name, obj.Status, status, func() error {
-		_, err := ctl.c.AIM.AimV1alpha1().AIMClusterRuntimeConfigs().UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: fieldManager})
-		return err
+		return reconcile.UpdateStatus(ctx, obj, func(u *aimv1.AIMClusterRuntimeConfig) { u.Status = status }, ctl.c.AIM.AimV1alpha1().AIMClusterRuntimeConfigs().UpdateStatus, fieldManager)
 	})
 }
 
@@ -139,7 +124,7 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectNam
 // object gone, ends quietly (the newer version's watch event brings the object back); the validity Event is
 // recorded only once the status that carries it is written.
 func (ctl *Controller) finish(obj runtime.Object, what string, old, new aimv1.AIMRuntimeConfigStatus, write func() error) (time.Duration, error) {
-	return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: obj, What: "runtime config " + what, Changed: true,
+	return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: obj, What: "runtime config " + what, Status: new, Stored: old,
 		Write: func() error {
 			if err := write(); err != nil {
 				return err

@@ -13,7 +13,6 @@ import (
 	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -203,11 +202,8 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 	out := state.Derive(state.Input{Components: plan.components(), Previous: svc.Status.Conditions, Status: svc.Status.Status,
 		Generation: svc.Generation, Now: time.Now(), ServiceStatuses: true})
 	status.Conditions, status.Status = out.Conditions, out.Status
-	return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: svc, What: "AIMService " + key.String(), Changed: !apiequality.Semantic.DeepEqual(status, svc.Status), Write: func() error {
-		updated := svc.DeepCopy()
-		updated.Status = status
-		_, err := ctl.c.AIM.AimV1alpha1().AIMServices(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: FieldManager})
-		return err
+	return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: svc, What: "AIMService " + key.String(), Status: status, Stored: svc.Status, Write: func() error {
+		return reconcile.UpdateStatus(ctx, svc, func(u *aimv1.AIMService) { u.Status = status }, ctl.c.AIM.AimV1alpha1().AIMServices(namespace).UpdateStatus, FieldManager)
 	}, Out: out, ApplyErr: applyErr})
 }
 
@@ -288,8 +284,7 @@ func (ctl *Controller) cleanupCaches(ctx context.Context, svc *aimv1.AIMService)
 	caches, _ := ctl.caches.AIMTemplateCaches(svc.Namespace).List(labels.Everything())
 	services, _ := ctl.services.AIMServices(svc.Namespace).List(labels.Everything())
 	for _, c := range CachesToClean(svc, caches, services) {
-		err := ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(c.Namespace).Delete(ctx, c.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &c.UID}})
-		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		if _, err := reconcile.DeleteSeen(ctx, c, ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(c.Namespace).Delete); err != nil {
 			return fmt.Errorf("deleting unneeded template cache %s/%s: %w", c.Namespace, c.Name, err)
 		}
 		ctl.c.Recorder.Eventf(svc, corev1.EventTypeNormal, "TemplateCacheDeleted", "Deleted AIMTemplateCache %s, which no other service needs and which was not ready", c.Name)
@@ -467,15 +462,7 @@ func (ctl *Controller) applyDerived(ctx context.Context, t, live *aimv1.AIMServi
 
 // namespaceHandler re-checks the services of the object's namespace.
 func (ctl *Controller) namespaceHandler() cache.ResourceEventHandler {
-	enqueue := func(obj any) {
-		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = tomb.Obj
-		}
-		if m, ok := obj.(metav1.Object); ok {
-			ctl.enqueue(m.GetNamespace())
-		}
-	}
-	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
+	return manager.OnEvery(func(m metav1.Object) { ctl.enqueue(m.GetNamespace()) })
 }
 
 // enqueue adds the services of a namespace, or of all namespaces for "".
@@ -493,28 +480,16 @@ func (ctl *Controller) enqueue(namespace string) {
 
 // podHandler maps a predictor pod to its InferenceService's service.
 func (ctl *Controller) podHandler() cache.ResourceEventHandler {
-	enqueue := func(obj any) {
-		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = tomb.Obj
-		}
-		if p, ok := obj.(*corev1.Pod); ok {
-			ctl.enqueueISVCOwner(p.Namespace, p.Labels[LabelInferenceService])
-		}
-	}
-	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
+	return manager.OnEvery(func(p *corev1.Pod) { ctl.enqueueISVCOwner(p.Namespace, p.Labels[LabelInferenceService]) })
 }
 
 // hpaHandler maps KEDA's HorizontalPodAutoscaler of a predictor to the service.
 func (ctl *Controller) hpaHandler() cache.ResourceEventHandler {
-	enqueue := func(obj any) {
-		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = tomb.Obj
-		}
-		if h, ok := obj.(*autoscalingv2.HorizontalPodAutoscaler); ok && strings.HasPrefix(h.Name, "keda-hpa-") && strings.HasSuffix(h.Name, "-predictor") {
+	return manager.OnEvery(func(h *autoscalingv2.HorizontalPodAutoscaler) {
+		if strings.HasPrefix(h.Name, "keda-hpa-") && strings.HasSuffix(h.Name, "-predictor") {
 			ctl.enqueueISVCOwner(h.Namespace, strings.TrimSuffix(strings.TrimPrefix(h.Name, "keda-hpa-"), "-predictor"))
 		}
-	}
-	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
+	})
 }
 
 // eventHandler maps a Warning event about a predictor pod or an InferenceService to the service.

@@ -1,10 +1,11 @@
 package service
 
 import (
-	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 )
@@ -86,15 +87,12 @@ func (ctl *Controller) dependentsHandler(services cache.Indexer, add func(key ca
 	enqueue := func(objs ...any) {
 		queued := map[cache.ObjectName]bool{}
 		for _, obj := range objs {
-			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = tomb.Obj
-			}
-			m, err := meta.Accessor(obj)
-			if err != nil {
+			m, ok := manager.EventObject[metav1.Object](obj)
+			if !ok {
 				continue
 			}
-			ctl.owners.Enqueue(obj)
-			for _, key := range dependedOn(obj) {
+			ctl.owners.Enqueue(m)
+			for _, key := range dependedOn(m) {
 				items, _ := services.ByIndex(dependencyIndex, key)
 				for _, item := range items {
 					svc, ok := item.(*aimv1.AIMService)

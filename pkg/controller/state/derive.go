@@ -188,21 +188,21 @@ func (s *conditionSet) set(c metav1.Condition, warning bool) {
 func (s *conditionSet) setParents(cats map[Category]error, inGrace bool) {
 	switch {
 	case cats[InvalidSpec] != nil:
-		s.set(cond(ConditionConfigValid, false, "InvalidSpec", cats[InvalidSpec].Error()), true)
+		s.set(Condition(ConditionConfigValid, false, "InvalidSpec", cats[InvalidSpec].Error()), true)
 	case cats[MissingUpstream] != nil:
-		s.set(cond(ConditionConfigValid, false, "ReferenceNotFound", cats[MissingUpstream].Error()), true)
+		s.set(Condition(ConditionConfigValid, false, "ReferenceNotFound", cats[MissingUpstream].Error()), true)
 	default:
-		s.set(cond(ConditionConfigValid, true, "ConfigurationValid", ""), false)
+		s.set(Condition(ConditionConfigValid, true, "ConfigurationValid", ""), false)
 	}
 	if err := cats[Auth]; err != nil {
-		s.set(cond(ConditionAuthValid, false, "AuthError", err.Error()), true)
+		s.set(Condition(ConditionAuthValid, false, "AuthError", err.Error()), true)
 	} else {
-		s.set(cond(ConditionAuthValid, true, "AuthenticationValid", ""), false)
+		s.set(Condition(ConditionAuthValid, true, "AuthenticationValid", ""), false)
 	}
 	if infraErr, infra := cats[Infrastructure]; infra {
-		s.set(cond(ConditionDependenciesReachable, false, "InfrastructureError", infraErr.Error()), !inGrace)
+		s.set(Condition(ConditionDependenciesReachable, false, "InfrastructureError", infraErr.Error()), !inGrace)
 	} else {
-		s.set(cond(ConditionDependenciesReachable, true, "Reachable", ""), false)
+		s.set(Condition(ConditionDependenciesReachable, true, "Reachable", ""), false)
 	}
 }
 
@@ -227,7 +227,7 @@ func (s *conditionSet) setComponents(in Input, inGrace bool) worstComponent {
 			}
 		}
 		bad := st == aimv1.AIMStatusFailed || st == aimv1.AIMStatusDegraded || st == aimv1.AIMStatusNotAvailable
-		s.set(cond(typ, st == aimv1.AIMStatusReady, reason, msg), bad)
+		s.set(Condition(typ, st == aimv1.AIMStatusReady, reason, msg), bad)
 		if st != aimv1.AIMStatusReady {
 			if st == aimv1.AIMStatusProgressing && c.Dependency == DependencyUpstream {
 				st = aimv1.AIMStatusPending // an upstream being prepared is something to wait for
@@ -243,7 +243,7 @@ func (s *conditionSet) setComponents(in Input, inGrace bool) worstComponent {
 // setReady sets the Ready condition, which names the worst component.
 func (s *conditionSet) setReady(worst worstComponent, cats map[Category]error) {
 	if worst.name == "" {
-		s.set(cond(ConditionReady, true, "AllComponentsReady", ""), false)
+		s.set(Condition(ConditionReady, true, "AllComponentsReady", ""), false)
 		return
 	}
 	msg := fmt.Sprintf("%s is not ready", worst.name)
@@ -273,7 +273,7 @@ func (s *conditionSet) setReady(worst worstComponent, cats map[Category]error) {
 			break
 		}
 	}
-	s.set(cond(ConditionReady, false, reason, msg), bad)
+	s.set(Condition(ConditionReady, false, reason, msg), bad)
 }
 
 // setInformational sets the informational conditions as given, keeping a transition time they carry.
@@ -389,7 +389,8 @@ func sanitizeReason(r string) string {
 	return out
 }
 
-func cond(typ string, ok bool, reason, msg string) metav1.Condition {
+// Condition is a condition of typ, True when ok.
+func Condition(typ string, ok bool, reason, msg string) metav1.Condition {
 	status := metav1.ConditionFalse
 	if ok {
 		status = metav1.ConditionTrue

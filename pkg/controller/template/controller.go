@@ -10,7 +10,6 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -141,10 +140,7 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key cache.Object
 	o := ctl.observe(kindNamespaced, &t.ObjectMeta, t.Spec.AIMServiceTemplateSpecCommon, t.Status, namespace)
 	o.Caching = t.Spec.Caching
 	return ctl.reconcile(ctx, t, o, func(status aimv1.AIMServiceTemplateStatus) error {
-		updated := t.DeepCopy()
-		updated.Status = status
-		_, err := ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: FieldManager})
-		return err
+		return reconcile.UpdateStatus(ctx, t, func(u *aimv1.AIMServiceTemplate) { u.Status = status }, ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(namespace).UpdateStatus, FieldManager)
 	})
 }
 
@@ -156,10 +152,7 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectNam
 	}
 	o := ctl.observe(kindCluster, &t.ObjectMeta, t.Spec.AIMServiceTemplateSpecCommon, t.Status, ctl.c.Options.SystemNamespace)
 	return ctl.reconcile(ctx, t, o, func(status aimv1.AIMServiceTemplateStatus) error {
-		updated := t.DeepCopy()
-		updated.Status = status
-		_, err := ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: FieldManager})
-		return err
+		return reconcile.UpdateStatus(ctx, t, func(u *aimv1.AIMClusterServiceTemplate) { u.Status = status }, ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().UpdateStatus, FieldManager)
 	})
 }
 
@@ -295,7 +288,7 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, o Obse
 	})
 	status := plan.Status
 	status.Conditions, status.Status = out.Conditions, out.Status
-	return reconcile.Finish(rec, reconcile.End{Object: obj, What: "template " + o.Name, Changed: !apiequality.Semantic.DeepEqual(status, o.Status),
+	return reconcile.Finish(rec, reconcile.End{Object: obj, What: "template " + o.Name, Status: status, Stored: o.Status,
 		Write: func() error { return write(status) }, Out: out, ApplyErr: applyErr, RequeueAfter: plan.RequeueAfter})
 }
 

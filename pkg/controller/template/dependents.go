@@ -1,10 +1,11 @@
 package template
 
 import (
-	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 )
 
@@ -47,13 +48,10 @@ func dependedOn(obj any) string {
 // the namespaced templates of its namespace; a cluster one to cluster templates and, as the fallback of a
 // namespaced lookup, to namespaced templates of every namespace. addNamespaced and addCluster queue keys.
 func dependentsHandler(namespaced, cluster cache.Indexer, addNamespaced, addCluster func(key cache.ObjectName)) cache.ResourceEventHandler {
-	enqueue := func(obj any) {
-		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = tomb.Obj
-		}
-		m, err := meta.Accessor(obj)
-		key := dependedOn(obj)
-		if err != nil || key == "" {
+	// An update keeps the object's name, and so its key: the new object's dependents are the old one's.
+	return manager.OnEvery(func(m metav1.Object) {
+		key := dependedOn(m)
+		if key == "" {
 			return
 		}
 		items, _ := namespaced.ByIndex(dependencyIndex, key)
@@ -71,7 +69,5 @@ func dependentsHandler(namespaced, cluster cache.Indexer, addNamespaced, addClus
 				addCluster(cache.MetaObjectToName(t))
 			}
 		}
-	}
-	// An update keeps the object's name, and so its key: the new object's dependents are the old one's.
-	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, obj any) { enqueue(obj) }, DeleteFunc: enqueue}
+	})
 }

@@ -124,9 +124,9 @@ func PlanTemplate(o Observation) Plan {
 		st.ModelSources = append([]aimv1.AIMModelSource(nil), o.Spec.ModelSources...)
 		st.Profile = profileFromSpec(o.Spec)
 		st.Discovery, st.DiscoveryJob = nil, nil
-		p.Informational = append(p.Informational, cond(ConditionDiscovered, true, ReasonInlineModelSources, "Model sources provided in-line in spec"))
+		p.Informational = append(p.Informational, state.Condition(ConditionDiscovered, true, ReasonInlineModelSources, "Model sources provided in-line in spec"))
 	case blocked:
-		p.Informational = append(p.Informational, cond(ConditionDiscovered, discovered(o), ReasonAwaitingDiscovery,
+		p.Informational = append(p.Informational, state.Condition(ConditionDiscovered, discovered(o), ReasonAwaitingDiscovery,
 			"discovery waits for the model, the runtime config and the GPU"))
 		if discovered(o) {
 			p.Informational[0].Reason = ReasonDiscoveryComplete
@@ -264,7 +264,7 @@ func planDiscovery(o Observation, p *Plan) {
 	js := jobSpec(o, 1)
 	hash := js.Hash()
 	if discovered(o) {
-		p.Informational = append(p.Informational, cond(ConditionDiscovered, true, ReasonDiscoveryComplete, "discovery found the profile"))
+		p.Informational = append(p.Informational, state.Condition(ConditionDiscovered, true, ReasonDiscoveryComplete, "discovery found the profile"))
 		return
 	}
 	if st.Discovery == nil || st.Discovery.SpecHash != hash {
@@ -279,7 +279,7 @@ func planDiscovery(o Observation, p *Plan) {
 			State: s, Reason: reason, Message: msg})
 	}
 	awaiting := func(msg string) {
-		p.Informational = append(p.Informational, cond(ConditionDiscovered, false, ReasonAwaitingDiscovery, msg))
+		p.Informational = append(p.Informational, state.Condition(ConditionDiscovered, false, ReasonAwaitingDiscovery, msg))
 	}
 
 	if o.Job != nil && o.Job.Name == name {
@@ -306,7 +306,7 @@ func planDiscovery(o Observation, p *Plan) {
 			}
 			st.ModelSources, st.Profile = res.ModelSources, &res.Profile
 			component(aimv1.AIMStatusReady, "DiscoveryComplete", "")
-			p.Informational = append(p.Informational, cond(ConditionDiscovered, true, ReasonDiscoveryComplete, "discovery found the profile"))
+			p.Informational = append(p.Informational, state.Condition(ConditionDiscovered, true, ReasonDiscoveryComplete, "discovery found the profile"))
 		}
 		return
 	}
@@ -354,7 +354,7 @@ func fail(o Observation, p *Plan, reason, msg string) {
 	wait := o.Backoff.Wait(d, d.SpecHash, o.Now)
 	p.Components = append(p.Components, state.Component{Name: "DiscoveryJob", Dependency: state.DependencyDownstream,
 		State: aimv1.AIMStatusFailed, Reason: reason, Message: fmt.Sprintf("%s%s%s", msg, retryingIn, wait.Round(time.Second))})
-	p.Informational = append(p.Informational, cond(ConditionDiscovered, false, ReasonAwaitingDiscovery, "the last discovery attempt failed"))
+	p.Informational = append(p.Informational, state.Condition(ConditionDiscovered, false, ReasonAwaitingDiscovery, "the last discovery attempt failed"))
 	p.RequeueAfter = max(wait, time.Second)
 }
 
@@ -457,14 +457,6 @@ func profileFromSpec(spec aimv1.AIMServiceTemplateSpecCommon) *aimv1.AIMProfile 
 		p.Metadata.GPU, p.Metadata.GPUCount = hw.GPU.Model, hw.GPU.Requests
 	}
 	return p
-}
-
-func cond(typ string, ok bool, reason, msg string) metav1.Condition {
-	s := metav1.ConditionFalse
-	if ok {
-		s = metav1.ConditionTrue
-	}
-	return metav1.Condition{Type: typ, Status: s, Reason: reason, Message: msg}
 }
 
 func nonEmptySecrets(a, b []corev1.LocalObjectReference) []corev1.LocalObjectReference {

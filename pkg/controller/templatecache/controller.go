@@ -8,7 +8,6 @@ import (
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -120,11 +119,8 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 		Generation: c.Generation, Now: time.Now()})
 	status := plan.Status
 	status.Conditions, status.Status = out.Conditions, out.Status
-	return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: c, What: "template cache " + key.String(), Changed: !apiequality.Semantic.DeepEqual(status, c.Status), Write: func() error {
-		updated := c.DeepCopy()
-		updated.Status = status
-		_, err := ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: FieldManager})
-		return err
+	return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: c, What: "template cache " + key.String(), Status: status, Stored: c.Status, Write: func() error {
+		return reconcile.UpdateStatus(ctx, c, func(u *aimv1.AIMTemplateCache) { u.Status = status }, ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(namespace).UpdateStatus, FieldManager)
 	}, Out: out, ApplyErr: applyErr})
 }
 
@@ -133,8 +129,7 @@ func (ctl *Controller) cleanupArtifacts(ctx context.Context, c *aimv1.AIMTemplat
 	artifacts, _ := ctl.artifacts.AIMArtifacts(c.Namespace).List(labels.Everything())
 	caches, _ := ctl.caches.AIMTemplateCaches(c.Namespace).List(labels.Everything())
 	for _, a := range ArtifactsToClean(c, artifacts, caches) {
-		err := ctl.c.AIM.AimV1alpha1().AIMArtifacts(a.Namespace).Delete(ctx, a.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &a.UID}})
-		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		if _, err := reconcile.DeleteSeen(ctx, a, ctl.c.AIM.AimV1alpha1().AIMArtifacts(a.Namespace).Delete); err != nil {
 			return fmt.Errorf("deleting unneeded artifact %s/%s: %w", a.Namespace, a.Name, err)
 		}
 	}
@@ -156,8 +151,7 @@ func (ctl *Controller) resolveTemplate(c *aimv1.AIMTemplateCache) (*Template, er
 		t, err := ctl.templates.AIMServiceTemplates(c.Namespace).Get(name)
 		switch {
 		case err == nil:
-			return &Template{Kind: KindNamespaced, Name: t.Name, Status: t.Status.Status, ModelSources: t.Status.ModelSources,
-				Ready: meta.FindStatusCondition(t.Status.Conditions, state.ConditionReady)}, nil
+			return templateOf(KindNamespaced, t.Name, &t.Status), nil
 		case !apierrors.IsNotFound(err):
 			return nil, err
 		case scope == aimv1.AIMTemplateScopeNamespace:
@@ -168,8 +162,7 @@ func (ctl *Controller) resolveTemplate(c *aimv1.AIMTemplateCache) (*Template, er
 	t, err := ctl.clusterTemplates.Get(name)
 	switch {
 	case err == nil:
-		return &Template{Kind: KindCluster, Name: t.Name, Status: t.Status.Status, ModelSources: t.Status.ModelSources,
-			Ready: meta.FindStatusCondition(t.Status.Conditions, state.ConditionReady)}, nil
+		return templateOf(KindCluster, t.Name, &t.Status), nil
 	case !apierrors.IsNotFound(err):
 		return nil, err
 	case scope == aimv1.AIMTemplateScopeCluster:
@@ -177,6 +170,10 @@ func (ctl *Controller) resolveTemplate(c *aimv1.AIMTemplateCache) (*Template, er
 	}
 	return nil, state.NewError(state.MissingUpstream, ReasonTemplateNotFound,
 		"neither AIMServiceTemplate %q in namespace %s nor AIMClusterServiceTemplate %q exists", name, c.Namespace, name)
+}
+
+func templateOf(kind, name string, st *aimv1.AIMServiceTemplateStatus) *Template {
+	return &Template{Kind: kind, Name: name, Status: st.Status, ModelSources: st.ModelSources, Ready: meta.FindStatusCondition(st.Conditions, state.ConditionReady)}
 }
 
 // apply server-side applies a Dedicated artifact.
@@ -187,19 +184,11 @@ func (ctl *Controller) apply(ctx context.Context, a *aimv1.AIMArtifact) error {
 
 // handler enqueues the caches an event concerns.
 func (ctl *Controller) handler(caches func(metav1.Object) []*aimv1.AIMTemplateCache) cache.ResourceEventHandler {
-	enqueue := func(obj any) {
-		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = tomb.Obj
-		}
-		m, ok := obj.(metav1.Object)
-		if !ok {
-			return
-		}
+	return manager.OnEvery(func(m metav1.Object) {
 		for _, c := range caches(m) {
 			ctl.ctl.Add(cache.MetaObjectToName(c))
 		}
-	}
-	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }, DeleteFunc: enqueue}
+	})
 }
 
 // artifactCaches are the caches an artifact may serve: its owner, or for a Shared artifact every cache of
