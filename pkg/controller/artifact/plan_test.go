@@ -371,8 +371,7 @@ func TestPlanArtifact(t *testing.T) {
 		{name: "downloading keeps the downloader's progress", status: aimv1.AIMStatusProgressing, component: ComponentDownloadJob, reason: "JobRunning",
 			download: "False Downloading Download in progress",
 			obs: func() Observation {
-				o := bound(withPVC(ready()))
-				sized(o.Artifact, "15Gi")
+				o := downloading()
 				o.Artifact.Status.Progress = progress.DeepCopy()
 				o.Artifact.Status.Download = &aimv1.AIMDownloadState{Protocol: "XET", Attempt: 1}
 				o.DownloadJob, o.Pods = testJob(), []*corev1.Pod{runningPod()}
@@ -386,8 +385,7 @@ func TestPlanArtifact(t *testing.T) {
 		{name: "verifying", status: aimv1.AIMStatusProgressing, component: ComponentDownloadJobPods, reason: "PodsReady",
 			download: "True Verifying Download complete, verifying integrity...",
 			obs: func() Observation {
-				o := bound(withPVC(ready()))
-				sized(o.Artifact, "15Gi")
+				o := downloading()
 				o.Artifact.Status.Progress = &aimv1.AIMDownloadProgress{TotalBytes: 100, DownloadedBytes: 100, Percentage: 100, DisplayPercentage: "100 %"}
 				o.DownloadJob, o.Pods = testJob(), []*corev1.Pod{runningPod()}
 				return o
@@ -395,16 +393,14 @@ func TestPlanArtifact(t *testing.T) {
 		{name: "download pod cannot pull", status: aimv1.AIMStatusProgressing, component: ComponentDownloadJobPods, reason: "ImagePullBackOff",
 			download: "False Downloading Download in progress",
 			obs: func() Observation {
-				o := bound(withPVC(ready()))
-				sized(o.Artifact, "15Gi")
+				o := downloading()
 				o.DownloadJob, o.Pods = testJob(), waitingPod("ErrImagePull")
 				return o
 			}},
 		{name: "a failed attempt fails the artifact", status: aimv1.AIMStatusFailed, component: ComponentDownloadJobPods, reason: "PodFailed",
 			download: "False Downloading Download failed before completion",
 			obs: func() Observation {
-				o := bound(withPVC(ready()))
-				sized(o.Artifact, "15Gi")
+				o := downloading()
 				o.Artifact.Status.Progress = progress.DeepCopy()
 				o.DownloadJob, o.Pods = testJob(), []*corev1.Pod{failedPod("no progress for 120s (STALL_TIMEOUT), giving up")}
 				return o
@@ -417,8 +413,7 @@ func TestPlanArtifact(t *testing.T) {
 		{name: "download exhausted its retries", status: aimv1.AIMStatusFailed, component: ComponentDownloadJob, reason: "JobBackoffLimitExceeded",
 			download: "False Downloading Download failed before completion",
 			obs: func() Observation {
-				o := bound(withPVC(ready()))
-				sized(o.Artifact, "15Gi")
+				o := downloading()
 				o.DownloadJob, o.Pods = testJob(batchv1.JobFailed), []*corev1.Pod{failedPod("stalled"), failedPod("stalled"), failedPod("stalled")}
 				return o
 			},
@@ -430,8 +425,7 @@ func TestPlanArtifact(t *testing.T) {
 		{name: "verification failed", status: aimv1.AIMStatusFailed, component: ComponentDownloadJob, reason: "JobBackoffLimitExceeded",
 			download: "False VerificationFailed Download completed but verification failed",
 			obs: func() Observation {
-				o := bound(withPVC(ready()))
-				sized(o.Artifact, "15Gi")
+				o := downloading()
 				o.Artifact.Status.Progress = &aimv1.AIMDownloadProgress{TotalBytes: 100, DownloadedBytes: 100, Percentage: 100}
 				o.DownloadJob = testJob(batchv1.JobFailed)
 				return o
@@ -439,8 +433,7 @@ func TestPlanArtifact(t *testing.T) {
 		{name: "download succeeded", status: aimv1.AIMStatusReady, component: ComponentDownloadJob, reason: "Ready",
 			download: "True Verified Download and verification complete",
 			obs: func() Observation {
-				o := bound(withPVC(ready()))
-				sized(o.Artifact, "15Gi")
+				o := downloading()
 				o.Artifact.Status.Progress = progress.DeepCopy()
 				o.DownloadJob = testJob(batchv1.JobComplete)
 				return o
@@ -453,8 +446,7 @@ func TestPlanArtifact(t *testing.T) {
 		{name: "an expired Job after success stays Ready", status: aimv1.AIMStatusReady, component: ComponentVolume, reason: "Ready",
 			download: "True Verified done",
 			obs: func() Observation {
-				o := bound(withPVC(ready()))
-				sized(o.Artifact, "15Gi")
+				o := downloading()
 				o.Artifact.Status.Conditions = []metav1.Condition{downloadCondition(true, ReasonVerified, "done")}
 				return o
 			}},
@@ -506,6 +498,13 @@ func TestPlanArtifact(t *testing.T) {
 			}
 		})
 	}
+}
+
+// downloading is an artifact of 15Gi whose PVC is bound: what the download Job starts from.
+func downloading() Observation {
+	o := bound(withPVC(ready()))
+	sized(o.Artifact, "15Gi")
+	return o
 }
 
 func bound(o Observation) Observation {
