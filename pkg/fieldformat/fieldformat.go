@@ -16,6 +16,7 @@ import (
 	"mime"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -207,7 +208,32 @@ var (
 	quantityType = reflect.TypeOf(resource.Quantity{})
 	timeType     = reflect.TypeOf(metav1.Time{})
 	durationType = reflect.TypeOf(metav1.Duration{})
+	// An API type that publishes itself as a string and decodes itself (v1alpha1.Duration): its decoder is the
+	// check, and its error the message.
+	unmarshalerType = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
+	schemaTyped     = reflect.TypeOf((*interface{ OpenAPISchemaType() []string })(nil)).Elem()
 )
+
+// checkString decodes a JSON string with the Go type's own decoder.
+func checkString(v any, t reflect.Type, path *field.Path) field.ErrorList {
+	s, ok := v.(string)
+	if !ok {
+		return nil
+	}
+	data, _ := json.Marshal(s)
+	if err := reflect.New(t).Interface().(json.Unmarshaler).UnmarshalJSON(data); err != nil {
+		return field.ErrorList{field.Invalid(path, s, err.Error())}
+	}
+	return nil
+}
+
+// selfDecodedString reports whether values of t are strings that t decodes itself.
+func selfDecodedString(t reflect.Type) bool {
+	if t.Kind() != reflect.Struct || !reflect.PointerTo(t).Implements(unmarshalerType) || !t.Implements(schemaTyped) {
+		return false
+	}
+	return slices.Equal(reflect.Zero(t).Interface().(interface{ OpenAPISchemaType() []string }).OpenAPISchemaType(), []string{"string"})
+}
 
 // walk checks a decoded JSON value against a Go type.
 func walk(v any, t reflect.Type, path *field.Path) field.ErrorList {
@@ -234,6 +260,9 @@ func walk(v any, t reflect.Type, path *field.Path) field.ErrorList {
 			}
 		}
 		return nil
+	}
+	if selfDecodedString(t) {
+		return checkString(v, t, path)
 	}
 	var errs field.ErrorList
 	switch t.Kind() {

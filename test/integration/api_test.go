@@ -2,6 +2,7 @@ package integration
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -778,3 +779,46 @@ func TestProtobufClient(t *testing.T) {
 type roundTripperFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestDurationsReadBackAsWritten: a duration reads back as it was written (24h, not 24h0m0s), as aim-engine's
+// CRDs store it, through storage and the watch cache; the default reads as aim-engine's (1h).
+func TestDurationsReadBackAsWritten(t *testing.T) {
+	c, ns := ctx(t), namespace(t)
+	sources := shared.Dynamic.Resource(aimv1.SchemeGroupVersion.WithResource("aimclustermodelsources"))
+	for name, interval := range map[string]any{"durations-24h": "24h", "durations-default": nil} {
+		spec := map[string]any{"filters": []any{map[string]any{"image": "org/aim-*"}}}
+		if interval != nil {
+			spec["syncInterval"] = interval
+		}
+		obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": aimv1.SchemeGroupVersion.String(), "kind": "AIMClusterModelSource",
+			"metadata": map[string]any{"name": name}, "spec": spec}}
+		if _, err := sources.Create(c, obj, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = sources.Delete(context.Background(), name, metav1.DeleteOptions{}) })
+		want := "24h"
+		if interval == nil {
+			want = "1h"
+		}
+		got, err := sources.Get(c, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s, _, _ := unstructured.NestedString(got.Object, "spec", "syncInterval"); s != want {
+			t.Errorf("%s: syncInterval reads back %q, want %q", name, s, want)
+		}
+	}
+	configs := shared.Dynamic.Resource(aimv1.SchemeGroupVersion.WithResource("aimruntimeconfigs")).Namespace(ns)
+	cfg := &unstructured.Unstructured{Object: map[string]any{"apiVersion": aimv1.SchemeGroupVersion.String(), "kind": "AIMRuntimeConfig",
+		"metadata": map[string]any{"name": "timeouts"}, "spec": map[string]any{"routing": map[string]any{"requestTimeout": "90s"}}}}
+	if _, err := configs.Create(c, cfg, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	list, err := configs.List(c, metav1.ListOptions{ResourceVersion: "0"}) // served by the watch cache
+	if err != nil || len(list.Items) != 1 {
+		t.Fatalf("list: %v %v", list, err)
+	}
+	if s, _, _ := unstructured.NestedString(list.Items[0].Object, "spec", "routing", "requestTimeout"); s != "90s" {
+		t.Errorf("requestTimeout reads back %q, want 90s", s)
+	}
+}

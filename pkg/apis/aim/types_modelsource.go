@@ -14,7 +14,7 @@ type AIMClusterModelSourceSpec struct {
 	// filters select repositories and tags (1 to 100 entries).
 	Filters []AIMModelSourceFilter
 	// syncInterval is how often the registry is listed. Defaults to 1h.
-	SyncInterval *metav1.Duration
+	SyncInterval *Duration
 	// versions are semver constraints every filter applies unless it sets its own, for example >=0.8.0.
 	// Tags that are not semver are skipped when constraints are present.
 	Versions []string

@@ -1,9 +1,10 @@
 package aim
 
 import (
+	"time"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -205,9 +206,15 @@ type AIMRuntimeRoutingConfig struct {
 	// /{.metadata.namespace}/{.metadata.name}.
 	PathTemplate *string
 	// requestTimeout is the HTTPRoute rule timeout, for example 60s.
-	RequestTimeout *metav1.Duration
+	RequestTimeout *Duration
 	// annotations are copied onto the HTTPRoute.
 	Annotations map[string]string
+}
+
+// Duration is a length of time and the text it was written with (v1alpha1.Duration).
+type Duration struct {
+	Duration time.Duration
+	Text     string
 }
 
 // JSON holds any JSON value, verbatim.

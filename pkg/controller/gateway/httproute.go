@@ -32,7 +32,7 @@ type Input struct {
 	Path string
 	// Backend is the Service the route sends to (the InferenceService's predictor).
 	Backend string
-	Timeout *metav1.Duration
+	Timeout *aimv1.Duration
 }
 
 // Build returns the HTTPRoute. It is pure: equal inputs give equal objects.

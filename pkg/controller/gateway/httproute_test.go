@@ -15,7 +15,7 @@ func TestBuild(t *testing.T) {
 	r := Build(Input{
 		Name: "chat", Namespace: "team-a", Owner: metav1.OwnerReference{APIVersion: "aim.eai.amd.com/v1alpha1", Kind: "AIMService", Name: "chat", UID: "u1"},
 		Parent: aimv1.AIMGatewayParentReference{Name: "gw", Namespace: ptr.To("infra")}, Path: "/team-a/chat",
-		Backend: "chat-predictor", Timeout: &metav1.Duration{Duration: 90 * time.Second},
+		Backend: "chat-predictor", Timeout: &aimv1.Duration{Duration: 90 * time.Second},
 		Annotations: map[string]string{"a": "b"},
 	})
 	if got := r.OwnerReferences[0]; !*got.Controller || got.UID != "u1" {

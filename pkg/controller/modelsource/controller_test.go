@@ -33,7 +33,7 @@ func TestSyncDue(t *testing.T) {
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	synced := func(ago time.Duration, conds ...metav1.Condition) *aimv1.AIMClusterModelSource {
 		return &aimv1.AIMClusterModelSource{ObjectMeta: metav1.ObjectMeta{Generation: 2},
-			Spec:   aimv1.AIMClusterModelSourceSpec{SyncInterval: &metav1.Duration{Duration: time.Hour}},
+			Spec:   aimv1.AIMClusterModelSourceSpec{SyncInterval: &aimv1.Duration{Duration: time.Hour}},
 			Status: aimv1.AIMClusterModelSourceStatus{ObservedGeneration: 2, LastSyncTime: ptr.To(metav1.NewTime(now.Add(-ago))), Conditions: conds}}
 	}
 	never := synced(0)
@@ -74,7 +74,7 @@ func TestSyncDue(t *testing.T) {
 func TestReconcile(t *testing.T) {
 	src := &aimv1.AIMClusterModelSource{ObjectMeta: metav1.ObjectMeta{Name: "src", UID: "uid-src", Generation: 1},
 		Spec: aimv1.AIMClusterModelSourceSpec{Registry: "r.example", MaxModels: ptr.To[int32](2),
-			SyncInterval: &metav1.Duration{Duration: time.Hour}, Filters: []aimv1.AIMModelSourceFilter{{Image: "aim/*"}}}}
+			SyncInterval: &aimv1.Duration{Duration: time.Hour}, Filters: []aimv1.AIMModelSourceFilter{{Image: "aim/*"}}}}
 	client := aimfake.NewSimpleClientset(src) //nolint:staticcheck // the field-managed fake has no schema for AIM kinds
 	// The fake cannot server-side apply AIM kinds: an apply of a new model creates it.
 	client.PrependReactor("patch", "aimclustermodels", func(a clienttesting.Action) (bool, runtime.Object, error) {

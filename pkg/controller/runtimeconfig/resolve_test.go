@@ -29,7 +29,7 @@ func TestSetMeansOverride(t *testing.T) {
 	c := aimv1.AIMRuntimeConfigSpec{
 		Storage: &aimv1.AIMStorageConfig{DefaultStorageClassName: ptr.To("fast"), PVCHeadroomPercent: ptr.To[int32](20), AccessModes: []corev1.PersistentVolumeAccessMode{"ReadWriteOnce"}},
 		Routing: &aimv1.AIMRuntimeRoutingConfig{Enabled: ptr.To(true), GatewayRef: &aimv1.AIMGatewayParentReference{Name: "gw"},
-			RequestTimeout: &metav1.Duration{Duration: time.Minute}, Annotations: map[string]string{"a": "cluster", "b": "cluster"}},
+			RequestTimeout: &aimv1.Duration{Duration: time.Minute}, Annotations: map[string]string{"a": "cluster", "b": "cluster"}},
 		Env:              []corev1.EnvVar{{Name: "X", Value: "cluster"}, {Name: "Y", Value: "cluster"}},
 		LabelPropagation: &aimv1.AIMLabelPropagationConfig{Enabled: ptr.To(true), Match: []string{"team"}},
 		Scheduling:       &aimv1.AIMSchedulingConfig{NodeSelector: map[string]string{"pool": "gpu", "zone": "a"}, PriorityClassName: ptr.To("high")},

@@ -257,7 +257,7 @@ func TestPlanRoute(t *testing.T) {
 	gw := &aimv1.AIMGatewayParentReference{Name: "gw"}
 	rcOn := runtimeconfig.Resolved{Spec: aimv1.AIMRuntimeConfigSpec{Routing: &aimv1.AIMRuntimeRoutingConfig{Enabled: ptr.To(true), GatewayRef: gw,
 		PathTemplate: ptr.To("/{.metadata.namespace}/{.metadata.name}"), Annotations: map[string]string{"a": "rc", "b": "rc"},
-		RequestTimeout: &metav1.Duration{Duration: time.Minute}}}}
+		RequestTimeout: &aimv1.Duration{Duration: time.Minute}}}}
 
 	if p := PlanRoute(service(nil), runtimeconfig.Resolved{}); p.Component != nil {
 		t.Errorf("routing off planned %+v", p)

@@ -110,6 +110,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMTemplateCachingConfig":       schema_pkg_apis_aim_v1alpha1_AIMTemplateCachingConfig(ref),
 		"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMTemplateCandidate":           schema_pkg_apis_aim_v1alpha1_AIMTemplateCandidate(ref),
 		"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMTemplateMatching":            schema_pkg_apis_aim_v1alpha1_AIMTemplateMatching(ref),
+		"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.Duration":                       schema_pkg_apis_aim_v1alpha1_Duration(ref),
 		"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.ImageMetadata":                  schema_pkg_apis_aim_v1alpha1_ImageMetadata(ref),
 		"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.JSON":                           schema_pkg_apis_aim_v1alpha1_JSON(ref),
 		"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.ModelMetadata":                  schema_pkg_apis_aim_v1alpha1_ModelMetadata(ref),
@@ -1072,8 +1073,8 @@ func schema_pkg_apis_aim_v1alpha1_AIMClusterModelSourceSpec(ref common.Reference
 					"syncInterval": {
 						SchemaProps: spec.SchemaProps{
 							Description: "syncInterval is how often the registry is listed. Defaults to 1h.",
-							Default:     "1h0m0s",
-							Ref:         ref("k8s.io/apimachinery/pkg/apis/meta/v1.Duration"),
+							Default:     "1h",
+							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.Duration"),
 						},
 					},
 					"versions": {
@@ -1111,7 +1112,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMClusterModelSourceSpec(ref common.Reference
 			},
 		},
 		Dependencies: []string{
-			"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMModelSourceFilter", "k8s.io/api/core/v1.LocalObjectReference", "k8s.io/apimachinery/pkg/apis/meta/v1.Duration"},
+			"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMModelSourceFilter", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.Duration", "k8s.io/api/core/v1.LocalObjectReference"},
 	}
 }
 
@@ -3253,7 +3254,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMRuntimeRoutingConfig(ref common.ReferenceCa
 					"requestTimeout": {
 						SchemaProps: spec.SchemaProps{
 							Description: "requestTimeout is the HTTPRoute rule timeout, for example 60s.",
-							Ref:         ref("k8s.io/apimachinery/pkg/apis/meta/v1.Duration"),
+							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.Duration"),
 						},
 					},
 					"annotations": {
@@ -3276,7 +3277,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMRuntimeRoutingConfig(ref common.ReferenceCa
 			},
 		},
 		Dependencies: []string{
-			"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMGatewayParentReference", "k8s.io/apimachinery/pkg/apis/meta/v1.Duration"},
+			"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMGatewayParentReference", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.Duration"},
 	}
 }
 
@@ -5497,6 +5498,18 @@ func schema_pkg_apis_aim_v1alpha1_AIMTemplateMatching(ref common.ReferenceCallba
 		},
 		Dependencies: []string{
 			"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMTemplateCandidate"},
+	}
+}
+
+func schema_pkg_apis_aim_v1alpha1_Duration(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "Duration is a length of time such as 90s, 30m or 1h30m. It reads back as it was written.",
+				Type:        v1alpha1.Duration{}.OpenAPISchemaType(),
+				Format:      v1alpha1.Duration{}.OpenAPISchemaFormat(),
+			},
+		},
 	}
 }
 

@@ -5,10 +5,10 @@ package fuzzer
 import (
 	"fmt"
 	"strconv"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtimeserializer "k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/randfill"
@@ -25,6 +25,13 @@ func status(c randfill.Continue) aim.AIMStatus { return statuses[c.Intn(len(stat
 // Funcs returns the fuzz functions of the AIM group.
 func Funcs(_ runtimeserializer.CodecFactory) []any {
 	return []any{
+		// A duration's text is empty, or a spelling other than Go's own: the one that decoding keeps.
+		func(d *aim.Duration, c randfill.Continue) {
+			d.Duration, d.Text = time.Duration(c.Int63()), ""
+			if spelled := strconv.FormatInt(int64(d.Duration), 10) + "ns"; c.Bool() && spelled != d.Duration.String() {
+				d.Text = spelled
+			}
+		},
 		func(s *aim.AIMServiceSpec, c randfill.Continue) {
 			c.FillNoCustom(s)
 			if s.Replicas == nil {
@@ -74,7 +81,7 @@ func Funcs(_ runtimeserializer.CodecFactory) []any {
 				s.Registry = "ghcr.io"
 			}
 			if s.SyncInterval == nil {
-				s.SyncInterval = &metav1.Duration{Duration: 1}
+				s.SyncInterval = &aim.Duration{Duration: 1}
 			}
 			if s.MaxModels == nil {
 				s.MaxModels = ptr.To[int32](7)

@@ -26,8 +26,8 @@ type AIMClusterModelSourceSpec struct {
 	Filters []AIMModelSourceFilter `json:"filters" protobuf:"bytes,3,rep,name=filters"`
 	// syncInterval is how often the registry is listed. Defaults to 1h.
 	// +optional
-	// +default="1h0m0s"
-	SyncInterval *metav1.Duration `json:"syncInterval,omitempty" protobuf:"bytes,4,opt,name=syncInterval"`
+	// +default="1h"
+	SyncInterval *Duration `json:"syncInterval,omitempty" protobuf:"bytes,4,opt,name=syncInterval"`
 	// versions are semver constraints every filter applies unless it sets its own, for example >=0.8.0.
 	// Tags that are not semver are skipped when constraints are present.
 	// +optional

@@ -3,7 +3,6 @@ package v1alpha1
 import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -285,7 +284,7 @@ type AIMRuntimeRoutingConfig struct {
 	PathTemplate *string `json:"pathTemplate,omitempty" protobuf:"bytes,3,opt,name=pathTemplate"`
 	// requestTimeout is the HTTPRoute rule timeout, for example 60s.
 	// +optional
-	RequestTimeout *metav1.Duration `json:"requestTimeout,omitempty" protobuf:"bytes,4,opt,name=requestTimeout"`
+	RequestTimeout *Duration `json:"requestTimeout,omitempty" protobuf:"bytes,4,opt,name=requestTimeout"`
 	// annotations are copied onto the HTTPRoute.
 	// +optional
 	Annotations map[string]string `json:"annotations,omitempty" protobuf:"bytes,5,rep,name=annotations"`

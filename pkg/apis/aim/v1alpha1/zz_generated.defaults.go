@@ -172,7 +172,7 @@ func SetObjectDefaults_AIMClusterModelSource(in *AIMClusterModelSource) {
 		in.Spec.Registry = "docker.io"
 	}
 	if in.Spec.SyncInterval == nil {
-		if err := json.Unmarshal([]byte(`"1h0m0s"`), &in.Spec.SyncInterval); err != nil {
+		if err := json.Unmarshal([]byte(`"1h"`), &in.Spec.SyncInterval); err != nil {
 			panic(err)
 		}
 	}

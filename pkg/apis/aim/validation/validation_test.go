@@ -238,10 +238,10 @@ func serviceTables() (tables []table) {
 			s.Spec.Routing = &aim.AIMRuntimeRoutingConfig{GatewayRef: &aim.AIMGatewayParentReference{Name: "gw", Port: ptr.To[int32](70000)}}
 		}, field: "spec.routing.gatewayRef.port", errType: field.ErrorTypeInvalid},
 		{name: "routing timeout", valid: func(s *aim.AIMService) {
-			s.Spec.Routing = &aim.AIMRuntimeRoutingConfig{RequestTimeout: &metav1.Duration{Duration: time.Minute}}
+			s.Spec.Routing = &aim.AIMRuntimeRoutingConfig{RequestTimeout: &aim.Duration{Duration: time.Minute}}
 		},
 			invalid: func(s *aim.AIMService) {
-				s.Spec.Routing = &aim.AIMRuntimeRoutingConfig{RequestTimeout: &metav1.Duration{Duration: -time.Second}}
+				s.Spec.Routing = &aim.AIMRuntimeRoutingConfig{RequestTimeout: &aim.Duration{Duration: -time.Second}}
 			}, field: "spec.routing.requestTimeout", errType: field.ErrorTypeInvalid},
 		{name: "routing path template", schema: true, valid: func(s *aim.AIMService) {
 			s.Spec.Routing = &aim.AIMRuntimeRoutingConfig{PathTemplate: ptr.To("/{.metadata.name}")}
@@ -753,8 +753,8 @@ func modelSourceTables() (tables []table) {
 		{name: "max models range", schema: true, valid: func(s *aim.AIMClusterModelSource) { s.Spec.MaxModels = ptr.To[int32](10000) },
 			invalid: func(s *aim.AIMClusterModelSource) { s.Spec.MaxModels = ptr.To[int32](10001) }, field: "spec.maxModels", errType: field.ErrorTypeInvalid},
 		{name: "max models at least 1", schema: true, invalid: func(s *aim.AIMClusterModelSource) { s.Spec.MaxModels = ptr.To[int32](0) }, field: "spec.maxModels", errType: field.ErrorTypeInvalid},
-		{name: "sync interval", valid: func(s *aim.AIMClusterModelSource) { s.Spec.SyncInterval = &metav1.Duration{Duration: time.Hour} },
-			invalid: func(s *aim.AIMClusterModelSource) { s.Spec.SyncInterval = &metav1.Duration{} }, field: "spec.syncInterval", errType: field.ErrorTypeInvalid},
+		{name: "sync interval", valid: func(s *aim.AIMClusterModelSource) { s.Spec.SyncInterval = &aim.Duration{Duration: time.Hour} },
+			invalid: func(s *aim.AIMClusterModelSource) { s.Spec.SyncInterval = &aim.Duration{} }, field: "spec.syncInterval", errType: field.ErrorTypeInvalid},
 		{name: "registry", schema: true, valid: func(s *aim.AIMClusterModelSource) { s.Spec.Registry = "registry.example.com:5000" },
 			invalid: func(s *aim.AIMClusterModelSource) { s.Spec.Registry = "https://docker.io" }, field: "spec.registry", errType: field.ErrorTypeInvalid},
 	}})

@@ -19,7 +19,7 @@ limitations under the License.
 package v1alpha1
 
 import (
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	aimv1alpha1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	v1 "k8s.io/client-go/applyconfigurations/core/v1"
 )
 
@@ -29,7 +29,7 @@ type AIMClusterModelSourceSpecApplyConfiguration struct {
 	Registry         *string                                     `json:"registry,omitempty"`
 	ImagePullSecrets []v1.LocalObjectReferenceApplyConfiguration `json:"imagePullSecrets,omitempty"`
 	Filters          []AIMModelSourceFilterApplyConfiguration    `json:"filters,omitempty"`
-	SyncInterval     *metav1.Duration                            `json:"syncInterval,omitempty"`
+	SyncInterval     *aimv1alpha1.Duration                       `json:"syncInterval,omitempty"`
 	Versions         []string                                    `json:"versions,omitempty"`
 	MaxModels        *int32                                      `json:"maxModels,omitempty"`
 }
@@ -77,7 +77,7 @@ func (b *AIMClusterModelSourceSpecApplyConfiguration) WithFilters(values ...*AIM
 // WithSyncInterval sets the SyncInterval field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the SyncInterval field is set to the value of the last call.
-func (b *AIMClusterModelSourceSpecApplyConfiguration) WithSyncInterval(value metav1.Duration) *AIMClusterModelSourceSpecApplyConfiguration {
+func (b *AIMClusterModelSourceSpecApplyConfiguration) WithSyncInterval(value aimv1alpha1.Duration) *AIMClusterModelSourceSpecApplyConfiguration {
 	b.SyncInterval = &value
 	return b
 }

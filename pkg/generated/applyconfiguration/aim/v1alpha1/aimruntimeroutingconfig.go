@@ -19,7 +19,7 @@ limitations under the License.
 package v1alpha1
 
 import (
-	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	aimv1alpha1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 )
 
 // AIMRuntimeRoutingConfigApplyConfiguration represents a declarative configuration of the AIMRuntimeRoutingConfig type for use
@@ -28,7 +28,7 @@ type AIMRuntimeRoutingConfigApplyConfiguration struct {
 	Enabled        *bool                                        `json:"enabled,omitempty"`
 	GatewayRef     *AIMGatewayParentReferenceApplyConfiguration `json:"gatewayRef,omitempty"`
 	PathTemplate   *string                                      `json:"pathTemplate,omitempty"`
-	RequestTimeout *v1.Duration                                 `json:"requestTimeout,omitempty"`
+	RequestTimeout *aimv1alpha1.Duration                        `json:"requestTimeout,omitempty"`
 	Annotations    map[string]string                            `json:"annotations,omitempty"`
 }
 
@@ -65,7 +65,7 @@ func (b *AIMRuntimeRoutingConfigApplyConfiguration) WithPathTemplate(value strin
 // WithRequestTimeout sets the RequestTimeout field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the RequestTimeout field is set to the value of the last call.
-func (b *AIMRuntimeRoutingConfigApplyConfiguration) WithRequestTimeout(value v1.Duration) *AIMRuntimeRoutingConfigApplyConfiguration {
+func (b *AIMRuntimeRoutingConfigApplyConfiguration) WithRequestTimeout(value aimv1alpha1.Duration) *AIMRuntimeRoutingConfigApplyConfiguration {
 	b.RequestTimeout = &value
 	return b
 }
