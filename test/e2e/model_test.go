@@ -159,3 +159,52 @@ spec:
 	jsonpathEquals(t, 10*time.Second, "4 MI300X mine", "aimtpl", tpl, "-n", ns, "-o",
 		"jsonpath={.spec.hardware.gpu.requests} {.spec.hardware.gpu.model} {.metadata.labels.aim\\.eai\\.amd\\.com/model}")
 }
+
+// TestLongModelNameGetsItsTemplates: a model named with 200 characters (names may have 253, label values 63)
+// gets its templates, labelled with a valid value that its lookups select by.
+func TestLongModelNameGetsItsTemplates(t *testing.T) {
+	k := admin(t)
+	ns := namespace(t, "e2e-long-model")
+	name := strings.Repeat("long-model-", 18) + "xx"
+	if len(name) != 200 {
+		t.Fatalf("name of %d characters", len(name))
+	}
+	k.mustApply(fmt.Sprintf(`apiVersion: aim.eai.amd.com/v1alpha1
+kind: AIMModel
+metadata: {name: %s, namespace: %s}
+spec:
+  image: registry.example/aim/base:1.0
+  modelSources: [{modelId: org/long, sourceUri: "hf://org/long", size: 1Gi}]
+  custom: {hardware: {gpu: {requests: 1, model: MI300X}}}
+  customTemplates: [{name: wide, hardware: {gpu: {requests: 4}}}]
+`, name, ns))
+	tpl := onlyOne(t, 30*time.Second, "aimtpl", ns, "aim.eai.amd.com/template.alias=wide")
+	jsonpathEquals(t, 10*time.Second, name, "aimtpl", tpl, "-n", ns, "-o", "jsonpath={.spec.modelName}")
+}
+
+// TestCustomModelDifferingOnlyInSizeIsShared: a second service whose custom model differs from the first's only
+// in size uses the model the first made (its name hashes the image, model id and URI, as aim-engine's does) and
+// gets past CreatingModel within a minute.
+func TestCustomModelDifferingOnlyInSizeIsShared(t *testing.T) {
+	ns := namespace(t, "e2e-custom-size")
+	custom := func(size string) string {
+		return fmt.Sprintf(`
+  model:
+    custom:
+      baseImage: registry.example/aim/base:1.0
+      modelSources: [{modelId: org/sized, sourceUri: "hf://org/sized", size: %s}]
+      hardware: {gpu: {requests: 1}}
+  caching: {mode: Never}
+`, size)
+	}
+	applyService(t, ns, "first", custom("1Gi"))
+	model := jsonpathSet(t, 60*time.Second, "aimsvc", "first", "-n", ns, "-o", "jsonpath={.status.resolvedModel.name}")
+	applyService(t, ns, "second", custom("2Gi"))
+	jsonpathEquals(t, 60*time.Second, model, "aimsvc", "second", "-n", ns, "-o", "jsonpath={.status.resolvedModel.name}")
+	if reason := condition(admin(t), "aimsvc/second", ns, "ModelReady", "reason"); reason == "CreatingModel" {
+		t.Errorf("second service still ModelReady/CreatingModel")
+	}
+	if out := strings.Fields(admin(t).must("get", "aimmdl", "-n", ns, "-o", "name")); len(out) != 1 {
+		t.Errorf("models: %v, want the one both services use", out)
+	}
+}
