@@ -96,6 +96,9 @@ func Duration(d time.Duration) gatewayv1.Duration {
 	return gatewayv1.Duration(out)
 }
 
+// ReasonAccepted is the reason of a route every gateway accepted.
+const ReasonAccepted = "HTTPRouteAccepted"
+
 // Acceptance is what the gateways say of a route.
 type Acceptance struct {
 	// Accepted is true when every parent accepted the route; Known is false while no parent has answered.
@@ -112,7 +115,7 @@ func Accepted(status gatewayv1.HTTPRouteStatus) Acceptance {
 			switch {
 			case c.Type == string(gatewayv1.RouteConditionAccepted) && c.Status == metav1.ConditionTrue:
 				if !a.Known {
-					a = Acceptance{Accepted: true, Known: true, Reason: "HTTPRouteAccepted"}
+					a = Acceptance{Accepted: true, Known: true, Reason: ReasonAccepted}
 				}
 			case (c.Type == string(gatewayv1.RouteConditionAccepted) || c.Type == string(gatewayv1.RouteConditionResolvedRefs)) &&
 				c.Status == metav1.ConditionFalse:

@@ -130,8 +130,9 @@ type Match struct {
 	Reason, Message string
 }
 
-// Reasons for an unavailable match.
+// Reasons of a template's GPU component: available, or why a match is not.
 const (
+	ReasonGPUAvailable         = "GPUAvailable"
 	ReasonGPUNotAvailable      = "GPUNotAvailable"
 	ReasonVRAMNotAvailable     = "VRAMNotAvailable"
 	ReasonInsufficientCapacity = "InsufficientGPUCapacity"

@@ -17,7 +17,7 @@ import (
 
 // Reasons of a Job component.
 const (
-	ReasonResourceNotReady        = "ResourceNotReady"
+	ReasonResourceNotReady        = state.ReasonResourceNotReady
 	ReasonJobRunning              = "JobRunning"
 	ReasonJobFailed               = "JobFailed"
 	ReasonJobBackoffLimitExceeded = "JobBackoffLimitExceeded"
@@ -38,7 +38,7 @@ func Job(name string, j *batchv1.Job) state.Component {
 		}
 		switch c.Type {
 		case batchv1.JobComplete:
-			comp.State, comp.Reason = aimv1.AIMStatusReady, "Ready"
+			comp.State, comp.Reason = aimv1.AIMStatusReady, state.ReasonReady
 			return comp
 		case batchv1.JobFailed:
 			msg := redact.Excerpt(cmp.Or(c.Message, "Job failed"), redact.DefaultLimit)

@@ -33,8 +33,18 @@ const (
 	ReasonStorageFull          = "StorageFull"
 )
 
+// Reasons of pod Events that a pods component takes as its own: what keeps a pod pending, and an image pull
+// under way.
+const (
+	ReasonFailedScheduling       = "FailedScheduling"
+	ReasonFailedMount            = "FailedMount"
+	ReasonFailedAttachVolume     = "FailedAttachVolume"
+	ReasonFailedCreatePodSandBox = "FailedCreatePodSandBox"
+	ReasonPulling                = "Pulling"
+)
+
 // PendingEvents are the event reasons that explain a pending pod.
-var PendingEvents = []string{"FailedScheduling", "FailedMount", "FailedAttachVolume", "FailedCreatePodSandBox"}
+var PendingEvents = []string{ReasonFailedScheduling, ReasonFailedMount, ReasonFailedAttachVolume, ReasonFailedCreatePodSandBox}
 
 // Pods reports the pods of a Job as the component name; events are events about them, any type.
 func Pods(name string, pods []*corev1.Pod, events []corev1.Event) state.Component {
@@ -89,7 +99,7 @@ func Pods(name string, pods []*corev1.Pod, events []corev1.Event) state.Componen
 			switch {
 			case slices.Contains(PendingEvents, e.Reason):
 				return set(aimv1.AIMStatusPending, e.Reason, e.Message)
-			case e.Reason == "Pulling":
+			case e.Reason == ReasonPulling:
 				return set(aimv1.AIMStatusProgressing, e.Reason, e.Message)
 			}
 		}

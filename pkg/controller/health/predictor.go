@@ -13,9 +13,6 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
-// ReasonFailedScheduling is the reason of a pod the scheduler cannot place (also the event reason that says so).
-const ReasonFailedScheduling = "FailedScheduling"
-
 // PredictorPods reports an InferenceService's predictor pods as the component name, from their container states
 // and the latest Warning event about each pod. Image pulls are judged by PullError (a refused credential or a
 // missing image Failed, other pull failures Degraded); crashes and OOM kills make the component Degraded;

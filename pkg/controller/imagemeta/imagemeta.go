@@ -31,6 +31,18 @@ import (
 
 var prefixes = []string{"com.amd.aim.", "org.amd.silogen."}
 
+// Reasons of the errors of reading an image's labels and its pull secrets: the image reference, the registries
+// the controller may contact, what the registry answered, a missing pull secret.
+const (
+	ReasonInvalidImageReference = "InvalidImageReference"
+	ReasonRegistryNotAllowed    = "RegistryNotAllowed"
+	ReasonImagePullAuthFailure  = "ImagePullAuthFailure"
+	ReasonImageNotFound         = "ImageNotFound"
+	ReasonRegistryRateLimited   = "RegistryRateLimited"
+	ReasonRegistryUnreachable   = "RegistryUnreachable"
+	ReasonSecretNotFound        = "SecretNotFound"
+)
+
 // FromLabels turns image labels into metadata. Malformed recommended deployments are an error the user must
 // fix in the image (or override with spec.imageMetadata).
 func FromLabels(labels map[string]string) (*aimv1.ImageMetadata, error) {
@@ -126,11 +138,11 @@ type Fetcher struct {
 func (f Fetcher) Labels(ctx context.Context, image string, secrets []corev1.Secret) (map[string]string, error) {
 	ref, err := name.ParseReference(image)
 	if err != nil {
-		return nil, state.NewError(state.InvalidSpec, "InvalidImageReference", "spec.image %q: %v", image, err)
+		return nil, state.NewError(state.InvalidSpec, ReasonInvalidImageReference, "spec.image %q: %v", image, err)
 	}
 	host := ref.Context().RegistryStr()
 	if !slices.Contains(f.Allowed, "*") && !slices.Contains(f.Allowed, host) && !slices.Contains(f.Allowed, strings.Split(host, ":")[0]) {
-		return nil, state.NewError(state.InvalidSpec, "RegistryNotAllowed",
+		return nil, state.NewError(state.InvalidSpec, ReasonRegistryNotAllowed,
 			"aim-apiserver may not contact registry %s (--image-metadata-registries); set spec.imageMetadata or spec.discovery.extractMetadata: false", host)
 	}
 	opts := []remote.Option{remote.WithContext(ctx), remote.WithAuthFromKeychain(Keychain(secrets))}
@@ -161,16 +173,16 @@ func RegistryError(what string, err error, secrets ...string) error {
 		code := fmt.Sprintf("HTTP %d %s", terr.StatusCode, http.StatusText(terr.StatusCode))
 		switch terr.StatusCode {
 		case http.StatusUnauthorized, http.StatusForbidden:
-			return state.NewError(state.Auth, "ImagePullAuthFailure",
+			return state.NewError(state.Auth, ReasonImagePullAuthFailure,
 				"%s: the registry refused the credentials of the pull secrets (%s): %s", what, code, excerpt)
 		case http.StatusNotFound:
-			return state.NewError(state.MissingUpstream, "ImageNotFound", "%s: not found in the registry (%s): %s", what, code, excerpt)
+			return state.NewError(state.MissingUpstream, ReasonImageNotFound, "%s: not found in the registry (%s): %s", what, code, excerpt)
 		case http.StatusTooManyRequests:
-			return state.NewError(state.Infrastructure, "RegistryRateLimited", "%s: the registry limits the request rate (%s): %s", what, code, excerpt)
+			return state.NewError(state.Infrastructure, ReasonRegistryRateLimited, "%s: the registry limits the request rate (%s): %s", what, code, excerpt)
 		}
-		return state.NewError(state.Infrastructure, "RegistryUnreachable", "%s: the registry failed (%s): %s", what, code, excerpt)
+		return state.NewError(state.Infrastructure, ReasonRegistryUnreachable, "%s: the registry failed (%s): %s", what, code, excerpt)
 	}
-	return state.NewError(state.Infrastructure, "RegistryUnreachable", "%s: the registry cannot be reached: %s", what, excerpt)
+	return state.NewError(state.Infrastructure, ReasonRegistryUnreachable, "%s: the registry cannot be reached: %s", what, excerpt)
 }
 
 // PullSecrets reads the named pull secrets from namespace. A missing one is MissingUpstream (SecretNotFound):
@@ -180,7 +192,7 @@ func PullSecrets(ctx context.Context, kube kubernetes.Interface, namespace strin
 	for _, ref := range refs {
 		s, err := kube.CoreV1().Secrets(namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
-			return nil, state.NewError(state.MissingUpstream, "SecretNotFound", "pull secret %s/%s not found", namespace, ref.Name)
+			return nil, state.NewError(state.MissingUpstream, ReasonSecretNotFound, "pull secret %s/%s not found", namespace, ref.Name)
 		} else if err != nil {
 			return nil, fmt.Errorf("reading pull secret %s/%s: %w", namespace, ref.Name, err)
 		}

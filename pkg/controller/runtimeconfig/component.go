@@ -9,6 +9,13 @@ import (
 // RuntimeConfigReady.
 const ComponentName = "RuntimeConfig"
 
+// Reasons of RuntimeConfigReady.
+const (
+	ReasonConfigFound           = "ConfigFound"
+	ReasonDefaultConfigNotFound = "DefaultConfigNotFound"
+	ReasonConfigNotFound        = "ConfigNotFound"
+)
+
 // Component is the RuntimeConfigReady of an object whose runtime config Lookup resolved to rc (or failed with
 // err), with aim-engine's reasons: ConfigFound, or DefaultConfigNotFound (Ready: a runtime config is optional)
 // when none exists; a named config that does not exist is ConfigNotFound, an error of the upstream.
@@ -16,11 +23,11 @@ func Component(rc Resolved, err error) state.Component {
 	c := state.Component{Name: ComponentName, Dependency: state.DependencyUpstream}
 	switch {
 	case err != nil:
-		c.Errors, c.Reason = []error{state.UpstreamError(err)}, "ConfigNotFound"
+		c.Errors, c.Reason = []error{state.UpstreamError(err)}, ReasonConfigNotFound
 	case rc.Ref == nil:
-		c.State, c.Reason, c.Message = aimv1.AIMStatusReady, "DefaultConfigNotFound", "Default config was not found"
+		c.State, c.Reason, c.Message = aimv1.AIMStatusReady, ReasonDefaultConfigNotFound, "Default config was not found"
 	default:
-		c.Reason = "ConfigFound"
+		c.Reason = ReasonConfigFound
 	}
 	return c
 }

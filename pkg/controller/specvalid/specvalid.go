@@ -18,7 +18,7 @@ import (
 
 // Reason is the condition reason of a stored spec that fails validation (the reference's reason for an
 // invalid spec).
-const Reason = "InvalidSpec"
+const Reason = state.ReasonInvalidSpec
 
 // maxErrors bounds the message: the first few field errors say what to fix.
 const maxErrors = 3

@@ -14,16 +14,6 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/redact"
 )
 
-// Condition types every kind has.
-const (
-	ConditionReady                 = "Ready"
-	ConditionConfigValid           = "ConfigValid"
-	ConditionAuthValid             = "AuthValid"
-	ConditionDependenciesReachable = "DependenciesReachable"
-
-	componentSuffix = "Ready"
-)
-
 // InfrastructureGracePeriod is how long infrastructure errors may last before the object shows Degraded.
 const InfrastructureGracePeriod = 10 * time.Second
 
@@ -125,7 +115,7 @@ func withoutUnreported(previous []metav1.Condition, components []Component) []me
 	conds := slices.Clone(previous)
 	reported := map[string]bool{}
 	for _, c := range components {
-		reported[c.Name+componentSuffix] = true
+		reported[c.Name+ComponentSuffix] = true
 	}
 	return slices.DeleteFunc(conds, func(c metav1.Condition) bool {
 		return isComponentCondition(c.Type) && !reported[c.Type]
@@ -188,21 +178,21 @@ func (s *conditionSet) set(c metav1.Condition, warning bool) {
 func (s *conditionSet) setParents(cats map[Category]error, inGrace bool) {
 	switch {
 	case cats[InvalidSpec] != nil:
-		s.set(Condition(ConditionConfigValid, false, "InvalidSpec", cats[InvalidSpec].Error()), true)
+		s.set(Condition(ConditionConfigValid, false, ReasonInvalidSpec, cats[InvalidSpec].Error()), true)
 	case cats[MissingUpstream] != nil:
-		s.set(Condition(ConditionConfigValid, false, "ReferenceNotFound", cats[MissingUpstream].Error()), true)
+		s.set(Condition(ConditionConfigValid, false, ReasonReferenceNotFound, cats[MissingUpstream].Error()), true)
 	default:
-		s.set(Condition(ConditionConfigValid, true, "ConfigurationValid", ""), false)
+		s.set(Condition(ConditionConfigValid, true, ReasonConfigurationValid, ""), false)
 	}
 	if err := cats[Auth]; err != nil {
-		s.set(Condition(ConditionAuthValid, false, "AuthError", err.Error()), true)
+		s.set(Condition(ConditionAuthValid, false, ReasonAuthError, err.Error()), true)
 	} else {
-		s.set(Condition(ConditionAuthValid, true, "AuthenticationValid", ""), false)
+		s.set(Condition(ConditionAuthValid, true, ReasonAuthenticationValid, ""), false)
 	}
 	if infraErr, infra := cats[Infrastructure]; infra {
-		s.set(Condition(ConditionDependenciesReachable, false, "InfrastructureError", infraErr.Error()), !inGrace)
+		s.set(Condition(ConditionDependenciesReachable, false, ReasonInfrastructureError, infraErr.Error()), !inGrace)
 	} else {
-		s.set(Condition(ConditionDependenciesReachable, true, "Reachable", ""), false)
+		s.set(Condition(ConditionDependenciesReachable, true, ReasonReachable, ""), false)
 	}
 }
 
@@ -217,7 +207,7 @@ func (s *conditionSet) setComponents(in Input, inGrace bool) worstComponent {
 	worst := worstComponent{state: aimv1.AIMStatusReady}
 	for _, c := range in.Components {
 		st, reason, msg := Outcome(c)
-		typ := c.Name + componentSuffix
+		typ := c.Name + ComponentSuffix
 		if inGrace && st == aimv1.AIMStatusDegraded && hasCategory(c.Errors, Infrastructure) {
 			// A short outage is not news: keep the previous condition, or show the component as waiting.
 			if prev := meta.FindStatusCondition(in.Previous, typ); prev != nil {
@@ -243,7 +233,7 @@ func (s *conditionSet) setComponents(in Input, inGrace bool) worstComponent {
 // setReady sets the Ready condition, which names the worst component.
 func (s *conditionSet) setReady(worst worstComponent, cats map[Category]error) {
 	if worst.name == "" {
-		s.set(Condition(ConditionReady, true, "AllComponentsReady", ""), false)
+		s.set(Condition(ConditionReady, true, ReasonAllComponentsReady, ""), false)
 		return
 	}
 	msg := fmt.Sprintf("%s is not ready", worst.name)
@@ -258,16 +248,16 @@ func (s *conditionSet) setReady(worst worstComponent, cats map[Category]error) {
 	switch {
 	case bad:
 	case cats[Infrastructure] != nil:
-		reason, msg = "InfrastructureError", "Infrastructure error - waiting for retry: "+msg
+		reason, msg = ReasonInfrastructureError, "Infrastructure error - waiting for retry: "+msg
 	default:
-		reason, msg = "Progressing", "Waiting for components to become ready: "+msg
+		reason, msg = ReasonProgressing, "Waiting for components to become ready: "+msg
 	}
 	// What the user must fix names the Ready reason by its kind, as the reference does: AuthError,
 	// InvalidSpec or ReferenceNotFound (the component conditions keep their own reasons).
 	for _, c := range []struct {
 		cat    Category
 		reason string
-	}{{Auth, "AuthError"}, {InvalidSpec, "InvalidSpec"}, {MissingUpstream, "ReferenceNotFound"}} {
+	}{{Auth, ReasonAuthError}, {InvalidSpec, ReasonInvalidSpec}, {MissingUpstream, ReasonReferenceNotFound}} {
 		if cats[c.cat] != nil {
 			reason = c.reason
 			break
@@ -305,7 +295,7 @@ func Outcome(c Component) (aimv1.AIMStatus, string, string) {
 	}
 	if reason == "" {
 		if st == aimv1.AIMStatusReady {
-			reason = "Ready"
+			reason = ReasonReady
 		} else {
 			reason = string(st)
 		}
@@ -361,7 +351,7 @@ func serviceStatus(s aimv1.AIMStatus) aimv1.AIMStatus {
 }
 
 func isComponentCondition(t string) bool {
-	return strings.HasSuffix(t, componentSuffix) && t != ConditionReady && len(t) > len(componentSuffix)
+	return strings.HasSuffix(t, ComponentSuffix) && t != ConditionReady && len(t) > len(ComponentSuffix)
 }
 
 func isParentCondition(t string) bool {
@@ -381,7 +371,7 @@ func sanitizeReason(r string) string {
 	}
 	out := strings.TrimRight(b.String(), ",:")
 	if out == "" {
-		return "Unknown"
+		return ReasonUnknown
 	}
 	if len(out) > 1024 {
 		out = out[:1024]

@@ -53,7 +53,7 @@ func UpstreamError(err error) error {
 		return nil
 	}
 	if apierrors.IsNotFound(err) {
-		return &Error{Category: MissingUpstream, Reason: "ReferenceNotFound", Err: err}
+		return &Error{Category: MissingUpstream, Reason: ReasonReferenceNotFound, Err: err}
 	}
 	return err
 }
@@ -105,16 +105,16 @@ func reasonOf(err error) string {
 	}
 	switch Categorize(err) {
 	case Auth:
-		return "AuthError"
+		return ReasonAuthError
 	case InvalidSpec:
-		return "InvalidSpec"
+		return ReasonInvalidSpec
 	case MissingUpstream:
-		return "ReferenceNotFound"
+		return ReasonReferenceNotFound
 	case MissingDownstream:
-		return "ResourceNotReady"
+		return ReasonResourceNotReady
 	case ResourceExhaustion:
-		return "ResourceExhausted"
+		return ReasonResourceExhausted
 	default:
-		return "InfrastructureError"
+		return ReasonInfrastructureError
 	}
 }
