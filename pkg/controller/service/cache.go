@@ -31,10 +31,6 @@ func CachingMode(svc *aimv1.AIMService) aimv1.AIMCachingMode {
 	return aimv1.AIMCachingModeShared
 }
 
-// ReasonCacheConflict is the Cache component's reason when another template's cache holds the name of the
-// service's shared cache.
-const ReasonCacheConflict = "CacheConflict"
-
 // CachePlan is what the service does about its model cache.
 type CachePlan struct {
 	// Create is a template cache to create; Use the one the service reads.
@@ -67,17 +63,17 @@ func PlanCache(svc *aimv1.AIMService, t Template, existing []*aimv1.AIMTemplateC
 				return CachePlan{Component: &comp}
 			}
 		}
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "CacheCreating", "creating AIMTemplateCache "+want.Name
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonCacheCreating, "creating AIMTemplateCache "+want.Name
 		return CachePlan{Create: want, Component: &comp}
 	}
 	what := "AIMTemplateCache " + use.Name
 	switch use.Status.Status {
 	case aimv1.AIMStatusReady:
-		comp.Reason, comp.Message = "CacheReady", what
+		comp.Reason, comp.Message = ReasonCacheReady, what
 	case aimv1.AIMStatusFailed, aimv1.AIMStatusDegraded:
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, "CacheFailed", what+" is "+string(use.Status.Status)
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, ReasonCacheFailed, what+" is "+string(use.Status.Status)
 	default:
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "CacheNotReady", what+" is downloading the model"
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonCacheNotReady, what+" is downloading the model"
 		byName := map[string]*aimv1.AIMArtifact{}
 		for _, a := range artifacts {
 			byName[a.Name] = a

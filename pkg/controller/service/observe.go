@@ -98,7 +98,7 @@ func (ctl *Controller) observe(svc *aimv1.AIMService) Observation {
 
 func (ctl *Controller) getISVC(namespace, name string) (*kservev1beta1.InferenceService, error) {
 	if ctl.isvcs == nil {
-		return nil, state.NewError(state.Infrastructure, "KServeNotInstalled",
+		return nil, state.NewError(state.Infrastructure, ReasonKServeNotInstalled,
 			"the cluster does not serve %s; install KServe and restart aim-apiserver", kserve.Resource.GroupResource())
 	}
 	obj, err := ctl.isvcs.ByNamespace(namespace).Get(name)
@@ -112,7 +112,7 @@ func (ctl *Controller) getISVC(namespace, name string) (*kservev1beta1.Inference
 
 // gatewayNotInstalled is the route's error when the cluster does not serve the Gateway API.
 func gatewayNotInstalled() error {
-	return state.NewError(state.Infrastructure, "GatewayAPINotInstalled",
+	return state.NewError(state.Infrastructure, ReasonGatewayAPINotInstalled,
 		"the cluster does not serve %s; install the Gateway API CRDs and restart aim-apiserver", gateway.Resource.GroupResource())
 }
 

@@ -119,9 +119,9 @@ func (p *Plan) planTemplate(o Observation, model *Model) *Template {
 			live := o.NamespacedTemplate(p.Derived.Name)
 			switch {
 			case live == nil:
-				comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, "CreatingDerivedTemplate", "creating AIMServiceTemplate "+p.Derived.Name+" for spec.overrides"
+				comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, ReasonCreatingDerivedTemplate, "creating AIMServiceTemplate "+p.Derived.Name+" for spec.overrides"
 			case !reconcile.OwnedBy(live, svc.UID):
-				p.DerivedErr = state.NewError(state.InvalidSpec, "DerivedTemplateConflict", "AIMServiceTemplate %s/%s exists and belongs to something else",
+				p.DerivedErr = state.NewError(state.InvalidSpec, ReasonDerivedTemplateConflict, "AIMServiceTemplate %s/%s exists and belongs to something else",
 					live.Namespace, live.Name)
 			default:
 				p.DerivedLive = live
@@ -203,10 +203,10 @@ func (p *Plan) planWorkload(o Observation, observed kserve.Live, model *Model, r
 func cacheLost(comp state.Component, mode aimv1.AIMCachingMode) state.Component {
 	comp.State, comp.Errors = aimv1.AIMStatusDegraded, nil
 	if mode == aimv1.AIMCachingModeDedicated {
-		comp.Reason, comp.Message = "CacheCreating", "Dedicated template cache is being recreated"
+		comp.Reason, comp.Message = ReasonCacheCreating, "Dedicated template cache is being recreated"
 		return comp
 	}
-	comp.Reason, comp.Message = "CacheLost", "Shared template cache was deleted but InferenceService still references cached storage volumes"
+	comp.Reason, comp.Message = ReasonCacheLost, "Shared template cache was deleted but InferenceService still references cached storage volumes"
 	return comp
 }
 
@@ -263,9 +263,6 @@ func (p *Plan) finalStatus() aimv1.AIMServiceStatus {
 	}
 	return p.Status
 }
-
-// ComponentHPA reports KEDA's HorizontalPodAutoscaler of an autoscaled service; its condition is HPAReady.
-const ComponentHPA = "HPA"
 
 // HPAComponent is the health of an autoscaled service's HPA (health.Autoscaler); nil when the service does not
 // autoscale (no autoScaling, minReplicas or maxReplicas).

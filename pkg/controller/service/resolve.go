@@ -22,25 +22,6 @@ import (
 // LabelCustomModel marks models created for a service's model.custom.
 const LabelCustomModel = "aim.eai.amd.com/custom-model"
 
-// Component names of an AIMService; each reports a <Name>Ready condition.
-const (
-	ComponentModel         = "Model"
-	ComponentTemplate      = "Template"
-	ComponentRuntimeConfig = runtimeconfig.ComponentName
-	ComponentISVC          = "InferenceService"
-	ComponentPods          = "InferenceServicePods"
-	ComponentCache         = "Cache"
-	ComponentRoute         = "HTTPRoute"
-)
-
-// Reasons of the Model and Template components.
-const (
-	ReasonModelNotReady = "ModelNotReady"
-	// ReasonTemplateUnready is the Template component's reason for a template that is not Ready, whatever the
-	// state it is in (the reference's TemplateNotReady).
-	ReasonTemplateUnready = "TemplateNotReady"
-)
-
 // Model is a model of either kind.
 type Model struct {
 	// Namespace is empty for an AIMClusterModel.
@@ -143,7 +124,7 @@ func ResolveModel(svc *aimv1.AIMService, found []Model) ModelResolution {
 	switch {
 	case m.Name != nil:
 		if len(found) == 0 {
-			comp.Errors = []error{state.NewError(state.MissingUpstream, "ModelNotFound",
+			comp.Errors = []error{state.NewError(state.MissingUpstream, ReasonModelNotFound,
 				"neither AIMModel %q in namespace %q nor AIMClusterModel %q exists", *m.Name, svc.Namespace, *m.Name)}
 			return ModelResolution{Component: comp}
 		}
@@ -160,10 +141,10 @@ func ResolveModel(svc *aimv1.AIMService, found []Model) ModelResolution {
 		case 0:
 			model, err := ImageModel(svc, image)
 			if err != nil {
-				comp.Errors = []error{state.NewError(state.InvalidSpec, "InvalidImageReference", "spec.model.image: %v", err)}
+				comp.Errors = []error{state.NewError(state.InvalidSpec, ReasonInvalidImageReference, "spec.model.image: %v", err)}
 				return ModelResolution{Component: comp}
 			}
-			comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "CreatingModel", "creating AIMModel "+model.Name+" for the image"
+			comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonCreatingModel, "creating AIMModel "+model.Name+" for the image"
 			return ModelResolution{Create: model, Component: comp}
 		case 1:
 			return resolved(same[0], comp)
@@ -173,7 +154,7 @@ func ResolveModel(svc *aimv1.AIMService, found []Model) ModelResolution {
 		for _, s := range same {
 			names = append(names, s.Ref().Kind+" "+strings.TrimPrefix(s.Namespace+"/"+s.Name, "/"))
 		}
-		comp.Errors = []error{state.NewError(state.InvalidSpec, "AmbiguousModelImage",
+		comp.Errors = []error{state.NewError(state.InvalidSpec, ReasonAmbiguousModelImage,
 			"several models use image %s (%s); name one in spec.model.name", image, strings.Join(names, ", "))}
 		return ModelResolution{Component: comp}
 	case m.Custom != nil:
@@ -183,10 +164,10 @@ func ResolveModel(svc *aimv1.AIMService, found []Model) ModelResolution {
 				return resolved(f, comp)
 			}
 		}
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "CreatingModel", "creating AIMModel "+want.Name+" for the custom model"
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonCreatingModel, "creating AIMModel "+want.Name+" for the custom model"
 		return ModelResolution{Create: want, Component: comp}
 	}
-	comp.Errors = []error{state.NewError(state.InvalidSpec, "InvalidModelSpec", "spec.model names no model")}
+	comp.Errors = []error{state.NewError(state.InvalidSpec, ReasonInvalidModelSpec, "spec.model names no model")}
 	return ModelResolution{Component: comp}
 }
 
@@ -201,7 +182,7 @@ func resolved(m Model, comp state.Component) ModelResolution {
 	}
 	switch m.Status {
 	case aimv1.AIMStatusReady:
-		comp.Reason, comp.Message = "ModelResolved", what
+		comp.Reason, comp.Message = ReasonModelResolved, what
 	case aimv1.AIMStatusFailed, aimv1.AIMStatusDegraded:
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, ReasonModelNotReady, what+" is "+string(m.Status)
 	case aimv1.AIMStatusNotAvailable:
@@ -308,7 +289,7 @@ func ResolveTemplate(svc *aimv1.AIMService, model *Model, templates []Template, 
 	comp := state.Component{Name: ComponentTemplate, Dependency: state.DependencyUpstream}
 	if sel := svc.Spec.Template; sel != nil && sel.Name != "" {
 		if len(templates) == 0 {
-			comp.Errors = []error{state.NewError(state.MissingUpstream, "TemplateNotFound",
+			comp.Errors = []error{state.NewError(state.MissingUpstream, ReasonTemplateNotFound,
 				"neither AIMServiceTemplate %q in namespace %q nor AIMClusterServiceTemplate %q exists", sel.Name, svc.Namespace, sel.Name)}
 			return TemplateResolution{Component: comp}
 		}
@@ -316,7 +297,7 @@ func ResolveTemplate(svc *aimv1.AIMService, model *Model, templates []Template, 
 		return TemplateResolution{Base: &t, Component: comp}
 	}
 	if model == nil {
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, "AwaitingModel", "the model is not resolved yet"
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, ReasonAwaitingModel, "the model is not resolved yet"
 		return TemplateResolution{Component: comp}
 	}
 	// Listers return objects in no particular order; the recorded candidates (and so the status) must not
@@ -344,7 +325,7 @@ func ResolveTemplate(svc *aimv1.AIMService, model *Model, templates []Template, 
 	case s.Ambiguous:
 		comp.Errors = []error{state.NewError(state.InvalidSpec, ReasonAmbiguous, "%s", s.Message)}
 	case len(cands) == 0:
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, "TemplateNotFound", fmt.Sprintf("model %s has no templates yet", model.Name)
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, ReasonTemplateNotFound, fmt.Sprintf("model %s has no templates yet", model.Name)
 	case !slices.ContainsFunc(cands, func(c Candidate) bool { return c.Status == aimv1.AIMStatusReady }):
 		// Templates exist but none is Ready (preparing, Failed or NotAvailable): the service waits for one, as
 		// in the reference; templateMatching says why each was passed over.
@@ -386,7 +367,7 @@ func TemplateComponent(t *Template, comp state.Component) state.Component {
 	}
 	switch t.Status.Status {
 	case aimv1.AIMStatusReady:
-		comp.Reason, comp.Message = "Resolved", what
+		comp.Reason, comp.Message = ReasonTemplateResolved, what
 	case aimv1.AIMStatusNotAvailable:
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusNotAvailable, ReasonTemplateUnready, what+" needs a GPU this cluster does not have"
 	case aimv1.AIMStatusFailed, aimv1.AIMStatusDegraded:

@@ -43,7 +43,7 @@ func PlanRoute(svc *aimv1.AIMService, rc runtimeconfig.Resolved) RoutePlan {
 		gw = c.GatewayRef
 	}
 	if gw == nil {
-		comp.Errors = []error{state.NewError(state.InvalidSpec, "GatewayNotConfigured",
+		comp.Errors = []error{state.NewError(state.InvalidSpec, ReasonGatewayNotConfigured,
 			"routing is enabled but neither spec.routing.gatewayRef nor the runtime config names a gateway")}
 		return RoutePlan{Component: &comp}
 	}
@@ -51,7 +51,7 @@ func PlanRoute(svc *aimv1.AIMService, rc runtimeconfig.Resolved) RoutePlan {
 	if tmpl := ptr.Deref(s.PathTemplate, ptr.Deref(c.PathTemplate, "")); tmpl != "" {
 		p, err := gateway.RenderPath(svc, tmpl)
 		if err != nil {
-			comp.Errors = []error{state.NewError(state.InvalidSpec, "PathTemplateInvalid", "routing path template %q: %v", tmpl, err)}
+			comp.Errors = []error{state.NewError(state.InvalidSpec, ReasonPathTemplateInvalid, "routing path template %q: %v", tmpl, err)}
 			return RoutePlan{Component: &comp}
 		}
 		path = p
@@ -75,7 +75,7 @@ func PlanRoute(svc *aimv1.AIMService, rc runtimeconfig.Resolved) RoutePlan {
 		Labels: childlabels.For(childlabels.Service, svc, rc, map[string]string{labelComponent: "routing", aimv1.LabelService: naming.LabelValue(svc.Name)}),
 		Parent: *gw, Path: path, Backend: WorkloadName(svc) + "-predictor", Timeout: timeout,
 	}
-	comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "HTTPRouteCreating", "creating HTTPRoute "+name
+	comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonHTTPRouteCreating, "creating HTTPRoute "+name
 	return RoutePlan{Route: in, Path: path, Component: &comp}
 }
 
@@ -83,11 +83,11 @@ func PlanRoute(svc *aimv1.AIMService, rc runtimeconfig.Resolved) RoutePlan {
 func RouteComponent(comp state.Component, a gateway.Acceptance) state.Component {
 	switch {
 	case a.Accepted:
-		comp.State, comp.Reason, comp.Message = "", "HTTPRouteAccepted", ""
+		comp.State, comp.Reason, comp.Message = "", ReasonHTTPRouteAccepted, ""
 	case a.Known:
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, cmp.Or(a.Reason, "HTTPRouteRejected"), a.Message
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, cmp.Or(a.Reason, ReasonHTTPRouteRejected), a.Message
 	default:
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "HTTPRoutePending", "waiting for the gateway to accept the route"
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonHTTPRoutePending, "waiting for the gateway to accept the route"
 	}
 	return comp
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gpu"
 )
 
-// Candidate reasons recorded in status.templateMatching (F3).
+// Candidate reasons recorded in status.templateMatching (F3); a tie is ReasonAmbiguous.
 const (
 	ReasonBestMatch              = "BestMatch"
 	ReasonDefaultTemplate        = "DefaultServiceTemplate"
@@ -22,7 +22,6 @@ const (
 	ReasonGPUNotInCluster        = "RequiredGPUNotInCluster"
 	ReasonNamespaceScopePrefered = "NamespaceTemplatePreferred"
 	ReasonLowerPreferenceRank    = "LowerPreferenceRank"
-	ReasonAmbiguous              = "TemplateSelectionAmbiguous"
 
 	StatusChosen   = "chosen"
 	StatusRejected = "rejected"
@@ -107,9 +106,9 @@ func Select(cands []Candidate, req Request) Selection {
 
 	switch {
 	case len(cands) == 0:
-		s.Reason, s.Message = "TemplateNotFound", "the model has no templates"
+		s.Reason, s.Message = ReasonTemplateNotFound, "the model has no templates"
 	case len(left) == 0:
-		s.Reason, s.Message = "TemplateNotFound", fmt.Sprintf("none of the model's %d templates qualifies (see status.templateMatching)", len(cands))
+		s.Reason, s.Message = ReasonTemplateNotFound, fmt.Sprintf("none of the model's %d templates qualifies (see status.templateMatching)", len(cands))
 	default:
 		s.pick(left, req, verdict)
 	}
@@ -124,7 +123,7 @@ func (s *Selection) pick(left []Candidate, req Request, verdict map[string]aimv1
 		cc := c
 		s.Chosen = &cc
 		verdict[key(c)] = aimv1.AIMTemplateCandidate{Name: c.Name, Namespace: c.Namespace, Scope: scope(c), Status: StatusChosen, Reason: reason}
-		s.Reason = "Resolved"
+		s.Reason = ReasonTemplateResolved
 	}
 	lower := func(c Candidate, msg string) {
 		verdict[key(c)] = aimv1.AIMTemplateCandidate{Name: c.Name, Namespace: c.Namespace, Scope: scope(c), Status: StatusRejected,
