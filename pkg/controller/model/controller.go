@@ -270,11 +270,11 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, meta *
 // metadata takes the image metadata from the spec, from the status (read once), or from the registry.
 func (ctl *Controller) metadata(ctx context.Context, meta *metav1.ObjectMeta, spec aimv1.AIMModelSpec, current aimv1.AIMModelStatus,
 	secretNamespace string) (*aimv1.ImageMetadata, state.Component) {
-	comp := state.Component{Name: "ImageMetadata", Dependency: state.DependencyUpstream}
+	comp := state.Component{Name: ComponentImageMetadata, Dependency: state.DependencyUpstream}
 	found := func(md *aimv1.ImageMetadata) state.Component {
-		comp.Reason = "ImageFound"
+		comp.Reason = ReasonImageFound
 		if md != nil && md.Model != nil && md.Model.CanonicalName != "" {
-			comp.Reason, comp.Message = "ImageMetadataFound", md.Model.CanonicalName
+			comp.Reason, comp.Message = ReasonImageMetadataFound, md.Model.CanonicalName
 		}
 		return comp
 	}
@@ -282,7 +282,7 @@ func (ctl *Controller) metadata(ctx context.Context, meta *metav1.ObjectMeta, sp
 	case spec.ImageMetadata != nil:
 		return spec.ImageMetadata.DeepCopy(), found(spec.ImageMetadata)
 	case spec.Discovery != nil && spec.Discovery.ExtractMetadata != nil && !*spec.Discovery.ExtractMetadata:
-		comp.Reason, comp.Message = "ExtractionDisabled", "spec.discovery.extractMetadata is false"
+		comp.Reason, comp.Message = ReasonExtractionDisabled, "spec.discovery.extractMetadata is false"
 		return nil, comp
 	case current.ImageMetadata != nil && current.ObservedGeneration == meta.Generation:
 		return current.ImageMetadata, found(current.ImageMetadata)
@@ -301,7 +301,7 @@ func (ctl *Controller) metadata(ctx context.Context, meta *metav1.ObjectMeta, sp
 	}
 	md, err := imagemeta.FromLabels(labels)
 	if err != nil {
-		comp.Errors = []error{state.NewError(state.InvalidSpec, "InvalidImageLabels", "%s: %v", spec.Image, err)}
+		comp.Errors = []error{state.NewError(state.InvalidSpec, ReasonInvalidImageLabels, "%s: %v", spec.Image, err)}
 		return nil, comp
 	}
 	return md, found(md)

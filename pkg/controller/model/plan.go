@@ -249,13 +249,6 @@ type TemplateState struct {
 	Status aimv1.AIMStatus
 }
 
-// The component a model reports its templates as: ServiceTemplatesReady on models, ClusterServiceTemplatesReady
-// on cluster models, as aim-engine names them.
-const (
-	ComponentServiceTemplates        = "ServiceTemplates"
-	ComponentClusterServiceTemplates = "ClusterServiceTemplates"
-)
-
 // TemplatesComponent aggregates the templates' states: Ready when at least one is Ready and none is
 // Failed/Degraded, NotAvailable when none has its GPU, Progressing while any is being prepared.
 func TemplatesComponent(expected int, templates []TemplateState) state.Component {
@@ -266,24 +259,24 @@ func TemplatesComponent(expected int, templates []TemplateState) state.Component
 	}
 	switch {
 	case expected == 0:
-		c.Reason, c.Message = "NoTemplatesExpected", "the model creates no templates"
+		c.Reason, c.Message = ReasonNoTemplatesExpected, "the model creates no templates"
 	case len(templates) < expected:
-		c.State, c.Reason = aimv1.AIMStatusProgressing, "CreatingTemplates"
+		c.State, c.Reason = aimv1.AIMStatusProgressing, ReasonCreatingTemplates
 		c.Message = fmt.Sprintf("%d of %d templates exist", len(templates), expected)
 	case count[aimv1.AIMStatusFailed] == len(templates):
-		c.State, c.Reason, c.Message = aimv1.AIMStatusFailed, "AllTemplatesFailed", "every template failed"
+		c.State, c.Reason, c.Message = aimv1.AIMStatusFailed, ReasonAllTemplatesFailed, "every template failed"
 	case count[aimv1.AIMStatusFailed]+count[aimv1.AIMStatusDegraded] > 0:
-		c.State, c.Reason = aimv1.AIMStatusDegraded, "SomeTemplatesDegraded"
+		c.State, c.Reason = aimv1.AIMStatusDegraded, ReasonSomeTemplatesDegraded
 		c.Message = fmt.Sprintf("%d of %d templates failed or are degraded", count[aimv1.AIMStatusFailed]+count[aimv1.AIMStatusDegraded], len(templates))
 	case count[aimv1.AIMStatusNotAvailable] == len(templates):
-		c.State, c.Reason, c.Message = aimv1.AIMStatusNotAvailable, "NoTemplatesAvailable", "no template's GPU is in the cluster"
+		c.State, c.Reason, c.Message = aimv1.AIMStatusNotAvailable, ReasonNoTemplatesAvailable, "no template's GPU is in the cluster"
 	case count[aimv1.AIMStatusReady] == 0:
-		c.State, c.Reason = aimv1.AIMStatusProgressing, "TemplatesProgressing"
+		c.State, c.Reason = aimv1.AIMStatusProgressing, ReasonTemplatesProgressing
 		c.Message = fmt.Sprintf("%d templates are being prepared", len(templates)-count[aimv1.AIMStatusNotAvailable])
 	case count[aimv1.AIMStatusReady] == len(templates):
-		c.Reason, c.Message = "AllTemplatesReady", fmt.Sprintf("%d templates are ready", len(templates))
+		c.Reason, c.Message = ReasonAllTemplatesReady, fmt.Sprintf("%d templates are ready", len(templates))
 	default:
-		c.Reason = "SomeTemplatesReady"
+		c.Reason = ReasonSomeTemplatesReady
 		c.Message = fmt.Sprintf("%d of %d templates are ready", count[aimv1.AIMStatusReady], len(templates))
 	}
 	return c

@@ -204,7 +204,7 @@ func (ctl *Controller) resolveModel(namespace, name string) (*Model, error) {
 		if namespace != "" {
 			where = fmt.Sprintf("no AIMModel in namespace %s and no AIMClusterModel", namespace)
 		}
-		return nil, state.NewError(state.MissingUpstream, "ModelNotFound", "%s is named %q", where, name)
+		return nil, state.NewError(state.MissingUpstream, ReasonModelNotFound, "%s is named %q", where, name)
 	} else if err != nil {
 		return nil, err
 	}
@@ -226,7 +226,7 @@ func (ctl *Controller) output(job *batchv1.Job) (string, error) {
 		}
 	}
 	if succeeded == nil {
-		return "", state.NewError(state.MissingDownstream, "DiscoveryPodNotFound", "no succeeded pod of Job %s", job.Name)
+		return "", state.NewError(state.MissingDownstream, ReasonDiscoveryPodNotFound, "no succeeded pod of Job %s", job.Name)
 	}
 	if out, ok := discovery.TerminationOutput(succeeded); ok {
 		return out, nil
@@ -256,11 +256,11 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, o Obse
 		switch {
 		case err != nil:
 			applyErr = err
-			plan.Components = append(plan.Components, state.Component{Name: "DiscoveryJob", Dependency: state.DependencyDownstream, Errors: []error{err}})
+			plan.Components = append(plan.Components, state.Component{Name: ComponentDiscoveryJob, Dependency: state.DependencyDownstream, Errors: []error{err}})
 		case !created:
 			// Another template took the last slot since we looked: wait, as the planner does.
 			plan.Status.DiscoveryJob = o.Status.DiscoveryJob
-			plan.Components = append(plan.Components, state.Component{Name: "DiscoveryJob", Dependency: state.DependencyDownstream,
+			plan.Components = append(plan.Components, state.Component{Name: ComponentDiscoveryJob, Dependency: state.DependencyDownstream,
 				State: aimv1.AIMStatusProgressing, Reason: ReasonWaitingForSlot, Message: "waiting for a discovery slot"})
 			plan.RequeueAfter = slotRetry
 		default:
@@ -271,7 +271,7 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, o Obse
 	if plan.Cache != nil {
 		c, err := ctl.applyCache(ctx, plan.Cache, o.UID)
 		if err != nil {
-			plan.Components = append(plan.Components, state.Component{Name: "TemplateCache", Dependency: state.DependencyDownstream, Errors: []error{err}})
+			plan.Components = append(plan.Components, state.Component{Name: ComponentTemplateCache, Dependency: state.DependencyDownstream, Errors: []error{err}})
 			applyErr = err
 		}
 		owned = c
@@ -328,7 +328,7 @@ func (ctl *Controller) applyCache(ctx context.Context, c *aimv1.AIMTemplateCache
 	var live *aimv1.AIMTemplateCache
 	if cur, err := ctl.caches.AIMTemplateCaches(c.Namespace).Get(c.Name); err == nil {
 		if !reconcile.OwnedBy(cur, owner) {
-			return nil, state.NewError(state.InvalidSpec, "TemplateCacheConflict",
+			return nil, state.NewError(state.InvalidSpec, ReasonTemplateCacheConflict,
 				"AIMTemplateCache %s/%s exists and belongs to something else", c.Namespace, c.Name)
 		}
 		live = cur

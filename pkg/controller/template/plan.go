@@ -19,24 +19,13 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/discovery"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gpu"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/health"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/model"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
-// Condition and reason names of templates.
 const (
-	ConditionDiscovered = "Discovered"
-
-	ReasonDiscoveryComplete      = "DiscoveryComplete"
-	ReasonInlineModelSources     = "InlineModelSources"
-	ReasonAwaitingDiscovery      = "AwaitingDiscovery"
-	ReasonDiscoveryOutputInvalid = "DiscoveryOutputInvalid"
-	ReasonJobFailed              = "JobFailed"
-	ReasonJobRunning             = "JobRunning"
-	ReasonJobCreated             = "JobCreated"
-	ReasonWaitingForSlot         = "WaitingForDiscoverySlot"
-
 	retryingIn = "; retrying in "
 
 	// slotRetry is how often a template waiting for a discovery slot looks again.
@@ -90,10 +79,6 @@ type Observation struct {
 	Backoff discovery.Backoff
 	Now     time.Time
 }
-
-// ComponentDiscoveryPods reports the discovery Job's pods while it runs; its condition is DiscoveryPodsReady,
-// as aim-engine's.
-const ComponentDiscoveryPods = "DiscoveryPods"
 
 // Plan is what the reconcile should do and report.
 type Plan struct {
@@ -153,14 +138,14 @@ func planRuntimeConfig(o Observation, p *Plan) {
 // planModel reports the model and records it in the status.
 func planModel(o Observation, p *Plan) {
 	// aim-engine names the component after the kind of model: ClusterModelReady on cluster templates.
-	name := "Model"
+	name := ComponentModel
 	if o.Kind == kindCluster {
-		name = "ClusterModel"
+		name = ComponentClusterModel
 	}
 	if o.Model == nil {
 		err := o.ModelErr
 		if err == nil {
-			err = state.NewError(state.MissingUpstream, "ModelNotFound", "model %q not found", o.Spec.ModelName)
+			err = state.NewError(state.MissingUpstream, ReasonModelNotFound, "model %q not found", o.Spec.ModelName)
 		}
 		p.Components = append(p.Components, state.Component{Name: name, Dependency: state.DependencyUpstream, Errors: []error{err}})
 		return
@@ -173,18 +158,18 @@ func planModel(o Observation, p *Plan) {
 // modelComponent is the health of a template's model, as aim-engine's GetModelHealth reads it: a Failed or
 // Degraded model fails its templates only when something other than its templates failed, or the two would
 // keep each other failed.
-func modelComponent(name string, m Model) state.Component {
-	comp := state.Component{Name: name, Dependency: state.DependencyUpstream, Reason: "ModelFound"}
-	kind, templates := "AIMModel", "ServiceTemplatesReady"
+func modelComponent(component string, m Model) state.Component {
+	comp := state.Component{Name: component, Dependency: state.DependencyUpstream, Reason: ReasonModelFound}
+	kind, templates, failed := "AIMModel", model.ComponentServiceTemplates+state.ComponentSuffix, ReasonModelFailed
 	if m.Ref.Kind == "AIMClusterModel" {
-		comp.Reason, kind, templates = "ClusterModelFound", "AIMClusterModel", "ClusterServiceTemplatesReady"
+		comp.Reason, kind, templates, failed = ReasonClusterModelFound, "AIMClusterModel", model.ComponentClusterServiceTemplates+state.ComponentSuffix, ReasonClusterModelFailed
 	}
 	if m.Status != aimv1.AIMStatusFailed && m.Status != aimv1.AIMStatusDegraded {
 		return comp
 	}
 	for _, c := range m.Conditions {
-		if c.Type != "Ready" && c.Type != templates && strings.HasSuffix(c.Type, "Ready") && c.Status == metav1.ConditionFalse {
-			comp.State, comp.Reason, comp.Message = m.Status, strings.TrimPrefix(kind, "AIM")+"Failed", fmt.Sprintf("%s is in %s state", kind, m.Status)
+		if c.Type != state.ConditionReady && c.Type != templates && strings.HasSuffix(c.Type, state.ComponentSuffix) && c.Status == metav1.ConditionFalse {
+			comp.State, comp.Reason, comp.Message = m.Status, failed, fmt.Sprintf("%s is in %s state", kind, m.Status)
 			return comp
 		}
 	}
@@ -199,10 +184,10 @@ func planGPU(o Observation, p *Plan) bool {
 	}
 	m := o.Inventory.Find(req)
 	if m.Available {
-		p.Components = append(p.Components, state.Component{Name: "GPU", Dependency: state.DependencyUpstream, Reason: "GPUAvailable",
+		p.Components = append(p.Components, state.Component{Name: ComponentGPU, Dependency: state.DependencyUpstream, Reason: gpu.ReasonGPUAvailable,
 			Message: fmt.Sprintf("%s on %d node(s)", strings.Join(m.Models, ", "), len(m.Nodes))})
 	} else {
-		p.Components = append(p.Components, state.Component{Name: "GPU", Dependency: state.DependencyUpstream,
+		p.Components = append(p.Components, state.Component{Name: ComponentGPU, Dependency: state.DependencyUpstream,
 			State: aimv1.AIMStatusNotAvailable, Reason: m.Reason, Message: m.Message})
 	}
 	return m.Available
@@ -275,7 +260,7 @@ func planDiscovery(o Observation, p *Plan) {
 	js.Attempt = st.Discovery.Attempts + 1
 	name := js.JobName()
 	component := func(s aimv1.AIMStatus, reason, msg string) {
-		p.Components = append(p.Components, state.Component{Name: "DiscoveryJob", Dependency: state.DependencyDownstream,
+		p.Components = append(p.Components, state.Component{Name: ComponentDiscoveryJob, Dependency: state.DependencyDownstream,
 			State: s, Reason: reason, Message: msg})
 	}
 	awaiting := func(msg string) {
@@ -305,7 +290,7 @@ func planDiscovery(o Observation, p *Plan) {
 				return
 			}
 			st.ModelSources, st.Profile = res.ModelSources, &res.Profile
-			component(aimv1.AIMStatusReady, "DiscoveryComplete", "")
+			component(aimv1.AIMStatusReady, ReasonDiscoveryComplete, "")
 			p.Informational = append(p.Informational, state.Condition(ConditionDiscovered, true, ReasonDiscoveryComplete, "discovery found the profile"))
 		}
 		return
@@ -315,7 +300,7 @@ func planDiscovery(o Observation, p *Plan) {
 		// Keep telling what went wrong (the output excerpt) while waiting.
 		reason := cmp.Or(st.Discovery.LastFailureReason, ReasonJobFailed)
 		msg := fmt.Sprintf("attempt %d failed", st.Discovery.Attempts)
-		if prev := meta.FindStatusCondition(o.Status.Conditions, "DiscoveryJobReady"); prev != nil && prev.Reason == reason {
+		if prev := meta.FindStatusCondition(o.Status.Conditions, ComponentDiscoveryJob+state.ComponentSuffix); prev != nil && prev.Reason == reason {
 			msg, _, _ = strings.Cut(prev.Message, retryingIn)
 		}
 		component(aimv1.AIMStatusFailed, reason, fmt.Sprintf("%s%s%s", msg, retryingIn, wait.Round(time.Second)))
@@ -352,7 +337,7 @@ func fail(o Observation, p *Plan, reason, msg string) {
 		d.LastFailureReason = reason
 	}
 	wait := o.Backoff.Wait(d, d.SpecHash, o.Now)
-	p.Components = append(p.Components, state.Component{Name: "DiscoveryJob", Dependency: state.DependencyDownstream,
+	p.Components = append(p.Components, state.Component{Name: ComponentDiscoveryJob, Dependency: state.DependencyDownstream,
 		State: aimv1.AIMStatusFailed, Reason: reason, Message: fmt.Sprintf("%s%s%s", msg, retryingIn, wait.Round(time.Second))})
 	p.Informational = append(p.Informational, state.Condition(ConditionDiscovered, false, ReasonAwaitingDiscovery, "the last discovery attempt failed"))
 	p.RequeueAfter = max(wait, time.Second)
