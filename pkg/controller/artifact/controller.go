@@ -223,7 +223,7 @@ func (ctl *Controller) output(ctx context.Context, j *batchv1.Job) (string, erro
 		}
 	}
 	if succeeded == nil {
-		return "", state.NewError(state.MissingDownstream, "CheckSizePodNotFound", "no succeeded pod of Job %s", j.Name)
+		return "", state.NewError(state.MissingDownstream, ReasonCheckSizePodNotFound, "no succeeded pod of Job %s", j.Name)
 	}
 	if out, ok := discovery.TerminationMessage(succeeded, CheckSizeContainer); ok {
 		return out, nil

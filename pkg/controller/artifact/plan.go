@@ -24,32 +24,8 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
-// Components, conditions and reasons of artifacts: aim-engine's, and the downloader's ServiceAccount (F15).
-const (
-	ComponentRuntimeConfig    = runtimeconfig.ComponentName
-	ComponentAccount          = "ServiceAccount"
-	ComponentCheckSizeJob     = "CheckSizeJob"
-	ComponentCheckSizeJobPods = "CheckSizeJobPods"
-	ComponentCheckSizeOutput  = "CheckSizeOutput"
-	ComponentVolume           = "CachePvc"
-	ComponentDownloadJob      = "DownloadJob"
-	ComponentDownloadJobPods  = "DownloadJobPods"
-
-	// ConditionDownloadComplete follows the download Job as aim-engine's does; True/Verified stays once a
-	// download succeeded, so that the artifact stays Ready after its Job expires.
-	ConditionDownloadComplete = "DownloadComplete"
-
-	ReasonDownloading         = "Downloading"
-	ReasonVerifying           = "Verifying"
-	ReasonVerified            = "Verified"
-	ReasonVerificationFailed  = "VerificationFailed"
-	ReasonJobCreated          = "JobCreated"
-	ReasonPVCPending          = "PvcPending"
-	ReasonPVCLost             = "PvcLost"
-	ReasonWaitingForAccount   = "WaitingForServiceAccount"
-	reasonLegacyDownloadDone  = "DownloadComplete"
-	displayPercentageNotKnown = "N/A"
-)
+// displayPercentageNotKnown is the progress shown for a failed download.
+const displayPercentageNotKnown = "N/A"
 
 // Observation is what one reconcile of an artifact saw. Children are only given when the artifact owns them.
 type Observation struct {
@@ -98,8 +74,8 @@ func (o Observation) Volume() string {
 	return PVCName(o.Artifact)
 }
 
-func (p *Plan) report(name string, dep state.Dependency, st aimv1.AIMStatus, reason, msg string, errs ...error) {
-	p.Components = append(p.Components, state.Component{Name: name, Dependency: dep, State: st, Reason: reason, Message: msg, Errors: errs})
+func (p *Plan) report(component string, dep state.Dependency, st aimv1.AIMStatus, reason, msg string, errs ...error) {
+	p.Components = append(p.Components, state.Component{Name: component, Dependency: dep, State: st, Reason: reason, Message: msg, Errors: errs})
 }
 
 // EffectiveSize is the model size the artifact states or measured; false when unknown.
@@ -136,9 +112,9 @@ func PlanArtifact(o Observation) Plan {
 		p.RoleBinding = BuildRoleBinding(a.Namespace)
 	}
 	if o.ServiceAccountReady && o.RoleBindingReady {
-		p.report(ComponentAccount, state.DependencyDownstream, aimv1.AIMStatusReady, "AccountReady", DownloaderName)
+		p.report(ComponentAccount, state.DependencyDownstream, aimv1.AIMStatusReady, ReasonAccountReady, DownloaderName)
 	} else {
-		p.report(ComponentAccount, state.DependencyDownstream, aimv1.AIMStatusProgressing, "Creating",
+		p.report(ComponentAccount, state.DependencyDownstream, aimv1.AIMStatusProgressing, ReasonAccountCreating,
 			"creating ServiceAccount and RoleBinding "+DownloaderName)
 	}
 
@@ -207,7 +183,7 @@ func planVolume(o Observation, p *Plan, size int64) bool {
 		}
 		switch pvc.Status.Phase {
 		case corev1.ClaimBound:
-			p.report(ComponentVolume, state.DependencyDownstream, aimv1.AIMStatusReady, "Ready", "")
+			p.report(ComponentVolume, state.DependencyDownstream, aimv1.AIMStatusReady, state.ReasonReady, "")
 		case corev1.ClaimLost:
 			p.report(ComponentVolume, state.DependencyDownstream, "", "", "",
 				state.NewError(state.Infrastructure, ReasonPVCLost, "PVC %s lost its underlying volume", pvc.Name))

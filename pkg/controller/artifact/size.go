@@ -18,11 +18,6 @@ const (
 
 	// maxAllocatedBytes bounds a volume (1 EiB), far beyond any model with headroom.
 	maxAllocatedBytes int64 = 1 << 60
-
-	// ReasonInvalidSizeOutput marks a check-size Job whose output is not a size.
-	ReasonInvalidSizeOutput = "InvalidSizeOutput"
-	// ReasonStorageSizeError marks a volume size that cannot be computed.
-	ReasonStorageSizeError = "StorageSizeError"
 )
 
 // SizeOutput is the last line the check-size container prints.

@@ -33,11 +33,6 @@ const (
 	secretRecheck = 30 * time.Second
 	// infraRetry spaces the listings of an unreachable registry.
 	infraRetry = 30 * time.Second
-	// Component names; their conditions are FiltersReady and ExistingModelsReady, as aim-engine's.
-	componentFilters        = "Filters"
-	componentExistingModels = "ExistingModels"
-	// conditionLimitReached says whether maxModels kept selected images without a model (informational).
-	conditionLimitReached = "MaxModelsLimitReached"
 )
 
 // Controller reconciles AIMClusterModelSources.
@@ -122,7 +117,7 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 // number of models created, the plan, and the number of images the filters selected (-1 when nothing could
 // be listed).
 func (ctl *Controller) sync(ctx context.Context, src *aimv1.AIMClusterModelSource, existing map[string]bool) ([]state.Component, int, Plan, int) {
-	filters := state.Component{Name: componentFilters, Dependency: state.DependencyUpstream}
+	filters := state.Component{Name: ComponentFilters, Dependency: state.DependencyUpstream}
 	// Pull secrets of a cluster-scoped source live in the system namespace, like those of cluster models.
 	secrets, err := imagemeta.PullSecrets(ctx, ctl.c.Kube, ctl.c.Options.SystemNamespace, src.Spec.ImagePullSecrets)
 	if err != nil {
@@ -136,7 +131,7 @@ func (ctl *Controller) sync(ctx context.Context, src *aimv1.AIMClusterModelSourc
 	filters.Reason, filters.Message, filters.State = FiltersOutcome(len(src.Spec.Filters), len(images), errs)
 
 	plan := PlanModels(images, existing, maxModels(src.Spec))
-	models := state.Component{Name: componentExistingModels, Dependency: state.DependencyDownstream}
+	models := state.Component{Name: ComponentExistingModels, Dependency: state.DependencyDownstream}
 	created := 0
 	for _, img := range plan.Create {
 		if err := ctl.apply(ctx, NewModel(src, img)); err != nil {
@@ -146,7 +141,7 @@ func (ctl *Controller) sync(ctx context.Context, src *aimv1.AIMClusterModelSourc
 		created++
 	}
 	if len(models.Errors) == 0 {
-		models.Reason = "Listed"
+		models.Reason = ReasonListed
 		models.Message = fmt.Sprintf("Found %d existing models", countOwned(existing)+created)
 	}
 	return []state.Component{filters, models}, created, plan, len(images)
@@ -162,23 +157,23 @@ func FiltersOutcome(filters, images int, errs []error) (reason, message string, 
 	}
 	switch {
 	case filters == 0:
-		return "NoFilters", "No filters configured", aimv1.AIMStatusProgressing
+		return ReasonNoFilters, "No filters configured", aimv1.AIMStatusProgressing
 	case len(errs) == 0:
-		return "AllFiltersSucceeded", fmt.Sprintf("All %d filters succeeded; %d images match", filters, images), ""
+		return ReasonAllFiltersSucceeded, fmt.Sprintf("All %d filters succeeded; %d images match", filters, images), ""
 	case len(errs) < filters:
-		return "SomeFiltersFailed", fmt.Sprintf("%d of %d filters had errors: %s", len(errs), filters, strings.Join(failed, "; ")),
+		return ReasonSomeFiltersFailed, fmt.Sprintf("%d of %d filters had errors: %s", len(errs), filters, strings.Join(failed, "; ")),
 			aimv1.AIMStatusDegraded
 	}
-	return "AllFiltersFailed", fmt.Sprintf("All %d filters failed: %s", filters, strings.Join(failed, "; ")), ""
+	return ReasonAllFiltersFailed, fmt.Sprintf("All %d filters failed: %s", filters, strings.Join(failed, "; ")), ""
 }
 
 // limitCondition is MaxModelsLimitReached, as aim-engine sets it.
 func limitCondition(st aimv1.AIMClusterModelSourceStatus) metav1.Condition {
 	if st.ModelsLimitReached {
-		return metav1.Condition{Type: conditionLimitReached, Status: metav1.ConditionTrue, Reason: "LimitReached",
+		return metav1.Condition{Type: ConditionMaxModelsLimitReached, Status: metav1.ConditionTrue, Reason: ReasonLimitReached,
 			Message: fmt.Sprintf("Limit reached: %d created, %d available", st.DiscoveredModels, st.AvailableModels)}
 	}
-	return metav1.Condition{Type: conditionLimitReached, Status: metav1.ConditionFalse, Reason: "WithinLimit",
+	return metav1.Condition{Type: ConditionMaxModelsLimitReached, Status: metav1.ConditionFalse, Reason: ReasonWithinLimit,
 		Message: fmt.Sprintf("Created %d models, within limit", st.DiscoveredModels)}
 }
 
@@ -229,7 +224,7 @@ func SyncDue(src *aimv1.AIMClusterModelSource, now time.Time) (bool, time.Durati
 	if src.Spec.SyncInterval != nil && src.Spec.SyncInterval.Duration > 0 {
 		wait = src.Spec.SyncInterval.Duration
 	}
-	if c := meta.FindStatusCondition(st.Conditions, componentFilters+"Ready"); c != nil && c.Reason == "SecretNotFound" {
+	if c := meta.FindStatusCondition(st.Conditions, ComponentFilters+state.ComponentSuffix); c != nil && c.Reason == imagemeta.ReasonSecretNotFound {
 		wait = min(wait, secretRecheck)
 	}
 	// An unreachable registry is tried again soon, but not faster than that: each try lists the registry.

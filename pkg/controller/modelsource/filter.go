@@ -62,7 +62,7 @@ func ParseFilter(f aimv1.AIMModelSourceFilter, registry string, versions []strin
 }
 
 func invalidFilter(image, why string) error {
-	return state.NewError(state.InvalidSpec, "InvalidFilter", "filter %q: %s", image, why)
+	return state.NewError(state.InvalidSpec, ReasonInvalidFilter, "filter %q: %s", image, why)
 }
 
 // Wildcard reports whether the filter's repository is a pattern, which needs the registry's catalog.

@@ -65,7 +65,7 @@ func (l RegistryLister) Repositories(ctx context.Context, registry, namespace st
 	case registry == ghcrRegistry:
 		return l.ghcrRepositories(ctx, namespace)
 	}
-	return nil, state.NewError(state.InvalidSpec, "InvalidFilter", "registry %s does not list repositories by namespace", registry)
+	return nil, state.NewError(state.InvalidSpec, ReasonInvalidFilter, "registry %s does not list repositories by namespace", registry)
 }
 
 // catalog lists a registry's repositories. A registry that answers 404 does not serve the catalog: that is
@@ -73,7 +73,7 @@ func (l RegistryLister) Repositories(ctx context.Context, registry, namespace st
 func (l RegistryLister) catalog(ctx context.Context, registry string) ([]string, error) {
 	reg, err := name.NewRegistry(registry)
 	if err != nil {
-		return nil, state.NewError(state.InvalidSpec, "InvalidRegistry", "registry %q: %v", registry, err)
+		return nil, state.NewError(state.InvalidSpec, ReasonInvalidRegistry, "registry %q: %v", registry, err)
 	}
 	repos, err := remote.Catalog(ctx, reg, l.options(ctx)...)
 	var terr *transport.Error
@@ -90,7 +90,7 @@ func (l RegistryLister) catalog(ctx context.Context, registry string) ([]string,
 func (l RegistryLister) Tags(ctx context.Context, registry, repository string) ([]string, error) {
 	repo, err := name.NewRepository(registry + "/" + repository)
 	if err != nil {
-		return nil, state.NewError(state.InvalidSpec, "InvalidFilter", "repository %s/%s: %v", registry, repository, err)
+		return nil, state.NewError(state.InvalidSpec, ReasonInvalidFilter, "repository %s/%s: %v", registry, repository, err)
 	}
 	tags, err := remote.List(repo, l.options(ctx)...)
 	if err != nil {
@@ -100,7 +100,7 @@ func (l RegistryLister) Tags(ctx context.Context, registry, repository string) (
 }
 
 func catalogUnsupported(registry string) error {
-	return state.NewError(state.InvalidSpec, "CatalogNotSupported",
+	return state.NewError(state.InvalidSpec, ReasonCatalogNotSupported,
 		"registry %s does not serve a catalog (/v2/_catalog), so wildcards cannot be resolved; name the repositories without *", registry)
 }
 

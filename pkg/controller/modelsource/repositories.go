@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/imagemeta"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/redact"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
@@ -101,7 +102,7 @@ func (l RegistryLister) ghcrToken() (string, error) {
 	case cfg.RegistryToken != "":
 		return cfg.RegistryToken, nil
 	}
-	return "", state.NewError(state.Auth, "ImagePullAuthFailure",
+	return "", state.NewError(state.Auth, imagemeta.ReasonImagePullAuthFailure,
 		"listing ghcr.io packages takes GitHub's API, which needs a token with read:packages: add a pull secret with credentials for ghcr.io to spec.imagePullSecrets, or name the repositories without *")
 }
 
@@ -119,7 +120,7 @@ func (l RegistryLister) getJSON(ctx context.Context, service, u, token string, i
 	for try := 1; ; try++ {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 		if err != nil {
-			return state.NewError(state.InvalidSpec, "InvalidFilter", "%s: %v", service, err)
+			return state.NewError(state.InvalidSpec, ReasonInvalidFilter, "%s: %v", service, err)
 		}
 		req.Header.Set("Accept", "application/json")
 		if token != "" {
@@ -128,17 +129,17 @@ func (l RegistryLister) getJSON(ctx context.Context, service, u, token string, i
 		}
 		resp, err := client.Do(req)
 		if err != nil {
-			return state.NewError(state.Infrastructure, "RegistryUnreachable", "%s cannot be reached: %s", service,
+			return state.NewError(state.Infrastructure, imagemeta.ReasonRegistryUnreachable, "%s cannot be reached: %s", service,
 				redact.Excerpt(err.Error(), redact.DefaultLimit, append(l.Secrets, token)...))
 		}
 		data, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 		_ = resp.Body.Close()
 		if err != nil {
-			return state.NewError(state.Infrastructure, "RegistryUnreachable", "reading %s's answer: %v", service, err)
+			return state.NewError(state.Infrastructure, imagemeta.ReasonRegistryUnreachable, "reading %s's answer: %v", service, err)
 		}
 		if resp.StatusCode == http.StatusOK {
 			if err := json.Unmarshal(data, into); err != nil {
-				return state.NewError(state.Infrastructure, "RegistryUnreachable", "%s answered what is not its API's JSON: %v", service, err)
+				return state.NewError(state.Infrastructure, imagemeta.ReasonRegistryUnreachable, "%s answered what is not its API's JSON: %v", service, err)
 			}
 			return nil
 		}
@@ -148,7 +149,7 @@ func (l RegistryLister) getJSON(ctx context.Context, service, u, token string, i
 			case <-time.After(wait):
 				continue
 			case <-ctx.Done():
-				return state.NewError(state.Infrastructure, "RegistryRateLimited", "%s limits the request rate; gave up waiting: %v", service, ctx.Err())
+				return state.NewError(state.Infrastructure, imagemeta.ReasonRegistryRateLimited, "%s limits the request rate; gave up waiting: %v", service, ctx.Err())
 			}
 		}
 		return apiError(service, resp.StatusCode, wait, limited, redact.Excerpt(string(data), redact.DefaultLimit, append(l.Secrets, token)...))
@@ -174,13 +175,13 @@ func apiError(service string, code int, wait time.Duration, limited bool, excerp
 	status := fmt.Sprintf("HTTP %d %s", code, http.StatusText(code))
 	switch {
 	case limited:
-		return state.NewError(state.Infrastructure, "RegistryRateLimited", "%s limits the request rate (%s; retry after %s): %s", service, status, wait, excerpt)
+		return state.NewError(state.Infrastructure, imagemeta.ReasonRegistryRateLimited, "%s limits the request rate (%s; retry after %s): %s", service, status, wait, excerpt)
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
-		return state.NewError(state.Auth, "ImagePullAuthFailure", "%s refused the credentials (%s): %s", service, status, excerpt)
+		return state.NewError(state.Auth, imagemeta.ReasonImagePullAuthFailure, "%s refused the credentials (%s): %s", service, status, excerpt)
 	case code == http.StatusNotFound:
-		return state.NewError(state.MissingUpstream, "ImageNotFound", "%s knows no such namespace or organization (%s): %s", service, status, excerpt)
+		return state.NewError(state.MissingUpstream, imagemeta.ReasonImageNotFound, "%s knows no such namespace or organization (%s): %s", service, status, excerpt)
 	}
-	return state.NewError(state.Infrastructure, "RegistryUnreachable", "%s failed (%s): %s", service, status, excerpt)
+	return state.NewError(state.Infrastructure, imagemeta.ReasonRegistryUnreachable, "%s failed (%s): %s", service, status, excerpt)
 }
 
 // listsByNamespace reports whether a registry lists repositories by namespace (Docker Hub, ghcr.io) rather than
@@ -192,7 +193,7 @@ func listsByNamespace(registry string) bool { return dockerHub(registry) || regi
 func wildcardNamespace(registry, pattern string) (string, error) {
 	ns, _, found := strings.Cut(pattern, "/")
 	if !found || ns == "" || strings.ContainsAny(ns, "*?[") {
-		return "", state.NewError(state.InvalidSpec, "InvalidFilter",
+		return "", state.NewError(state.InvalidSpec, ReasonInvalidFilter,
 			"%s lists repositories by namespace: write the namespace out (for example amdenterpriseai/aim-*), not %q", registry, pattern)
 	}
 	return ns, nil

@@ -33,12 +33,8 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
-// Components, labels and reasons of template caches.
+// Labels of the artifacts a cache makes, the template kinds, and the hash length of artifact names.
 const (
-	ComponentRuntimeConfig = runtimeconfig.ComponentName
-	ComponentTemplate      = "ServiceTemplate"
-	ComponentArtifacts     = "Artifacts"
-
 	// LabelCache names the cache that made an artifact (aim-engine's label; a shared artifact keeps the name
 	// of the first cache).
 	LabelCache = "aim.eai.amd.com/template-cache.name"
@@ -50,11 +46,6 @@ const (
 
 	KindNamespaced = "AIMServiceTemplate"
 	KindCluster    = "AIMClusterServiceTemplate"
-
-	// ReasonTemplateNotFound is the reason of a template that does not exist (in the cache's scope).
-	ReasonTemplateNotFound = "ReferenceNotFound"
-	ReasonTemplateNotReady = "TemplateNotReady"
-	ReasonArtifactConflict = "ArtifactConflict"
 
 	hashLength = 10
 )
@@ -112,8 +103,8 @@ func PlanCache(o Observation) Plan {
 }
 
 // report adds an upstream component.
-func (p *Plan) report(name string, s aimv1.AIMStatus, reason, msg string, errs ...error) {
-	p.Components = append(p.Components, state.Component{Name: name, Dependency: state.DependencyUpstream, State: s,
+func (p *Plan) report(component string, s aimv1.AIMStatus, reason, msg string, errs ...error) {
+	p.Components = append(p.Components, state.Component{Name: component, Dependency: state.DependencyUpstream, State: s,
 		Reason: reason, Message: msg, Errors: errs})
 }
 
@@ -142,7 +133,7 @@ func planTemplate(o Observation, p *Plan) (sources []aimv1.AIMModelSource, block
 	case len(c.Spec.ModelSources) > 0:
 		// The cache lists its sources: the template need not have resolved its own.
 		st.ResolvedTemplateKind = t.Kind
-		p.report(ComponentTemplate, aimv1.AIMStatusReady, "TemplateFound", t.Kind+" "+t.Name)
+		p.report(ComponentTemplate, aimv1.AIMStatusReady, ReasonTemplateFound, t.Kind+" "+t.Name)
 		return c.Spec.ModelSources, false
 	case t.Status != aimv1.AIMStatusReady:
 		st.ResolvedTemplateKind = t.Kind
@@ -152,7 +143,7 @@ func planTemplate(o Observation, p *Plan) (sources []aimv1.AIMModelSource, block
 	default:
 		// The template's own Ready reason and message, as aim-engine copies them (AllComponentsReady).
 		st.ResolvedTemplateKind = t.Kind
-		reason, msg := "ResourceFound", t.Kind+" "+t.Name
+		reason, msg := ReasonResourceFound, t.Kind+" "+t.Name
 		if t.Ready != nil && t.Ready.Status == metav1.ConditionTrue {
 			reason, msg = t.Ready.Reason, t.Ready.Message
 		}
@@ -201,7 +192,7 @@ func planArtifacts(o Observation, p *Plan, sources []aimv1.AIMModelSource) {
 		entries[entry.Name] = entry
 		as := artifactState{name: entry.Name, status: entry.Status, missing: cur == nil}
 		if cur != nil {
-			as.ready = meta.FindStatusCondition(cur.Status.Conditions, "Ready")
+			as.ready = meta.FindStatusCondition(cur.Status.Conditions, state.ConditionReady)
 		}
 		states = append(states, as)
 	}
@@ -349,12 +340,12 @@ func artifactsComponent(states []artifactState, errs []error) state.Component {
 	}
 	if len(states) == 0 {
 		// aim-engine's reason; a cache with nothing to download has nothing to wait for, so it is Ready here.
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusReady, "NoCaches", "No artifacts to track"
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusReady, ReasonNoCaches, "No artifacts to track"
 		return comp
 	}
 	states = slices.SortedFunc(slices.Values(states), func(a, b artifactState) int { return strings.Compare(a.name, b.name) })
 	if slices.ContainsFunc(states, func(s artifactState) bool { return s.missing }) {
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, "CreatingCaches", "Waiting for the AIM artifacts to be created"
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonCreatingCaches, "Waiting for the AIM artifacts to be created"
 		return comp
 	}
 	worst := states[0]
@@ -364,10 +355,10 @@ func artifactsComponent(states []artifactState, errs []error) state.Component {
 		}
 	}
 	if worst.status == aimv1.AIMStatusReady {
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusReady, "AllCachesReady", "All caches are ready"
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusReady, ReasonAllCachesReady, "All caches are ready"
 		return comp
 	}
-	comp.State, comp.Reason = cmp.Or(worst.status, aimv1.AIMStatusPending), "CachesNotReady"
+	comp.State, comp.Reason = cmp.Or(worst.status, aimv1.AIMStatusPending), ReasonCachesNotReady
 	comp.Message = "One or more caches are not ready: " + worst.name + " is " + string(comp.State)
 	if r := worst.ready; r != nil && r.Status == metav1.ConditionFalse {
 		comp.Reason, comp.Message = r.Reason, "One or more caches are not ready: "+r.Message
