@@ -31,7 +31,7 @@ var conditionTypeArg = map[string]bool{
 //     of state.Component literals;
 //   - assignments to a Reason or Type field, and to a variable or named result whose name ends in "reason";
 //   - arguments to parameters named like that, "typ", "conditionType" or "component" of the functions and
-//     function literals declared there (state.NewError's reason, jobhealth.Pods' component, ...), and the
+//     function literals declared there (state.NewError's reason, health.Pods' component, ...), and the
 //     condition type of meta.FindStatusCondition and its kin.
 //
 // "" passes: a component without a reason of its own takes its errors'.

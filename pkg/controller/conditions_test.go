@@ -2,6 +2,8 @@ package controller_test
 
 import (
 	"bufio"
+	"flag"
+	"fmt"
 	"go/ast"
 	"go/constant"
 	"go/parser"
@@ -17,8 +19,8 @@ import (
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/artifact"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gpu"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/health"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/imagemeta"
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/jobhealth"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/model"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/modelsource"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
@@ -219,11 +221,7 @@ var aimEngineKinds = []struct {
 // what its controllers write as condition types, component names and reasons, and checks that every one is
 // in a row of its kind's table (or commonTable, jobsTable), and that every row's string is in its source.
 func TestAimEngineStringsListed(t *testing.T) {
-	root := os.Getenv("AIM_ENGINE_SRC")
-	if root == "" {
-		t.Skip("AIM_ENGINE_SRC names no checkout of aim-engine")
-	}
-	found := aimEngineStrings(t, root)
+	found := aimEngineStringsFound(t)
 	all := map[string]bool{}
 	for _, f := range found {
 		all[f.value] = true
@@ -246,6 +244,51 @@ func TestAimEngineStringsListed(t *testing.T) {
 			}
 		}
 	}
+}
+
+// updateAimEngineStrings rewrites testdata/aim-engine-strings.txt from the checkout AIM_ENGINE_SRC names.
+var updateAimEngineStrings = flag.Bool("update-aim-engine-strings", false, "rewrite "+aimEngineStringsFile+" from AIM_ENGINE_SRC")
+
+// aimEngineStringsFile holds what aimEngineStrings finds in aim-engine's source at the pinned commit, one
+// "path:line value" a line, so that the test runs without a checkout. To refresh it after moving the pin:
+// git -C <aim-engine> archive <commit> api internal | tar -x -C <dir>, then
+// AIM_ENGINE_SRC=<dir> go test ./pkg/controller -run TestAimEngineStringsListed -update-aim-engine-strings.
+const aimEngineStringsFile = "testdata/aim-engine-strings.txt"
+
+// aimEngineStringsFound are the strings of aim-engine's source: read from AIM_ENGINE_SRC when it is set (and
+// written to aimEngineStringsFile with -update-aim-engine-strings), else from that file.
+func aimEngineStringsFound(t *testing.T) []aimEngineString {
+	if root := os.Getenv("AIM_ENGINE_SRC"); root != "" {
+		found := aimEngineStrings(t, root)
+		if *updateAimEngineStrings {
+			var b strings.Builder
+			for _, f := range found {
+				fmt.Fprintf(&b, "%s:%d %s\n", f.path, f.line, f.value)
+			}
+			if err := os.WriteFile(aimEngineStringsFile, []byte(b.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return found
+	}
+	data, err := os.ReadFile(aimEngineStringsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []aimEngineString
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		loc, value, ok := strings.Cut(l, " ")
+		path, line, ok2 := strings.Cut(loc, ":")
+		n, err := strconv.Atoi(line)
+		if !ok || !ok2 || err != nil {
+			t.Fatalf("%s: bad line %q", aimEngineStringsFile, l)
+		}
+		out = append(out, aimEngineString{value: value, path: path, line: n})
+	}
+	if len(out) < 100 {
+		t.Fatalf("%s lists %d strings: it is truncated", aimEngineStringsFile, len(out))
+	}
+	return out
 }
 
 type aimEngineString struct {
@@ -432,40 +475,40 @@ var commonTable = table{"every kind", []row{
 	never("Failed", "declared, never set"),                                                             // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/constants/constants.go#L108
 }}
 
-// jobsTable: jobhealth's reasons of a Job and of its pods (artifacts' check-size and download Jobs, templates'
+// jobsTable: health's reasons of a Job and of its pods (artifacts' check-size and download Jobs, templates'
 // discovery pods) and of image pulls (every pod, a service's predictor pods too).
 var jobsTable = table{"Jobs and pods", []row{
 	// A Job.
-	same(jobhealth.ReasonResourceNotReady, "ResourceNotReady"),                                                   // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/fetch.go#L205
-	same(jobhealth.ReasonJobRunning, "JobRunning"),                                                               // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L638
-	same(jobhealth.ReasonJobFailed, "JobFailed"),                                                                 // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L625
-	same(jobhealth.ReasonJobBackoffLimitExceeded, "JobBackoffLimitExceeded"),                                     // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L604
-	same(jobhealth.ReasonJobDeadlineExceeded, "JobDeadlineExceeded"),                                             // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L611
-	same(jobhealth.ReasonJobEvicted, "JobEvicted"),                                                               // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L618
+	same(health.ReasonResourceNotReady, "ResourceNotReady"),                                                      // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/fetch.go#L205
+	same(health.ReasonJobRunning, "JobRunning"),                                                                  // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L638
+	same(health.ReasonJobFailed, "JobFailed"),                                                                    // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L625
+	same(health.ReasonJobBackoffLimitExceeded, "JobBackoffLimitExceeded"),                                        // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L604
+	same(health.ReasonJobDeadlineExceeded, "JobDeadlineExceeded"),                                                // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L611
+	same(health.ReasonJobEvicted, "JobEvicted"),                                                                  // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L618
 	never("JobNotFound", "unreached: a Job that does not exist fails the fetch first, ResourceNotReady in both"), // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L578
 	// Pods.
-	same(jobhealth.ReasonNoPods, "NoPods"),                                             // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L382
-	same(jobhealth.ReasonPodsReady, "PodsReady"),                                       // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L460
-	same(jobhealth.ReasonPodsStarting, "PodsStarting"),                                 // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L469
-	same(jobhealth.ReasonPodsPending, "PodsPending"),                                   // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L515
-	same(jobhealth.ReasonPodsProgressing, "PodsProgressing"),                           // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L488
-	same(jobhealth.ReasonImagePullAuthFailure, "ImagePullAuthFailure"),                 // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/constants/constants.go#L89
-	same(jobhealth.ReasonImageNotFound, "ImageNotFound"),                               // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/constants/constants.go#L90
-	same(jobhealth.ReasonImagePullBackOff, "ImagePullBackOff"),                         // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/constants/constants.go#L91
+	same(health.ReasonNoPods, "NoPods"),                                                // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L382
+	same(health.ReasonPodsReady, "PodsReady"),                                          // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L460
+	same(health.ReasonPodsStarting, "PodsStarting"),                                    // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L469
+	same(health.ReasonPodsPending, "PodsPending"),                                      // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L515
+	same(health.ReasonPodsProgressing, "PodsProgressing"),                              // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L488
+	same(health.ReasonImagePullAuthFailure, "ImagePullAuthFailure"),                    // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/constants/constants.go#L89
+	same(health.ReasonImageNotFound, "ImageNotFound"),                                  // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/constants/constants.go#L90
+	same(health.ReasonImagePullBackOff, "ImagePullBackOff"),                            // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/constants/constants.go#L91
 	never("ErrImagePull", "kubelet's waiting reason, which both read and never write"), // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/utils/errors.go#L36
-	same(jobhealth.ReasonPodFailed, "PodFailed"),                                       // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L339
-	same(jobhealth.ReasonPodOOMKilled, "PodOOMKilled"),                                 // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L332
-	same(jobhealth.ReasonPodDeadlineExceeded, "PodDeadlineExceeded"),                   // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L346
-	same(jobhealth.ReasonPodEvicted, "PodEvicted"),                                     // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L353
-	same(jobhealth.ReasonSourceNotFound, "SourceNotFound"),                             // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L316
-	same(jobhealth.ReasonAuthError, "AuthError"),                                       // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L304
-	same(jobhealth.ReasonStorageFull, "StorageFull"),                                   // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L310
+	same(health.ReasonPodFailed, "PodFailed"),                                          // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L339
+	same(health.ReasonPodOOMKilled, "PodOOMKilled"),                                    // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L332
+	same(health.ReasonPodDeadlineExceeded, "PodDeadlineExceeded"),                      // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L346
+	same(health.ReasonPodEvicted, "PodEvicted"),                                        // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L353
+	same(health.ReasonSourceNotFound, "SourceNotFound"),                                // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L316
+	same(health.ReasonAuthError, "AuthError"),                                          // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L304
+	same(health.ReasonStorageFull, "StorageFull"),                                      // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L310
 	// Reasons of the pod Events a pending pod's component takes.
-	same(jobhealth.ReasonFailedScheduling, "FailedScheduling"),             // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L496
-	same(jobhealth.ReasonFailedMount, "FailedMount"),                       // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L497
-	same(jobhealth.ReasonFailedAttachVolume, "FailedAttachVolume"),         // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L498
-	same(jobhealth.ReasonFailedCreatePodSandBox, "FailedCreatePodSandBox"), // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L499
-	same(jobhealth.ReasonPulling, "Pulling"),                               // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L505
+	same(health.ReasonFailedScheduling, "FailedScheduling"),             // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L496
+	same(health.ReasonFailedMount, "FailedMount"),                       // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L497
+	same(health.ReasonFailedAttachVolume, "FailedAttachVolume"),         // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L498
+	same(health.ReasonFailedCreatePodSandBox, "FailedCreatePodSandBox"), // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L499
+	same(health.ReasonPulling, "Pulling"),                               // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/controller/utils/health_fetchers.go#L505
 }}
 
 // serviceTable: AIMService. Its pods have jobsTable's reasons.

@@ -5,7 +5,7 @@ import (
 )
 
 // Component names of AIMArtifacts, aim-engine's, and the downloader's ServiceAccount (F15); each reports a
-// <Name>Ready condition. Jobs and their pods have jobhealth's reasons.
+// <Name>Ready condition. Jobs and their pods have health's reasons.
 const (
 	ComponentRuntimeConfig    = runtimeconfig.ComponentName
 	ComponentAccount          = "ServiceAccount"
