@@ -17,35 +17,20 @@ import (
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/apiserver/pkg/endpoints/openapi"
-	genericapiserver "k8s.io/apiserver/pkg/server"
-	"k8s.io/kube-openapi/pkg/builder3"
-	"k8s.io/kube-openapi/pkg/util"
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
-	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/apiserver"
-	generatedopenapi "github.com/aim-apiserver/aim-apiserver/pkg/generated/openapi"
 )
 
 const twinTestGroup = "twin.aim.eai.amd.com"
 
-// twinTestDoc builds the components of /openapi/v3/apis/aim.eai.amd.com/v1alpha1 the way the server does (same
-// definitions, same namer, same kube-openapi builder), without starting it. Checked once against a running
-// server: every component the two share is identical; the server's has in addition the List kinds and the
-// meta types of its operations, which no kind's schema references.
+// twinTestDoc builds the components of /openapi/v3/apis/aim.eai.amd.com/v1alpha1 the way the server does
+// (apiserver.OpenAPIV3Schemas), without starting it. Checked once against a running server: every component the
+// two share is identical; the server's has in addition the List kinds and the meta types of its operations, which
+// no kind's schema references.
 func twinTestDoc(t *testing.T) []byte {
 	t.Helper()
-	cfg := genericapiserver.DefaultOpenAPIV3Config(generatedopenapi.GetOpenAPIDefinitions, openapi.NewDefinitionNamer(apiserver.Scheme))
-	var names []string
-	for _, r := range apiserver.Resources() {
-		obj, err := apiserver.Scheme.New(v1alpha1.SchemeGroupVersion.WithKind(r.KindName()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		names = append(names, util.GetCanonicalTypeName(obj))
-	}
-	defs, err := builder3.BuildOpenAPIDefinitionsForResources(cfg, names...)
+	defs, err := apiserver.OpenAPIV3Schemas()
 	if err != nil {
 		t.Fatal(err)
 	}

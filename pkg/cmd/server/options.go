@@ -11,13 +11,13 @@ import (
 	"path/filepath"
 
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/tools/clientcmd"
 	cliflag "k8s.io/component-base/cli/flag"
 	logsapi "k8s.io/component-base/logs/api/v1"
+
 	// JSON logs (--logging-format=json) for log pipelines.
 	_ "k8s.io/component-base/logs/json/register"
 	netutils "k8s.io/utils/net"
@@ -29,7 +29,6 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/defaultruntimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/embeddedetcd"
 	"github.com/aim-apiserver/aim-apiserver/pkg/frontproxy"
-	generatedopenapi "github.com/aim-apiserver/aim-apiserver/pkg/generated/openapi"
 	"github.com/aim-apiserver/aim-apiserver/pkg/localmode"
 	"github.com/aim-apiserver/aim-apiserver/pkg/storage/compression"
 	"github.com/aim-apiserver/aim-apiserver/pkg/version"
@@ -298,13 +297,8 @@ func (o *Options) config(ctx context.Context) (_ *runningConfig, err error) {
 	}
 
 	serverConfig := genericapiserver.NewRecommendedConfig(apiserver.Codecs)
-	namer := openapinamer.NewDefinitionNamer(apiserver.Scheme)
-	serverConfig.OpenAPIConfig = genericapiserver.DefaultOpenAPIConfig(generatedopenapi.GetOpenAPIDefinitions, namer)
-	serverConfig.OpenAPIConfig.Info.Title = "aim-apiserver"
-	serverConfig.OpenAPIConfig.Info.Version = v1alpha1.SchemeGroupVersion.Version
-	serverConfig.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(generatedopenapi.GetOpenAPIDefinitions, namer)
-	serverConfig.OpenAPIV3Config.Info.Title = "aim-apiserver"
-	serverConfig.OpenAPIV3Config.Info.Version = v1alpha1.SchemeGroupVersion.Version
+	serverConfig.OpenAPIConfig = apiserver.OpenAPIConfig()
+	serverConfig.OpenAPIV3Config = apiserver.OpenAPIV3Config()
 	serverConfig.EffectiveVersion = version.Effective()
 
 	if err := apiserver.ApplyStorageCodec(r.Etcd); err != nil {

@@ -1,0 +1,51 @@
+package apiserver
+
+import (
+	"fmt"
+
+	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/kube-openapi/pkg/builder3"
+	openapicommon "k8s.io/kube-openapi/pkg/common"
+	"k8s.io/kube-openapi/pkg/util"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+
+	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	generatedopenapi "github.com/aim-apiserver/aim-apiserver/pkg/generated/openapi"
+)
+
+const openAPITitle = "aim-apiserver"
+
+// OpenAPIConfig is the configuration of the server's /openapi/v2: the generated definitions
+// (pkg/generated/openapi), named after the scheme's kinds.
+func OpenAPIConfig() *openapicommon.Config {
+	c := genericapiserver.DefaultOpenAPIConfig(generatedopenapi.GetOpenAPIDefinitions, openapinamer.NewDefinitionNamer(Scheme))
+	c.Info.Title = openAPITitle
+	c.Info.Version = v1alpha1.SchemeGroupVersion.Version
+	return c
+}
+
+// OpenAPIV3Config is the configuration of the server's /openapi/v3, from the same definitions.
+func OpenAPIV3Config() *openapicommon.OpenAPIV3Config {
+	c := genericapiserver.DefaultOpenAPIV3Config(generatedopenapi.GetOpenAPIDefinitions, openapinamer.NewDefinitionNamer(Scheme))
+	c.Info.Title = openAPITitle
+	c.Info.Version = v1alpha1.SchemeGroupVersion.Version
+	return c
+}
+
+// OpenAPIV3Schemas builds, without serving them, the components of /openapi/v3/apis/aim.eai.amd.com/v1alpha1
+// that the schemas of the kinds reference: OpenAPIV3Config and kube-openapi's builder, as the server builds the
+// document from its routes. The keys are the components' names; a kind's schema carries its
+// x-kubernetes-group-version-kind. The served document has in addition the List kinds and the meta types of the
+// operations.
+func OpenAPIV3Schemas() (map[string]*spec.Schema, error) {
+	var names []string
+	for _, r := range Resources() {
+		obj, err := Scheme.New(v1alpha1.SchemeGroupVersion.WithKind(r.KindName()))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", r.KindName(), err)
+		}
+		names = append(names, util.GetCanonicalTypeName(obj))
+	}
+	return builder3.BuildOpenAPIDefinitionsForResources(OpenAPIV3Config(), names...)
+}
