@@ -2859,10 +2859,10 @@ func schema_pkg_apis_aim_v1alpha1_AIMResolvedReference(ref common.ReferenceCallb
 					},
 					"scope": {
 						SchemaProps: spec.SchemaProps{
-							Description: "scope is where the object was found: Namespace, Cluster, Merged (a namespace object merged over a cluster object) or Unknown.",
-							Pattern:     "^(Namespace|Cluster|Merged|Unknown)?$",
+							Description: "scope is where the object was found: Namespace, Cluster, Merged (a namespace object merged over a cluster object) or Unknown.\n\nPossible enum values:\n - `\"Cluster\"` means the cluster-scoped object of the name was found.\n - `\"Merged\"` means a namespaced object was laid over the cluster object of the same name.\n - `\"Namespace\"` means the namespaced object of the name was found.\n - `\"Unknown\"` means where the object was found is not known.",
 							Type:        []string{"string"},
 							Format:      "",
+							Enum:        []interface{}{"Cluster", "Merged", "Namespace", "Unknown"},
 						},
 					},
 					"kind": {
@@ -3613,11 +3613,11 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceMetricSpec(ref common.ReferenceCallb
 				Properties: map[string]spec.Schema{
 					"type": {
 						SchemaProps: spec.SchemaProps{
-							Description: "type of the metric source; only PodMetric is supported.",
+							Description: "type of the metric source; only PodMetric is supported.\n\nPossible enum values:\n - `\"PodMetric\"` is a metric scraped from the inference pods.",
 							Default:     "",
-							Pattern:     "^(PodMetric)$",
 							Type:        []string{"string"},
 							Format:      "",
+							Enum:        []interface{}{"PodMetric"},
 						},
 					},
 					"podmetric": {
@@ -3644,11 +3644,11 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceMetricTarget(ref common.ReferenceCal
 				Properties: map[string]spec.Schema{
 					"type": {
 						SchemaProps: spec.SchemaProps{
-							Description: "type of target: Value, AverageValue or Utilization.",
+							Description: "type of target: Value, AverageValue or Utilization.\n\nPossible enum values:\n - `\"AverageValue\"` compares the metric's average over the pods with averageValue.\n - `\"Utilization\"` compares the metric's average, in percent of the pods' requests, with averageUtilization.\n - `\"Value\"` compares the metric's value with value.",
 							Default:     "",
-							Pattern:     "^(Value|AverageValue|Utilization)$",
 							Type:        []string{"string"},
 							Format:      "",
+							Enum:        []interface{}{"AverageValue", "Utilization", "Value"},
 						},
 					},
 					"value": {
@@ -3728,11 +3728,11 @@ func schema_pkg_apis_aim_v1alpha1_AIMServicePodMetric(ref common.ReferenceCallba
 				Properties: map[string]spec.Schema{
 					"backend": {
 						SchemaProps: spec.SchemaProps{
-							Description: "backend that collects the metric; only opentelemetry is supported. Defaults to opentelemetry.",
+							Description: "backend that collects the metric; only opentelemetry is supported. Defaults to opentelemetry.\n\nPossible enum values:\n - `\"opentelemetry\"` collects the metric with the OpenTelemetry collector.",
 							Default:     "opentelemetry",
-							Pattern:     "^(opentelemetry)?$",
 							Type:        []string{"string"},
 							Format:      "",
+							Enum:        []interface{}{"opentelemetry"},
 						},
 					},
 					"serverAddress": {
@@ -5432,9 +5432,10 @@ func schema_pkg_apis_aim_v1alpha1_AIMTemplateCandidate(ref common.ReferenceCallb
 					},
 					"scope": {
 						SchemaProps: spec.SchemaProps{
-							Description: "scope is Namespace or Cluster.",
+							Description: "scope is Namespace or Cluster.\n\nPossible enum values:\n - `\"Cluster\"` means the cluster-scoped object of the name was found.\n - `\"Merged\"` means a namespaced object was laid over the cluster object of the same name.\n - `\"Namespace\"` means the namespaced object of the name was found.\n - `\"Unknown\"` means where the object was found is not known.",
 							Type:        []string{"string"},
 							Format:      "",
+							Enum:        []interface{}{"Cluster", "Merged", "Namespace", "Unknown"},
 						},
 					},
 					"status": {

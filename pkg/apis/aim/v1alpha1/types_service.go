@@ -167,6 +167,38 @@ type AIMServiceCaching struct {
 	Mode AIMCachingMode `json:"mode,omitempty" protobuf:"bytes,1,opt,name=mode,casttype=AIMCachingMode"`
 }
 
+// AIMServiceMetricSourceType is the source of an autoscaling metric.
+// +enum
+type AIMServiceMetricSourceType string
+
+const (
+	// AIMServiceMetricSourceTypePodMetric is a metric scraped from the inference pods.
+	AIMServiceMetricSourceTypePodMetric AIMServiceMetricSourceType = "PodMetric"
+)
+
+// AIMServicePodMetricBackend is the backend that collects a pod metric.
+// +enum
+type AIMServicePodMetricBackend string
+
+const (
+	// AIMServicePodMetricBackendOpenTelemetry collects the metric with the OpenTelemetry collector.
+	AIMServicePodMetricBackendOpenTelemetry AIMServicePodMetricBackend = "opentelemetry"
+)
+
+// AIMServiceMetricTargetType says how a metric's target is expressed.
+// +enum
+type AIMServiceMetricTargetType string
+
+const (
+	// AIMServiceMetricTargetTypeValue compares the metric's value with value.
+	AIMServiceMetricTargetTypeValue AIMServiceMetricTargetType = "Value"
+	// AIMServiceMetricTargetTypeAverageValue compares the metric's average over the pods with averageValue.
+	AIMServiceMetricTargetTypeAverageValue AIMServiceMetricTargetType = "AverageValue"
+	// AIMServiceMetricTargetTypeUtilization compares the metric's average, in percent of the pods' requests,
+	// with averageUtilization.
+	AIMServiceMetricTargetTypeUtilization AIMServiceMetricTargetType = "Utilization"
+)
+
 // AIMServiceAutoScaling configures KEDA autoscaling of the inference service.
 type AIMServiceAutoScaling struct {
 	// metrics that drive scaling.
@@ -179,8 +211,7 @@ type AIMServiceAutoScaling struct {
 type AIMServiceMetricSpec struct {
 	// type of the metric source; only PodMetric is supported.
 	// +required
-	// +k8s:validation:pattern="^(PodMetric)$"
-	Type string `json:"type" protobuf:"bytes,1,opt,name=type"`
+	Type AIMServiceMetricSourceType `json:"type" protobuf:"bytes,1,opt,name=type,casttype=AIMServiceMetricSourceType"`
 	// podmetric is a metric scraped from the inference pods. Required when type is PodMetric.
 	// +required
 	PodMetric *AIMServicePodMetricSource `json:"podmetric,omitempty" protobuf:"bytes,2,opt,name=podmetric"`
@@ -200,9 +231,8 @@ type AIMServicePodMetricSource struct {
 type AIMServicePodMetric struct {
 	// backend that collects the metric; only opentelemetry is supported. Defaults to opentelemetry.
 	// +optional
-	// +k8s:validation:pattern="^(opentelemetry)?$"
 	// +default="opentelemetry"
-	Backend string `json:"backend,omitempty" protobuf:"bytes,1,opt,name=backend"`
+	Backend AIMServicePodMetricBackend `json:"backend,omitempty" protobuf:"bytes,1,opt,name=backend,casttype=AIMServicePodMetricBackend"`
 	// serverAddress of the metrics backend.
 	// +optional
 	ServerAddress string `json:"serverAddress,omitempty" protobuf:"bytes,2,opt,name=serverAddress"`
@@ -222,8 +252,7 @@ type AIMServicePodMetric struct {
 type AIMServiceMetricTarget struct {
 	// type of target: Value, AverageValue or Utilization.
 	// +required
-	// +k8s:validation:pattern="^(Value|AverageValue|Utilization)$"
-	Type string `json:"type" protobuf:"bytes,1,opt,name=type"`
+	Type AIMServiceMetricTargetType `json:"type" protobuf:"bytes,1,opt,name=type,casttype=AIMServiceMetricTargetType"`
 	// value is the target for type Value, as a quantity string.
 	// +optional
 	Value string `json:"value,omitempty" protobuf:"bytes,2,opt,name=value"`

@@ -29,13 +29,18 @@ const (
 )
 
 // AIMResolutionScope says where a referenced object was found.
+// +enum
 type AIMResolutionScope string
 
 const (
+	// AIMResolutionScopeNamespace means the namespaced object of the name was found.
 	AIMResolutionScopeNamespace AIMResolutionScope = "Namespace"
-	AIMResolutionScopeCluster   AIMResolutionScope = "Cluster"
-	AIMResolutionScopeMerged    AIMResolutionScope = "Merged"
-	AIMResolutionScopeUnknown   AIMResolutionScope = "Unknown"
+	// AIMResolutionScopeCluster means the cluster-scoped object of the name was found.
+	AIMResolutionScopeCluster AIMResolutionScope = "Cluster"
+	// AIMResolutionScopeMerged means a namespaced object was laid over the cluster object of the same name.
+	AIMResolutionScopeMerged AIMResolutionScope = "Merged"
+	// AIMResolutionScopeUnknown means where the object was found is not known.
+	AIMResolutionScopeUnknown AIMResolutionScope = "Unknown"
 )
 
 // AIMResolvedReference records which object the controller resolved a reference to.
@@ -51,7 +56,6 @@ type AIMResolvedReference struct {
 	// scope is where the object was found: Namespace, Cluster, Merged (a namespace object merged over a
 	// cluster object) or Unknown.
 	// +optional
-	// +k8s:validation:pattern="^(Namespace|Cluster|Merged|Unknown)?$"
 	Scope AIMResolutionScope `json:"scope,omitempty" protobuf:"bytes,3,opt,name=scope,casttype=AIMResolutionScope"`
 	// kind of the resolved object, for example AIMClusterServiceTemplate.
 	// +optional

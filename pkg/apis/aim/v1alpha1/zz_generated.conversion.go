@@ -2257,7 +2257,7 @@ func Convert_aim_AIMServiceList_To_v1alpha1_AIMServiceList(in *aim.AIMServiceLis
 }
 
 func autoConvert_v1alpha1_AIMServiceMetricSpec_To_aim_AIMServiceMetricSpec(in *AIMServiceMetricSpec, out *aim.AIMServiceMetricSpec, s conversion.Scope) error {
-	out.Type = in.Type
+	out.Type = string(in.Type)
 	out.PodMetric = (*aim.AIMServicePodMetricSource)(unsafe.Pointer(in.PodMetric))
 	return nil
 }
@@ -2268,7 +2268,7 @@ func Convert_v1alpha1_AIMServiceMetricSpec_To_aim_AIMServiceMetricSpec(in *AIMSe
 }
 
 func autoConvert_aim_AIMServiceMetricSpec_To_v1alpha1_AIMServiceMetricSpec(in *aim.AIMServiceMetricSpec, out *AIMServiceMetricSpec, s conversion.Scope) error {
-	out.Type = in.Type
+	out.Type = AIMServiceMetricSourceType(in.Type)
 	out.PodMetric = (*AIMServicePodMetricSource)(unsafe.Pointer(in.PodMetric))
 	return nil
 }
@@ -2279,7 +2279,7 @@ func Convert_aim_AIMServiceMetricSpec_To_v1alpha1_AIMServiceMetricSpec(in *aim.A
 }
 
 func autoConvert_v1alpha1_AIMServiceMetricTarget_To_aim_AIMServiceMetricTarget(in *AIMServiceMetricTarget, out *aim.AIMServiceMetricTarget, s conversion.Scope) error {
-	out.Type = in.Type
+	out.Type = string(in.Type)
 	out.Value = in.Value
 	out.AverageValue = in.AverageValue
 	out.AverageUtilization = (*int32)(unsafe.Pointer(in.AverageUtilization))
@@ -2292,7 +2292,7 @@ func Convert_v1alpha1_AIMServiceMetricTarget_To_aim_AIMServiceMetricTarget(in *A
 }
 
 func autoConvert_aim_AIMServiceMetricTarget_To_v1alpha1_AIMServiceMetricTarget(in *aim.AIMServiceMetricTarget, out *AIMServiceMetricTarget, s conversion.Scope) error {
-	out.Type = in.Type
+	out.Type = AIMServiceMetricTargetType(in.Type)
 	out.Value = in.Value
 	out.AverageValue = in.AverageValue
 	out.AverageUtilization = (*int32)(unsafe.Pointer(in.AverageUtilization))
@@ -2329,7 +2329,7 @@ func Convert_aim_AIMServiceModel_To_v1alpha1_AIMServiceModel(in *aim.AIMServiceM
 }
 
 func autoConvert_v1alpha1_AIMServicePodMetric_To_aim_AIMServicePodMetric(in *AIMServicePodMetric, out *aim.AIMServicePodMetric, s conversion.Scope) error {
-	out.Backend = in.Backend
+	out.Backend = string(in.Backend)
 	out.ServerAddress = in.ServerAddress
 	out.MetricNames = *(*[]string)(unsafe.Pointer(&in.MetricNames))
 	out.Query = in.Query
@@ -2343,7 +2343,7 @@ func Convert_v1alpha1_AIMServicePodMetric_To_aim_AIMServicePodMetric(in *AIMServ
 }
 
 func autoConvert_aim_AIMServicePodMetric_To_v1alpha1_AIMServicePodMetric(in *aim.AIMServicePodMetric, out *AIMServicePodMetric, s conversion.Scope) error {
-	out.Backend = in.Backend
+	out.Backend = AIMServicePodMetricBackend(in.Backend)
 	out.ServerAddress = in.ServerAddress
 	out.MetricNames = *(*[]string)(unsafe.Pointer(&in.MetricNames))
 	out.Query = in.Query

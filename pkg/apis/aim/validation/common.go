@@ -438,10 +438,17 @@ func validateResolvedReference(ref *aim.AIMResolvedReference, fldPath *field.Pat
 	}
 	var errs field.ErrorList
 	errs = append(errs, validateRequiredName(ref.Name, fldPath.Child("name"))...)
-	if ref.Scope != "" {
-		errs = append(errs, validateEnum(string(ref.Scope), sets.New(
-			string(aim.AIMResolutionScopeNamespace), string(aim.AIMResolutionScopeCluster),
-			string(aim.AIMResolutionScopeMerged), string(aim.AIMResolutionScopeUnknown)), fldPath.Child("scope"))...)
+	return append(errs, validateResolutionScope(ref.Scope, fldPath.Child("scope"))...)
+}
+
+// resolutionScopes are the values of AIMResolutionScope, which the schema publishes as its enum.
+var resolutionScopes = sets.New(
+	string(aim.AIMResolutionScopeNamespace), string(aim.AIMResolutionScopeCluster),
+	string(aim.AIMResolutionScopeMerged), string(aim.AIMResolutionScopeUnknown))
+
+func validateResolutionScope(scope aim.AIMResolutionScope, fldPath *field.Path) field.ErrorList {
+	if scope == "" {
+		return nil
 	}
-	return errs
+	return validateEnum(string(scope), resolutionScopes, fldPath)
 }

@@ -97,6 +97,7 @@ func ValidateAIMServiceStatus(obj *aim.AIMService) field.ErrorList {
 		for i, c := range s.TemplateMatching.Candidates {
 			p := statusPath.Child("templateMatching", "candidates").Index(i)
 			errs = append(errs, validateRequiredName(c.Name, p.Child("name"))...)
+			errs = append(errs, validateResolutionScope(c.Scope, p.Child("scope"))...)
 			errs = append(errs, validateEnum(c.Status, sets.New("chosen", "rejected"), p.Child("status"))...)
 		}
 	}

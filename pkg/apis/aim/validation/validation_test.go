@@ -404,6 +404,11 @@ func serviceStatusTables() (tables []table) {
 		}, invalid: func(s *aim.AIMService) {
 			s.Status.Cache = &aim.AIMServiceCacheStatus{TemplateCacheRef: &aim.AIMResolvedReference{Name: "c", Scope: "Galaxy"}}
 		}, field: "status.cache.templateCacheRef.scope", errType: field.ErrorTypeNotSupported},
+		{name: "candidate scope", schema: true, valid: func(s *aim.AIMService) {
+			s.Status.TemplateMatching = &aim.AIMTemplateMatching{Candidates: []aim.AIMTemplateCandidate{{Name: "t", Scope: aim.AIMResolutionScopeCluster, Status: "chosen"}}}
+		}, invalid: func(s *aim.AIMService) {
+			s.Status.TemplateMatching = &aim.AIMTemplateMatching{Candidates: []aim.AIMTemplateCandidate{{Name: "t", Scope: "Galaxy", Status: "chosen"}}}
+		}, field: "status.templateMatching.candidates[0].scope", errType: field.ErrorTypeNotSupported},
 		{name: "candidate status", schema: true, invalid: func(s *aim.AIMService) {
 			s.Status.TemplateMatching = &aim.AIMTemplateMatching{Candidates: []aim.AIMTemplateCandidate{{Name: "t", Status: "maybe"}}}
 		}, field: "status.templateMatching.candidates[0].status", errType: field.ErrorTypeNotSupported},

@@ -18,10 +18,14 @@ limitations under the License.
 
 package v1alpha1
 
+import (
+	aimv1alpha1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+)
+
 // AIMServiceMetricSpecApplyConfiguration represents a declarative configuration of the AIMServiceMetricSpec type for use
 // with apply.
 type AIMServiceMetricSpecApplyConfiguration struct {
-	Type      *string                                      `json:"type,omitempty"`
+	Type      *aimv1alpha1.AIMServiceMetricSourceType      `json:"type,omitempty"`
 	PodMetric *AIMServicePodMetricSourceApplyConfiguration `json:"podmetric,omitempty"`
 }
 
@@ -34,7 +38,7 @@ func AIMServiceMetricSpec() *AIMServiceMetricSpecApplyConfiguration {
 // WithType sets the Type field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Type field is set to the value of the last call.
-func (b *AIMServiceMetricSpecApplyConfiguration) WithType(value string) *AIMServiceMetricSpecApplyConfiguration {
+func (b *AIMServiceMetricSpecApplyConfiguration) WithType(value aimv1alpha1.AIMServiceMetricSourceType) *AIMServiceMetricSpecApplyConfiguration {
 	b.Type = &value
 	return b
 }

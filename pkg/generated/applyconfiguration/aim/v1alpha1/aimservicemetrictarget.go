@@ -18,13 +18,17 @@ limitations under the License.
 
 package v1alpha1
 
+import (
+	aimv1alpha1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+)
+
 // AIMServiceMetricTargetApplyConfiguration represents a declarative configuration of the AIMServiceMetricTarget type for use
 // with apply.
 type AIMServiceMetricTargetApplyConfiguration struct {
-	Type               *string `json:"type,omitempty"`
-	Value              *string `json:"value,omitempty"`
-	AverageValue       *string `json:"averageValue,omitempty"`
-	AverageUtilization *int32  `json:"averageUtilization,omitempty"`
+	Type               *aimv1alpha1.AIMServiceMetricTargetType `json:"type,omitempty"`
+	Value              *string                                 `json:"value,omitempty"`
+	AverageValue       *string                                 `json:"averageValue,omitempty"`
+	AverageUtilization *int32                                  `json:"averageUtilization,omitempty"`
 }
 
 // AIMServiceMetricTargetApplyConfiguration constructs a declarative configuration of the AIMServiceMetricTarget type for use with
@@ -36,7 +40,7 @@ func AIMServiceMetricTarget() *AIMServiceMetricTargetApplyConfiguration {
 // WithType sets the Type field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Type field is set to the value of the last call.
-func (b *AIMServiceMetricTargetApplyConfiguration) WithType(value string) *AIMServiceMetricTargetApplyConfiguration {
+func (b *AIMServiceMetricTargetApplyConfiguration) WithType(value aimv1alpha1.AIMServiceMetricTargetType) *AIMServiceMetricTargetApplyConfiguration {
 	b.Type = &value
 	return b
 }

@@ -18,14 +18,18 @@ limitations under the License.
 
 package v1alpha1
 
+import (
+	aimv1alpha1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+)
+
 // AIMServicePodMetricApplyConfiguration represents a declarative configuration of the AIMServicePodMetric type for use
 // with apply.
 type AIMServicePodMetricApplyConfiguration struct {
-	Backend           *string  `json:"backend,omitempty"`
-	ServerAddress     *string  `json:"serverAddress,omitempty"`
-	MetricNames       []string `json:"metricNames,omitempty"`
-	Query             *string  `json:"query,omitempty"`
-	OperationOverTime *string  `json:"operationOverTime,omitempty"`
+	Backend           *aimv1alpha1.AIMServicePodMetricBackend `json:"backend,omitempty"`
+	ServerAddress     *string                                 `json:"serverAddress,omitempty"`
+	MetricNames       []string                                `json:"metricNames,omitempty"`
+	Query             *string                                 `json:"query,omitempty"`
+	OperationOverTime *string                                 `json:"operationOverTime,omitempty"`
 }
 
 // AIMServicePodMetricApplyConfiguration constructs a declarative configuration of the AIMServicePodMetric type for use with
@@ -37,7 +41,7 @@ func AIMServicePodMetric() *AIMServicePodMetricApplyConfiguration {
 // WithBackend sets the Backend field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Backend field is set to the value of the last call.
-func (b *AIMServicePodMetricApplyConfiguration) WithBackend(value string) *AIMServicePodMetricApplyConfiguration {
+func (b *AIMServicePodMetricApplyConfiguration) WithBackend(value aimv1alpha1.AIMServicePodMetricBackend) *AIMServicePodMetricApplyConfiguration {
 	b.Backend = &value
 	return b
 }
