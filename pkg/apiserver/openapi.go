@@ -16,10 +16,10 @@ import (
 
 const openAPITitle = "aim-apiserver"
 
-// OpenAPIConfig is the configuration of the server's /openapi/v2: the generated definitions
-// (pkg/generated/openapi), named after the scheme's kinds.
+// OpenAPIConfig is the configuration of the server's /openapi/v2: the definitions (openAPIDefinitions), named
+// after the scheme's kinds.
 func OpenAPIConfig() *openapicommon.Config {
-	c := genericapiserver.DefaultOpenAPIConfig(generatedopenapi.GetOpenAPIDefinitions, openapinamer.NewDefinitionNamer(Scheme))
+	c := genericapiserver.DefaultOpenAPIConfig(openAPIDefinitions, openapinamer.NewDefinitionNamer(Scheme))
 	c.Info.Title = openAPITitle
 	c.Info.Version = v1alpha1.SchemeGroupVersion.Version
 	return c
@@ -27,10 +27,37 @@ func OpenAPIConfig() *openapicommon.Config {
 
 // OpenAPIV3Config is the configuration of the server's /openapi/v3, from the same definitions.
 func OpenAPIV3Config() *openapicommon.OpenAPIV3Config {
-	c := genericapiserver.DefaultOpenAPIV3Config(generatedopenapi.GetOpenAPIDefinitions, openapinamer.NewDefinitionNamer(Scheme))
+	c := genericapiserver.DefaultOpenAPIV3Config(openAPIDefinitions, openapinamer.NewDefinitionNamer(Scheme))
 	c.Info.Title = openAPITitle
 	c.Info.Version = v1alpha1.SchemeGroupVersion.Version
 	return c
+}
+
+// openAPIDefinitions are the generated definitions (pkg/generated/openapi) with the one default that Go code
+// applies and no marker can publish: a service's storage.pvcHeadroomPercent, defaulted by
+// SetDefaults_AIMServiceSpec. The type, AIMStorageConfig, is shared with runtime configs, which take no
+// defaults (F13), so the default is added where a service's spec uses it, as aim-engine's schema has it.
+func openAPIDefinitions(ref openapicommon.ReferenceCallback) map[string]openapicommon.OpenAPIDefinition {
+	defs := generatedopenapi.GetOpenAPIDefinitions(ref)
+	name := util.GetCanonicalTypeName(&v1alpha1.AIMServiceSpec{})
+	def, ok := defs[name]
+	if !ok {
+		panic("no OpenAPI definition of " + name)
+	}
+	storage := def.Schema.Properties["storage"]
+	if storage.Ref.String() == "" {
+		panic("the OpenAPI definition of " + name + " has no storage reference")
+	}
+	headroom := spec.Schema{SchemaProps: spec.SchemaProps{Default: v1alpha1.DefaultPVCHeadroomPercent}}
+	// The reference moves into allOf beside the default, as kube-openapi writes a reference with siblings.
+	storage.AllOf = []spec.Schema{
+		{SchemaProps: spec.SchemaProps{Ref: storage.Ref}},
+		{SchemaProps: spec.SchemaProps{Properties: map[string]spec.Schema{"pvcHeadroomPercent": headroom}}},
+	}
+	storage.Ref = spec.Ref{}
+	def.Schema.Properties["storage"] = storage
+	defs[name] = def
+	return defs
 }
 
 // OpenAPIV3Schemas builds, without serving them, the components of /openapi/v3/apis/aim.eai.amd.com/v1alpha1

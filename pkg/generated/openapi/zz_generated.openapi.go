@@ -522,6 +522,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMArtifactSpec(ref common.ReferenceCallback) 
 						SchemaProps: spec.SchemaProps{
 							Description: "sourceUri is where the weights come from: hf://org/name or s3://bucket/path. Immutable.",
 							Default:     "",
+							MinLength:   ptr.To[int64](1),
 							Pattern:     "^(hf|s3)://[^ \\t\\r\\n]+$",
 							Type:        []string{"string"},
 							Format:      "",
@@ -1411,6 +1412,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMClusterServiceTemplateSpec(ref common.Refer
 						SchemaProps: spec.SchemaProps{
 							Description: "modelName names the model the template runs. A namespaced template names an AIMModel in its namespace, else an AIMClusterModel; a cluster template names an AIMClusterModel. Immutable.",
 							Default:     "",
+							MinLength:   ptr.To[int64](1),
 							MaxLength:   ptr.To[int64](253),
 							Pattern:     "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
 							Type:        []string{"string"},
@@ -1938,6 +1940,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMGatewayParentReference(ref common.Reference
 						SchemaProps: spec.SchemaProps{
 							Description: "kind of the parent. Defaults to Gateway.",
 							Default:     "Gateway",
+							MinLength:   ptr.To[int64](1),
 							MaxLength:   ptr.To[int64](63),
 							Pattern:     "^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$",
 							Type:        []string{"string"},
@@ -1947,6 +1950,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMGatewayParentReference(ref common.Reference
 					"namespace": {
 						SchemaProps: spec.SchemaProps{
 							Description: "namespace of the parent; defaults to the namespace of the route.",
+							MinLength:   ptr.To[int64](1),
 							MaxLength:   ptr.To[int64](63),
 							Pattern:     "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
 							Type:        []string{"string"},
@@ -1957,6 +1961,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMGatewayParentReference(ref common.Reference
 						SchemaProps: spec.SchemaProps{
 							Description: "name of the parent.",
 							Default:     "",
+							MinLength:   ptr.To[int64](1),
 							MaxLength:   ptr.To[int64](253),
 							Pattern:     "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
 							Type:        []string{"string"},
@@ -1966,6 +1971,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMGatewayParentReference(ref common.Reference
 					"sectionName": {
 						SchemaProps: spec.SchemaProps{
 							Description: "sectionName is the listener of the parent to attach to.",
+							MinLength:   ptr.To[int64](1),
 							MaxLength:   ptr.To[int64](253),
 							Pattern:     "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
 							Type:        []string{"string"},
@@ -2449,6 +2455,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelSpec(ref common.ReferenceCallback) com
 						SchemaProps: spec.SchemaProps{
 							Description: "image is the AIM container image that serves the model, for example amdenterpriseai/aim-qwen-qwen3-32b:0.8.5.",
 							Default:     "",
+							MinLength:   ptr.To[int64](1),
 							Pattern:     "^[^ \\t\\r\\n]*[^\\t\\n\\v\\f\\r    - \u2028\u2029  　][^ \\t\\r\\n]*$",
 							Type:        []string{"string"},
 							Format:      "",
@@ -4332,6 +4339,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceTemplateSpec(ref common.ReferenceCal
 						SchemaProps: spec.SchemaProps{
 							Description: "modelName names the model the template runs. A namespaced template names an AIMModel in its namespace, else an AIMClusterModel; a cluster template names an AIMClusterModel. Immutable.",
 							Default:     "",
+							MinLength:   ptr.To[int64](1),
 							MaxLength:   ptr.To[int64](253),
 							Pattern:     "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
 							Type:        []string{"string"},
@@ -4538,6 +4546,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceTemplateSpecCommon(ref common.Refere
 						SchemaProps: spec.SchemaProps{
 							Description: "modelName names the model the template runs. A namespaced template names an AIMModel in its namespace, else an AIMClusterModel; a cluster template names an AIMClusterModel. Immutable.",
 							Default:     "",
+							MinLength:   ptr.To[int64](1),
 							MaxLength:   ptr.To[int64](253),
 							Pattern:     "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
 							Type:        []string{"string"},
@@ -5079,6 +5088,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMTemplateCacheSpec(ref common.ReferenceCallb
 						SchemaProps: spec.SchemaProps{
 							Description: "templateName is the template whose model sources are cached.",
 							Default:     "",
+							MinLength:   ptr.To[int64](1),
 							MaxLength:   ptr.To[int64](253),
 							Pattern:     "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
 							Type:        []string{"string"},

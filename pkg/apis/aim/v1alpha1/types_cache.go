@@ -34,6 +34,7 @@ type AIMTemplateCacheSpec struct {
 	// templateName is the template whose model sources are cached.
 	// +required
 	// +k8s:validation:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+	// +k8s:validation:minLength=1
 	// +k8s:validation:maxLength=253
 	TemplateName string `json:"templateName" protobuf:"bytes,1,opt,name=templateName"`
 	// templateScope says whether templateName is an AIMServiceTemplate (Namespace) or an
@@ -166,6 +167,7 @@ type AIMArtifactSpec struct {
 	// sourceUri is where the weights come from: hf://org/name or s3://bucket/path. Immutable.
 	// +required
 	// +k8s:validation:pattern="^(hf|s3)://[^ \\t\\r\\n]+$"
+	// +k8s:validation:minLength=1
 	SourceURI string `json:"sourceUri" protobuf:"bytes,1,opt,name=sourceUri"`
 	// modelId identifies the model as org/name.
 	// +optional

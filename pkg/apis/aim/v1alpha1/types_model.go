@@ -9,6 +9,7 @@ import (
 type AIMModelSpec struct {
 	// image is the AIM container image that serves the model, for example amdenterpriseai/aim-qwen-qwen3-32b:0.8.5.
 	// +required
+	// +k8s:validation:minLength=1
 	// +k8s:validation:pattern="^[^ \\t\\r\\n]*[^\\t\\n\\v\\f\\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^ \\t\\r\\n]*$"
 	Image string `json:"image" protobuf:"bytes,1,opt,name=image"`
 	// discovery controls reading the image's labels and creating templates from them.

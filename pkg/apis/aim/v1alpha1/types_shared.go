@@ -249,21 +249,25 @@ type AIMGatewayParentReference struct {
 	// +optional
 	// +default="Gateway"
 	// +k8s:validation:pattern="^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$"
+	// +k8s:validation:minLength=1
 	// +k8s:validation:maxLength=63
 	Kind *string `json:"kind,omitempty" protobuf:"bytes,2,opt,name=kind"`
 	// namespace of the parent; defaults to the namespace of the route.
 	// +optional
 	// +k8s:validation:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+	// +k8s:validation:minLength=1
 	// +k8s:validation:maxLength=63
 	Namespace *string `json:"namespace,omitempty" protobuf:"bytes,3,opt,name=namespace"`
 	// name of the parent.
 	// +required
 	// +k8s:validation:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+	// +k8s:validation:minLength=1
 	// +k8s:validation:maxLength=253
 	Name string `json:"name" protobuf:"bytes,4,opt,name=name"`
 	// sectionName is the listener of the parent to attach to.
 	// +optional
 	// +k8s:validation:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+	// +k8s:validation:minLength=1
 	// +k8s:validation:maxLength=253
 	SectionName *string `json:"sectionName,omitempty" protobuf:"bytes,5,opt,name=sectionName"`
 	// port of the parent listener to attach to.

@@ -11,6 +11,7 @@ type AIMServiceTemplateSpecCommon struct {
 	// else an AIMClusterModel; a cluster template names an AIMClusterModel. Immutable.
 	// +required
 	// +k8s:validation:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+	// +k8s:validation:minLength=1
 	// +k8s:validation:maxLength=253
 	ModelName string `json:"modelName" protobuf:"bytes,1,opt,name=modelName"`
 	// metric, precision and hardware select the runtime profile; each is immutable once set.
