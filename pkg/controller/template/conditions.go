@@ -3,6 +3,7 @@ package template
 import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/health"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
 // Component names of AIMServiceTemplates and AIMClusterServiceTemplates; each reports a <Name>Ready condition.
@@ -28,9 +29,10 @@ const (
 	ReasonAwaitingDiscovery  = "AwaitingDiscovery"
 )
 
-// Reasons of (Cluster)ModelReady; the GPU's are gpu's, the discovery pods' health's.
+// Reasons of (Cluster)ModelReady; the GPU's are gpu's, the discovery pods' health's. A model that does not exist
+// is ReferenceNotFound, as aim-engine's fetch of an upstream reports it.
 const (
-	ReasonModelNotFound      = "ModelNotFound"
+	ReasonModelNotFound      = state.ReasonReferenceNotFound
 	ReasonModelFound         = "ModelFound"
 	ReasonClusterModelFound  = "ClusterModelFound"
 	ReasonModelFailed        = "ModelFailed"

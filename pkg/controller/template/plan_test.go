@@ -260,3 +260,20 @@ func TestPlanReflectsAFailedModel(t *testing.T) {
 		t.Errorf("a model failed by its image metadata: %+v", c)
 	}
 }
+
+// TestMissingModelIsReferenceNotFound: a template whose model does not exist reports it as aim-engine's fetch of
+// an upstream does, ReferenceNotFound, on ClusterModelReady for a cluster template.
+func TestMissingModelIsReferenceNotFound(t *testing.T) {
+	o := observation()
+	o.Model, o.ModelErr = nil, nil
+	p := PlanTemplate(o)
+	for _, c := range p.Components {
+		if c.Name == ComponentClusterModel {
+			if st, reason, _ := state.Outcome(c); st != aimv1.AIMStatusFailed || reason != "ReferenceNotFound" {
+				t.Errorf("ClusterModelReady: %s/%s, want Failed/ReferenceNotFound", st, reason)
+			}
+			return
+		}
+	}
+	t.Errorf("no %s component in %+v", ComponentClusterModel, p.Components)
+}
