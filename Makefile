@@ -69,7 +69,7 @@ fuzz-short:
 # Their seed corpora run with the unit tests; make fuzz explores them.
 CONTROLLER_FUZZ := ./pkg/controller/gateway:FuzzRenderPath ./pkg/controller/artifact:FuzzParseSizeOutput ./pkg/controller/discovery:FuzzParse \
   ./pkg/controller/redact:FuzzExcerpt ./pkg/controller/redact:FuzzTextIsIdempotent ./pkg/fieldformat:FuzzCheck \
-  ./pkg/storage/compression:FuzzTransformFromStorage
+  ./pkg/storage/compression:FuzzTransformFromStorage ./pkg/controller/mirrors:FuzzParse
 
 ## fuzz: the same targets for longer (LONG_FUZZTIME), and the controller's parsers.
 fuzz:

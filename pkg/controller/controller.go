@@ -16,6 +16,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/imagemeta"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/model"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/modelsource"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
@@ -32,6 +33,8 @@ type Options struct {
 	DiscoveryBackoff discovery.Backoff
 	// ImageMetadataRegistries are the registries models may read image labels from; "*" is any.
 	ImageMetadataRegistries []string
+	// RegistryConfig is the file of registry mirrors (mirrors.File); "" for none.
+	RegistryConfig string
 }
 
 // DefaultOptions are the defaults of the controller flags.
@@ -52,6 +55,10 @@ func (o Options) Validate() error {
 
 // Register adds every controller to the manager.
 func Register(m *manager.Manager, o Options) error {
+	registries, err := mirrors.NewSource(o.RegistryConfig)
+	if err != nil {
+		return err
+	}
 	if err := runtimeconfig.Register(m); err != nil {
 		return fmt.Errorf("registering the runtime config controllers: %w", err)
 	}
@@ -65,7 +72,7 @@ func Register(m *manager.Manager, o Options) error {
 	if err := template.Register(m, o.DiscoveryBackoff, gpus); err != nil {
 		return fmt.Errorf("registering the service template controllers: %w", err)
 	}
-	if err := model.Register(m, imagemeta.Fetcher{Allowed: o.ImageMetadataRegistries}); err != nil {
+	if err := model.Register(m, imagemeta.Fetcher{Allowed: o.ImageMetadataRegistries, Mirrors: registries}); err != nil {
 		return fmt.Errorf("registering the model controllers: %w", err)
 	}
 	if err := templatecache.Register(m); err != nil {
@@ -77,7 +84,7 @@ func Register(m *manager.Manager, o Options) error {
 	if err := service.Register(m, gpus); err != nil {
 		return fmt.Errorf("registering the service controller: %w", err)
 	}
-	if err := modelsource.Register(m); err != nil {
+	if err := modelsource.Register(m, registries); err != nil {
 		return fmt.Errorf("registering the model source controller: %w", err)
 	}
 	sources, err := sweepSources(m)

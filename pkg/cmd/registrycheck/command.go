@@ -155,7 +155,7 @@ func checkImage(ctx context.Context, out io.Writer, image string) error {
 		return fmt.Errorf("image %q: %w", image, err)
 	}
 	fmt.Fprintf(out, "registry: %s\n", ref.Context().RegistryStr())
-	labels, err := imagemeta.Fetcher{Allowed: []string{"*"}}.Labels(ctx, image, nil)
+	labels, _, err := imagemeta.Fetcher{Allowed: []string{"*"}}.Labels(ctx, image, nil)
 	if err != nil {
 		return err
 	}

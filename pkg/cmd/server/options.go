@@ -136,6 +136,9 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 	fs.StringSliceVar(&c.ImageMetadataRegistries, "image-metadata-registries", c.ImageMetadataRegistries,
 		"Registries (host or host:port) the controller may read model image labels from; * allows any. "+
 			"Models of other registries need spec.imageMetadata.")
+	fs.StringVar(&c.RegistryConfig, "registry-config", c.RegistryConfig,
+		"YAML file of registry mirrors (docs/air-gapped.md): for each registry host, the mirrors the controller reads "+
+			"image labels, tags and catalogs from, in order, before the registry itself. Read again when it changes.")
 
 	r := o.RecommendedOptions
 	r.Etcd.AddFlags(fss.FlagSet("etcd"))

@@ -4,6 +4,8 @@
 package imagemeta
 
 import (
+	"cmp"
+
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -13,6 +15,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	k8sauthn "github.com/google/go-containerregistry/pkg/authn/kubernetes"
@@ -130,34 +134,64 @@ type Fetcher struct {
 	// Allowed lists the registry hosts the controller may contact; "*" allows any. Air-gapped clusters leave
 	// it to spec.imageMetadata.
 	Allowed []string
+	// Mirrors say where the registry's images are read: its mirrors first (--registry-config).
+	Mirrors *mirrors.Source
 	// Transport, if set, carries registry requests (tests).
 	Transport http.RoundTripper
 }
 
-// Labels fetches the labels of image with the credentials of the pull secrets.
-func (f Fetcher) Labels(ctx context.Context, image string, secrets []corev1.Secret) (map[string]string, error) {
+// Labels fetches the labels of image with the credentials of the pull secrets (a mirror's host has its own
+// entry in them), from the registry's mirrors in order and then the registry itself. from names the mirror that
+// answered; "" is the registry itself.
+func (f Fetcher) Labels(ctx context.Context, image string, secrets []corev1.Secret) (labels map[string]string, from string, err error) {
 	ref, err := name.ParseReference(image)
 	if err != nil {
-		return nil, state.NewError(state.InvalidSpec, ReasonInvalidImageReference, "spec.image %q: %v", image, err)
+		return nil, "", state.NewError(state.InvalidSpec, ReasonInvalidImageReference, "spec.image %q: %v", image, err)
 	}
 	host := ref.Context().RegistryStr()
-	if !slices.Contains(f.Allowed, "*") && !slices.Contains(f.Allowed, host) && !slices.Contains(f.Allowed, strings.Split(host, ":")[0]) {
-		return nil, state.NewError(state.InvalidSpec, ReasonRegistryNotAllowed,
+	if !slices.ContainsFunc(f.Allowed, func(a string) bool {
+		// Docker Hub is allowed by any of its names (docker.io, index.docker.io).
+		return a == "*" || mirrors.Canonical(a) == mirrors.Canonical(host) || a == strings.Split(host, ":")[0]
+	}) {
+		return nil, "", state.NewError(state.InvalidSpec, ReasonRegistryNotAllowed,
 			"aim-apiserver may not contact registry %s (--image-metadata-registries); set spec.imageMetadata or spec.discovery.extractMetadata: false", host)
 	}
-	opts := []remote.Option{remote.WithContext(ctx), remote.WithAuthFromKeychain(Keychain(secrets))}
-	if f.Transport != nil {
-		opts = append(opts, remote.WithTransport(f.Transport))
-	}
-	img, err := remote.Image(ref, opts...)
+	keychain := Keychain(secrets)
+	endpoints := f.Mirrors.Config().Endpoints(host, mirrors.Resolve, mirrors.Pull)
+	labels, answered, err := mirrors.Try(endpoints, func(e mirrors.Endpoint) (map[string]string, error) {
+		at, err := e.Repository(ref.Context().RepositoryStr())
+		if err != nil {
+			return nil, err
+		}
+		opts := []remote.Option{remote.WithContext(ctx), remote.WithAuthFromKeychain(keychain)}
+		if t := cmp.Or(f.Transport, e.Transport); t != nil {
+			opts = append(opts, remote.WithTransport(t))
+		}
+		img, err := remote.Image(onEndpoint(ref, at), opts...)
+		if err != nil {
+			return nil, err
+		}
+		cfg, err := img.ConfigFile()
+		if err != nil {
+			return nil, err
+		}
+		return cfg.Config.Labels, nil
+	})
 	if err != nil {
-		return nil, RegistryError("reading "+image, err, SecretValues(secrets)...)
+		return nil, "", RegistryError("reading "+image, err, SecretValues(secrets)...)
 	}
-	cfg, err := img.ConfigFile()
-	if err != nil {
-		return nil, RegistryError("reading "+image, err, SecretValues(secrets)...)
+	if answered.Mirror {
+		from = answered.String()
 	}
-	return cfg.Config.Labels, nil
+	return labels, from, nil
+}
+
+// onEndpoint is ref's tag or digest in repository at, the repository of another endpoint.
+func onEndpoint(ref name.Reference, at name.Repository) name.Reference {
+	if d, ok := ref.(name.Digest); ok {
+		return at.Digest(d.DigestStr())
+	}
+	return at.Tag(ref.Identifier())
 }
 
 // RegistryError sorts an error of a registry request (what says which request, for the message): refused

@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,8 +14,14 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/registry"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/redact"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
@@ -52,12 +60,12 @@ func TestFromLabels(t *testing.T) {
 }
 
 func TestRegistryAllowlist(t *testing.T) {
-	_, err := Fetcher{Allowed: []string{"127.0.0.1"}}.Labels(context.Background(), "docker.io/amd/aim:1", nil)
+	_, _, err := Fetcher{Allowed: []string{"127.0.0.1"}}.Labels(context.Background(), "docker.io/amd/aim:1", nil)
 	var e *state.Error
 	if !errors.As(err, &e) || e.Reason != "RegistryNotAllowed" || state.Categorize(err) != state.InvalidSpec {
 		t.Errorf("not allowed: %v", err)
 	}
-	_, err = Fetcher{Allowed: []string{"*"}}.Labels(context.Background(), "UPPER CASE/not valid", nil)
+	_, _, err = Fetcher{Allowed: []string{"*"}}.Labels(context.Background(), "UPPER CASE/not valid", nil)
 	if !errors.As(err, &e) || e.Reason != "InvalidImageReference" {
 		t.Errorf("bad reference: %v", err)
 	}
@@ -146,7 +154,7 @@ func TestRegistryErrorsQuoteNoSecret(t *testing.T) {
 	} {
 		host := echoingRegistry(t, status)
 		secrets := []corev1.Secret{pullSecret(host, "alice", pass)}
-		_, err := Fetcher{Allowed: []string{"*"}}.Labels(context.Background(), host+"/amd/aim:1", secrets)
+		_, _, err := Fetcher{Allowed: []string{"*"}}.Labels(context.Background(), host+"/amd/aim:1", secrets)
 		var e *state.Error
 		if !errors.As(err, &e) || e.Reason != want.reason || state.Categorize(err) != want.cat {
 			t.Errorf("HTTP %d: got %v (%T), want reason %s", status, err, err, want.reason)
@@ -171,9 +179,63 @@ func TestRegistryErrorsQuoteNoSecret(t *testing.T) {
 }
 
 func TestRegistryUnreachable(t *testing.T) {
-	_, err := Fetcher{Allowed: []string{"*"}}.Labels(context.Background(), "127.0.0.1:1/amd/aim:1", nil)
+	_, _, err := Fetcher{Allowed: []string{"*"}}.Labels(context.Background(), "127.0.0.1:1/amd/aim:1", nil)
 	var e *state.Error
 	if !errors.As(err, &e) || e.Reason != "RegistryUnreachable" || state.Categorize(err) != state.Infrastructure {
 		t.Errorf("got %v", err)
+	}
+}
+
+// mirrorWith serves an in-process registry on loopback holding repository:tag with labels, and returns its host.
+func mirrorWith(t *testing.T, repository, tag string, labels map[string]string) string {
+	t.Helper()
+	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	t.Cleanup(srv.Close)
+	host := strings.TrimPrefix(srv.URL, "http://")
+	img, err := mutate.Config(empty.Image, v1.Config{Labels: labels})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := name.NewTag(host+"/"+repository+":"+tag, name.Insecure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := remote.Write(ref, img); err != nil {
+		t.Fatal(err)
+	}
+	return host
+}
+
+func mirrorConfig(t *testing.T, yaml string) *mirrors.Source {
+	t.Helper()
+	cfg, err := mirrors.Parse([]byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mirrors.Static(cfg)
+}
+
+// TestLabelsFromMirrors: a docker.io image is read from its mirror (under the mirror's path prefix), the next
+// mirror answers when the first is down, and when every endpoint fails the error names each one tried.
+func TestLabelsFromMirrors(t *testing.T) {
+	labels := map[string]string{"com.amd.aim.model.canonicalName": "org/model"}
+	host := mirrorWith(t, "dockerhub-proxy/amdenterpriseai/aim-model", "0.8.5", labels)
+	image := "docker.io/amdenterpriseai/aim-model:0.8.5"
+	f := Fetcher{Allowed: []string{"docker.io"}, Mirrors: mirrorConfig(t, fmt.Sprintf(`registries:
+  docker.io:
+    fallback: false
+    mirrors: [{endpoint: "http://127.0.0.1:1"}, {endpoint: "http://%s/dockerhub-proxy"}]`, host))}
+	got, from, err := f.Labels(context.Background(), image, nil)
+	if err != nil || got["com.amd.aim.model.canonicalName"] != "org/model" || from != "http://"+host+"/dockerhub-proxy" {
+		t.Fatalf("labels %v from %q: %v", got, from, err)
+	}
+	f.Mirrors = mirrorConfig(t, `registries: {docker.io: {fallback: false, mirrors: [{endpoint: "http://127.0.0.1:1"}, {endpoint: "http://127.0.0.1:2/p"}]}}`)
+	_, _, err = f.Labels(context.Background(), image, nil)
+	var e *state.Error
+	if !errors.As(err, &e) || e.Reason != ReasonRegistryUnreachable {
+		t.Fatalf("every mirror down: %v", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "http://127.0.0.1:1:") || !strings.Contains(msg, "http://127.0.0.1:2/p:") {
+		t.Errorf("the error names not every endpoint tried: %s", msg)
 	}
 }

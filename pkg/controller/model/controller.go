@@ -1,9 +1,13 @@
 package model
 
 import (
+	"strings"
+
 	"context"
 	"slices"
 	"time"
+
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
@@ -285,7 +289,12 @@ func (ctl *Controller) metadata(ctx context.Context, meta *metav1.ObjectMeta, sp
 		comp.Reason, comp.Message = ReasonExtractionDisabled, "spec.discovery.extractMetadata is false"
 		return nil, comp
 	case current.ImageMetadata != nil && current.ObservedGeneration == meta.Generation:
-		return current.ImageMetadata, found(current.ImageMetadata)
+		comp = found(current.ImageMetadata)
+		// The message of the read says which mirror answered; it stays while the labels read then are used.
+		if c := apimeta.FindStatusCondition(current.Conditions, ComponentImageMetadata+state.ComponentSuffix); c != nil && c.Reason == comp.Reason && strings.HasPrefix(c.Message, comp.Message) {
+			comp.Message = c.Message
+		}
+		return current.ImageMetadata, comp
 	}
 	secrets, err := imagemeta.PullSecrets(ctx, ctl.c.Kube, secretNamespace, spec.ImagePullSecrets)
 	if err != nil {
@@ -294,7 +303,7 @@ func (ctl *Controller) metadata(ctx context.Context, meta *metav1.ObjectMeta, sp
 	}
 	lookupCtx, cancel := context.WithTimeout(ctx, metadataTimeout)
 	defer cancel()
-	labels, err := ctl.fetcher.Labels(lookupCtx, spec.Image, secrets)
+	labels, from, err := ctl.fetcher.Labels(lookupCtx, spec.Image, secrets)
 	if err != nil {
 		comp.Errors = []error{err}
 		return current.ImageMetadata, comp
@@ -304,7 +313,11 @@ func (ctl *Controller) metadata(ctx context.Context, meta *metav1.ObjectMeta, sp
 		comp.Errors = []error{state.NewError(state.InvalidSpec, ReasonInvalidImageLabels, "%s: %v", spec.Image, err)}
 		return nil, comp
 	}
-	return md, found(md)
+	comp = found(md)
+	if from != "" {
+		comp.Message = strings.TrimPrefix(comp.Message+"; labels read from the mirror "+from, "; ")
+	}
+	return md, comp
 }
 
 // templateMeta is the metadata of a model's template: its labels (childlabels.For) and the model as its

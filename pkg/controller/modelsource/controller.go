@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 
 	corev1 "k8s.io/api/core/v1"
@@ -40,17 +41,18 @@ type Controller struct {
 	c       manager.Clients
 	sources aimlisters.AIMClusterModelSourceLister
 	models  aimlisters.AIMClusterModelLister
-	// newLister lists registries with the credentials of the source's pull secrets.
-	newLister func(secrets []corev1.Secret) Lister
+	// newLister lists registries with the credentials of the source's pull secrets, through the mirrors.
+	newLister func(secrets []corev1.Secret, cfg *mirrors.Config) Lister
+	mirrors   *mirrors.Source
 	now       func() time.Time
 }
 
 // Register adds the model source controller to the manager: it reconciles on events of sources and of the
 // models they own.
-func Register(m *manager.Manager) error {
+func Register(m *manager.Manager, registries *mirrors.Source) error {
 	v := m.AIMInformers.Aim().V1alpha1()
 	ctl := &Controller{c: m.Clients, sources: v.AIMClusterModelSources().Lister(), models: v.AIMClusterModels().Lister(),
-		newLister: newRegistryLister, now: time.Now}
+		newLister: newRegistryLister, mirrors: registries, now: time.Now}
 	// Events name the controller as their source, as aim-engine's do.
 	ctl.c.Recorder = m.RecorderFor(FieldManager)
 	c := manager.NewController("clustermodelsource", manager.ReconcilerFunc(ctl.reconcile), v.AIMClusterModelSources().Informer().GetStore())
@@ -126,7 +128,7 @@ func (ctl *Controller) sync(ctx context.Context, src *aimv1.AIMClusterModelSourc
 	}
 	listCtx, cancel := context.WithTimeout(ctx, syncTimeout)
 	defer cancel()
-	images, errs := Discover(listCtx, ctl.newLister(secrets), src.Spec)
+	images, errs := Discover(listCtx, ctl.newLister(secrets, ctl.mirrors.Config()), src.Spec)
 	filters.Errors = errs
 	filters.Reason, filters.Message, filters.State = FiltersOutcome(len(src.Spec.Filters), len(images), errs)
 

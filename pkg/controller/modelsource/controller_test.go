@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 
 	"github.com/google/go-cmp/cmp"
@@ -92,7 +93,7 @@ func TestReconcile(t *testing.T) {
 	ctl := &Controller{
 		c:       manager.Clients{AIM: client, Kube: kubefake.NewClientset(), Recorder: record.NewFakeRecorder(100), Options: manager.Options{SystemNamespace: "aim-system"}},
 		sources: aimlisters.NewAIMClusterModelSourceLister(sources), models: aimlisters.NewAIMClusterModelLister(models),
-		newLister: func([]corev1.Secret) Lister { return fake }, now: func() time.Time { return now },
+		newLister: func([]corev1.Secret, *mirrors.Config) Lister { return fake }, now: func() time.Time { return now },
 	}
 	ctx := context.Background()
 	// refresh copies what the fake API server holds into the listers, as informers would.

@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
@@ -219,11 +220,40 @@ func TestRegistryListerAuth(t *testing.T) {
 	}
 	secret := corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "regcred"}, Type: corev1.SecretTypeDockerConfigJson,
 		Data: map[string][]byte{corev1.DockerConfigJsonKey: []byte(`{"auths":{"` + host + `":{"username":"aim","password":"s3cret"}}}`)}}
-	l := newRegistryLister([]corev1.Secret{secret})
+	l := newRegistryLister([]corev1.Secret{secret}, nil)
 	if _, err := l.Tags(ctx, host, "aim/qwen"); !errors.As(err, &se) || se.Category != state.MissingUpstream {
 		t.Errorf("with credentials, an empty registry: %v", err) // authenticated: the repository is just missing
 	}
 	if _, err := l.Repositories(ctx, host, ""); !errors.As(err, &se) || se.Reason != "CatalogNotSupported" || se.Category != state.InvalidSpec {
 		t.Errorf("no catalog: %v", err)
+	}
+}
+
+// TestDockerHubBehindAMirror: a Docker Hub namespace behind a mirror that may list is read from the mirror's
+// catalog under its prefix (Hub's own API is not mirrored), tags from the mirror; the images keep Docker Hub's
+// names, which the nodes pull through their mirrors.
+func TestDockerHubBehindAMirror(t *testing.T) {
+	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	for _, ref := range []string{"hub/amdenterpriseai/aim-qwen:0.8.5", "hub/amdenterpriseai/aim-llama:0.8.5", "hub/other/aim-x:1.0.0", "elsewhere/amdenterpriseai/aim-y:1.0.0"} {
+		img, err := random.Image(16, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _ := name.ParseReference(host + "/" + ref)
+		if err := remote.Write(r, img); err != nil {
+			t.Fatalf("pushing %s: %v", ref, err)
+		}
+	}
+	cfg, err := mirrors.Parse([]byte(`registries: {docker.io: {fallback: false, mirrors: [{endpoint: "http://127.0.0.1:1"}, {endpoint: "http://` + host + `/hub", capabilities: [pull, resolve, list]}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newRegistryLister(nil, cfg)
+	images, errs := Discover(context.Background(), l, sourceSpec("docker.io", nil, aimv1.AIMModelSourceFilter{Image: "amdenterpriseai/aim-*"}))
+	want := []string{"amdenterpriseai/aim-llama:0.8.5", "amdenterpriseai/aim-qwen:0.8.5"}
+	if got := full(images); len(errs) > 0 || !slices.Equal(got, want) {
+		t.Errorf("images %v errors %v; want %v", got, errs, want)
 	}
 }

@@ -1,10 +1,13 @@
 package modelsource
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
@@ -14,6 +17,7 @@ import (
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/imagemeta"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
@@ -36,28 +40,34 @@ type RegistryLister struct {
 	Transport http.RoundTripper
 	// DockerHubAPI and GitHubAPI are the base URLs of those APIs; empty: the public ones.
 	DockerHubAPI, GitHubAPI string
+	// Mirrors that may list a registry are listed instead of it (--registry-config); nil: none.
+	Mirrors *mirrors.Config
 }
 
-// newRegistryLister lists with the credentials of pull secrets.
-func newRegistryLister(secrets []corev1.Secret) Lister {
-	return RegistryLister{Keychain: imagemeta.Keychain(secrets), Secrets: imagemeta.SecretValues(secrets)}
+// newRegistryLister lists with the credentials of pull secrets, through the mirrors of cfg.
+func newRegistryLister(secrets []corev1.Secret, cfg *mirrors.Config) Lister {
+	return RegistryLister{Keychain: imagemeta.Keychain(secrets), Secrets: imagemeta.SecretValues(secrets), Mirrors: cfg}
 }
 
-func (l RegistryLister) options(ctx context.Context) []remote.Option {
+func (l RegistryLister) options(ctx context.Context, e mirrors.Endpoint) []remote.Option {
 	kc := l.Keychain
 	if kc == nil {
 		kc = authn.NewMultiKeychain() // anonymous
 	}
 	opts := []remote.Option{remote.WithContext(ctx), remote.WithAuthFromKeychain(kc)}
-	if l.Transport != nil {
-		opts = append(opts, remote.WithTransport(l.Transport))
+	if t := cmp.Or(l.Transport, e.Transport); t != nil {
+		opts = append(opts, remote.WithTransport(t))
 	}
 	return opts
 }
 
-// Repositories lists a registry's repositories (Lister).
+// Repositories lists a registry's repositories (Lister). A Docker Hub namespace or ghcr.io organization behind
+// mirrors that may list is read from the mirrors' catalog: their own APIs are not mirrored.
 func (l RegistryLister) Repositories(ctx context.Context, registry, namespace string) ([]string, error) {
 	switch {
+	case namespace != "" && l.Mirrors.HasMirrors(registry, mirrors.List):
+		repos, err := l.catalog(ctx, registry)
+		return slices.DeleteFunc(repos, func(r string) bool { return !strings.HasPrefix(r, namespace+"/") }), err
 	case namespace == "":
 		return l.catalog(ctx, registry)
 	case dockerHub(registry):
@@ -71,11 +81,27 @@ func (l RegistryLister) Repositories(ctx context.Context, registry, namespace st
 // catalog lists a registry's repositories. A registry that answers 404 does not serve the catalog: that is
 // for the user to fix (name repositories without wildcards), not to retry.
 func (l RegistryLister) catalog(ctx context.Context, registry string) ([]string, error) {
-	reg, err := name.NewRegistry(registry)
-	if err != nil {
+	if _, err := name.NewRegistry(registry); err != nil {
 		return nil, state.NewError(state.InvalidSpec, ReasonInvalidRegistry, "registry %q: %v", registry, err)
 	}
-	repos, err := remote.Catalog(ctx, reg, l.options(ctx)...)
+	repos, _, err := mirrors.Try(l.Mirrors.Endpoints(registry, mirrors.List), func(e mirrors.Endpoint) ([]string, error) {
+		// A mirror's catalog names its repositories under its prefix; only those are the registry's.
+		at, err := e.Repository("")
+		if err != nil {
+			return nil, err
+		}
+		all, err := remote.Catalog(ctx, at.Registry, l.options(ctx, e)...)
+		if err != nil || e.Prefix == "" {
+			return all, err
+		}
+		var repos []string
+		for _, r := range all {
+			if rest, ok := strings.CutPrefix(r, e.Prefix+"/"); ok {
+				repos = append(repos, rest)
+			}
+		}
+		return repos, nil
+	})
 	var terr *transport.Error
 	if errors.As(err, &terr) && terr.StatusCode == http.StatusNotFound {
 		return nil, catalogUnsupported(registry)
@@ -88,11 +114,16 @@ func (l RegistryLister) catalog(ctx context.Context, registry string) ([]string,
 
 // Tags lists a repository's tags.
 func (l RegistryLister) Tags(ctx context.Context, registry, repository string) ([]string, error) {
-	repo, err := name.NewRepository(registry + "/" + repository)
-	if err != nil {
+	if _, err := name.NewRepository(registry + "/" + repository); err != nil {
 		return nil, state.NewError(state.InvalidSpec, ReasonInvalidFilter, "repository %s/%s: %v", registry, repository, err)
 	}
-	tags, err := remote.List(repo, l.options(ctx)...)
+	tags, _, err := mirrors.Try(l.Mirrors.Endpoints(registry, mirrors.List), func(e mirrors.Endpoint) ([]string, error) {
+		repo, err := e.Repository(repository)
+		if err != nil {
+			return nil, err
+		}
+		return remote.List(repo, l.options(ctx, e)...)
+	})
 	if err != nil {
 		return nil, imagemeta.RegistryError(fmt.Sprintf("listing the tags of %s/%s", registry, repository), err, l.Secrets...)
 	}

@@ -159,7 +159,7 @@ func TestWildcardsOnDockerHubAndGHCR(t *testing.T) {
 			"amdenterpriseai/other:1.0.0", "ghcr.io/silogen/aim-llama:1.0.0"})
 	secret := corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "ghcr"}, Type: corev1.SecretTypeDockerConfigJson,
 		Data: map[string][]byte{corev1.DockerConfigJsonKey: []byte(`{"auths":{"ghcr.io":{"username":"bot","password":"ghp_token"}}}`)}}
-	l := newRegistryLister([]corev1.Secret{secret}).(RegistryLister)
+	l := newRegistryLister([]corev1.Secret{secret}, nil).(RegistryLister)
 	l.Transport = p.transport
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
