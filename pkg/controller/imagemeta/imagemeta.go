@@ -149,15 +149,15 @@ func (f Fetcher) Labels(ctx context.Context, image string, secrets []corev1.Secr
 		return nil, "", state.NewError(state.InvalidSpec, ReasonInvalidImageReference, "spec.image %q: %v", image, err)
 	}
 	host := ref.Context().RegistryStr()
-	if !slices.ContainsFunc(f.Allowed, func(a string) bool {
-		// Docker Hub is allowed by any of its names (docker.io, index.docker.io).
-		return a == "*" || mirrors.Canonical(a) == mirrors.Canonical(host) || a == strings.Split(host, ":")[0]
-	}) {
+	// The mirrors are the administrator's; the registry itself only when --image-metadata-registries allows it.
+	endpoints := slices.DeleteFunc(f.Mirrors.Config().Endpoints(host, mirrors.Resolve, mirrors.Pull), func(e mirrors.Endpoint) bool {
+		return !e.Mirror && !f.allowed(host)
+	})
+	if len(endpoints) == 0 {
 		return nil, "", state.NewError(state.InvalidSpec, ReasonRegistryNotAllowed,
 			"aim-apiserver may not contact registry %s (--image-metadata-registries); set spec.imageMetadata or spec.discovery.extractMetadata: false", host)
 	}
 	keychain := Keychain(secrets)
-	endpoints := f.Mirrors.Config().Endpoints(host, mirrors.Resolve, mirrors.Pull)
 	labels, answered, err := mirrors.Try(endpoints, func(e mirrors.Endpoint) (map[string]string, error) {
 		at, err := e.Repository(ref.Context().RepositoryStr())
 		if err != nil {
@@ -184,6 +184,14 @@ func (f Fetcher) Labels(ctx context.Context, image string, secrets []corev1.Secr
 		from = answered.String()
 	}
 	return labels, from, nil
+}
+
+// allowed reports whether --image-metadata-registries lets the controller contact the registry host. Docker Hub
+// is allowed by any of its names (docker.io, index.docker.io).
+func (f Fetcher) allowed(host string) bool {
+	return slices.ContainsFunc(f.Allowed, func(a string) bool {
+		return a == "*" || mirrors.Canonical(a) == mirrors.Canonical(host) || a == strings.Split(host, ":")[0]
+	})
 }
 
 // onEndpoint is ref's tag or digest in repository at, the repository of another endpoint.

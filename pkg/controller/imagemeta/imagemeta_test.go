@@ -216,14 +216,14 @@ func mirrorConfig(t *testing.T, yaml string) *mirrors.Source {
 }
 
 // TestLabelsFromMirrors: a docker.io image is read from its mirror (under the mirror's path prefix), the next
-// mirror answers when the first is down, and when every endpoint fails the error names each one tried.
+// mirror answers when the first is down, and when every endpoint fails the error names each one tried. Docker
+// Hub itself, which --image-metadata-registries does not allow, is never asked: mirrors are the administrator's.
 func TestLabelsFromMirrors(t *testing.T) {
 	labels := map[string]string{"com.amd.aim.model.canonicalName": "org/model"}
 	host := mirrorWith(t, "dockerhub-proxy/amdenterpriseai/aim-model", "0.8.5", labels)
 	image := "docker.io/amdenterpriseai/aim-model:0.8.5"
-	f := Fetcher{Allowed: []string{"docker.io"}, Mirrors: mirrorConfig(t, fmt.Sprintf(`registries:
+	f := Fetcher{Allowed: []string{"127.0.0.1"}, Mirrors: mirrorConfig(t, fmt.Sprintf(`registries:
   docker.io:
-    fallback: false
     mirrors: [{endpoint: "http://127.0.0.1:1"}, {endpoint: "http://%s/dockerhub-proxy"}]`, host))}
 	got, from, err := f.Labels(context.Background(), image, nil)
 	if err != nil || got["com.amd.aim.model.canonicalName"] != "org/model" || from != "http://"+host+"/dockerhub-proxy" {
@@ -237,5 +237,17 @@ func TestLabelsFromMirrors(t *testing.T) {
 	}
 	if msg := err.Error(); !strings.Contains(msg, "http://127.0.0.1:1:") || !strings.Contains(msg, "http://127.0.0.1:2/p:") {
 		t.Errorf("the error names not every endpoint tried: %s", msg)
+	}
+}
+
+// TestAllowedRegistriesByAnyName: Docker Hub is allowed as docker.io, the name users write.
+func TestAllowedRegistriesByAnyName(t *testing.T) {
+	for _, allowed := range []string{"docker.io", "index.docker.io", "*"} {
+		if !(Fetcher{Allowed: []string{allowed}}).allowed("index.docker.io") {
+			t.Errorf("%s does not allow Docker Hub", allowed)
+		}
+	}
+	if (Fetcher{Allowed: []string{"docker.io"}}).allowed("ghcr.io") {
+		t.Error("docker.io allows ghcr.io")
 	}
 }
