@@ -69,7 +69,7 @@ func Register(m *manager.Manager, o Options) error {
 		return fmt.Errorf("tracking GPU nodes: %w", err)
 	}
 	m.WaitFor("GPU inventory", reg.HasSynced)
-	if err := template.Register(m, o.DiscoveryBackoff, gpus); err != nil {
+	if err := template.Register(m, o.DiscoveryBackoff, gpus, registries); err != nil {
 		return fmt.Errorf("registering the service template controllers: %w", err)
 	}
 	if err := model.Register(m, imagemeta.Fetcher{Allowed: o.ImageMetadataRegistries, Mirrors: registries}); err != nil {
@@ -81,7 +81,7 @@ func Register(m *manager.Manager, o Options) error {
 	if err := artifact.Register(m); err != nil {
 		return fmt.Errorf("registering the artifact controller: %w", err)
 	}
-	if err := service.Register(m, gpus); err != nil {
+	if err := service.Register(m, gpus, registries); err != nil {
 		return fmt.Errorf("registering the service controller: %w", err)
 	}
 	if err := modelsource.Register(m, registries); err != nil {

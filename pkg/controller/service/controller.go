@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 
 	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
@@ -45,7 +46,9 @@ const eventIndex = "involvedObject"
 // Controller reconciles AIMServices.
 type Controller struct {
 	c manager.Clients
-	q *manager.Controller
+	// registries are the registry mirrors, for image rewriting.
+	registries *mirrors.Source
+	q          *manager.Controller
 	// owners routes events of children to their service.
 	owners manager.Owners
 
@@ -75,10 +78,10 @@ var PredictorPods = manager.Selection{Labels: LabelInferenceService}
 var Autoscalers = manager.Selection{Labels: aimv1.LabelService}
 
 // Register adds the service controller to the manager.
-func Register(m *manager.Manager, gpus *gpu.Tracker) error {
+func Register(m *manager.Manager, gpus *gpu.Tracker, registries *mirrors.Source) error {
 	v := m.AIMInformers.Aim().V1alpha1()
 	pods, hpas := m.Selected(PredictorPods), m.Selected(Autoscalers)
-	ctl := &Controller{c: m.Clients,
+	ctl := &Controller{c: m.Clients, registries: registries,
 		services: v.AIMServices().Lister(), models: v.AIMModels().Lister(), clusterModels: v.AIMClusterModels().Lister(),
 		templates: v.AIMServiceTemplates().Lister(), clusterTemplates: v.AIMClusterServiceTemplates().Lister(),
 		configs: v.AIMRuntimeConfigs().Lister(), clusterConfigs: v.AIMClusterRuntimeConfigs().Lister(),

@@ -14,6 +14,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gateway"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/specvalid"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
@@ -23,6 +24,8 @@ import (
 // is planned (PlanService).
 type Observation struct {
 	Service *aimv1.AIMService
+	// Mirrors may rewrite the InferenceService's image (rewriteImages).
+	Mirrors *mirrors.Config
 	// SpecErr is set for a stored spec the API would reject (migrate --allow-invalid).
 	SpecErr error
 
@@ -63,7 +66,7 @@ type Observation struct {
 func (ctl *Controller) observe(svc *aimv1.AIMService) Observation {
 	ns, wname := svc.Namespace, WorkloadName(svc)
 	o := Observation{Service: svc, SpecErr: specvalid.Service(svc), Models: ctl.findModels(svc), Templates: ctl.findTemplates(svc),
-		GPUModels: ctl.gpus.Inventory().Models(), RoutesServed: ctl.routes != nil}
+		GPUModels: ctl.gpus.Inventory().Models(), RoutesServed: ctl.routes != nil, Mirrors: ctl.registries.Config()}
 	o.RuntimeConfig, o.RuntimeConfigErr = runtimeconfig.Lookup(svc.Spec.RuntimeConfigName, ns, ctl.configs, ctl.clusterConfigs)
 	o.NamespacedTemplate = func(name string) *aimv1.AIMServiceTemplate {
 		t, _ := ctl.templates.AIMServiceTemplates(ns).Get(name)

@@ -177,7 +177,9 @@ func (p *Plan) planWorkload(o Observation, observed kserve.Live, model *Model, r
 	// that changes of mutable fields (replicas, env, resources, ...) reach it.
 	p.WorkloadExists = o.ISVC != nil
 	if ready && (cacheReady || p.WorkloadExists) {
-		p.ISVC = kserve.Build(InferenceService(svc, *model, *run, o.RuntimeConfig, mounts))
+		in := InferenceService(svc, *model, *run, o.RuntimeConfig, mounts)
+		in.Image = o.Mirrors.Rewrite(in.Image)
+		p.ISVC = kserve.Build(in)
 		p.WorkloadExists = true // created now, if not before; its status is not known yet
 	}
 	if !p.WorkloadExists {

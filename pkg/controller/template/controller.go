@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -44,8 +45,10 @@ const (
 
 // Controller reconciles both template kinds.
 type Controller struct {
-	c       manager.Clients
-	backoff discovery.Backoff
+	c manager.Clients
+	// registries are the registry mirrors, for image rewriting.
+	registries *mirrors.Source
+	backoff    discovery.Backoff
 
 	templates        aimlisters.AIMServiceTemplateLister
 	clusterTemplates aimlisters.AIMClusterServiceTemplateLister
@@ -72,10 +75,10 @@ type Controller struct {
 var DiscoveryObjects = manager.Selection{Labels: discovery.LabelName + "=" + discovery.NameValue}
 
 // Register adds the template controllers to the manager.
-func Register(m *manager.Manager, backoff discovery.Backoff, gpus *gpu.Tracker) error {
+func Register(m *manager.Manager, backoff discovery.Backoff, gpus *gpu.Tracker, registries *mirrors.Source) error {
 	v := m.AIMInformers.Aim().V1alpha1()
 	d := m.Selected(DiscoveryObjects)
-	ctl := &Controller{
+	ctl := &Controller{registries: registries,
 		c: m.Clients, backoff: backoff,
 		templates: v.AIMServiceTemplates().Lister(), clusterTemplates: v.AIMClusterServiceTemplates().Lister(),
 		models: v.AIMModels().Lister(), clusterModels: v.AIMClusterModels().Lister(),
@@ -161,7 +164,7 @@ func (ctl *Controller) observe(kind string, meta *metav1.ObjectMeta, spec aimv1.
 	status aimv1.AIMServiceTemplateStatus, jobNamespace string) Observation {
 	o := Observation{
 		Kind: kind, Name: meta.Name, Namespace: meta.Namespace, UID: meta.UID, Generation: meta.Generation, Labels: meta.Labels,
-		Spec: spec, Status: status, JobNamespace: jobNamespace, Backoff: ctl.backoff, Now: time.Now(),
+		Spec: spec, Status: status, JobNamespace: jobNamespace, Backoff: ctl.backoff, Now: time.Now(), Mirrors: ctl.registries.Config(),
 	}
 	o.Model, o.ModelErr = ctl.resolveModel(meta.Namespace, spec.ModelName)
 

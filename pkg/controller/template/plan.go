@@ -19,6 +19,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/discovery"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gpu"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/health"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/model"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
@@ -45,6 +46,8 @@ type Model struct {
 
 // Observation is what one reconcile of a template saw.
 type Observation struct {
+	// Mirrors may rewrite the discovery Job's image (rewriteImages).
+	Mirrors *mirrors.Config
 	// Caching is the caching setting of a namespaced template; cluster templates have none.
 	Caching    *aimv1.AIMTemplateCachingConfig
 	Kind       string // AIMServiceTemplate or AIMClusterServiceTemplate
@@ -353,7 +356,7 @@ func jobSpec(o Observation, attempt int32) discovery.JobSpec {
 		ProfileID:       o.Spec.ProfileID, Env: o.Spec.Env,
 	}
 	if o.Model != nil {
-		js.Image = o.Model.Image
+		js.Image = o.Mirrors.Rewrite(o.Model.Image)
 		js.ImagePullSecrets = nonEmptySecrets(o.Spec.ImagePullSecrets, o.Model.ImagePullSecrets)
 		js.ServiceAccountName = cmp.Or(o.Spec.ServiceAccountName, o.Model.ServiceAccountName)
 	}

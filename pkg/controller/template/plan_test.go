@@ -15,6 +15,7 @@ import (
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/discovery"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gpu"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
@@ -276,4 +277,21 @@ func TestMissingModelIsReferenceNotFound(t *testing.T) {
 		}
 	}
 	t.Errorf("no %s component in %+v", ComponentClusterModel, p.Components)
+}
+
+// TestDiscoveryImageRewritten: with rewriteImages on, the discovery Job runs the model's image from its mirror.
+func TestDiscoveryImageRewritten(t *testing.T) {
+	o := observation()
+	cfg, err := mirrors.Parse([]byte("rewriteImages: true\nregistries: {docker.io: {mirrors: [{endpoint: \"https://mirror.example/proxy\"}]}}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Mirrors = cfg
+	p := PlanTemplate(o)
+	if p.Job == nil {
+		t.Fatal("no discovery Job")
+	}
+	if got, want := p.Job.Spec.Template.Spec.Containers[0].Image, cfg.Rewrite(o.Model.Image); got != want || !strings.HasPrefix(got, "mirror.example/proxy/") {
+		t.Errorf("discovery image %s, want %s", got, want)
+	}
 }
