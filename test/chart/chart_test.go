@@ -29,6 +29,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/diff"
+
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
@@ -590,6 +592,35 @@ func TestChartDefaultRuntimeConfig(t *testing.T) {
 	}
 	jsonEqual(t, "Role", find(t, objs, "Role", "aim-apiserver-default-runtime-config")["rules"],
 		`[{apiGroups: [""], resources: [configmaps], resourceNames: [aim-apiserver-default-runtime-config], verbs: [get, list, watch]}]`)
+}
+
+// TestChartRegistryMirrors: registryMirrors becomes the ConfigMap aim-apiserver-registries, mounted as a directory
+// (so that edits reach the pod) and named by --registry-config; what it holds is a configuration the server
+// accepts. Without it, nothing is rendered.
+func TestChartRegistryMirrors(t *testing.T) {
+	objs := helmTemplate(t)
+	if has(objs, "ConfigMap", "aim-apiserver-registries") || slices.ContainsFunc(containerArgs(find(t, objs, "Deployment", "aim-apiserver"), "args"),
+		func(a string) bool { return strings.HasPrefix(a, "--registry-config") }) {
+		t.Error("registry mirrors rendered without registryMirrors")
+	}
+	objs = helmTemplate(t, "--set-json", `registryMirrors={"rewriteImages":true,"registries":{"docker.io":{"fallback":false,`+
+		`"mirrors":[{"endpoint":"https://harbor.example.com/dockerhub-proxy","capabilities":["pull","resolve","list"]}]}}}`)
+	data := str(find(t, objs, "ConfigMap", "aim-apiserver-registries"), "data", "registries.yaml")
+	cfg, err := mirrors.Parse([]byte(data))
+	if err != nil {
+		t.Fatalf("registries.yaml does not parse: %v\n%s", err, data)
+	}
+	if e := cfg.Endpoints("docker.io", mirrors.List); len(e) != 1 || e[0].String() != "https://harbor.example.com/dockerhub-proxy" || !cfg.RewriteImages() {
+		t.Errorf("configuration %v from\n%s", e, data)
+	}
+	d := find(t, objs, "Deployment", "aim-apiserver")
+	if args := containerArgs(d, "args"); !slices.Contains(args, "--registry-config=/etc/aim-apiserver/registries/registries.yaml") {
+		t.Errorf("args %v", args)
+	}
+	spec := d["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+	jsonEqual(t, "volume", named(spec["volumes"], "registries"), `{name: registries, configMap: {name: aim-apiserver-registries}}`)
+	container := spec["containers"].([]any)[0].(map[string]any)
+	jsonEqual(t, "mount", named(container["volumeMounts"], "registries"), `{name: registries, mountPath: /etc/aim-apiserver/registries, readOnly: true}`)
 }
 
 func TestChartServiceMonitor(t *testing.T) {
@@ -1277,6 +1308,10 @@ func TestChartSchemaRejects(t *testing.T) {
 		{[]string{"--set", "monitoring.prometheusRule.labels.release=1"}, "/monitoring/prometheusRule/labels/release"},
 		{[]string{"--set-json", "monitoring.prometheusRule.labels=[]"}, "/monitoring/prometheusRule/labels"},
 		{[]string{"--set", "monitoring.prometheusRule.namespace=monitoring"}, "/monitoring/prometheusRule"},
+		{[]string{"--set", "registryMirrors=x"}, "/registryMirrors"},
+		{[]string{"--set-json", `registryMirrors.registries.docker\.io.mirrors=[{"endpoint":"ftp://m"}]`}, "/registryMirrors/registries/docker.io/mirrors/0/endpoint"},
+		{[]string{"--set-json", `registryMirrors.registries.docker\.io.mirrors=[{"endpoint":"https://m","capabilities":["push"]}]`}, "/registryMirrors/registries/docker.io/mirrors/0/capabilities/0"},
+		{[]string{"--set", "registryMirrors.registries.docker\\.io.fallback=no"}, "/registryMirrors/registries/docker.io/fallback"},
 	} {
 		msg := helmTemplateError(t, c.args...)
 		if !strings.Contains(msg, "values don't meet the specifications of the schema") || !strings.Contains(msg, "'"+c.path) {
@@ -1446,7 +1481,8 @@ func TestChartLint(t *testing.T) {
 			"--set", "etcd.external.clientSecret=c"},
 		"migration": {"--set", "apiService.create=false", "--set", "servingCert.mode=existing", "--set", "servingCert.existingSecret=s"},
 		"everything": {"--set", "createNamespace=true", "--set", "monitoring.serviceMonitor.enabled=true", "--set", "defaultRuntimeConfig.enabled=true",
-			"--set", "monitoring.prometheusRule.enabled=true", "--set", "monitoring.prometheusRule.labels.release=prom"},
+			"--set", "monitoring.prometheusRule.enabled=true", "--set", "monitoring.prometheusRule.labels.release=prom",
+			"--set-json", `registryMirrors={"registries":{"docker.io":{"mirrors":[{"endpoint":"https://harbor.example.com/dockerhub-proxy"}]}}}`},
 		"monitoring, external etcd": {"--set", "etcd.mode=external", "--set", "etcd.external.endpoints={https://etcd.example:2379}",
 			"--set", "etcd.external.clientSecret=c", "--set", "monitoring.serviceMonitor.enabled=true", "--set", "monitoring.prometheusRule.enabled=true"},
 		"new values": {"--values", newValues},

@@ -21,6 +21,7 @@ import (
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/cmd/help"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/imagemeta"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 )
 
 // certFiles and certDirs are where Go's crypto/x509 looks for system roots on Linux when SSL_CERT_FILE and
@@ -40,16 +41,20 @@ var (
 // NewCommand returns the check-registry command.
 func NewCommand(ctx context.Context, out io.Writer) *cobra.Command {
 	var listRoots bool
+	var registryConfig string
 	cmd := &cobra.Command{
 		Use:   "check-registry [IMAGE]",
 		Short: "Show the certificate authorities and proxy aim-apiserver uses for registries, and read an image's AIM labels",
 		Long: `check-registry reports where aim-apiserver's trusted certificate authorities come from (SSL_CERT_FILE,
 SSL_CERT_DIR, the image's bundle, or the bundle built into the binary) and which proxy a registry request
 takes (HTTPS_PROXY, NO_PROXY). Given an image reference it reads the image's labels anonymously, as the
-controller reads a model's image, and prints the AIM model they describe, or the error the controller would
-report. Run it inside a replica:
+controller reads a model's image (through the mirrors of --registry-config, as the controller does), and prints
+the AIM model they describe and the mirror that answered, or the error the controller would report. Run it
+inside a replica:
 
-  kubectl -n aim-system exec deploy/aim-apiserver -- /aim-apiserver check-registry docker.io/amdenterpriseai/aim-base:latest`,
+  kubectl -n aim-system exec deploy/aim-apiserver -- /aim-apiserver check-registry docker.io/amdenterpriseai/aim-base:latest
+  kubectl -n aim-system exec deploy/aim-apiserver -- /aim-apiserver check-registry \
+    --registry-config /etc/aim-apiserver/registries/registries.yaml docker.io/amdenterpriseai/aim-base:latest`,
 		Args:         cobra.MaximumNArgs(1),
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -59,11 +64,16 @@ report. Run it inside a replica:
 			if len(args) == 0 {
 				return nil
 			}
-			return checkImage(cmd.Context(), out, args[0])
+			registries, err := mirrors.NewSource(registryConfig)
+			if err != nil {
+				return err
+			}
+			return checkImage(cmd.Context(), out, args[0], registries)
 		},
 	}
 	cmd.SetContext(ctx)
 	cmd.Flags().BoolVar(&listRoots, "list-roots", false, "Print the subject of every trusted certificate authority.")
+	cmd.Flags().StringVar(&registryConfig, "registry-config", "", "The registry mirrors file the server uses (--registry-config of the server).")
 	help.Own(cmd)
 	return cmd
 }
@@ -149,15 +159,18 @@ func subjectString(raw []byte) string {
 
 // checkImage reads the image's labels as the model controller does (anonymously: pull secrets live in the
 // model's namespace) and prints the AIM metadata they carry.
-func checkImage(ctx context.Context, out io.Writer, image string) error {
+func checkImage(ctx context.Context, out io.Writer, image string, registries *mirrors.Source) error {
 	ref, err := name.ParseReference(image)
 	if err != nil {
 		return fmt.Errorf("image %q: %w", image, err)
 	}
 	fmt.Fprintf(out, "registry: %s\n", ref.Context().RegistryStr())
-	labels, _, err := imagemeta.Fetcher{Allowed: []string{"*"}}.Labels(ctx, image, nil)
+	labels, from, err := imagemeta.Fetcher{Allowed: []string{"*"}, Mirrors: registries}.Labels(ctx, image, nil)
 	if err != nil {
 		return err
+	}
+	if from != "" {
+		fmt.Fprintf(out, "read from the mirror %s\n", from)
 	}
 	md, err := imagemeta.FromLabels(labels)
 	if err != nil {
