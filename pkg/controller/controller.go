@@ -78,7 +78,7 @@ func Register(m *manager.Manager, o Options) error {
 	if err := templatecache.Register(m); err != nil {
 		return fmt.Errorf("registering the template cache controller: %w", err)
 	}
-	if err := artifact.Register(m); err != nil {
+	if err := artifact.Register(m, registries); err != nil {
 		return fmt.Errorf("registering the artifact controller: %w", err)
 	}
 	if err := service.Register(m, gpus, registries); err != nil {

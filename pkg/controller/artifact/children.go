@@ -1,6 +1,7 @@
 package artifact
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 
@@ -14,6 +15,7 @@ import (
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/env"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 )
@@ -120,20 +122,17 @@ func BuildPVC(a *aimv1.AIMArtifact, rc runtimeconfig.Resolved, allocated resourc
 }
 
 // image is the downloader image of an artifact.
-func image(a *aimv1.AIMArtifact) string {
-	if a.Spec.ModelDownloadImage != "" {
-		return a.Spec.ModelDownloadImage
-	}
-	return aimv1.DefaultModelDownloadImage
+func image(a *aimv1.AIMArtifact, registries *mirrors.Config) string {
+	return registries.Rewrite(cmp.Or(a.Spec.ModelDownloadImage, aimv1.DefaultModelDownloadImage))
 }
 
 // job is what both Jobs share: ownership, labels, retries, the dedicated service account and a non-root pod.
 // The name hashes the artifact's UID and the pod spec (aim-engine hashes only the UID): a spec change (say,
 // fixed credentials) runs a new Job at once instead of waiting for the failed one to expire, and a finished
 // Job is never re-run for nothing.
-func job(a *aimv1.AIMArtifact, rc runtimeconfig.Resolved, component string, ttl int32, c corev1.Container, extend func(*corev1.PodSpec)) *batchv1.Job {
+func job(a *aimv1.AIMArtifact, rc runtimeconfig.Resolved, registries *mirrors.Config, component string, ttl int32, c corev1.Container, extend func(*corev1.PodSpec)) *batchv1.Job {
 	labels := JobLabels(a, rc, component)
-	c.Image = image(a)
+	c.Image = image(a, registries)
 	c.ImagePullPolicy = corev1.PullIfNotPresent
 	c.Args = []string{a.Spec.SourceURI}
 	c.SecurityContext = &corev1.SecurityContext{
@@ -175,8 +174,8 @@ func job(a *aimv1.AIMArtifact, rc runtimeconfig.Resolved, component string, ttl 
 
 // BuildCheckSizeJob measures the source: its container prints {"url": ..., "sizeBytes": N} last, and the
 // result is read from the termination message (logs are the fallback), so that no log access is needed.
-func BuildCheckSizeJob(a *aimv1.AIMArtifact, rc runtimeconfig.Resolved) *batchv1.Job {
-	return job(a, rc, ComponentCheckSize, checkSizeTTL, corev1.Container{
+func BuildCheckSizeJob(a *aimv1.AIMArtifact, rc runtimeconfig.Resolved, registries *mirrors.Config) *batchv1.Job {
+	return job(a, rc, registries, ComponentCheckSize, checkSizeTTL, corev1.Container{
 		Name:                     CheckSizeContainer,
 		Command:                  []string{"/check-size.sh"},
 		Env:                      env.Merge(rc.Spec.Env, a.Spec.Env),
@@ -203,8 +202,8 @@ func DownloadEnv(a *aimv1.AIMArtifact, rc runtimeconfig.Resolved, sizeBytes int6
 
 // BuildDownloadJob downloads the source into the volume named claim. The downloader patches status.progress
 // and status.download itself, under the dedicated service account.
-func BuildDownloadJob(a *aimv1.AIMArtifact, rc runtimeconfig.Resolved, sizeBytes int64, claim string) *batchv1.Job {
-	return job(a, rc, ComponentDownload, downloadTTL, corev1.Container{
+func BuildDownloadJob(a *aimv1.AIMArtifact, rc runtimeconfig.Resolved, registries *mirrors.Config, sizeBytes int64, claim string) *batchv1.Job {
+	return job(a, rc, registries, ComponentDownload, downloadTTL, corev1.Container{
 		Name:         DownloadContainer,
 		Env:          DownloadEnv(a, rc, sizeBytes),
 		VolumeMounts: []corev1.VolumeMount{{Name: cacheVolume, MountPath: MountPath}},

@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -42,6 +43,8 @@ const (
 // Controller reconciles AIMArtifacts.
 type Controller struct {
 	c manager.Clients
+	// registries are the registry mirrors, for image rewriting.
+	registries *mirrors.Source
 
 	artifacts      aimlisters.AIMArtifactLister
 	configs        aimlisters.AIMRuntimeConfigLister
@@ -63,10 +66,10 @@ var Children = manager.Selection{Labels: LabelArtifact}
 var DownloaderAccess = manager.Selection{Fields: "metadata.name=" + DownloaderName}
 
 // Register adds the artifact controller to the manager.
-func Register(m *manager.Manager) error {
+func Register(m *manager.Manager, registries *mirrors.Source) error {
 	v := m.AIMInformers.Aim().V1alpha1()
 	k, access := m.Selected(Children), m.Selected(DownloaderAccess)
-	ctl := &Controller{c: m.Clients,
+	ctl := &Controller{c: m.Clients, registries: registries,
 		artifacts: v.AIMArtifacts().Lister(), configs: v.AIMRuntimeConfigs().Lister(), clusterConfigs: v.AIMClusterRuntimeConfigs().Lister(),
 		pvcs: k.Core().V1().PersistentVolumeClaims().Lister(), jobs: k.Batch().V1().Jobs().Lister(), pods: k.Core().V1().Pods().Lister(),
 		accounts: access.Core().V1().ServiceAccounts().Lister(), bindings: access.Rbac().V1().RoleBindings().Lister(),
@@ -162,7 +165,7 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 
 // observe gathers an artifact's inputs from the informer caches; only children the artifact owns count.
 func (ctl *Controller) observe(ctx context.Context, a *aimv1.AIMArtifact) Observation {
-	o := Observation{Artifact: a}
+	o := Observation{Artifact: a, Mirrors: ctl.registries.Config()}
 	o.RuntimeConfig, o.RuntimeConfigErr = runtimeconfig.Lookup(a.Spec.RuntimeConfigName, a.Namespace, ctl.configs, ctl.clusterConfigs)
 	if _, err := ctl.accounts.ServiceAccounts(a.Namespace).Get(DownloaderName); err == nil {
 		o.ServiceAccountReady = true
@@ -182,7 +185,7 @@ func (ctl *Controller) observe(ctx context.Context, a *aimv1.AIMArtifact) Observ
 	}
 	size, known := EffectiveSize(a)
 	if !known {
-		if j := ctl.componentJob(a, BuildCheckSizeJob(a, o.RuntimeConfig).Name, ComponentCheckSize); j != nil {
+		if j := ctl.componentJob(a, BuildCheckSizeJob(a, o.RuntimeConfig, o.Mirrors).Name, ComponentCheckSize); j != nil {
 			o.CheckSizeJob = j
 			if health.Succeeded(j) {
 				o.CheckSizeOutput, o.CheckSizeOutputErr = ctl.output(ctx, j)
@@ -192,7 +195,7 @@ func (ctl *Controller) observe(ctx context.Context, a *aimv1.AIMArtifact) Observ
 		}
 		return o
 	}
-	if j := ctl.componentJob(a, BuildDownloadJob(a, o.RuntimeConfig, size, o.Volume()).Name, ComponentDownload); j != nil {
+	if j := ctl.componentJob(a, BuildDownloadJob(a, o.RuntimeConfig, o.Mirrors, size, o.Volume()).Name, ComponentDownload); j != nil {
 		o.DownloadJob = j
 		if !health.Succeeded(j) {
 			o.Pods, o.Events = health.JobPods(ctl.pods, ctl.events, j)

@@ -7,6 +7,7 @@ package artifact
 import (
 	"slices"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -30,6 +31,8 @@ const displayPercentageNotKnown = "N/A"
 // Observation is what one reconcile of an artifact saw. Children are only given when the artifact owns them.
 type Observation struct {
 	Artifact *aimv1.AIMArtifact
+	// Mirrors may rewrite the Jobs' image (rewriteImages).
+	Mirrors *mirrors.Config
 
 	RuntimeConfig    runtimeconfig.Resolved
 	RuntimeConfigErr error
@@ -143,7 +146,7 @@ func planSize(o Observation, p *Plan) (int64, bool) {
 		if !o.ServiceAccountReady {
 			comp.Reason, comp.Message = ReasonWaitingForAccount, "the check-size Job waits for ServiceAccount "+DownloaderName
 		} else {
-			p.Job = BuildCheckSizeJob(a, o.RuntimeConfig)
+			p.Job = BuildCheckSizeJob(a, o.RuntimeConfig, o.Mirrors)
 			comp.Message = "creating check-size Job " + p.Job.Name
 		}
 		p.Components = append(p.Components, comp)
@@ -221,7 +224,7 @@ func planDownload(o Observation, p *Plan, size int64) {
 		if !o.ServiceAccountReady || !o.RoleBindingReady {
 			comp.Reason, comp.Message = ReasonWaitingForAccount, "the download waits for ServiceAccount "+DownloaderName
 		} else {
-			p.Job = BuildDownloadJob(a, o.RuntimeConfig, size, o.Volume())
+			p.Job = BuildDownloadJob(a, o.RuntimeConfig, o.Mirrors, size, o.Volume())
 			comp.Message = "creating download Job " + p.Job.Name
 		}
 		p.Components = append(p.Components, comp)

@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
@@ -103,7 +104,7 @@ func TestChildNames(t *testing.T) {
 		if got := PVCName(a); got != want {
 			t.Errorf("PVCName(%s) = %q, want %q", name, got, want)
 		}
-		for _, j := range []*batchv1.Job{BuildCheckSizeJob(a, config(nil)), BuildDownloadJob(a, config(nil), 1, "vol")} {
+		for _, j := range []*batchv1.Job{BuildCheckSizeJob(a, config(nil), nil), BuildDownloadJob(a, config(nil), nil, 1, "vol")} {
 			component := j.Labels[LabelComponent]
 			if len(j.Name) > 63 || !strings.Contains(j.Name, "-"+component+"-") {
 				t.Errorf("%s Job %q", component, j.Name)
@@ -163,7 +164,7 @@ func TestBuildCheckSizeJob(t *testing.T) {
 	a := testArtifact()
 	a.Spec.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "pull"}}
 	rc := config(nil, corev1.EnvVar{Name: "HF_TOKEN", Value: "config"}, corev1.EnvVar{Name: "HTTPS_PROXY", Value: "proxy"})
-	j := BuildCheckSizeJob(a, rc)
+	j := BuildCheckSizeJob(a, rc, nil)
 	c := checkPod(t, j, ComponentCheckSize, 300)
 	if c.Name != "check-size" || c.Image != aimv1.DefaultModelDownloadImage || len(c.Command) != 1 || c.Command[0] != "/check-size.sh" ||
 		c.TerminationMessagePolicy != corev1.TerminationMessageFallbackToLogsOnError {
@@ -173,7 +174,7 @@ func TestBuildCheckSizeJob(t *testing.T) {
 		t.Errorf("env %v: the artifact's env must win over the runtime config's", e)
 	}
 	a.Spec.ModelDownloadImage = "registry.example/downloader:1"
-	if c := BuildCheckSizeJob(a, rc).Spec.Template.Spec.Containers[0]; c.Image != "registry.example/downloader:1" {
+	if c := BuildCheckSizeJob(a, rc, nil).Spec.Template.Spec.Containers[0]; c.Image != "registry.example/downloader:1" {
 		t.Errorf("image %q", c.Image)
 	}
 }
@@ -182,7 +183,7 @@ func TestBuildDownloadJob(t *testing.T) {
 	a := testArtifact()
 	a.Spec.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "pull"}}
 	rc := config(nil, corev1.EnvVar{Name: "HF_TOKEN", Value: "config"}, corev1.EnvVar{Name: "TMPDIR", Value: "/scratch/"})
-	j := BuildDownloadJob(a, rc, 123, PVCName(a))
+	j := BuildDownloadJob(a, rc, nil, 123, PVCName(a))
 	c := checkPod(t, j, ComponentDownload, 600)
 	pod := j.Spec.Template.Spec
 	if c.Name != "model-download" || c.Image != aimv1.DefaultModelDownloadImage || c.ImagePullPolicy != corev1.PullIfNotPresent {
@@ -216,17 +217,17 @@ func TestBuildDownloadJob(t *testing.T) {
 // keeps the Job.
 func TestJobNamesFollowThePodSpec(t *testing.T) {
 	a, rc := testArtifact(), config(nil)
-	if BuildDownloadJob(a, rc, 1, "vol").Name != BuildDownloadJob(testArtifact(), rc, 1, "vol").Name {
+	if BuildDownloadJob(a, rc, nil, 1, "vol").Name != BuildDownloadJob(testArtifact(), rc, nil, 1, "vol").Name {
 		t.Error("equal specs built different names")
 	}
 	b := testArtifact()
 	b.Spec.Env[0].Value = "fixed"
-	if BuildDownloadJob(a, rc, 1, "vol").Name == BuildDownloadJob(b, rc, 1, "vol").Name || BuildCheckSizeJob(a, rc).Name == BuildCheckSizeJob(b, rc).Name {
+	if BuildDownloadJob(a, rc, nil, 1, "vol").Name == BuildDownloadJob(b, rc, nil, 1, "vol").Name || BuildCheckSizeJob(a, rc, nil).Name == BuildCheckSizeJob(b, rc, nil).Name {
 		t.Error("a changed env kept the Job name")
 	}
 	long := testArtifact()
 	long.Name = strings.Repeat("x", 200)
-	if n := BuildDownloadJob(long, rc, 1, "vol").Name; len(n) > 63 {
+	if n := BuildDownloadJob(long, rc, nil, 1, "vol").Name; len(n) > 63 {
 		t.Errorf("job name %q is longer than a label value", n)
 	}
 }
@@ -584,7 +585,7 @@ func TestChildLabels(t *testing.T) {
 		t.Errorf("cache.type %q on the volume of an artifact no template cache made", pvc.Labels[LabelCacheType])
 	}
 	for component, j := range map[string]*batchv1.Job{
-		ComponentCheckSize: BuildCheckSizeJob(a, config(nil)), ComponentDownload: BuildDownloadJob(a, config(nil), 1, PVCName(a)),
+		ComponentCheckSize: BuildCheckSizeJob(a, config(nil), nil), ComponentDownload: BuildDownloadJob(a, config(nil), nil, 1, PVCName(a)),
 	} {
 		for k, want := range map[string]string{LabelCacheName: "org-m", LabelCacheType: CacheTypeArtifact, LabelComponent: component,
 			LabelArtifact: "org-m", "aim.eai.amd.com/template.name": "tpl"} {
@@ -602,5 +603,21 @@ func TestChildLabels(t *testing.T) {
 	}
 	if want := "AIM_DOWNLOADER_PROTOCOL TMPDIR HF_HOME EXPECTED_SIZE_BYTES MOUNT_PATH ARTIFACT_NAME ARTIFACT_NAMESPACE STALL_TIMEOUT TARGET_DIR HF_TOKEN"; strings.Join(names, " ") != want {
 		t.Errorf("download env order %v, want %s", names, want)
+	}
+}
+
+// TestDownloaderImageRewritten: with rewriteImages on, the check-size and download Jobs run the downloader from
+// its mirror.
+func TestDownloaderImageRewritten(t *testing.T) {
+	cfg, err := mirrors.Parse([]byte("rewriteImages: true\nregistries: {ghcr.io: {mirrors: [{endpoint: \"https://mirror.example/ghcr\"}]}}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := testArtifact()
+	want := "mirror.example/ghcr/silogen/aim-artifact-downloader:0.2.0"
+	for _, j := range []*batchv1.Job{BuildCheckSizeJob(a, config(nil), cfg), BuildDownloadJob(a, config(nil), cfg, 1, "vol")} {
+		if got := j.Spec.Template.Spec.Containers[0].Image; got != want {
+			t.Errorf("%s: image %s, want %s", j.Name, got, want)
+		}
 	}
 }
