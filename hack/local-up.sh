@@ -282,6 +282,9 @@ AIM_AUDIT_ARGS=(--audit-policy-file "${ROOT}/hack/audit-policy.yaml" --audit-log
 if [[ "${AIM_AUDIT:-true}" == "false" ]]; then
 	AIM_AUDIT_ARGS=()
 fi
+# Registry mirrors: empty at start; e2e tests write mirrors into it, and aim-apiserver reads it again on change.
+REGISTRY_CONFIG="${OUT}/registries.yaml"
+echo 'registries: {}' >"${REGISTRY_CONFIG}"
 start aim-apiserver "${BIN}/aim-apiserver" \
 	--etcd-servers "https://127.0.0.1:${ETCD_PORT}" --etcd-cafile "${ETCD_PKI}/ca.crt" \
 	--etcd-certfile "${ETCD_PKI}/client.crt" --etcd-keyfile "${ETCD_PKI}/client.key" \
@@ -293,7 +296,7 @@ start aim-apiserver "${BIN}/aim-apiserver" \
 	--kubeconfig "${AIM_KUBECONFIG}" --authentication-kubeconfig "${AIM_KUBECONFIG}" --authorization-kubeconfig "${AIM_KUBECONFIG}" \
 	--system-namespace aim-system --discovery-backoff-base "${AIM_DISCOVERY_BACKOFF_BASE:-3s}" \
 	--controller-resync-period "${AIM_RESYNC_PERIOD:-5s}" --run-controller="${AIM_RUN_CONTROLLER:-true}" \
-	--image-metadata-registries "${AIM_IMAGE_METADATA_REGISTRIES:-127.0.0.1,localhost}"
+	--image-metadata-registries "${AIM_IMAGE_METADATA_REGISTRIES:-127.0.0.1,localhost}" --registry-config "${REGISTRY_CONFIG}"
 wait_for "APIService v1alpha1.aim.eai.amd.com Available" 90 "${LOGS}/aim-apiserver.log" \
 	"${KUBECTL[@]}" wait --for condition=Available --timeout 2s apiservice/v1alpha1.aim.eai.amd.com
 

@@ -376,3 +376,27 @@ spec:
 	// Without metrics while the InferenceService is not Ready, as aim-engine says it.
 	jsonpathEquals(t, 30*time.Second, "False WaitingForMetrics", "aimsvc", "elastic", "-n", ns, "-o", hpaReady)
 }
+
+// TestCachingModesAsAimEngineGivesThem: the legacy modes Always and Auto are Shared, as in aim-engine: both
+// services use the one shared cache of their template and wait for it. Never serves without a cache (F9:
+// aim-engine makes a Dedicated cache), so its InferenceService is made at once.
+func TestCachingModesAsAimEngineGivesThem(t *testing.T) {
+	k := admin(t)
+	readyClusterTemplate(t, "e2e-cache-modes")
+	ns := namespace(t, "cache-modes")
+	for name, mode := range map[string]string{"always": "Always", "auto": "Auto", "never": "Never"} {
+		applyService(t, ns, name, fmt.Sprintf("model: {name: e2e-cache-modes-model}, caching: {mode: %s}", mode))
+	}
+	cache := onlyOne(t, 60*time.Second, "aimtc", ns)
+	jsonpathEquals(t, 30*time.Second, "Shared", "aimtc", cache, "-n", ns, "-o", "jsonpath={.spec.mode}")
+	for _, name := range []string{"always", "auto"} {
+		conditionReads(t, "aimsvc/"+name, ns, "CacheReady", "False CacheNotReady")
+		if out, err := k.run("", "get", "inferenceservice", inferenceServiceName(ns, name), "-n", ns, "-o", "name"); err == nil {
+			t.Errorf("%s: InferenceService before its cache is ready: %q", name, out)
+		}
+	}
+	objectJSON(t, 60*time.Second, "inferenceservice", inferenceServiceName(ns, "never"), ns)
+	if got := condition(k, "aimsvc/never", ns, "CacheReady", "status"); got != "" {
+		t.Errorf("a Never service has CacheReady=%s", got)
+	}
+}

@@ -132,7 +132,7 @@ func image(a *aimv1.AIMArtifact, registries *mirrors.Config) string {
 // Job is never re-run for nothing.
 func job(a *aimv1.AIMArtifact, rc runtimeconfig.Resolved, registries *mirrors.Config, component string, ttl int32, c corev1.Container, extend func(*corev1.PodSpec)) *batchv1.Job {
 	labels := JobLabels(a, rc, component)
-	c.Image = image(a, registries)
+	c.Image = image(a, nil)
 	c.ImagePullPolicy = corev1.PullIfNotPresent
 	c.Args = []string{a.Spec.SourceURI}
 	c.SecurityContext = &corev1.SecurityContext{
@@ -169,6 +169,8 @@ func job(a *aimv1.AIMArtifact, rc runtimeconfig.Resolved, registries *mirrors.Co
 		extend(&j.Spec.Template.Spec)
 	}
 	j.Name = naming.DerivedName([]string{a.Name, component}, naming.HashLength, naming.MaxLength, a.UID, j.Spec.Template.Spec)
+	// Named before the image is rewritten: where it is pulled from is no reason for a new Job.
+	j.Spec.Template.Spec.Containers[0].Image = image(a, registries)
 	return j
 }
 

@@ -620,4 +620,9 @@ func TestDownloaderImageRewritten(t *testing.T) {
 			t.Errorf("%s: image %s, want %s", j.Name, got, want)
 		}
 	}
+	// Where the image is pulled from is no reason for a new Job: the names stay.
+	if BuildCheckSizeJob(a, config(nil), cfg).Name != BuildCheckSizeJob(a, config(nil), nil).Name ||
+		BuildDownloadJob(a, config(nil), cfg, 1, "vol").Name != BuildDownloadJob(a, config(nil), nil, 1, "vol").Name {
+		t.Error("rewriting the image renames the Jobs")
+	}
 }

@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -55,7 +56,10 @@ type JobSpec struct {
 	// Labels are propagated from the template; they never override the Job's own labels.
 	Labels map[string]string
 
-	Image              string
+	Image string
+	// PullImage is the reference the pod pulls Image by (a mirror's, with rewriteImages); empty: Image. It is no
+	// input of discovery: where the image comes from changes no result.
+	PullImage          string
 	ImagePullSecrets   []corev1.LocalObjectReference
 	ServiceAccountName string
 
@@ -177,7 +181,7 @@ func BuildJob(s JobSpec) *batchv1.Job {
 					},
 					Containers: []corev1.Container{{
 						Name:  ContainerName,
-						Image: s.Image,
+						Image: cmp.Or(s.PullImage, s.Image),
 						Args:  []string{"dry-run", "--format=json"},
 						Env:   s.environment(),
 						// No GPU request: discovery runs on the GPU node pool without taking GPUs.

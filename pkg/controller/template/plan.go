@@ -356,7 +356,7 @@ func jobSpec(o Observation, attempt int32) discovery.JobSpec {
 		ProfileID:       o.Spec.ProfileID, Env: o.Spec.Env,
 	}
 	if o.Model != nil {
-		js.Image = o.Mirrors.Rewrite(o.Model.Image)
+		js.Image, js.PullImage = o.Model.Image, o.Mirrors.Rewrite(o.Model.Image)
 		js.ImagePullSecrets = nonEmptySecrets(o.Spec.ImagePullSecrets, o.Model.ImagePullSecrets)
 		js.ServiceAccountName = cmp.Or(o.Spec.ServiceAccountName, o.Model.ServiceAccountName)
 	}

@@ -294,4 +294,9 @@ func TestDiscoveryImageRewritten(t *testing.T) {
 	if got, want := p.Job.Spec.Template.Spec.Containers[0].Image, cfg.Rewrite(o.Model.Image); got != want || !strings.HasPrefix(got, "mirror.example/proxy/") {
 		t.Errorf("discovery image %s, want %s", got, want)
 	}
+	// Where the image is pulled from is no input of discovery: turning rewriting on or off runs it not again.
+	o.Mirrors = nil
+	if plain := PlanTemplate(o); plain.Job == nil || plain.Job.Name != p.Job.Name {
+		t.Errorf("the Job without rewriting is %v, with it %s", plain.Job, p.Job.Name)
+	}
 }
