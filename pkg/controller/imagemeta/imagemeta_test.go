@@ -3,12 +3,15 @@ package imagemeta
 import (
 	"context"
 	"encoding/base64"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -249,5 +252,50 @@ func TestAllowedRegistriesByAnyName(t *testing.T) {
 	}
 	if (Fetcher{Allowed: []string{"docker.io"}}).allowed("ghcr.io") {
 		t.Error("docker.io allows ghcr.io")
+	}
+}
+
+// TestMirrorCredentialsAndTLS: a mirror's host has its own entry in the pull secrets, and a mirror whose
+// certificate only its caFile vouches for is trusted through that file alone.
+func TestMirrorCredentialsAndTLS(t *testing.T) {
+	reg := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != "mirror-user" || p != "mirror-pass" {
+			w.Header().Set("WWW-Authenticate", `Basic realm="mirror"`)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		reg.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "https://")
+	img, err := mutate.Config(empty.Image, v1.Config{Labels: map[string]string{"com.amd.aim.model.canonicalName": "org/tls"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, _ := name.NewTag(host + "/hub/org/tls:1")
+	if err := remote.Write(ref, img, remote.WithTransport(srv.Client().Transport), remote.WithAuth(&authn.Basic{Username: "mirror-user", Password: "mirror-pass"})); err != nil {
+		t.Fatal(err)
+	}
+	caFile := filepath.Join(t.TempDir(), "ca.crt")
+	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	config := func(ca string) *mirrors.Source {
+		return mirrorConfig(t, fmt.Sprintf("registries: {docker.io: {fallback: false, mirrors: [{endpoint: %q, caFile: %q}]}}", "https://"+host+"/hub", ca))
+	}
+	secrets := []corev1.Secret{pullSecret(host, "mirror-user", "mirror-pass")}
+	f := Fetcher{Allowed: []string{"docker.io"}, Mirrors: config(caFile)}
+	if labels, from, err := f.Labels(context.Background(), "docker.io/org/tls:1", secrets); err != nil || labels["com.amd.aim.model.canonicalName"] != "org/tls" {
+		t.Fatalf("through the mirror with its CA and credentials: %v %q %v", labels, from, err)
+	}
+	var e *state.Error
+	if _, _, err := f.Labels(context.Background(), "docker.io/org/tls:1", nil); !errors.As(err, &e) || e.Reason != ReasonImagePullAuthFailure {
+		t.Errorf("without the mirror's credentials: %v", err)
+	}
+	// Without the caFile only the system's CAs are trusted, which do not vouch for the mirror.
+	f.Mirrors = mirrorConfig(t, fmt.Sprintf("registries: {docker.io: {fallback: false, mirrors: [{endpoint: %q}]}}", "https://"+host+"/hub"))
+	if _, _, err := f.Labels(context.Background(), "docker.io/org/tls:1", secrets); err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Errorf("without the mirror's CA: %v", err)
 	}
 }
