@@ -1,6 +1,8 @@
 package service
 
 import (
+	"strings"
+
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/health"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
@@ -194,7 +196,12 @@ func (p *Plan) planWorkload(o Observation, observed kserve.Live, model *Model, r
 	if o.ISVC != nil {
 		warnings = eventsOf(o.ISVCWarnings, o.ISVC.UID)
 	}
-	p.Workload = []state.Component{health.InferenceService(ComponentISVC, st, warnings), health.PredictorPods(ComponentPods, o.Pods, o.PodWarnings, st.Ready)}
+	isvc := health.InferenceService(ComponentISVC, st, warnings)
+	if mirrored := o.Mirrors.Rewrite(model.Spec.Image); mirrored != model.Spec.Image {
+		// rewriteImages: the status says where the predictor pulls from, so a stale mirror can be told apart.
+		isvc.Message = strings.TrimPrefix(isvc.Message+"; the predictor pulls "+mirrored+" (rewriteImages)", "; ")
+	}
+	p.Workload = []state.Component{isvc, health.PredictorPods(ComponentPods, o.Pods, o.PodWarnings, st.Ready)}
 	p.Status.Runtime = kserve.RuntimeStatus(&svc.Spec, o.Pods, o.HPA)
 	p.Status.Endpoint = Endpoint(svc, "")
 }

@@ -3,6 +3,7 @@ package service
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -204,8 +205,13 @@ func TestPlanServiceRewritesTheImage(t *testing.T) {
 			t.Fatal(err)
 		}
 		o.Mirrors = cfg
-		if got := image(PlanService(o)); got != want {
+		p := PlanService(o)
+		if got := image(p); got != want {
 			t.Errorf("rewriteImages %t: %s, want %s", rewrite, got, want)
+		}
+		// The InferenceService's condition says which image the predictor pulls when it is rewritten.
+		if msg := p.Workload[0].Message; strings.Contains(msg, "mirror.example") != rewrite {
+			t.Errorf("rewriteImages %t: InferenceServiceReady message %q", rewrite, msg)
 		}
 	}
 }
