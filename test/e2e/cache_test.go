@@ -136,10 +136,12 @@ spec:
 	})
 	// The controller reconciles on that change and must keep the downloader's fields. (The artifact is Pending:
 	// no kubelet starts the download pod here, and aim-engine reports a pending pod so.)
-	time.Sleep(2 * time.Second)
-	if got := k.must("get", "aimart", art, "-n", ns, "-o", "jsonpath={.status.progress.displayPercentage} {.status.download.protocol} {.status.status}"); got != "50 % XET Pending" {
-		t.Errorf("progress after the controller saw it: %q", got)
-	}
+	consistently(t, 2*time.Second, "progress after the controller saw it", func() error {
+		if got := k.must("get", "aimart", art, "-n", ns, "-o", "jsonpath={.status.progress.displayPercentage} {.status.download.protocol} {.status.status}"); got != "50 % XET Pending" {
+			return fmt.Errorf("%q", got)
+		}
+		return nil
+	})
 
 	bindVolume(t, ns, pvc)
 	succeedPod(t, ns, pod, "model-download", "")

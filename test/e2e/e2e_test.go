@@ -216,10 +216,12 @@ metadata:
 data: {k: v}
 `, ns, uid))
 	// The garbage collector must see the owner exist before it is deleted, or it may collect early.
-	time.Sleep(time.Second)
-	if out := k.must("get", "configmap", "owned", "-n", ns, "-o", "name"); !strings.Contains(out, "owned") {
-		t.Fatalf("dependent was collected while its owner exists: %s", out)
-	}
+	consistently(t, time.Second, "the dependent stays while its owner exists", func() error {
+		if out := k.must("get", "configmap", "owned", "-n", ns, "-o", "name"); !strings.Contains(out, "owned") {
+			return fmt.Errorf("collected: %s", out)
+		}
+		return nil
+	})
 	k.must("delete", "aimsvc", "owner", "-n", ns)
 	// The garbage collector starts monitoring a new resource type at its next discovery sync (every 30s).
 	eventually(t, 120*time.Second, "garbage collector deletes the ConfigMap", func() error {

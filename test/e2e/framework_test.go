@@ -96,6 +96,22 @@ func eventually(t *testing.T, timeout time.Duration, what string, check func() e
 	}
 }
 
+// consistently checks, for the whole period, that check keeps holding: what a negative assertion waits on
+// instead of a bare sleep, so that a violation at any moment of the period fails the test, at once.
+func consistently(t *testing.T, period time.Duration, what string, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(period)
+	for {
+		if err := check(); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
 // namespace creates a namespace for the test, unique to this run, and deletes it afterwards.
 func namespace(t *testing.T, prefix string) string {
 	t.Helper()

@@ -64,12 +64,14 @@ func TestLeaderElection(t *testing.T) {
 	// The new leader reconciles new work, and nothing was created twice.
 	clusterTemplate(t, "e2e-leader-2", "MI300X")
 	discoveryPod(t, "e2e-leader-2", 1)
-	time.Sleep(3 * time.Second)
-	for _, tpl := range []string{"e2e-leader-1", "e2e-leader-2"} {
-		if jobs := jobsOf(k, tpl); len(jobs) != 1 {
-			t.Errorf("%s has %d discovery Jobs, want exactly 1: %v", tpl, len(jobs), jobs)
+	consistently(t, 3*time.Second, "one discovery Job a template", func() error {
+		for _, tpl := range []string{"e2e-leader-1", "e2e-leader-2"} {
+			if jobs := jobsOf(k, tpl); len(jobs) != 1 {
+				return fmt.Errorf("%s has %d discovery Jobs, want exactly 1: %v", tpl, len(jobs), jobs)
+			}
 		}
-	}
+		return nil
+	})
 	// Stop B: the restored replica leads again for the tests that follow.
 	b.stop()
 	eventually(t, 5*time.Second, "restored replica leads", func() error {

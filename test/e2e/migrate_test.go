@@ -609,10 +609,12 @@ spec: {model: {name: mig-model}, replicas: -1}
 		`jsonpath={.status.conditions[?(@.type=="ConfigValid")].message}`), "spec.replicas")
 
 	// Let the collector look: it has had every chance to see an owner missing.
-	time.Sleep(5 * time.Second)
-	if deletes := gcDeletes(t, ns, start); len(deletes) > 0 {
-		t.Errorf("the garbage collector deleted %v", deletes)
-	}
+	consistently(t, 5*time.Second, "the garbage collector deletes nothing", func() error {
+		if deletes := gcDeletes(t, ns, start); len(deletes) > 0 {
+			return fmt.Errorf("deleted %v", deletes)
+		}
+		return nil
+	})
 	if after := children(t, ns); len(after) != len(before) {
 		t.Errorf("children at the end: %v", after)
 	}

@@ -128,8 +128,10 @@ func TestClusterModelSource(t *testing.T) {
 		return k.must("get", "aimclsrc", "e2e-src-all", "e2e-src-max", "e2e-src-hub", "-o", `jsonpath={.items[*].metadata.resourceVersion}`)
 	}
 	before := rv()
-	time.Sleep(8 * time.Second)
-	if after := rv(); after != before {
-		t.Errorf("settled sources were written: resourceVersions %s -> %s", before, after)
-	}
+	consistently(t, 8*time.Second, "settled sources are not written", func() error {
+		if after := rv(); after != before {
+			return fmt.Errorf("resourceVersions %s -> %s", before, after)
+		}
+		return nil
+	})
 }
