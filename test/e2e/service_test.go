@@ -128,10 +128,12 @@ func TestServiceRunsOnKServe(t *testing.T) {
 		return k.must("get", "aimsvc/chat", "inferenceservice/"+chat, "httproute/"+route, "-n", ns, "-o", "jsonpath={.items[*].metadata.resourceVersion}")
 	}
 	before := rv()
-	time.Sleep(7 * time.Second)
-	if after := rv(); after != before {
-		t.Errorf("a running service or its children changed during resyncs: %s -> %s", before, after)
-	}
+	consistently(t, 7*time.Second, "a running service and its children stay as they are through resyncs", func() error {
+		if after := rv(); after != before {
+			return fmt.Errorf("%s -> %s", before, after)
+		}
+		return nil
+	})
 
 	// A hand edit of a field the controller sets is reverted: the InferenceService's replicas, the route's path.
 	isvcReplicas := k.must("get", "inferenceservice", chat, "-n", ns, "-o", "jsonpath={.spec.predictor.minReplicas} {.spec.predictor.maxReplicas}")
