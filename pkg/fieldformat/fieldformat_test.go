@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
@@ -40,8 +42,8 @@ func TestCheck(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := fields(c.check([]byte(tc.body), tc.contentType, serviceType))
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("fields %v, want %v", got, tc.want)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("fields (-want +got):\n%s", diff)
 			}
 		})
 	}

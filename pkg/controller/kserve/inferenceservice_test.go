@@ -4,8 +4,9 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"reflect"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -150,8 +151,9 @@ func TestObserveReadsBackWhatBuildMounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := observeCached(obj); err != nil || !reflect.DeepEqual(got.CacheMounts, want) || got.Ready {
-		t.Errorf("Observe = %+v, %v; want mounts %+v (and not /dev/shm), not ready", got, err, want)
+	got, err := observeCached(obj)
+	if diff := cmp.Diff(want, got.CacheMounts); err != nil || diff != "" || got.Ready {
+		t.Errorf("Observe: %v, ready %t (want not ready), cache mounts (and not /dev/shm) (-want +got):\n%s", err, got.Ready, diff)
 	}
 	obj["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "False", "reason": "PredictorNotReady", "message": "waiting"}}}
 	if got, _ := observeCached(obj); got.Ready || got.Reason != "PredictorNotReady" || got.Message != "waiting" {

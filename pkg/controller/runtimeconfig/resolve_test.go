@@ -2,9 +2,10 @@ package runtimeconfig
 
 import (
 	"errors"
-	"reflect"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -59,17 +60,17 @@ func TestSetMeansOverride(t *testing.T) {
 	if *s.Routing.Enabled || s.Routing.GatewayRef.Name != "gw" || s.Routing.RequestTimeout.Duration != time.Minute {
 		t.Errorf("routing %+v", s.Routing)
 	}
-	if !reflect.DeepEqual(s.Routing.Annotations, map[string]string{"a": "cluster", "b": "ns"}) {
-		t.Errorf("annotations %v", s.Routing.Annotations)
+	if diff := cmp.Diff(map[string]string{"a": "cluster", "b": "ns"}, s.Routing.Annotations); diff != "" {
+		t.Errorf("annotations (-want +got):\n%s", diff)
 	}
-	if !reflect.DeepEqual(s.Env, []corev1.EnvVar{{Name: "X", Value: "cluster"}, {Name: "Y", Value: "ns"}, {Name: "Z", Value: "ns"}}) {
-		t.Errorf("env %v", s.Env)
+	if diff := cmp.Diff([]corev1.EnvVar{{Name: "X", Value: "cluster"}, {Name: "Y", Value: "ns"}, {Name: "Z", Value: "ns"}}, s.Env); diff != "" {
+		t.Errorf("env (-want +got):\n%s", diff)
 	}
 	if !*s.LabelPropagation.Enabled || s.LabelPropagation.Match == nil || len(s.LabelPropagation.Match) != 0 {
 		t.Errorf("label propagation %+v", s.LabelPropagation)
 	}
-	if !reflect.DeepEqual(s.Scheduling.NodeSelector, map[string]string{"pool": "gpu", "zone": "b"}) || *s.Scheduling.PriorityClassName != "" {
-		t.Errorf("scheduling %+v", s.Scheduling)
+	if diff := cmp.Diff(map[string]string{"pool": "gpu", "zone": "b"}, s.Scheduling.NodeSelector); diff != "" || *s.Scheduling.PriorityClassName != "" {
+		t.Errorf("scheduling: priority class %q, node selector (-want +got):\n%s", *s.Scheduling.PriorityClassName, diff)
 	}
 	if r.MaxConcurrentDiscoveryJobs() != 5 {
 		t.Errorf("max jobs %d", r.MaxConcurrentDiscoveryJobs())
@@ -111,13 +112,13 @@ func TestLegacyFieldsMoveIntoStorage(t *testing.T) {
 func TestPropagatedLabels(t *testing.T) {
 	labels := map[string]string{"aim.eai.amd.com/team": "a", "team": "infra", "cost-center": "42", "other": "x"}
 	r := Resolved{}
-	if got := r.PropagatedLabels(labels); !reflect.DeepEqual(got, map[string]string{"aim.eai.amd.com/team": "a"}) {
-		t.Errorf("propagation off: %v", got)
+	if diff := cmp.Diff(map[string]string{"aim.eai.amd.com/team": "a"}, r.PropagatedLabels(labels)); diff != "" {
+		t.Errorf("propagation off (-want +got):\n%s", diff)
 	}
 	r.Spec.LabelPropagation = &aimv1.AIMLabelPropagationConfig{Enabled: ptr.To(true), Match: []string{"team", "cost-*"}}
 	want := map[string]string{"aim.eai.amd.com/team": "a", "team": "infra", "cost-center": "42"}
-	if got := r.PropagatedLabels(labels); !reflect.DeepEqual(got, want) {
-		t.Errorf("propagation on: %v", got)
+	if diff := cmp.Diff(want, r.PropagatedLabels(labels)); diff != "" {
+		t.Errorf("propagation on (-want +got):\n%s", diff)
 	}
 }
 

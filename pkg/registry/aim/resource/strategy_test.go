@@ -2,9 +2,10 @@ package resource_test
 
 import (
 	"context"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -160,8 +161,8 @@ func TestGetAttrs(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := fields.Set{"metadata.name": "svc", "metadata.namespace": "ns", "status.status": "Running"}
-	if !reflect.DeepEqual(f, want) {
-		t.Errorf("fields %v, want %v", f, want)
+	if diff := cmp.Diff(want, f); diff != "" {
+		t.Errorf("fields (-want +got):\n%s", diff)
 	}
 	def := aimclustermodel.Definition()
 	cm := resource.NewStrategy(scheme(), &def)
