@@ -17,6 +17,7 @@ import (
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/env"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
 )
 
@@ -80,10 +81,10 @@ func Resolve(name, namespace string, ns *aimv1.AIMRuntimeConfig, cluster *aimv1.
 		return r, &NotFoundError{Name: name, Namespace: namespace}
 	case ns == nil:
 		r.Spec = normalize(cluster.Spec)
-		r.Ref = &aimv1.AIMResolvedReference{Name: name, Scope: aimv1.AIMResolutionScopeCluster, Kind: "AIMClusterRuntimeConfig", UID: cluster.UID}
+		r.Ref = state.Reference(name, "", cluster.UID, "", "AIMClusterRuntimeConfig")
 	case cluster == nil:
 		r.Spec = normalize(ns.Spec)
-		r.Ref = &aimv1.AIMResolvedReference{Name: name, Namespace: ns.Namespace, Scope: aimv1.AIMResolutionScopeNamespace, Kind: "AIMRuntimeConfig", UID: ns.UID}
+		r.Ref = state.Reference(name, ns.Namespace, ns.UID, "AIMRuntimeConfig", "")
 	default:
 		r.Spec = Merge(cluster.Spec, ns.Spec)
 		r.Ref = &aimv1.AIMResolvedReference{Name: name, Namespace: ns.Namespace, Scope: aimv1.AIMResolutionScopeMerged, Kind: "AIMRuntimeConfig", UID: ns.UID}

@@ -165,8 +165,7 @@ func (p *Plan) planWorkload(o Observation, observed kserve.Live, model *Model, r
 			cacheReady = cp.Component.State == ""
 		}
 		if cp.Use != nil && cacheReady {
-			p.Status.Cache = &aimv1.AIMServiceCacheStatus{TemplateCacheRef: &aimv1.AIMResolvedReference{
-				Name: cp.Use.Name, Namespace: cp.Use.Namespace, UID: cp.Use.UID, Kind: "AIMTemplateCache", Scope: aimv1.AIMResolutionScopeNamespace}}
+			p.Status.Cache = &aimv1.AIMServiceCacheStatus{TemplateCacheRef: state.Reference(cp.Use.Name, cp.Use.Namespace, cp.Use.UID, "AIMTemplateCache", "")}
 		}
 		mounts = cp.Mounts
 		if !cacheReady && o.ISVC != nil {

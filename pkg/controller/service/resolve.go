@@ -49,11 +49,7 @@ func staleMessage(what string, generation, observed int64) string {
 
 // Ref is the model as status.resolvedModel shows it.
 func (m Model) Ref() *aimv1.AIMResolvedReference {
-	r := &aimv1.AIMResolvedReference{Name: m.Name, Namespace: m.Namespace, UID: m.UID, Kind: "AIMModel", Scope: aimv1.AIMResolutionScopeNamespace}
-	if m.Namespace == "" {
-		r.Kind, r.Scope = "AIMClusterModel", aimv1.AIMResolutionScopeCluster
-	}
-	return r
+	return state.Reference(m.Name, m.Namespace, m.UID, "AIMModel", "AIMClusterModel")
 }
 
 // Template is a template of either kind.
@@ -74,11 +70,7 @@ type Template struct {
 
 // Ref is the template as status.resolvedTemplate shows it.
 func (t Template) Ref() *aimv1.AIMResolvedReference {
-	r := &aimv1.AIMResolvedReference{Name: t.Name, Namespace: t.Namespace, UID: t.UID, Kind: "AIMServiceTemplate", Scope: aimv1.AIMResolutionScopeNamespace}
-	if t.Namespace == "" {
-		r.Kind, r.Scope = "AIMClusterServiceTemplate", aimv1.AIMResolutionScopeCluster
-	}
-	return r
+	return state.Reference(t.Name, t.Namespace, t.UID, "AIMServiceTemplate", "AIMClusterServiceTemplate")
 }
 
 // Derived reports whether the template was derived for a service's overrides.

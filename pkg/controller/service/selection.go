@@ -10,6 +10,7 @@ import (
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gpu"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
 // Candidate reasons recorded in status.templateMatching (F3); a tie is ReasonAmbiguous.
@@ -214,8 +215,5 @@ func matches(c Candidate, r Request) bool {
 func key(c Candidate) string { return c.Namespace + "/" + c.Name }
 
 func scope(c Candidate) aimv1.AIMResolutionScope {
-	if c.Namespace == "" {
-		return aimv1.AIMResolutionScopeCluster
-	}
-	return aimv1.AIMResolutionScopeNamespace
+	return state.Reference(c.Name, c.Namespace, "", "", "").Scope
 }

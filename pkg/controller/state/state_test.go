@@ -310,3 +310,13 @@ func TestReadyWordedAsTheReference(t *testing.T) {
 		t.Errorf("the component keeps its own reason and the status its state: %+v, %s", c, out.Status)
 	}
 }
+
+// TestReference: the scope and kind of a resolved reference follow from the namespace alone.
+func TestReference(t *testing.T) {
+	if r := Reference("m", "team", "u1", "AIMModel", "AIMClusterModel"); r.Kind != "AIMModel" || r.Scope != aimv1.AIMResolutionScopeNamespace || r.Namespace != "team" || r.UID != "u1" {
+		t.Errorf("namespaced: %+v", r)
+	}
+	if r := Reference("m", "", "u2", "AIMModel", "AIMClusterModel"); r.Kind != "AIMClusterModel" || r.Scope != aimv1.AIMResolutionScopeCluster || r.Namespace != "" {
+		t.Errorf("cluster: %+v", r)
+	}
+}

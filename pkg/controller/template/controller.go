@@ -194,7 +194,7 @@ func (ctl *Controller) observe(kind string, meta *metav1.ObjectMeta, spec aimv1.
 func (ctl *Controller) resolveModel(namespace, name string) (*Model, error) {
 	if namespace != "" {
 		if m, err := ctl.models.AIMModels(namespace).Get(name); err == nil {
-			return &Model{Ref: aimv1.AIMResolvedReference{Name: m.Name, Namespace: m.Namespace, Scope: aimv1.AIMResolutionScopeNamespace, Kind: "AIMModel", UID: m.UID},
+			return &Model{Ref: *state.Reference(m.Name, m.Namespace, m.UID, "AIMModel", ""),
 				Image: m.Spec.Image, ImagePullSecrets: m.Spec.ImagePullSecrets, ServiceAccountName: m.Spec.ServiceAccountName,
 				Status: m.Status.Status, Conditions: m.Status.Conditions}, nil
 		} else if !apierrors.IsNotFound(err) {
@@ -211,7 +211,7 @@ func (ctl *Controller) resolveModel(namespace, name string) (*Model, error) {
 	} else if err != nil {
 		return nil, err
 	}
-	return &Model{Ref: aimv1.AIMResolvedReference{Name: m.Name, Scope: aimv1.AIMResolutionScopeCluster, Kind: "AIMClusterModel", UID: m.UID},
+	return &Model{Ref: *state.Reference(m.Name, "", m.UID, "", "AIMClusterModel"),
 		Image: m.Spec.Image, ImagePullSecrets: m.Spec.ImagePullSecrets, ServiceAccountName: m.Spec.ServiceAccountName,
 		Status: m.Status.Status, Conditions: m.Status.Conditions}, nil
 }
