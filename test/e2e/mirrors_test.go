@@ -82,6 +82,9 @@ func TestMirrorServesDockerHub(t *testing.T) {
 	jsonpathEquals(t, 60*time.Second, "amdenterpriseai/aim-e2e-mirror:0.8.5 amdenterpriseai/aim-e2e-other:1.0.0", "aimclmdl",
 		"-l", "aim.eai.amd.com/model-source=e2e-mirrored-hub", "--sort-by", ".spec.image", "-o", "jsonpath={.items[*].spec.image}")
 	conditionReads(t, "aimclsrc/e2e-mirrored-hub", "", "FiltersReady", "True AllFiltersSucceeded")
+	if msg := k.must("get", "aimclsrc", "e2e-mirrored-hub", "-o", `jsonpath={.status.conditions[?(@.type=="FiltersReady")].message}`); !strings.HasSuffix(msg, "listed through the mirror "+mirror) {
+		t.Errorf("FiltersReady names not the mirror: %q", msg)
+	}
 }
 
 // TestNextMirrorAnswers: with the first mirror down the second answers; with every mirror down (and no fallback)

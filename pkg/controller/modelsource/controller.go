@@ -128,9 +128,16 @@ func (ctl *Controller) sync(ctx context.Context, src *aimv1.AIMClusterModelSourc
 	}
 	listCtx, cancel := context.WithTimeout(ctx, syncTimeout)
 	defer cancel()
-	images, errs := Discover(listCtx, ctl.newLister(secrets, ctl.mirrors.Config()), src.Spec)
+	lister := ctl.newLister(secrets, ctl.mirrors.Config())
+	images, errs := Discover(listCtx, lister, src.Spec)
 	filters.Errors = errs
 	filters.Reason, filters.Message, filters.State = FiltersOutcome(len(src.Spec.Filters), len(images), errs)
+	if l, ok := lister.(interface{ MirrorsUsed() []string }); ok {
+		// The status says which mirrors answered, so that a stale mirror can be told from the registry.
+		if used := l.MirrorsUsed(); len(used) > 0 {
+			filters.Message += "; listed through the mirror " + strings.Join(used, ", ")
+		}
+	}
 
 	plan := PlanModels(images, existing, maxModels(src.Spec))
 	models := state.Component{Name: ComponentExistingModels, Dependency: state.DependencyDownstream}

@@ -256,4 +256,7 @@ func TestDockerHubBehindAMirror(t *testing.T) {
 	if got := full(images); len(errs) > 0 || !slices.Equal(got, want) {
 		t.Errorf("images %v errors %v; want %v", got, errs, want)
 	}
+	if used := l.(RegistryLister).MirrorsUsed(); !slices.Equal(used, []string{"http://" + host + "/hub"}) {
+		t.Errorf("mirrors used: %v", used)
+	}
 }

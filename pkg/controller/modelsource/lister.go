@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
@@ -42,11 +43,40 @@ type RegistryLister struct {
 	DockerHubAPI, GitHubAPI string
 	// Mirrors that may list a registry are listed instead of it (--registry-config); nil: none.
 	Mirrors *mirrors.Config
+	// used collects the mirrors that answered, for the status (nil: not collected).
+	used *mirrorsUsed
+}
+
+// mirrorsUsed are the mirror endpoints that answered a lister's requests, in the order they first did.
+type mirrorsUsed struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (m *mirrorsUsed) add(e mirrors.Endpoint) {
+	if m == nil || !e.Mirror {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !slices.Contains(m.list, e.String()) {
+		m.list = append(m.list, e.String())
+	}
+}
+
+// MirrorsUsed are the mirrors that answered the lister's requests.
+func (l RegistryLister) MirrorsUsed() []string {
+	if l.used == nil {
+		return nil
+	}
+	l.used.mu.Lock()
+	defer l.used.mu.Unlock()
+	return slices.Clone(l.used.list)
 }
 
 // newRegistryLister lists with the credentials of pull secrets, through the mirrors of cfg.
 func newRegistryLister(secrets []corev1.Secret, cfg *mirrors.Config) Lister {
-	return RegistryLister{Keychain: imagemeta.Keychain(secrets), Secrets: imagemeta.SecretValues(secrets), Mirrors: cfg}
+	return RegistryLister{Keychain: imagemeta.Keychain(secrets), Secrets: imagemeta.SecretValues(secrets), Mirrors: cfg, used: &mirrorsUsed{}}
 }
 
 func (l RegistryLister) options(ctx context.Context, e mirrors.Endpoint) []remote.Option {
@@ -84,7 +114,7 @@ func (l RegistryLister) catalog(ctx context.Context, registry string) ([]string,
 	if _, err := name.NewRegistry(registry); err != nil {
 		return nil, state.NewError(state.InvalidSpec, ReasonInvalidRegistry, "registry %q: %v", registry, err)
 	}
-	repos, _, err := mirrors.Try(l.Mirrors.Endpoints(registry, mirrors.List), func(e mirrors.Endpoint) ([]string, error) {
+	repos, answered, err := mirrors.Try(l.Mirrors.Endpoints(registry, mirrors.List), func(e mirrors.Endpoint) ([]string, error) {
 		// A mirror's catalog names its repositories under its prefix; only those are the registry's.
 		at, err := e.Repository("")
 		if err != nil {
@@ -102,6 +132,9 @@ func (l RegistryLister) catalog(ctx context.Context, registry string) ([]string,
 		}
 		return repos, nil
 	})
+	if err == nil {
+		l.used.add(answered)
+	}
 	var terr *transport.Error
 	if errors.As(err, &terr) && terr.StatusCode == http.StatusNotFound {
 		return nil, catalogUnsupported(registry)
@@ -117,13 +150,16 @@ func (l RegistryLister) Tags(ctx context.Context, registry, repository string) (
 	if _, err := name.NewRepository(registry + "/" + repository); err != nil {
 		return nil, state.NewError(state.InvalidSpec, ReasonInvalidFilter, "repository %s/%s: %v", registry, repository, err)
 	}
-	tags, _, err := mirrors.Try(l.Mirrors.Endpoints(registry, mirrors.List), func(e mirrors.Endpoint) ([]string, error) {
+	tags, answered, err := mirrors.Try(l.Mirrors.Endpoints(registry, mirrors.List), func(e mirrors.Endpoint) ([]string, error) {
 		repo, err := e.Repository(repository)
 		if err != nil {
 			return nil, err
 		}
 		return remote.List(repo, l.options(ctx, e)...)
 	})
+	if err == nil {
+		l.used.add(answered)
+	}
 	if err != nil {
 		return nil, imagemeta.RegistryError(fmt.Sprintf("listing the tags of %s/%s", registry, repository), err, l.Secrets...)
 	}
