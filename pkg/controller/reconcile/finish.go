@@ -6,6 +6,7 @@ package reconcile
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,15 +19,33 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
-// RecordTransitions turns condition transitions into Events: Warning for bad news, Normal otherwise.
+// RecordTransitions turns condition transitions into Events: Warning for bad news, Normal otherwise; the reason is
+// the condition's and the message as aim-engine words it (EventMessage).
 func RecordTransitions(rec record.EventRecorder, obj runtime.Object, transitions []state.Transition) {
 	for _, tr := range transitions {
 		typ := corev1.EventTypeNormal
 		if tr.Warning {
 			typ = corev1.EventTypeWarning
 		}
-		rec.Event(obj, typ, tr.Reason, fmt.Sprintf("%s is %s: %s", tr.Type, tr.Status, tr.Message))
+		rec.Event(obj, typ, tr.Reason, EventMessage(tr))
 	}
+}
+
+// EventMessage is an Event's message for a condition transition, as aim-engine's buildEventMessage words it: the
+// condition's message, or without one "<component> is ready: <reason>" ("is not ready", "status unknown").
+func EventMessage(tr state.Transition) string {
+	if tr.Message != "" {
+		return tr.Message
+	}
+	status := "status unknown"
+	switch tr.Status {
+	case metav1.ConditionTrue:
+		status = "is ready"
+	case metav1.ConditionFalse:
+		status = "is not ready"
+	}
+	// The Ready condition names no component: no leading space then.
+	return strings.TrimSpace(fmt.Sprintf("%s %s: %s", strings.TrimSuffix(tr.Type, state.ComponentSuffix), status, tr.Reason))
 }
 
 // End is the outcome of one reconcile of an AIM object, for Finish.

@@ -252,3 +252,21 @@ func TestMadeBy(t *testing.T) {
 		t.Error("MadeBy does not read the managers")
 	}
 }
+
+// TestEventMessage: an Event says what the condition's message says, else aim-engine's "<component> is ready:
+// <reason>".
+func TestEventMessage(t *testing.T) {
+	for _, tc := range []struct {
+		tr   state.Transition
+		want string
+	}{
+		{state.Transition{Type: "ModelReady", Status: metav1.ConditionFalse, Reason: "ModelNotFound", Message: "no model qwen"}, "no model qwen"},
+		{state.Transition{Type: "ModelReady", Status: metav1.ConditionTrue, Reason: "ModelResolved"}, "Model is ready: ModelResolved"},
+		{state.Transition{Type: "CacheReady", Status: metav1.ConditionFalse, Reason: "CacheNotReady"}, "Cache is not ready: CacheNotReady"},
+		{state.Transition{Type: "Ready", Status: metav1.ConditionUnknown, Reason: "Progressing"}, "status unknown: Progressing"},
+	} {
+		if got := EventMessage(tc.tr); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.tr, got, tc.want)
+		}
+	}
+}
