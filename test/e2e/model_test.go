@@ -4,10 +4,11 @@ package e2e
 
 import (
 	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aim-apiserver/aim-apiserver/test/registrytest"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
@@ -78,15 +79,7 @@ func TestImageLabelsFromRegistry(t *testing.T) {
 	k := admin(t)
 	ns := namespace(t, "e2e-registry")
 	const user, pass = "aim", "s3cret"
-	handler := registry.New()
-	host := loopbackRegistry(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if u, p, ok := r.BasicAuth(); !ok || u != user || p != pass {
-			w.Header().Set("WWW-Authenticate", `Basic realm="e2e"`)
-			http.Error(w, "unauthorized", http.StatusUnauthorized)
-			return
-		}
-		handler.ServeHTTP(w, r)
-	}))
+	host := loopbackRegistry(t, registrytest.BasicAuth(user, pass, registry.New()))
 
 	img, err := random.Image(64, 1)
 	must(t, err)

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aim-apiserver/aim-apiserver/test/registrytest"
+
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/registry"
@@ -258,15 +260,7 @@ func TestAllowedRegistriesByAnyName(t *testing.T) {
 // TestMirrorCredentialsAndTLS: a mirror's host has its own entry in the pull secrets, and a mirror whose
 // certificate only its caFile vouches for is trusted through that file alone.
 func TestMirrorCredentialsAndTLS(t *testing.T) {
-	reg := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if u, p, ok := r.BasicAuth(); !ok || u != "mirror-user" || p != "mirror-pass" {
-			w.Header().Set("WWW-Authenticate", `Basic realm="mirror"`)
-			http.Error(w, "unauthorized", http.StatusUnauthorized)
-			return
-		}
-		reg.ServeHTTP(w, r)
-	}))
+	srv := httptest.NewTLSServer(registrytest.BasicAuth("mirror-user", "mirror-pass", registry.New(registry.Logger(log.New(io.Discard, "", 0)))))
 	defer srv.Close()
 	host := strings.TrimPrefix(srv.URL, "https://")
 	img, err := mutate.Config(empty.Image, v1.Config{Labels: map[string]string{"com.amd.aim.model.canonicalName": "org/tls"}})

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aim-apiserver/aim-apiserver/test/registrytest"
+
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/registry"
 	"github.com/google/go-containerregistry/pkg/v1/random"
@@ -197,17 +199,13 @@ func TestRegistryLister(t *testing.T) {
 // without a catalog or refusing credentials gets a user-facing error.
 func TestRegistryListerAuth(t *testing.T) {
 	reg := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
+	authenticated := registrytest.BasicAuth("aim", "s3cret", reg)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasSuffix(r.URL.Path, "/_catalog") {
 			http.Error(w, `{"errors":[{"code":"UNSUPPORTED"}]}`, http.StatusNotFound)
 			return
 		}
-		if u, p, ok := r.BasicAuth(); !ok || u != "aim" || p != "s3cret" {
-			w.Header().Set("WWW-Authenticate", `Basic realm="test"`)
-			http.Error(w, "unauthorized", http.StatusUnauthorized)
-			return
-		}
-		reg.ServeHTTP(w, r)
+		authenticated.ServeHTTP(w, r)
 	}))
 	defer srv.Close()
 	host := strings.TrimPrefix(srv.URL, "http://")
