@@ -210,6 +210,15 @@ func onEndpoint(ref name.Reference, at name.Repository) name.Reference {
 // not wrapped, so that no log line prints it either.
 func RegistryError(what string, err error, secrets ...string) error {
 	excerpt := redact.Excerpt(err.Error(), redact.DefaultLimit, secrets...)
+	if tried := (*mirrors.Error)(nil); errors.As(err, &tried) {
+		// Every endpoint tried is named, each with an excerpt of its own, so that a long first answer does not
+		// hide the others.
+		parts := make([]string, len(tried.Tried))
+		for i, a := range tried.Tried {
+			parts[i] = a.Endpoint.String() + ": " + redact.Excerpt(a.Err.Error(), max(redact.DefaultLimit/len(tried.Tried), 96), secrets...)
+		}
+		excerpt = "tried " + strings.Join(parts, "; ")
+	}
 	var terr *transport.Error
 	if errors.As(err, &terr) {
 		code := fmt.Sprintf("HTTP %d %s", terr.StatusCode, http.StatusText(terr.StatusCode))

@@ -293,3 +293,15 @@ func TestMirrorCredentialsAndTLS(t *testing.T) {
 		t.Errorf("without the mirror's CA: %v", err)
 	}
 }
+
+// TestRegistryErrorNamesEveryEndpoint: a long answer of the first mirror does not hide the others.
+func TestRegistryErrorNamesEveryEndpoint(t *testing.T) {
+	err := &mirrors.Error{Tried: []mirrors.Attempt{
+		{Endpoint: mirrors.Endpoint{Host: "first.example", Mirror: true}, Err: errors.New(strings.Repeat("connection refused ", 40))},
+		{Endpoint: mirrors.Endpoint{Host: "second.example", Prefix: "proxy", Mirror: true}, Err: errors.New("i/o timeout")},
+	}}
+	msg := RegistryError("reading x", err).Error()
+	if !strings.Contains(msg, "https://first.example: connection refused") || !strings.Contains(msg, "https://second.example/proxy: i/o timeout") {
+		t.Errorf("message %q", msg)
+	}
+}
