@@ -144,7 +144,6 @@ var notConditionStrings = map[string]string{
 	"artifact.ComponentDownload":            "the component label of download Jobs",
 	"discovery.ComponentValue":              "the component label of discovery Jobs",
 	"reconcile.ReasonStaleChildDeleted":     "the reason of an Event",
-	"service.ReasonDerivedTemplateConflict": "the error of the derived template's apply, returned for a retry; no condition carries it",
 	"template.ReasonDiscoveryPodNotFound":   "an error's reason: an output that cannot be read is DiscoveryOutputInvalid",
 	"modelsource.ReasonInvalidFilter":       "an error's reason: FiltersReady has FiltersOutcome's reason, the error sets a parent condition",
 	"modelsource.ReasonInvalidRegistry":     "an error's reason: FiltersReady has FiltersOutcome's reason, the error sets a parent condition",
@@ -537,6 +536,7 @@ var serviceTable = table{"AIMService", []row{
 	same(service.ReasonAmbiguous, "TemplateSelectionAmbiguous"), // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/api/v1alpha1/aimservice_types.go#L366
 	ours(service.ReasonAwaitingModel, docResolve),
 	ours(service.ReasonCreatingDerivedTemplate, docResolve),
+	ours(service.ReasonDerivedTemplateConflict, docResolve),
 	// RuntimeConfigReady.
 	differs(runtimeconfig.ReasonConfigFound, "RuntimeConfigResolved", docServiceRuntimeConfig), // https://github.com/amd-enterprise-ai/aim-engine/blob/9223504d74b01fec2e99d250933ea2884aef3b87/internal/aimservice/reconcile.go#L175
 	ours(runtimeconfig.ReasonDefaultConfigNotFound, docServiceRuntimeConfig),

@@ -41,8 +41,8 @@ const (
 	ReasonAmbiguous               = "TemplateSelectionAmbiguous"
 	ReasonTemplateResolved        = "Resolved"
 	ReasonCreatingDerivedTemplate = "CreatingDerivedTemplate"
-	// ReasonDerivedTemplateConflict is the reason of the error of a derived template whose name another
-	// object holds; it is returned for a retry, and no condition carries it.
+	// ReasonDerivedTemplateConflict: another object holds the name of the template derived for spec.overrides
+	// (TemplateReady, Failed).
 	ReasonDerivedTemplateConflict = "DerivedTemplateConflict"
 )
 

@@ -220,9 +220,7 @@ func (ctl *Controller) act(ctx context.Context, o Observation, p *Plan) []error 
 		errs = appendErr(errs, ctl.createModel(ctx, p.CreateModel))
 	}
 	switch {
-	case p.Derived == nil:
-	case p.DerivedErr != nil:
-		errs = append(errs, p.DerivedErr)
+	case p.Derived == nil, p.DerivedErr != nil: // the conflict is in TemplateReady; nothing to write
 	default:
 		if err := ctl.applyDerived(ctx, p.Derived, p.DerivedLive); err != nil {
 			errs = append(errs, err)

@@ -123,8 +123,13 @@ func (p *Plan) planTemplate(o Observation, model *Model) *Template {
 			case live == nil:
 				comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, ReasonCreatingDerivedTemplate, "creating AIMServiceTemplate "+p.Derived.Name+" for spec.overrides"
 			case !reconcile.OwnedBy(live, svc.UID):
-				p.DerivedErr = state.NewError(state.InvalidSpec, ReasonDerivedTemplateConflict, "AIMServiceTemplate %s/%s exists and belongs to something else",
+				// The service neither applies over it nor runs on it: the name is someone else's (the user
+				// renames or deletes that template). Said in TemplateReady; no retry can fix it.
+				p.DerivedErr = state.NewError(state.InvalidSpec, ReasonDerivedTemplateConflict,
+					"AIMServiceTemplate %s/%s, the name of the template derived for spec.overrides, exists and belongs to something else",
 					live.Namespace, live.Name)
+				comp = state.Component{Name: ComponentTemplate, Dependency: state.DependencyUpstream, Errors: []error{p.DerivedErr}}
+				live = nil
 			default:
 				p.DerivedLive = live
 			}

@@ -116,7 +116,7 @@ func TestPlanService(t *testing.T) {
 }
 
 // TestPlanServiceDerivedTemplateOfAnother: a derived template's name held by an object the service does not
-// own is an error, and the service never applies over it.
+// own is an error in TemplateReady, and the service neither applies over it nor runs on it.
 func TestPlanServiceDerivedTemplateOfAnother(t *testing.T) {
 	o := observation(func(s *aimv1.AIMService) {
 		s.Spec.Overrides = &aimv1.AIMRuntimeParameters{Precision: ptr.To(aimv1.AIMPrecision("fp8"))}
@@ -128,6 +128,9 @@ func TestPlanServiceDerivedTemplateOfAnother(t *testing.T) {
 	var se *state.Error
 	if !errors.As(p.DerivedErr, &se) || se.Reason != "DerivedTemplateConflict" || p.DerivedLive != nil {
 		t.Errorf("derived error %v, live %v: want DerivedTemplateConflict and nothing to apply over", p.DerivedErr, p.DerivedLive)
+	}
+	if got := summarize(p); got.ISVC || got.Components["Template"] != "Failed/DerivedTemplateConflict" {
+		t.Errorf("plan %+v: want TemplateReady Failed/DerivedTemplateConflict and no InferenceService", got)
 	}
 }
 
