@@ -23,19 +23,11 @@ func Definition() resource.Definition[*aim.AIMTemplateCache] {
 		Validate:        validation.ValidateAIMTemplateCache,
 		ValidateUpdate:  validation.ValidateAIMTemplateCacheUpdate,
 		ValidateStatus:  validation.ValidateAIMTemplateCacheStatus,
-		Warnings:        warnings,
 		SelectableFields: func(o *aim.AIMTemplateCache) fields.Set {
 			return fields.Set{aim.FieldTemplateName: o.Spec.TemplateName, aim.FieldStatus: string(o.Status.Status)}
 		},
 		Columns: columns,
 	}
-}
-
-func warnings(obj, _ *aim.AIMTemplateCache) []string {
-	if len(obj.Spec.ModelSources) > 0 {
-		return []string{"spec.modelSources: ignored; the cache downloads the model sources of its template"}
-	}
-	return nil
 }
 
 func cache(o runtime.Object) *aim.AIMTemplateCache { return o.(*aim.AIMTemplateCache) }
