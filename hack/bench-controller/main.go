@@ -40,6 +40,7 @@ type config struct {
 	timeout     time.Duration
 	keep        bool
 	heapProfile string
+	cpuProfile  string
 }
 
 func main() {
@@ -59,6 +60,7 @@ func main() {
 	flag.DurationVar(&c.timeout, "timeout", 15*time.Minute, "Give up after this long.")
 	flag.BoolVar(&c.keep, "keep", false, "Leave the objects in the cluster.")
 	flag.StringVar(&c.heapProfile, "heap-profile", "", "Keep aim-apiserver's heap profile after the steady state in this file.")
+	flag.StringVar(&c.cpuProfile, "cpu-profile", "", "Keep aim-apiserver's CPU profile of the steady-state resyncs in this file.")
 	flag.Parse()
 
 	measure.Main("bench-controller", c.timeout, func(ctx context.Context) error { return run(ctx, c) })

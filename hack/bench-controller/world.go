@@ -383,8 +383,27 @@ func (w *world) steady(ctx context.Context, r *result) error {
 	if err != nil {
 		return err
 	}
-	if err := sleep(ctx, time.Duration(w.c.resyncs)*w.c.resync); err != nil {
+	window := time.Duration(w.c.resyncs) * w.c.resync
+	profiled := make(chan error, 1)
+	if w.c.cpuProfile != "" {
+		go func() {
+			data, err := w.cl.aimMet.CPUProfile(window)
+			if err == nil {
+				err = os.WriteFile(w.c.cpuProfile, data, 0o600)
+			}
+			profiled <- err
+		}()
+	} else {
+		profiled <- nil
+	}
+	if err := sleep(ctx, window); err != nil {
 		return err
+	}
+	if err := <-profiled; err != nil {
+		return fmt.Errorf("CPU profile: %w", err)
+	}
+	if w.c.cpuProfile != "" {
+		logf("CPU profile of aim-apiserver over the steady state in %s", w.c.cpuProfile)
 	}
 	aim1, kube1, err := w.readBoth()
 	if err != nil {

@@ -94,6 +94,24 @@ func (s Server) CollectGarbage() ([]byte, error) {
 	return body, nil
 }
 
+// CPUProfile records the server's CPU profile for the given time (/debug/pprof/profile; go tool pprof reads it).
+func (s Server) CPUProfile(d time.Duration) ([]byte, error) {
+	if !s.Profiling {
+		return nil, fmt.Errorf("the server does not serve /debug/pprof")
+	}
+	url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", strings.TrimSuffix(s.MetricsURL, "/metrics"), int(d.Seconds()))
+	resp, err := s.Client.Get(url)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", url, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("reading %s: %s %v", url, resp.Status, err)
+	}
+	return body, nil
+}
+
 // Single is the value of a metric without labels (0 when the server does not export it).
 func Single(f *dto.MetricFamily) float64 {
 	for _, m := range f.GetMetric() {
