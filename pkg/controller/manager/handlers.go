@@ -1,6 +1,10 @@
 package manager
 
-import "k8s.io/client-go/tools/cache"
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+)
 
 // EventObject is the object of an informer event as a T. A deleted object whose final state the informer
 // missed (its watch was broken while it went) comes wrapped in a DeletedFinalStateUnknown, which is unwrapped.
@@ -21,4 +25,32 @@ func OnEvery[T any](f func(T)) cache.ResourceEventHandler {
 		}
 	}
 	return cache.ResourceEventHandlerFuncs{AddFunc: call, UpdateFunc: func(_, obj any) { call(obj) }, DeleteFunc: call}
+}
+
+// ControllerIndex indexes objects by the UID of their controller (the owner reference with controller: true).
+const ControllerIndex = "controller-uid"
+
+// IndexByController is the index function of ControllerIndex.
+func IndexByController(obj any) ([]string, error) {
+	m, ok := obj.(metav1.Object)
+	if !ok {
+		return nil, nil
+	}
+	if ref := metav1.GetControllerOfNoCopy(m); ref != nil {
+		return []string{string(ref.UID)}, nil
+	}
+	return nil, nil
+}
+
+// Controlled are the objects of an indexer with ControllerIndex whose controller is uid: a parent's children
+// without a scan of its namespace, which would make every resync quadratic in the namespace's size.
+func Controlled(indexer cache.Indexer, uid types.UID) []metav1.Object {
+	items, _ := indexer.ByIndex(ControllerIndex, string(uid))
+	out := make([]metav1.Object, 0, len(items))
+	for _, item := range items {
+		if m, ok := item.(metav1.Object); ok {
+			out = append(out, m)
+		}
+	}
+	return out
 }

@@ -11,7 +11,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
 )
 
 // keyStore is a primary store whose keys the test sets.
@@ -213,5 +215,23 @@ func TestOnEveryUnwrapsMissedDeletes(t *testing.T) {
 	h.OnAdd(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node"}}, false)
 	if diff := cmp.Diff([]string{"added", "new", "gone"}, seen); diff != "" {
 		t.Errorf("objects seen (-want +got):\n%s", diff)
+	}
+}
+
+// TestControlled: the controller index finds a parent's children, and only those it controls.
+func TestControlled(t *testing.T) {
+	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{ControllerIndex: IndexByController})
+	child := func(name string, controller bool, uid types.UID) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns",
+			OwnerReferences: []metav1.OwnerReference{{UID: uid, Controller: ptr.To(controller)}}}}
+	}
+	for _, p := range []*corev1.Pod{child("mine", true, "p1"), child("referenced", false, "p1"), child("other", true, "p2"), {ObjectMeta: metav1.ObjectMeta{Name: "orphan", Namespace: "ns"}}} {
+		if err := indexer.Add(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := Controlled(indexer, "p1")
+	if len(got) != 1 || got[0].GetName() != "mine" {
+		t.Errorf("children of p1: %v", got)
 	}
 }

@@ -164,3 +164,43 @@ func TestApplyChanged(t *testing.T) {
 		t.Errorf("a failed apply: %v", err)
 	}
 }
+
+// TestSteadyRemembersWhatWasFoundSteady: once a live resourceVersion was found as desired, the same desired object
+// is not compared with it again; a new resourceVersion, or another desired object, is.
+func TestSteadyRemembersWhatWasFoundSteady(t *testing.T) {
+	job := &batchv1.Job{TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "ns"}, Spec: batchv1.JobSpec{BackoffLimit: ptr.To[int32](1)}}
+	body, _, err := PrepareApply(job, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var live batchv1.Job
+	if err := json.Unmarshal(body, &live); err != nil {
+		t.Fatal(err)
+	}
+	live.UID, live.ResourceVersion = "u1", "10"
+	sends := 0
+	send := func(context.Context, []byte) error { sends++; return nil }
+	var s Steady
+	if sent, err := s.ApplyChanged(context.Background(), job, &live, send); sent || err != nil {
+		t.Fatalf("a child as applied: sent %v err %v", sent, err)
+	}
+	// The cache could not hold this (a change always comes with a new resourceVersion): it shows the comparison
+	// is skipped.
+	live.Spec.BackoffLimit = ptr.To[int32](5)
+	if sent, _ := s.ApplyChanged(context.Background(), job, &live, send); sent || sends != 0 {
+		t.Errorf("the steady child was compared again: sent %v", sent)
+	}
+	live.ResourceVersion = "11"
+	if sent, _ := s.ApplyChanged(context.Background(), job, &live, send); !sent || sends != 1 {
+		t.Errorf("a new resourceVersion with drift: sent %v, %d sends", sent, sends)
+	}
+	live.Spec.BackoffLimit, live.ResourceVersion = ptr.To[int32](1), "12"
+	if sent, _ := s.ApplyChanged(context.Background(), job, &live, send); sent {
+		t.Error("the reverted child is applied again")
+	}
+	job.Spec.BackoffLimit = ptr.To[int32](2)
+	if sent, _ := s.ApplyChanged(context.Background(), job, &live, send); !sent || sends != 2 {
+		t.Errorf("a changed desired object: sent %v, %d sends", sent, sends)
+	}
+}

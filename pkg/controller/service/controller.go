@@ -46,6 +46,8 @@ const eventIndex = "involvedObject"
 // Controller reconciles AIMServices.
 type Controller struct {
 	c manager.Clients
+	// steady remembers the children found as desired, so that a resync of an unchanged service is cheap.
+	steady reconcile.Steady
 	// registries are the registry mirrors, for image rewriting.
 	registries *mirrors.Source
 	q          *manager.Controller
@@ -65,8 +67,9 @@ type Controller struct {
 	pods             corelisters.PodLister
 	hpas             autoscalinglisters.HorizontalPodAutoscalerLister
 	events           cache.Indexer
-	// isvcs and routes are nil when the cluster does not serve the API.
-	isvcs, routes cache.GenericLister
+	// isvcs and routes are nil when the cluster does not serve the API; their indexers index by controller.
+	isvcs, routes               cache.GenericLister
+	isvcsIndexer, routesIndexer cache.Indexer
 }
 
 // PredictorPods are the pods of InferenceServices, as aim-engine watches them; the controller reads those of
@@ -161,12 +164,13 @@ func (ctl *Controller) watch(m *manager.Manager, pods, hpas informers.SharedInfo
 func (ctl *Controller) watchOptionalAPIs(m *manager.Manager) ([]handler, error) {
 	var out []handler
 	for _, api := range []struct {
-		gvr    schema.GroupVersionResource
-		lister *cache.GenericLister
-		newObj func() runtime.Object
+		gvr     schema.GroupVersionResource
+		lister  *cache.GenericLister
+		indexer *cache.Indexer
+		newObj  func() runtime.Object
 	}{
-		{kserve.Resource, &ctl.isvcs, func() runtime.Object { return &kservev1beta1.InferenceService{} }},
-		{gateway.Resource, &ctl.routes, func() runtime.Object { return &gatewayv1.HTTPRoute{} }},
+		{kserve.Resource, &ctl.isvcs, &ctl.isvcsIndexer, func() runtime.Object { return &kservev1beta1.InferenceService{} }},
+		{gateway.Resource, &ctl.routes, &ctl.routesIndexer, func() runtime.Object { return &gatewayv1.HTTPRoute{} }},
 	} {
 		served, err := m.Served(api.gvr)
 		if err != nil {
@@ -179,6 +183,10 @@ func (ctl *Controller) watchOptionalAPIs(m *manager.Manager) ([]handler, error) 
 		m.CacheTyped(api.gvr, api.newObj)
 		inf := m.DynamicInformers.ForResource(api.gvr)
 		*api.lister = inf.Lister()
+		if err := inf.Informer().AddIndexers(cache.Indexers{manager.ControllerIndex: manager.IndexByController}); err != nil {
+			return nil, fmt.Errorf("indexing %s by controller: %w", api.gvr.Resource, err)
+		}
+		*api.indexer = inf.Informer().GetIndexer()
 		out = append(out, handler{inf.Informer(), ctl.owners.Handler()})
 	}
 	return out, nil
@@ -325,7 +333,7 @@ func (ctl *Controller) dynamicDelete(gvr schema.GroupVersionResource, namespace 
 // apply server-side applies a child of another API group (InferenceService, HTTPRoute) over live, through the
 // dynamic client.
 func (ctl *Controller) apply(ctx context.Context, gvr schema.GroupVersionResource, obj runtime.Object, meta *metav1.ObjectMeta, live runtime.Object) error {
-	_, err := reconcile.ApplyChanged(ctx, obj, live, func(ctx context.Context, body []byte) error {
+	_, err := ctl.steady.ApplyChanged(ctx, obj, live, func(ctx context.Context, body []byte) error {
 		_, err := ctl.c.Dynamic.Resource(gvr).Namespace(meta.Namespace).Patch(ctx, meta.Name, types.ApplyPatchType, body,
 			metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)})
 		return err
@@ -457,7 +465,7 @@ func (ctl *Controller) applyDerived(ctx context.Context, t, live *aimv1.AIMServi
 	if live != nil {
 		cur = live
 	}
-	_, err := reconcile.ApplyChanged(ctx, t, cur, reconcile.Sender(ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(t.Namespace).Apply, FieldManager))
+	_, err := ctl.steady.ApplyChanged(ctx, t, cur, reconcile.Sender(ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(t.Namespace).Apply, FieldManager))
 	return err
 }
 

@@ -51,7 +51,8 @@ type fixture struct {
 }
 
 func newIndexer() cache.Indexer {
-	return cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	return cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc,
+		manager.ControllerIndex: manager.IndexByController})
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -121,7 +122,7 @@ func (f *fixture) service(mutate func(*aimv1.AIMService)) *aimv1.AIMService {
 
 func (f *fixture) controller() *Controller {
 	empty := newIndexer()
-	return &Controller{
+	ctl := &Controller{
 		c:        manager.Clients{AIM: f.aim, Dynamic: f.dyn, Recorder: f.recorder},
 		services: aimlisters.NewAIMServiceLister(f.services), models: aimlisters.NewAIMModelLister(empty),
 		clusterModels: aimlisters.NewAIMClusterModelLister(f.clusterModels), templates: aimlisters.NewAIMServiceTemplateLister(empty),
@@ -131,9 +132,11 @@ func (f *fixture) controller() *Controller {
 		gpus: f.gpus, pods: corelisters.NewPodLister(empty),
 		hpas:   autoscalinglisters.NewHorizontalPodAutoscalerLister(empty),
 		events: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{eventIndex: func(any) ([]string, error) { return nil, nil }}),
-		isvcs:  cache.NewGenericLister(f.isvcs, kserve.Resource.GroupResource()),
-		routes: cache.NewGenericLister(newIndexer(), gateway.Resource.GroupResource()),
+		isvcs:  cache.NewGenericLister(f.isvcs, kserve.Resource.GroupResource()), isvcsIndexer: f.isvcs,
 	}
+	routes := newIndexer()
+	ctl.routes, ctl.routesIndexer = cache.NewGenericLister(routes, gateway.Resource.GroupResource()), routes
+	return ctl
 }
 
 // run reconciles team/chat once and returns the write actions both clients received.

@@ -7,7 +7,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
@@ -44,8 +43,9 @@ type Observation struct {
 	Artifacts        []*aimv1.AIMArtifact
 
 	// ISVC is the InferenceService of WorkloadName, nil if there is none; ISVCErr why it cannot be read.
-	ISVC         *kservev1beta1.InferenceService
-	ISVCErr      error
+	ISVC    *kservev1beta1.InferenceService
+	ISVCErr error
+	// ISVCs are the InferenceServices the service controls (for the stale sweep).
 	ISVCs        []metav1.Object
 	ISVCWarnings []corev1.Event
 	Pods         []*corev1.Pod
@@ -53,8 +53,8 @@ type Observation struct {
 	HPA          *autoscalingv2.HorizontalPodAutoscaler
 
 	// RoutesServed is false when the cluster does not serve the Gateway API; RouteObject is the object of
-	// RouteName, Route the same as an HTTPRoute, RouteErr why it cannot be read as one, Routes every route of
-	// the namespace.
+	// RouteName, Route the same as an HTTPRoute, RouteErr why it cannot be read as one, Routes the routes the
+	// service controls (for the stale sweep).
 	RoutesServed bool
 	RouteObject  metav1.Object
 	Route        *gatewayv1.HTTPRoute
@@ -77,9 +77,8 @@ func (ctl *Controller) observe(svc *aimv1.AIMService) Observation {
 	o.Artifacts, _ = ctl.artifacts.AIMArtifacts(ns).List(labels.Everything())
 
 	o.ISVC, o.ISVCErr = ctl.getISVC(ns, wname)
-	if ctl.isvcs != nil {
-		isvcs, _ := ctl.isvcs.ByNamespace(ns).List(labels.Everything())
-		o.ISVCs = metaObjects(isvcs)
+	if ctl.isvcsIndexer != nil {
+		o.ISVCs = manager.Controlled(ctl.isvcsIndexer, svc.UID)
 	}
 	o.ISVCWarnings = ctl.warnings(ns, wname, "InferenceService")
 	o.Pods, _ = ctl.pods.Pods(ns).List(labels.SelectorFromSet(labels.Set{LabelInferenceService: wname}))
@@ -89,8 +88,7 @@ func (ctl *Controller) observe(svc *aimv1.AIMService) Observation {
 	o.HPA, _ = ctl.hpas.HorizontalPodAutoscalers(ns).Get(kserve.HPAName(wname))
 
 	if ctl.routes != nil {
-		routes, _ := ctl.routes.ByNamespace(ns).List(labels.Everything())
-		o.Routes = metaObjects(routes)
+		o.Routes = manager.Controlled(ctl.routesIndexer, svc.UID)
 		if obj, err := ctl.routes.ByNamespace(ns).Get(RouteName(svc)); err == nil {
 			o.RouteObject, _ = obj.(metav1.Object)
 			o.Route, o.RouteErr = manager.AsTyped[gatewayv1.HTTPRoute](obj)
@@ -117,15 +115,4 @@ func (ctl *Controller) getISVC(namespace, name string) (*kservev1beta1.Inference
 func gatewayNotInstalled() error {
 	return state.NewError(state.Infrastructure, ReasonGatewayAPINotInstalled,
 		"the cluster does not serve %s; install the Gateway API CRDs and restart aim-apiserver", gateway.Resource.GroupResource())
-}
-
-// metaObjects are the objects a dynamic lister lists, as their metadata.
-func metaObjects(list []runtime.Object) []metav1.Object {
-	out := make([]metav1.Object, 0, len(list))
-	for _, o := range list {
-		if m, ok := o.(metav1.Object); ok {
-			out = append(out, m)
-		}
-	}
-	return out
 }

@@ -1,0 +1,98 @@
+package reconcile
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"reflect"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Steady remembers the children a reconcile found as desired, so that the resync of an unchanged parent and
+// child does not build and compare the apply body again: PrepareApply's answer depends on the desired object
+// and the live one only, and the live one cannot have changed while its resourceVersion has not. Building and
+// comparing the body was 37 % of aim-apiserver's CPU in a steady state of 1,000 services (bench-controller
+// --cpu-profile); the desired object's JSON, which decides whether it changed, is a fraction of that.
+type Steady struct {
+	mu      sync.Mutex
+	entries map[types.UID]steadyEntry
+	swept   time.Time
+}
+
+type steadyEntry struct {
+	resourceVersion string
+	desired         [sha256.Size]byte
+	used            time.Time
+}
+
+// steadyTTL is how long an entry that no reconcile used is kept: longer than any resync period, so that an
+// entry of a deleted child goes, and the entry of a live one stays.
+const steadyTTL = time.Hour
+
+// ApplyChanged is the package's ApplyChanged, skipped when live is the resourceVersion that a reconcile with the
+// same desired object found steady before.
+func (s *Steady) ApplyChanged(ctx context.Context, obj, live runtime.Object, send func(ctx context.Context, body []byte) error) (sent bool, err error) {
+	m, desired, ok := s.key(obj, live)
+	if ok && s.known(m.GetUID(), m.GetResourceVersion(), desired) {
+		return false, nil
+	}
+	sent, err = ApplyChanged(ctx, obj, live, send)
+	if ok && !sent && err == nil {
+		s.remember(m.GetUID(), m.GetResourceVersion(), desired)
+	}
+	return sent, err
+}
+
+// key is live's metadata and the fingerprint of the desired object; ok is false when there is no live object
+// (or its metadata or the fingerprint cannot be had).
+func (s *Steady) key(obj, live runtime.Object) (metav1.Object, [sha256.Size]byte, bool) {
+	var desired [sha256.Size]byte
+	if live == nil || reflect.ValueOf(live).IsNil() {
+		return nil, desired, false
+	}
+	m, err := meta.Accessor(live)
+	if err != nil || m.GetUID() == "" || m.GetResourceVersion() == "" {
+		return nil, desired, false
+	}
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return nil, desired, false
+	}
+	return m, sha256.Sum256(data), true
+}
+
+func (s *Steady) known(uid types.UID, rv string, desired [sha256.Size]byte) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.entries[uid]
+	if !ok || e.resourceVersion != rv || e.desired != desired {
+		return false
+	}
+	e.used = time.Now()
+	s.entries[uid] = e
+	return true
+}
+
+func (s *Steady) remember(uid types.UID, rv string, desired [sha256.Size]byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	if s.entries == nil {
+		s.entries = map[types.UID]steadyEntry{}
+	}
+	s.entries[uid] = steadyEntry{resourceVersion: rv, desired: desired, used: now}
+	if now.Sub(s.swept) > steadyTTL/4 {
+		for k, e := range s.entries {
+			if now.Sub(e.used) > steadyTTL {
+				delete(s.entries, k)
+			}
+		}
+		s.swept = now
+	}
+}
