@@ -293,17 +293,20 @@ func ResolveTemplate(svc *aimv1.AIMService, model *Model, templates []Template, 
 		return TemplateResolution{Component: comp}
 	}
 	// Listers return objects in no particular order; the recorded candidates (and so the status) must not
-	// change from one reconcile to the next.
-	templates = slices.Clone(templates)
-	slices.SortFunc(templates, func(a, b Template) int {
-		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
+	// change from one reconcile to the next. Only the model's templates are sorted: every resync of every
+	// service does this, over every template of the cluster.
+	var mine []Template
+	for _, t := range templates {
+		if t.Spec.ModelName == model.Name && !t.Derived() {
+			mine = append(mine, t)
+		}
+	}
+	slices.SortFunc(mine, func(a, b Template) int {
+		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 	})
 	var cands []Candidate
 	byKey := map[string]Template{}
-	for _, t := range templates {
-		if t.Spec.ModelName != model.Name || t.Derived() {
-			continue
-		}
+	for _, t := range mine {
 		c := t.candidate()
 		cands = append(cands, c)
 		byKey[key(c)] = t
