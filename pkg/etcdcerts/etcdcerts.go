@@ -105,10 +105,8 @@ func (e *Ensurer) Ensure(ctx context.Context) (map[string][]byte, error) {
 }
 
 func (e *Ensurer) ensureOnce(ctx context.Context) (map[string][]byte, error) {
-	ca, err := e.get(ctx, e.opts.CASecret)
-	if err != nil {
-		return nil, err
-	}
+	// The leaves are read before the CA: a run writes the CA first, so a leaf seen here has its CA seen below,
+	// and a run racing this one is never taken for a half-made set (two replicas' init containers at once).
 	leaves := map[string]*corev1.Secret{}
 	var present, missing []string
 	for _, l := range e.leaves() {
@@ -122,6 +120,10 @@ func (e *Ensurer) ensureOnce(ctx context.Context) (map[string][]byte, error) {
 		} else {
 			present = append(present, l.Secret)
 		}
+	}
+	ca, err := e.get(ctx, e.opts.CASecret)
+	if err != nil {
+		return nil, err
 	}
 
 	var issuer *certgen.Issuer

@@ -191,6 +191,37 @@ func TestEnsureConvergesWhenRacing(t *testing.T) {
 	}
 }
 
+// The other replica writes the CA, then the server and client Secrets, while this one reads: a run that read the
+// CA before the leaves saw leaves without their CA and refused the "inconsistent" set (CI, once). The leaves are
+// read first, so what this run sees is a consistent snapshot of the other's progress.
+func TestEnsureReadsWhileTheOtherWrites(t *testing.T) {
+	opts := testOptions()
+	other := newWorld(t, opts)
+	other.ensure(t)
+	w := newWorld(t, opts)
+	played := false
+	w.kube.PrependReactor("get", "secrets", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		if played || a.(clienttesting.GetAction).GetName() != opts.Server.Secret {
+			return false, nil, nil
+		}
+		// The other replica, just before this one reads the server Secret: CA first, then two of the three leaves.
+		played = true
+		for _, name := range []string{opts.CASecret, opts.Server.Secret, opts.Client.Secret} {
+			if err := w.kube.Tracker().Add(other.secret(t, name).DeepCopy()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return false, nil, nil
+	})
+	w.ensure(t)
+	if !played {
+		t.Fatal("the race was not played")
+	}
+	for _, l := range []Leaf{opts.Server, opts.Peer, opts.Client} {
+		verify(t, w, l)
+	}
+}
+
 // Secrets of an earlier chart (etcd.certs.mode=generate) or made by hand have no CA Secret: used as they are when
 // they belong together, never replaced piecemeal.
 func TestEnsureWithoutCASecret(t *testing.T) {
