@@ -157,3 +157,38 @@ func TestTryNamesEveryEndpoint(t *testing.T) {
 		t.Errorf("error %q names not every endpoint", msg)
 	}
 }
+
+// TestSourceReloadsAConfigMapVolume: the chart mounts the ConfigMap as a directory, which the kubelet updates as
+// its atomic writer does: the new content in a new directory, then the ..data link swapped; registries.yaml is a
+// link through ..data. An edit of the ConfigMap reaches the next request.
+func TestSourceReloadsAConfigMapVolume(t *testing.T) {
+	dir := t.TempDir()
+	version := func(name, content string) {
+		if err := os.Mkdir(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name, "registries.yaml"), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tmp := filepath.Join(dir, "..data_tmp")
+		if err := os.Symlink(name, tmp); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, filepath.Join(dir, "..data")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	version("..2026_11_27_01_00_00.1", `registries: {docker.io: {mirrors: [{endpoint: "https://one.example"}]}}`)
+	if err := os.Symlink("..data/registries.yaml", filepath.Join(dir, "registries.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	src, err := NewSource(filepath.Join(dir, "registries.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same length as the first, as an edit of one character is.
+	version("..2026_11_27_01_05_00.2", `registries: {docker.io: {mirrors: [{endpoint: "https://two.example"}]}}`)
+	if got := src.Config().Endpoints("docker.io", Pull)[0].String(); got != "https://two.example" {
+		t.Errorf("after the ConfigMap's update: %s", got)
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"time"
 
 	"k8s.io/klog/v2"
 )
@@ -18,13 +17,14 @@ type Source struct {
 	path string
 
 	mu      sync.Mutex
-	seen    fileState
+	seen    os.FileInfo
 	current *Config
 }
 
-type fileState struct {
-	size    int64
-	modTime time.Time
+// changed reports whether the file was replaced (a ConfigMap volume's update is a new file: another inode,
+// whatever its size and time) or written in place.
+func changed(seen, now os.FileInfo) bool {
+	return seen == nil || !os.SameFile(seen, now) || seen.Size() != now.Size() || !seen.ModTime().Equal(now.ModTime())
 }
 
 // NewSource reads the file at path; "" is no file (no mirrors). An unreadable or invalid file is an error, so
@@ -42,7 +42,7 @@ func NewSource(path string) (*Source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--registry-config %s: %w", path, err)
 	}
-	s.seen, s.current = fileState{size: st.Size(), modTime: st.ModTime()}, cfg
+	s.seen, s.current = st, cfg
 	return s, nil
 }
 
@@ -63,11 +63,10 @@ func (s *Source) Config() *Config {
 	if err != nil {
 		return s.current
 	}
-	now := fileState{size: st.Size(), modTime: st.ModTime()}
-	if now == s.seen {
+	if !changed(s.seen, st) {
 		return s.current
 	}
-	s.seen = now
+	s.seen = st
 	cfg, err := load(s.path)
 	if err != nil {
 		klog.ErrorS(err, "Registry configuration not reloaded; the previous one stays in use", "path", s.path)
