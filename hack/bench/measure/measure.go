@@ -81,17 +81,7 @@ func (s Server) CollectGarbage() ([]byte, error) {
 	if !s.Profiling {
 		return nil, nil
 	}
-	url := strings.TrimSuffix(s.MetricsURL, "/metrics") + "/debug/pprof/heap?gc=1"
-	resp, err := s.Client.Get(url)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", url, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("reading %s: %s %v", url, resp.Status, err)
-	}
-	return body, nil
+	return s.pprof("heap?gc=1")
 }
 
 // CPUProfile records the server's CPU profile for the given time (/debug/pprof/profile; go tool pprof reads it).
@@ -99,7 +89,12 @@ func (s Server) CPUProfile(d time.Duration) ([]byte, error) {
 	if !s.Profiling {
 		return nil, fmt.Errorf("the server does not serve /debug/pprof")
 	}
-	url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", strings.TrimSuffix(s.MetricsURL, "/metrics"), int(d.Seconds()))
+	return s.pprof(fmt.Sprintf("profile?seconds=%d", int(d.Seconds())))
+}
+
+// pprof reads /debug/pprof/<path> next to /metrics.
+func (s Server) pprof(path string) ([]byte, error) {
+	url := strings.TrimSuffix(s.MetricsURL, "/metrics") + "/debug/pprof/" + path
 	resp, err := s.Client.Get(url)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", url, err)

@@ -152,10 +152,10 @@ func (c *Config) HasMirrors(registryHost string, caps ...Capability) bool {
 // Endpoints are where requests for the registry's images that need caps go, in order: its mirrors that may be
 // asked for them, then the registry itself unless fallback is off.
 func (c *Config) Endpoints(registryHost string, caps ...Capability) []Endpoint {
-	host := Canonical(registryHost)
 	var r registry
+	configured := false
 	if c != nil {
-		r = c.registries[host]
+		r, configured = c.registries[Canonical(registryHost)]
 	}
 	var out []Endpoint
 	for _, m := range r.mirrors {
@@ -163,7 +163,7 @@ func (c *Config) Endpoints(registryHost string, caps ...Capability) []Endpoint {
 			out = append(out, m)
 		}
 	}
-	if c == nil || c.registries[host].mirrors == nil || r.fallback {
+	if !configured || r.fallback {
 		out = append(out, Endpoint{Host: registryHost, Capabilities: []Capability{Pull, Resolve, List}})
 	}
 	return out
@@ -198,7 +198,7 @@ func Parse(data []byte) (*Config, error) {
 			errs = append(errs, field.Duplicate(p, host))
 			continue
 		}
-		r := registry{fallback: rf.Fallback == nil || *rf.Fallback, mirrors: []Endpoint{}}
+		r := registry{fallback: rf.Fallback == nil || *rf.Fallback}
 		for i, mf := range rf.Mirrors {
 			e, merrs := endpoint(mf, p.Child("mirrors").Index(i))
 			errs = append(errs, merrs...)

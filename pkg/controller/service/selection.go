@@ -215,5 +215,5 @@ func matches(c Candidate, r Request) bool {
 func key(c Candidate) string { return c.Namespace + "/" + c.Name }
 
 func scope(c Candidate) aimv1.AIMResolutionScope {
-	return state.Reference(c.Name, c.Namespace, "", "", "").Scope
+	return state.ScopeOf(c.Namespace)
 }
