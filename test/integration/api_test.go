@@ -811,10 +811,13 @@ func TestDurationsReadBackAsWritten(t *testing.T) {
 	configs := shared.Dynamic.Resource(aimv1.SchemeGroupVersion.WithResource("aimruntimeconfigs")).Namespace(ns)
 	cfg := &unstructured.Unstructured{Object: map[string]any{"apiVersion": aimv1.SchemeGroupVersion.String(), "kind": "AIMRuntimeConfig",
 		"metadata": map[string]any{"name": "timeouts"}, "spec": map[string]any{"routing": map[string]any{"requestTimeout": "90s"}}}}
-	if _, err := configs.Create(c, cfg, metav1.CreateOptions{}); err != nil {
+	created, err := configs.Create(c, cfg, metav1.CreateOptions{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	list, err := configs.List(c, metav1.ListOptions{ResourceVersion: "0"}) // served by the watch cache
+	t.Cleanup(func() { _ = configs.Delete(context.Background(), "timeouts", metav1.DeleteOptions{}) })
+	// Served by the watch cache, which holds the create once its watch event arrived: read at that version.
+	list, err := configs.List(c, metav1.ListOptions{ResourceVersion: created.GetResourceVersion(), ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan})
 	if err != nil || len(list.Items) != 1 {
 		t.Fatalf("list: %v %v", list, err)
 	}
