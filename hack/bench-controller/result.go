@@ -50,7 +50,7 @@ func (r *result) print(out io.Writer) {
 	rssPer := (r.rssAfter - r.rssBefore) / n
 	heapPer := (r.heapAfter - r.heapBefore) / n
 
-	fmt.Fprintf(out, "\n## Controller at scale: %d AMD GPU Nodes, %d cluster models with Ready templates, %d AIMServices (caching Never) in %d namespaces\n\n",
+	fmt.Fprintf(out, "\n## Controller at scale: %d AMD GPU Nodes, %d cluster models with Ready templates, %d AIMServices (shared caches, downloads played) in %d namespaces\n\n",
 		r.nodes, r.models, r.services, r.namespaces)
 	fmt.Fprintf(out, "machine: %d cores, load %s before, %s after; resync period %s\n\n", r.cores, r.loadBefore, r.loadAfter, r.resync)
 	fmt.Fprintln(out, "| measure | value | target |")

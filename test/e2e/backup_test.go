@@ -63,8 +63,8 @@ func uids(t *testing.T, kinds, ns string) []string {
 	return strings.Fields(admin(t).must(args...))
 }
 
-// TestBackupRestoreKeepsUIDs: a service with its InferenceService and a cached service with its artifact's PVC
-// and download Job exist. The chart's snapshot CronJob command saves the store; aim-apiserver is stopped and the
+// TestBackupRestoreKeepsUIDs: two services with their InferenceServices and their shared cache's artifact with
+// its PVC and finished download Job exist. The chart's snapshot CronJob command saves the store; aim-apiserver is stopped and the
 // AIM store destroyed; while it is down the garbage collector leaves every child alone; the restore command brings
 // every AIM object back with its UID; aim-apiserver starts again and no child was deleted or re-created.
 func TestBackupRestoreKeepsUIDs(t *testing.T) {
@@ -73,12 +73,11 @@ func TestBackupRestoreKeepsUIDs(t *testing.T) {
 	ctx := context.Background()
 	readyClusterTemplate(t, "e2e-backup")
 	ns := namespace(t, "backup")
-	applyService(t, ns, "chat", "model: {name: e2e-backup-model}, caching: {mode: Never}")
+	applyService(t, ns, "chat", "model: {name: e2e-backup-model}")
 	applyService(t, ns, "cached", "model: {name: e2e-backup-model}")
+	downloadCaches(t, ns, 1)
 	objectJSON(t, 60*time.Second, "inferenceservice", inferenceServiceName(ns, "chat"), ns)
-	art := onlyOne(t, 60*time.Second, "aimart", ns)
-	jsonpathSet(t, 30*time.Second, "aimart", art, "-n", ns, "-o", "jsonpath={.status.persistentVolumeClaim}")
-	jobPodOf(t, ns, art, "download")
+	objectJSON(t, 60*time.Second, "inferenceservice", inferenceServiceName(ns, "cached"), ns)
 
 	const aimKinds = "aimservices,aimmodels,aimservicetemplates,aimtemplatecaches,aimartifacts"
 	children := func() []string { return uids(t, "inferenceservices,persistentvolumeclaims,jobs", ns) }

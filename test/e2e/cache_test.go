@@ -80,6 +80,35 @@ func bindVolume(t *testing.T, ns, pvc string) {
 	admin(t).must("patch", "pvc", pvc, "-n", ns, "--subresource=status", "--type=merge", "-p", `{"status":{"phase":"Bound"}}`)
 }
 
+// downloadCaches plays the volume provisioner and kubelet for the n artifacts of a namespace's template caches:
+// each volume is bound and each download Job succeeds, so the caches become Ready and their services go on to
+// their InferenceServices. Every service caches its template's model sources (the legacy mode Never is
+// Dedicated, as in aim-engine).
+func downloadCaches(t *testing.T, ns string, n int) {
+	t.Helper()
+	k := admin(t)
+	var arts []string
+	eventually(t, 60*time.Second, fmt.Sprintf("%d artifacts in %s", n, ns), func() error {
+		arts = strings.Fields(k.must("get", "aimart", "-n", ns, "-o", "jsonpath={.items[*].metadata.name}"))
+		if len(arts) != n {
+			return fmt.Errorf("artifacts %v", arts)
+		}
+		return nil
+	})
+	for _, art := range arts {
+		bindVolume(t, ns, jsonpathSet(t, 30*time.Second, "aimart", art, "-n", ns, "-o", "jsonpath={.status.persistentVolumeClaim}"))
+		_, pod := jobPodOf(t, ns, art, "download")
+		succeedPod(t, ns, pod, "model-download", "")
+	}
+	eventually(t, 60*time.Second, "template caches of "+ns+" Ready", func() error {
+		out := k.must("get", "aimtc", "-n", ns, "-o", "jsonpath={.items[*].status.status}")
+		if strings.Trim(strings.ReplaceAll(out, "Ready", ""), " ") != "" || out == "" {
+			return fmt.Errorf("caches %q", out)
+		}
+		return nil
+	})
+}
+
 // TestTemplateCacheDownloadsSharedArtifact: a Shared cache of a Ready template with an inline, sized source
 // makes one artifact, a volume of size + 10 % rounded up to GiB, and a download Job under the dedicated
 // service account, which may patch artifact status (the namespace's default account may not). Progress the

@@ -126,7 +126,8 @@ func TestRewriteImages(t *testing.T) {
 	admin(t).must("wait", "--for=condition=Ready", "aimcltpl/e2e-rewrite", "--timeout=60s")
 
 	ns := namespace(t, "e2e-rewrite")
-	applyService(t, ns, "mirrored", "model: {name: e2e-rewrite-model}, caching: {mode: Never}")
+	applyService(t, ns, "mirrored", "model: {name: e2e-rewrite-model}")
+	downloadCaches(t, ns, 1)
 	isvc := inferenceServiceName(ns, "mirrored")
 	jsonpathEquals(t, 60*time.Second, mirror+"/aim/e2e-rewrite:1.0", "inferenceservice", isvc, "-n", ns, "-o", "jsonpath={.spec.predictor.containers[0].image}")
 

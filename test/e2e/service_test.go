@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -76,13 +77,13 @@ func TestServiceRunsOnKServe(t *testing.T) {
 
 	applyService(t, ns, "chat", `
   model: {name: e2e-svc-model}
-  caching: {mode: Never}
   routing:
     enabled: true
     gatewayRef: {name: inference-gateway, namespace: gateways}
     pathTemplate: "/{.metadata.namespace}/{.metadata.name}"
     requestTimeout: 90s
 `)
+	downloadCaches(t, ns, 1)
 
 	// The InferenceService appears with the template's GPU placement.
 	chat, route := inferenceServiceName(ns, "chat"), httpRouteName(ns, "chat")
@@ -182,7 +183,6 @@ func TestServiceBrokenRouteStillServes(t *testing.T) {
 	ns := namespace(t, "route")
 	applyService(t, ns, "broken", `
   model: {name: e2e-route-model}
-  caching: {mode: Never}
   routing:
     enabled: true
     gatewayRef: {name: gw}
@@ -192,6 +192,7 @@ func TestServiceBrokenRouteStillServes(t *testing.T) {
 		`jsonpath={.status.conditions[?(@.type=="HTTPRouteReady")].status} {.status.conditions[?(@.type=="HTTPRouteReady")].reason}`)
 	msg := condition(k, "aimsvc/broken", ns, "HTTPRouteReady", "message")
 	contains(t, "route condition message", msg, "doesNotExist")
+	downloadCaches(t, ns, 1)
 	objectJSON(t, 30*time.Second, "inferenceservice", inferenceServiceName(ns, "broken"), ns)
 	if out, _ := k.run("", "get", "httproute", "-n", ns, "-o", "name"); strings.TrimSpace(out) != "" {
 		t.Errorf("a route was made from a broken template: %q", out)
@@ -314,7 +315,6 @@ func TestServiceOverridesRunOnADerivedTemplate(t *testing.T) {
 	applyService(t, ns, "tuned", `
   model: {name: e2e-ovr-model}
   template: {name: e2e-ovr}
-  caching: {mode: Never}
   overrides: {precision: fp16}
 `)
 
@@ -331,6 +331,7 @@ func TestServiceOverridesRunOnADerivedTemplate(t *testing.T) {
 	pod := podOfJob(t, ns, job)
 	succeedPod(t, ns, pod, "discovery", strings.ReplaceAll(discoveryOutput, `"precision":"fp8"`, `"precision":"fp16"`))
 	k.must("wait", "-n", ns, "--for=condition=Ready", "aimtpl/"+derived, "--timeout=60s")
+	downloadCaches(t, ns, 1)
 
 	// The InferenceService runs the derived template.
 	isvc := objectJSON(t, 60*time.Second, "inferenceservice", inferenceServiceName(ns, "tuned"), ns)
@@ -344,7 +345,6 @@ func TestAutoscaledServiceFollowsKEDA(t *testing.T) {
 	ns := namespace(t, "keda")
 	applyService(t, ns, "elastic", `
   model: {name: e2e-keda-model}
-  caching: {mode: Never}
   minReplicas: 1
   maxReplicas: 4
   autoScaling:
@@ -354,6 +354,7 @@ func TestAutoscaledServiceFollowsKEDA(t *testing.T) {
         metric: {backend: opentelemetry, metricNames: [vllm:num_requests_running], query: "vllm:num_requests_running"}
         target: {type: Value, value: "8"}
 `)
+	downloadCaches(t, ns, 1)
 	elastic := inferenceServiceName(ns, "elastic")
 	isvc := objectJSON(t, 60*time.Second, "inferenceservice", elastic, ns)
 	contains(t, "autoscaled InferenceService", isvc, `"serving.kserve.io/autoscalerClass": "keda"`,
@@ -379,9 +380,9 @@ spec:
 	jsonpathEquals(t, 30*time.Second, "False WaitingForMetrics", "aimsvc", "elastic", "-n", ns, "-o", hpaReady)
 }
 
-// TestCachingModesAsAimEngineGivesThem: the legacy modes Always and Auto are Shared, as in aim-engine: both
-// services use the one shared cache of their template and wait for it. Never serves without a cache (F9:
-// aim-engine makes a Dedicated cache), so its InferenceService is made at once.
+// TestCachingModesAsAimEngineGivesThem: the legacy modes mean what aim-engine makes of them: Always and Auto are
+// Shared (both services use the one shared cache of their template), Never is Dedicated (a cache of the
+// service's own, owned by it). Each service waits for its cache before it gets an InferenceService.
 func TestCachingModesAsAimEngineGivesThem(t *testing.T) {
 	k := admin(t)
 	readyClusterTemplate(t, "e2e-cache-modes")
@@ -389,16 +390,19 @@ func TestCachingModesAsAimEngineGivesThem(t *testing.T) {
 	for name, mode := range map[string]string{"always": "Always", "auto": "Auto", "never": "Never"} {
 		applyService(t, ns, name, fmt.Sprintf("model: {name: e2e-cache-modes-model}, caching: {mode: %s}", mode))
 	}
-	cache := onlyOne(t, 60*time.Second, "aimtc", ns)
-	jsonpathEquals(t, 30*time.Second, "Shared", "aimtc", cache, "-n", ns, "-o", "jsonpath={.spec.mode}")
-	for _, name := range []string{"always", "auto"} {
+	eventually(t, 60*time.Second, "one shared cache and never's dedicated one", func() error {
+		caches := strings.Fields(k.must("get", "aimtc", "-n", ns, "-o",
+			`jsonpath={range .items[*]}{.spec.mode}:{.metadata.ownerReferences[*].kind}/{.metadata.ownerReferences[*].name}{"\n"}{end}`))
+		slices.Sort(caches)
+		if want := []string{"Dedicated:AIMService/never", "Shared:/"}; !slices.Equal(caches, want) {
+			return fmt.Errorf("caches (mode:owner) %v, want %v", caches, want)
+		}
+		return nil
+	})
+	for _, name := range []string{"always", "auto", "never"} {
 		conditionReads(t, "aimsvc/"+name, ns, "CacheReady", "False CacheNotReady")
 		if out, err := k.run("", "get", "inferenceservice", inferenceServiceName(ns, name), "-n", ns, "-o", "name"); err == nil {
 			t.Errorf("%s: InferenceService before its cache is ready: %q", name, out)
 		}
-	}
-	objectJSON(t, 60*time.Second, "inferenceservice", inferenceServiceName(ns, "never"), ns)
-	if got := condition(k, "aimsvc/never", ns, "CacheReady", "status"); got != "" {
-		t.Errorf("a Never service has CacheReady=%s", got)
 	}
 }

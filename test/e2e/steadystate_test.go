@@ -126,7 +126,8 @@ spec:
 
 	// A running service, and a sidecar another writer adds to its InferenceService.
 	ns := namespace(t, "steady")
-	applyService(t, ns, "chat", "model: {name: e2e-steady-model}, template: {name: e2e-steady}, caching: {mode: Never}")
+	applyService(t, ns, "chat", "model: {name: e2e-steady-model}, template: {name: e2e-steady}")
+	downloadCaches(t, ns, 1)
 	isvc := inferenceServiceName(ns, "chat")
 	objectJSON(t, 60*time.Second, "inferenceservice", isvc, ns)
 	predictorPod(t, ns, isvc, "chat-predictor-0")

@@ -96,7 +96,7 @@ const (
 	AIMCachingModeShared AIMCachingMode = "Shared"
 	// AIMCachingModeDedicated gives the service a cache of its own, deleted with it.
 	AIMCachingModeDedicated AIMCachingMode = "Dedicated"
-	// AIMCachingModeNever serves without a cache; the container downloads the weights when it starts.
+	// AIMCachingModeNever is a legacy spelling of Dedicated.
 	AIMCachingModeNever AIMCachingMode = "Never"
 	// AIMCachingModeAuto is a legacy spelling of Shared.
 	AIMCachingModeAuto AIMCachingMode = "Auto"
@@ -106,7 +106,7 @@ const (
 
 // AIMServiceCaching controls model caching of a service.
 type AIMServiceCaching struct {
-	// mode is Shared (default), Dedicated or Never. The legacy values Auto and Always mean Shared.
+	// mode is Shared (default) or Dedicated. The legacy values Auto and Always mean Shared, Never means Dedicated.
 	Mode AIMCachingMode
 }
 

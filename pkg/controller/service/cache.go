@@ -20,12 +20,13 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
-// CachingMode is the effective caching mode: the legacy Auto and Always mean Shared, absent means Shared.
+// CachingMode is the effective caching mode, as aim-engine normalizes it: the legacy Never means Dedicated,
+// the legacy Auto and Always mean Shared, absent means Shared.
 func CachingMode(svc *aimv1.AIMService) aimv1.AIMCachingMode {
 	if c := svc.Spec.Caching; c != nil {
 		switch c.Mode {
 		case aimv1.AIMCachingModeDedicated, aimv1.AIMCachingModeNever:
-			return c.Mode
+			return aimv1.AIMCachingModeDedicated
 		}
 	}
 	return aimv1.AIMCachingModeShared
@@ -37,7 +38,7 @@ type CachePlan struct {
 	Create, Use *aimv1.AIMTemplateCache
 	// Mounts are the ready artifacts the InferenceService mounts.
 	Mounts []kserve.CacheMount
-	// Component is nil when the service needs no cache: caching mode Never (F9), or nothing to download.
+	// Component is nil when the service needs no cache: its template has nothing to download.
 	Component *state.Component
 }
 
@@ -45,11 +46,10 @@ type CachePlan struct {
 // caches, artifacts its artifacts (for the progress of downloads). A Shared cache is any shared cache of the
 // template and belongs to no service; a Dedicated one is the service's own.
 func PlanCache(svc *aimv1.AIMService, t Template, existing []*aimv1.AIMTemplateCache, artifacts []*aimv1.AIMArtifact, rc runtimeconfig.Resolved) CachePlan {
-	mode := CachingMode(svc)
-	if mode == aimv1.AIMCachingModeNever || len(t.Status.ModelSources) == 0 {
+	if len(t.Status.ModelSources) == 0 {
 		return CachePlan{}
 	}
-	want := desiredCache(svc, t, rc, mode)
+	want := desiredCache(svc, t, rc, CachingMode(svc))
 	use := cacheInUse(want, existing)
 	comp := state.Component{Name: ComponentCache, Dependency: state.DependencyDownstream}
 	if use == nil {

@@ -52,7 +52,7 @@ func TestWorkloadAndRouteNames(t *testing.T) {
 func TestCachingMode(t *testing.T) {
 	for mode, want := range map[aimv1.AIMCachingMode]aimv1.AIMCachingMode{
 		"": aimv1.AIMCachingModeShared, aimv1.AIMCachingModeAuto: aimv1.AIMCachingModeShared, aimv1.AIMCachingModeAlways: aimv1.AIMCachingModeShared,
-		aimv1.AIMCachingModeDedicated: aimv1.AIMCachingModeDedicated, aimv1.AIMCachingModeNever: aimv1.AIMCachingModeNever,
+		aimv1.AIMCachingModeDedicated: aimv1.AIMCachingModeDedicated, aimv1.AIMCachingModeNever: aimv1.AIMCachingModeDedicated,
 	} {
 		svc := service(func(s *aimv1.AIMService) { s.Spec.Caching = &aimv1.AIMServiceCaching{Mode: mode} })
 		if got := CachingMode(svc); got != want {
@@ -81,9 +81,11 @@ func TestPlanCache(t *testing.T) {
 	tpl := cachedTemplate()
 	rc := runtimeconfig.Resolved{Spec: aimv1.AIMRuntimeConfigSpec{Storage: &aimv1.AIMStorageConfig{DefaultStorageClassName: ptr.To("rc-class")}}}
 
+	// The legacy Never is Dedicated, as aim-engine has it: the service's own cache, owned by it.
 	never := service(func(s *aimv1.AIMService) { s.Spec.Caching = &aimv1.AIMServiceCaching{Mode: aimv1.AIMCachingModeNever} })
-	if p := PlanCache(never, tpl, nil, nil, rc); p.Component != nil || p.Create != nil {
-		t.Errorf("mode Never planned a cache (F9): %+v", p)
+	if p := PlanCache(never, tpl, nil, nil, rc); p.Create == nil || p.Create.Spec.Mode != aimv1.AIMTemplateCacheModeDedicated ||
+		len(p.Create.OwnerReferences) != 1 || p.Create.OwnerReferences[0].UID != never.UID {
+		t.Errorf("mode Never planned %+v, want the service's Dedicated cache", p.Create)
 	}
 	if p := PlanCache(service(nil), template("t", "", "qwen", aimv1.AIMStatusReady, "optimized", ""), nil, nil, rc); p.Component != nil {
 		t.Errorf("a template without sources planned a cache: %+v", p)

@@ -3468,7 +3468,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceCaching(ref common.ReferenceCallback
 				Properties: map[string]spec.Schema{
 					"mode": {
 						SchemaProps: spec.SchemaProps{
-							Description: "mode is Shared, Dedicated or Never; the legacy values Auto and Always mean Shared. Defaults to Shared.\n\nPossible enum values:\n - `\"Always\"` is a legacy spelling of Shared.\n - `\"Auto\"` is a legacy spelling of Shared.\n - `\"Dedicated\"` gives the service a cache of its own, deleted with it.\n - `\"Never\"` serves without a cache; the container downloads the weights when it starts.\n - `\"Shared\"` reuses a cache shared by every service of the namespace using the same template.",
+							Description: "mode is Shared or Dedicated; the legacy values Auto and Always mean Shared, Never means Dedicated. Defaults to Shared.\n\nPossible enum values:\n - `\"Always\"` is a legacy spelling of Shared.\n - `\"Auto\"` is a legacy spelling of Shared.\n - `\"Dedicated\"` gives the service a cache of its own, deleted with it.\n - `\"Never\"` is a legacy spelling of Dedicated.\n - `\"Shared\"` reuses a cache shared by every service of the namespace using the same template.",
 							Default:     "Shared",
 							Type:        []string{"string"},
 							Format:      "",

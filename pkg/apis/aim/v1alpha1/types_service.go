@@ -151,7 +151,7 @@ const (
 	AIMCachingModeShared AIMCachingMode = "Shared"
 	// AIMCachingModeDedicated gives the service a cache of its own, deleted with it.
 	AIMCachingModeDedicated AIMCachingMode = "Dedicated"
-	// AIMCachingModeNever serves without a cache; the container downloads the weights when it starts.
+	// AIMCachingModeNever is a legacy spelling of Dedicated.
 	AIMCachingModeNever AIMCachingMode = "Never"
 	// AIMCachingModeAuto is a legacy spelling of Shared.
 	AIMCachingModeAuto AIMCachingMode = "Auto"
@@ -161,7 +161,7 @@ const (
 
 // AIMServiceCaching controls model caching of a service.
 type AIMServiceCaching struct {
-	// mode is Shared, Dedicated or Never; the legacy values Auto and Always mean Shared. Defaults to Shared.
+	// mode is Shared or Dedicated; the legacy values Auto and Always mean Shared, Never means Dedicated. Defaults to Shared.
 	// +optional
 	// +default="Shared"
 	Mode AIMCachingMode `json:"mode,omitempty" protobuf:"bytes,1,opt,name=mode,casttype=AIMCachingMode"`
