@@ -22,51 +22,44 @@ func TestDrift(t *testing.T) {
 				"tolerations": []any{map[string]any{"key": "amd.com/gpu", "operator": "Exists", "effect": "NoSchedule"}}}},
 		}
 	}
+	// predictor and mainContainer are what most edits change, in a live object m.
+	predictor := func(m map[string]any) map[string]any { return m["spec"].(map[string]any)["predictor"].(map[string]any) }
+	mainContainer := func(m map[string]any) map[string]any { return predictor(m)["containers"].([]any)[0].(map[string]any) }
 	for _, tc := range []struct {
 		name  string
 		edit  func(m map[string]any)
 		drift string
 	}{
 		{"as applied, with fields others added", func(map[string]any) {}, ""},
-		{"a value edited", func(m map[string]any) {
-			m["spec"].(map[string]any)["predictor"].(map[string]any)["minReplicas"] = int64(5)
-		}, "spec.predictor.minReplicas"},
+		{"a value edited", func(m map[string]any) { predictor(m)["minReplicas"] = int64(5) }, "spec.predictor.minReplicas"},
 		{"a field removed", func(m map[string]any) { delete(m["metadata"].(map[string]any)["labels"].(map[string]any), "a") }, "metadata.labels.a"},
 		{"a sidecar another writer added, after ours", func(m map[string]any) {
-			p := m["spec"].(map[string]any)["predictor"].(map[string]any)
+			p := predictor(m)
 			p["containers"] = append(p["containers"].([]any), map[string]any{"name": "sidecar"})
 		}, ""},
 		{"a sidecar another writer added, before ours", func(m map[string]any) {
-			p := m["spec"].(map[string]any)["predictor"].(map[string]any)
+			p := predictor(m)
 			p["containers"] = append([]any{map[string]any{"name": "istio-proxy"}}, p["containers"].([]any)...)
 		}, ""},
 		{"our container removed", func(m map[string]any) {
-			p := m["spec"].(map[string]any)["predictor"].(map[string]any)
+			p := predictor(m)
 			p["containers"] = []any{map[string]any{"name": "sidecar"}}
 		}, "spec.predictor.containers[name=main]"},
-		{"a list element edited", func(m map[string]any) {
-			c := m["spec"].(map[string]any)["predictor"].(map[string]any)["containers"].([]any)[0].(map[string]any)
-			c["args"] = []any{"--y"}
-		}, "spec.predictor.containers[name=main].args[0]"},
-		{"an argument another writer added", func(m map[string]any) {
-			c := m["spec"].(map[string]any)["predictor"].(map[string]any)["containers"].([]any)[0].(map[string]any)
-			c["args"] = []any{"--x", "--verbose"}
-		}, ""},
+		{"a list element edited", func(m map[string]any) { mainContainer(m)["args"] = []any{"--y"} }, "spec.predictor.containers[name=main].args[0]"},
+		{"an argument another writer added", func(m map[string]any) { mainContainer(m)["args"] = []any{"--x", "--verbose"} }, ""},
 		{"a toleration another writer added (a list without names)", func(m map[string]any) {
-			p := m["spec"].(map[string]any)["predictor"].(map[string]any)
+			p := predictor(m)
 			p["tolerations"] = []any{map[string]any{"key": "other"}, map[string]any{"key": "amd.com/gpu", "operator": "Exists"}}
 		}, ""},
 		{"our toleration edited", func(m map[string]any) {
-			p := m["spec"].(map[string]any)["predictor"].(map[string]any)
+			p := predictor(m)
 			p["tolerations"] = []any{map[string]any{"key": "amd.com/gpu", "operator": "Equal"}}
 		}, "spec.predictor.tolerations[0].operator"},
 		{"our toleration removed", func(m map[string]any) {
-			p := m["spec"].(map[string]any)["predictor"].(map[string]any)
+			p := predictor(m)
 			p["tolerations"] = []any{map[string]any{"key": "other"}}
 		}, "spec.predictor.tolerations[0].key"},
-		{"our arguments reordered", func(m map[string]any) {
-			m["spec"].(map[string]any)["predictor"].(map[string]any)["command"] = []any{"b", "a"}
-		}, "spec.predictor.command[1]"},
+		{"our arguments reordered", func(m map[string]any) { predictor(m)["command"] = []any{"b", "a"} }, "spec.predictor.command[1]"},
 	} {
 		m := live()
 		tc.edit(m)
