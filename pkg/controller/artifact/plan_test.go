@@ -274,6 +274,8 @@ func TestPlanArtifact(t *testing.T) {
 		wantPVC, wantSA   bool
 		// download is the DownloadComplete condition: "status reason message", empty when absent.
 		download string
+		// progress is the planned status.progress, when the case is about it.
+		progress *aimv1.AIMDownloadProgress
 		check    func(t *testing.T, p Plan)
 	}{
 		{name: "missing runtime config fails and blocks everything", status: aimv1.AIMStatusFailed, component: ComponentRuntimeConfig, reason: "ConfigNotFound",
@@ -372,78 +374,39 @@ func TestPlanArtifact(t *testing.T) {
 		{name: "downloading keeps the downloader's progress", status: aimv1.AIMStatusProgressing, component: ComponentDownloadJob, reason: "JobRunning",
 			download: "False Downloading Download in progress",
 			obs: func() Observation {
-				o := downloading()
-				o.Artifact.Status.Progress = progress.DeepCopy()
+				o := downloadingWith(progress, testJob(), runningPod())()
 				o.Artifact.Status.Download = &aimv1.AIMDownloadState{Protocol: "XET", Attempt: 1}
-				o.DownloadJob, o.Pods = testJob(), []*corev1.Pod{runningPod()}
 				return o
 			},
+			progress: progress,
 			check: func(t *testing.T, p Plan) {
-				if *p.Status.Progress != *progress || p.Status.Download.Protocol != "XET" {
-					t.Errorf("progress %+v download %+v", p.Status.Progress, p.Status.Download)
+				if p.Status.Download.Protocol != "XET" {
+					t.Errorf("download %+v", p.Status.Download)
 				}
 			}},
 		{name: "verifying", status: aimv1.AIMStatusProgressing, component: ComponentDownloadJobPods, reason: "PodsReady",
 			download: "True Verifying Download complete, verifying integrity...",
-			obs: func() Observation {
-				o := downloading()
-				o.Artifact.Status.Progress = &aimv1.AIMDownloadProgress{TotalBytes: 100, DownloadedBytes: 100, Percentage: 100, DisplayPercentage: "100 %"}
-				o.DownloadJob, o.Pods = testJob(), []*corev1.Pod{runningPod()}
-				return o
-			}},
+			obs: downloadingWith(&aimv1.AIMDownloadProgress{TotalBytes: 100, DownloadedBytes: 100, Percentage: 100, DisplayPercentage: "100 %"},
+				testJob(), runningPod())},
 		{name: "download pod cannot pull", status: aimv1.AIMStatusProgressing, component: ComponentDownloadJobPods, reason: "ImagePullBackOff",
 			download: "False Downloading Download in progress",
-			obs: func() Observation {
-				o := downloading()
-				o.DownloadJob, o.Pods = testJob(), waitingPod("ErrImagePull")
-				return o
-			}},
+			obs:      downloadingWith(nil, testJob(), waitingPod("ErrImagePull")...)},
 		{name: "a failed attempt fails the artifact", status: aimv1.AIMStatusFailed, component: ComponentDownloadJobPods, reason: "PodFailed",
 			download: "False Downloading Download failed before completion",
-			obs: func() Observation {
-				o := downloading()
-				o.Artifact.Status.Progress = progress.DeepCopy()
-				o.DownloadJob, o.Pods = testJob(), []*corev1.Pod{failedPod("no progress for 120s (STALL_TIMEOUT), giving up")}
-				return o
-			},
-			check: func(t *testing.T, p Plan) {
-				if pr := p.Status.Progress; pr.DisplayPercentage != "N/A" || pr.DownloadedBytes != 40 {
-					t.Errorf("progress %+v, want N/A with the bytes kept", pr)
-				}
-			}},
+			obs:      downloadingWith(progress, testJob(), failedPod("no progress for 120s (STALL_TIMEOUT), giving up")),
+			// N/A with the bytes kept.
+			progress: &aimv1.AIMDownloadProgress{TotalBytes: 100, DownloadedBytes: 40, Percentage: 40, DisplayPercentage: "N/A"}},
 		{name: "download exhausted its retries", status: aimv1.AIMStatusFailed, component: ComponentDownloadJob, reason: "JobBackoffLimitExceeded",
 			download: "False Downloading Download failed before completion",
-			obs: func() Observation {
-				o := downloading()
-				o.DownloadJob, o.Pods = testJob(batchv1.JobFailed), []*corev1.Pod{failedPod("stalled"), failedPod("stalled"), failedPod("stalled")}
-				return o
-			},
-			check: func(t *testing.T, p Plan) {
-				if pr := p.Status.Progress; pr == nil || pr.DisplayPercentage != "N/A" {
-					t.Errorf("progress %+v, want N/A", pr)
-				}
-			}},
+			obs:      downloadingWith(nil, testJob(batchv1.JobFailed), failedPod("stalled"), failedPod("stalled"), failedPod("stalled")),
+			progress: &aimv1.AIMDownloadProgress{DisplayPercentage: "N/A"}},
 		{name: "verification failed", status: aimv1.AIMStatusFailed, component: ComponentDownloadJob, reason: "JobBackoffLimitExceeded",
 			download: "False VerificationFailed Download completed but verification failed",
-			obs: func() Observation {
-				o := downloading()
-				o.Artifact.Status.Progress = &aimv1.AIMDownloadProgress{TotalBytes: 100, DownloadedBytes: 100, Percentage: 100}
-				o.DownloadJob = testJob(batchv1.JobFailed)
-				return o
-			}},
+			obs:      downloadingWith(&aimv1.AIMDownloadProgress{TotalBytes: 100, DownloadedBytes: 100, Percentage: 100}, testJob(batchv1.JobFailed))},
 		{name: "download succeeded", status: aimv1.AIMStatusReady, component: ComponentDownloadJob, reason: "Ready",
 			download: "True Verified Download and verification complete",
-			obs: func() Observation {
-				o := downloading()
-				o.Artifact.Status.Progress = progress.DeepCopy()
-				o.DownloadJob = testJob(batchv1.JobComplete)
-				return o
-			},
-			check: func(t *testing.T, p Plan) {
-				if pr := p.Status.Progress; pr.Percentage != 100 || pr.DisplayPercentage != "100 %" || pr.DownloadedBytes != 100 {
-					t.Errorf("progress %+v", pr)
-				}
-			}},
+			obs:      downloadingWith(progress, testJob(batchv1.JobComplete)),
+			progress: &aimv1.AIMDownloadProgress{TotalBytes: 100, DownloadedBytes: 100, Percentage: 100, DisplayPercentage: "100 %"}},
 		{name: "an expired Job after success stays Ready", status: aimv1.AIMStatusReady, component: ComponentVolume, reason: "Ready",
 			download: "True Verified done",
 			obs: func() Observation {
@@ -494,6 +457,9 @@ func TestPlanArtifact(t *testing.T) {
 			if got != tc.download {
 				t.Errorf("DownloadComplete %q, want %q", got, tc.download)
 			}
+			if tc.progress != nil && (p.Status.Progress == nil || *p.Status.Progress != *tc.progress) {
+				t.Errorf("progress %+v, want %+v", p.Status.Progress, tc.progress)
+			}
 			if tc.check != nil {
 				tc.check(t, p)
 			}
@@ -506,6 +472,17 @@ func downloading() Observation {
 	o := bound(withPVC(ready()))
 	sized(o.Artifact, "15Gi")
 	return o
+}
+
+// downloadingWith is a download under way: downloading with the downloader's progress so far, the download Job
+// and its pods.
+func downloadingWith(progress *aimv1.AIMDownloadProgress, job *batchv1.Job, pods ...*corev1.Pod) func() Observation {
+	return func() Observation {
+		o := downloading()
+		o.Artifact.Status.Progress = progress.DeepCopy()
+		o.DownloadJob, o.Pods = job, pods
+		return o
+	}
 }
 
 func bound(o Observation) Observation {
