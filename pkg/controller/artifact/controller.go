@@ -46,15 +46,14 @@ type Controller struct {
 	// registries are the registry mirrors, for image rewriting.
 	registries *mirrors.Source
 
-	artifacts      aimlisters.AIMArtifactLister
-	configs        aimlisters.AIMRuntimeConfigLister
-	clusterConfigs aimlisters.AIMClusterRuntimeConfigLister
-	pvcs           corelisters.PersistentVolumeClaimLister
-	jobs           batchlisters.JobLister
-	pods           corelisters.PodLister
-	events         corelisters.EventLister
-	accounts       corelisters.ServiceAccountLister
-	bindings       rbaclisters.RoleBindingLister
+	artifacts aimlisters.AIMArtifactLister
+	configs   runtimeconfig.Configs
+	pvcs      corelisters.PersistentVolumeClaimLister
+	jobs      batchlisters.JobLister
+	pods      corelisters.PodLister
+	events    corelisters.EventLister
+	accounts  corelisters.ServiceAccountLister
+	bindings  rbaclisters.RoleBindingLister
 
 	ctl *manager.Controller
 }
@@ -70,7 +69,7 @@ func Register(m *manager.Manager, registries *mirrors.Source) error {
 	v := m.AIMInformers.Aim().V1alpha1()
 	k, access := m.Selected(Children), m.Selected(DownloaderAccess)
 	ctl := &Controller{c: m.Clients, registries: registries,
-		artifacts: v.AIMArtifacts().Lister(), configs: v.AIMRuntimeConfigs().Lister(), clusterConfigs: v.AIMClusterRuntimeConfigs().Lister(),
+		artifacts: v.AIMArtifacts().Lister(), configs: runtimeconfig.ConfigsOf(v),
 		pvcs: k.Core().V1().PersistentVolumeClaims().Lister(), jobs: k.Batch().V1().Jobs().Lister(), pods: k.Core().V1().Pods().Lister(),
 		accounts: access.Core().V1().ServiceAccounts().Lister(), bindings: access.Rbac().V1().RoleBindings().Lister(),
 		events: m.WarningEvents.Core().V1().Events().Lister(),
@@ -166,7 +165,7 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 // observe gathers an artifact's inputs from the informer caches; only children the artifact owns count.
 func (ctl *Controller) observe(ctx context.Context, a *aimv1.AIMArtifact) Observation {
 	o := Observation{Artifact: a, Mirrors: ctl.registries.Config()}
-	o.RuntimeConfig, o.RuntimeConfigErr = runtimeconfig.Lookup(a.Spec.RuntimeConfigName, a.Namespace, ctl.configs, ctl.clusterConfigs)
+	o.RuntimeConfig, o.RuntimeConfigErr = ctl.configs.Lookup(a.Spec.RuntimeConfigName, a.Namespace)
 	if _, err := ctl.accounts.ServiceAccounts(a.Namespace).Get(DownloaderName); err == nil {
 		o.ServiceAccountReady = true
 	}

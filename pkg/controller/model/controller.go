@@ -52,8 +52,7 @@ type Controller struct {
 	clusterModels    aimlisters.AIMClusterModelLister
 	templates        aimlisters.AIMServiceTemplateLister
 	clusterTemplates aimlisters.AIMClusterServiceTemplateLister
-	configs          aimlisters.AIMRuntimeConfigLister
-	clusterConfigs   aimlisters.AIMClusterRuntimeConfigLister
+	configs          runtimeconfig.Configs
 }
 
 // Register adds the model controllers to the manager.
@@ -62,7 +61,7 @@ func Register(m *manager.Manager, fetcher imagemeta.Fetcher) error {
 	ctl := &Controller{c: m.Clients, fetcher: fetcher,
 		models: v.AIMModels().Lister(), clusterModels: v.AIMClusterModels().Lister(),
 		templates: v.AIMServiceTemplates().Lister(), clusterTemplates: v.AIMClusterServiceTemplates().Lister(),
-		configs: v.AIMRuntimeConfigs().Lister(), clusterConfigs: v.AIMClusterRuntimeConfigs().Lister(),
+		configs: runtimeconfig.ConfigsOf(v),
 	}
 	// Events name the controller as their source, as aim-engine's do.
 	ctl.c.Recorder = m.RecorderFor(FieldManager)
@@ -205,7 +204,7 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, meta *
 	}
 	var comps []state.Component
 
-	rc, rcErr := runtimeconfig.Lookup(spec.RuntimeConfigName, meta.Namespace, ctl.configs, ctl.clusterConfigs)
+	rc, rcErr := ctl.configs.Lookup(spec.RuntimeConfigName, meta.Namespace)
 	comps = append(comps, runtimeconfig.Component(rc, rcErr))
 	if rcErr == nil {
 		status.ResolvedRuntimeConfig = rc.Ref

@@ -18,6 +18,7 @@ import (
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/env"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+	aiminformers "github.com/aim-apiserver/aim-apiserver/pkg/generated/informers/externalversions/aim/v1alpha1"
 	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
 )
 
@@ -102,19 +103,31 @@ func Affects(cfg metav1.Object, namespace, runtimeConfigName string) bool {
 	return Name(runtimeConfigName) == cfg.GetName() && (cfg.GetNamespace() == "" || cfg.GetNamespace() == namespace)
 }
 
+// Configs reads both kinds of runtime config from the informer caches: a name resolves to the namespaced
+// config and the cluster config together.
+type Configs struct {
+	Namespaced aimlisters.AIMRuntimeConfigLister
+	Cluster    aimlisters.AIMClusterRuntimeConfigLister
+}
+
+// ConfigsOf are the Configs of the AIM informers v.
+func ConfigsOf(v aiminformers.Interface) Configs {
+	return Configs{Namespaced: v.AIMRuntimeConfigs().Lister(), Cluster: v.AIMClusterRuntimeConfigs().Lister()}
+}
+
 // Lookup resolves an object's runtimeConfigName from the informer caches; namespace is empty for
 // cluster-scoped objects. Lister errors other than NotFound are returned.
-func Lookup(name, namespace string, ns aimlisters.AIMRuntimeConfigLister, cluster aimlisters.AIMClusterRuntimeConfigLister) (Resolved, error) {
+func (cs Configs) Lookup(name, namespace string) (Resolved, error) {
 	name = Name(name)
 	var nsConfig *aimv1.AIMRuntimeConfig
 	if namespace != "" {
-		c, err := ns.AIMRuntimeConfigs(namespace).Get(name)
+		c, err := cs.Namespaced.AIMRuntimeConfigs(namespace).Get(name)
 		if err != nil && !apierrors.IsNotFound(err) {
 			return Resolved{Name: name}, err
 		}
 		nsConfig = c
 	}
-	clusterConfig, err := cluster.Get(name)
+	clusterConfig, err := cs.Cluster.Get(name)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return Resolved{Name: name}, err
 	}

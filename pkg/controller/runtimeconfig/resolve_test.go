@@ -131,22 +131,22 @@ func TestLookupFromListers(t *testing.T) {
 	if err := clIdx.Add(cluster(aimv1.AIMRuntimeConfigSpec{Env: []corev1.EnvVar{{Name: "X", Value: "cluster"}}})); err != nil {
 		t.Fatal(err)
 	}
-	ns, cl := aimlisters.NewAIMRuntimeConfigLister(nsIdx), aimlisters.NewAIMClusterRuntimeConfigLister(clIdx)
+	configs := Configs{Namespaced: aimlisters.NewAIMRuntimeConfigLister(nsIdx), Cluster: aimlisters.NewAIMClusterRuntimeConfigLister(clIdx)}
 
-	r, err := Lookup("", "team", ns, cl)
+	r, err := configs.Lookup("", "team")
 	if err != nil || r.Ref.Scope != aimv1.AIMResolutionScopeMerged || r.Spec.Env[0].Value != "ns" {
 		t.Errorf("merged: %+v %v", r, err)
 	}
-	r, err = Lookup("default", "", ns, cl)
+	r, err = configs.Lookup("default", "")
 	if err != nil || r.Ref.Scope != aimv1.AIMResolutionScopeCluster || r.Spec.Env[0].Value != "cluster" {
 		t.Errorf("cluster-scoped object: %+v %v", r, err)
 	}
-	r, err = Lookup("", "elsewhere", ns, cl)
+	r, err = configs.Lookup("", "elsewhere")
 	if err != nil || r.Ref.Scope != aimv1.AIMResolutionScopeCluster {
 		t.Errorf("namespace without a config: %+v %v", r, err)
 	}
 	var nf *NotFoundError
-	if _, err := Lookup("gold", "team", ns, cl); !errors.As(err, &nf) {
+	if _, err := configs.Lookup("gold", "team"); !errors.As(err, &nf) {
 		t.Errorf("missing named config: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 
 	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -59,8 +60,7 @@ type Controller struct {
 	clusterModels    aimlisters.AIMClusterModelLister
 	templates        aimlisters.AIMServiceTemplateLister
 	clusterTemplates aimlisters.AIMClusterServiceTemplateLister
-	configs          aimlisters.AIMRuntimeConfigLister
-	clusterConfigs   aimlisters.AIMClusterRuntimeConfigLister
+	configs          runtimeconfig.Configs
 	caches           aimlisters.AIMTemplateCacheLister
 	artifacts        aimlisters.AIMArtifactLister
 	gpus             *gpu.Tracker
@@ -87,8 +87,8 @@ func Register(m *manager.Manager, gpus *gpu.Tracker, registries *mirrors.Source)
 	ctl := &Controller{c: m.Clients, registries: registries,
 		services: v.AIMServices().Lister(), models: v.AIMModels().Lister(), clusterModels: v.AIMClusterModels().Lister(),
 		templates: v.AIMServiceTemplates().Lister(), clusterTemplates: v.AIMClusterServiceTemplates().Lister(),
-		configs: v.AIMRuntimeConfigs().Lister(), clusterConfigs: v.AIMClusterRuntimeConfigs().Lister(),
-		caches: v.AIMTemplateCaches().Lister(), artifacts: v.AIMArtifacts().Lister(), gpus: gpus, pods: pods.Core().V1().Pods().Lister(),
+		configs: runtimeconfig.ConfigsOf(v),
+		caches:  v.AIMTemplateCaches().Lister(), artifacts: v.AIMArtifacts().Lister(), gpus: gpus, pods: pods.Core().V1().Pods().Lister(),
 		hpas: hpas.Autoscaling().V2().HorizontalPodAutoscalers().Lister(),
 	}
 	// Events name the controller as their source, as aim-engine's do.

@@ -28,6 +28,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gpu"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	aimfake "github.com/aim-apiserver/aim-apiserver/pkg/generated/clientset/versioned/fake"
 	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
 )
@@ -127,8 +128,8 @@ func (f *fixture) controller() *Controller {
 		services: aimlisters.NewAIMServiceLister(f.services), models: aimlisters.NewAIMModelLister(empty),
 		clusterModels: aimlisters.NewAIMClusterModelLister(f.clusterModels), templates: aimlisters.NewAIMServiceTemplateLister(empty),
 		clusterTemplates: aimlisters.NewAIMClusterServiceTemplateLister(f.clusterTemplates),
-		configs:          aimlisters.NewAIMRuntimeConfigLister(empty), clusterConfigs: aimlisters.NewAIMClusterRuntimeConfigLister(empty),
-		caches: aimlisters.NewAIMTemplateCacheLister(empty), artifacts: aimlisters.NewAIMArtifactLister(empty),
+		configs:          runtimeconfig.Configs{Namespaced: aimlisters.NewAIMRuntimeConfigLister(empty), Cluster: aimlisters.NewAIMClusterRuntimeConfigLister(empty)},
+		caches:           aimlisters.NewAIMTemplateCacheLister(empty), artifacts: aimlisters.NewAIMArtifactLister(empty),
 		gpus: f.gpus, pods: corelisters.NewPodLister(empty),
 		hpas:   autoscalinglisters.NewHorizontalPodAutoscalerLister(empty),
 		events: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{eventIndex: func(any) ([]string, error) { return nil, nil }}),

@@ -18,7 +18,7 @@ import (
 //	model:<name>       the model named by spec.model.name, and the one resolved; the templates of that model
 //	                   are the ones automatic selection could choose
 //	image:<image>      spec.model.image: a model with that image may become the service's model
-//	config:<name>      spec.runtimeConfigName, "default" when empty (as runtimeconfig.Lookup resolves it)
+//	config:<name>      spec.runtimeConfigName, "default" when empty (as runtimeconfig.Configs.Lookup resolves it)
 //	service:<label>    the service's own name as a label value: the models and derived templates it created
 //	                   for itself carry it in aim.eai.amd.com/service
 const dependencyIndex = "dependency"

@@ -67,7 +67,7 @@ func (ctl *Controller) observe(svc *aimv1.AIMService) Observation {
 	ns, wname := svc.Namespace, WorkloadName(svc)
 	o := Observation{Service: svc, SpecErr: specvalid.Service(svc), Models: ctl.findModels(svc), Templates: ctl.findTemplates(svc),
 		GPUModels: ctl.gpus.Inventory().Models(), RoutesServed: ctl.routes != nil, Mirrors: ctl.registries.Config()}
-	o.RuntimeConfig, o.RuntimeConfigErr = runtimeconfig.Lookup(svc.Spec.RuntimeConfigName, ns, ctl.configs, ctl.clusterConfigs)
+	o.RuntimeConfig, o.RuntimeConfigErr = ctl.configs.Lookup(svc.Spec.RuntimeConfigName, ns)
 	o.NamespacedTemplate = func(name string) *aimv1.AIMServiceTemplate {
 		t, _ := ctl.templates.AIMServiceTemplates(ns).Get(name)
 		return t

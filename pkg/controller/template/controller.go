@@ -54,8 +54,7 @@ type Controller struct {
 	clusterTemplates aimlisters.AIMClusterServiceTemplateLister
 	models           aimlisters.AIMModelLister
 	clusterModels    aimlisters.AIMClusterModelLister
-	configs          aimlisters.AIMRuntimeConfigLister
-	clusterConfigs   aimlisters.AIMClusterRuntimeConfigLister
+	configs          runtimeconfig.Configs
 	gpus             *gpu.Tracker
 	caches           aimlisters.AIMTemplateCacheLister
 	jobs             batchlisters.JobLister
@@ -82,8 +81,8 @@ func Register(m *manager.Manager, backoff discovery.Backoff, gpus *gpu.Tracker, 
 		c: m.Clients, backoff: backoff,
 		templates: v.AIMServiceTemplates().Lister(), clusterTemplates: v.AIMClusterServiceTemplates().Lister(),
 		models: v.AIMModels().Lister(), clusterModels: v.AIMClusterModels().Lister(),
-		configs: v.AIMRuntimeConfigs().Lister(), clusterConfigs: v.AIMClusterRuntimeConfigs().Lister(),
-		caches: v.AIMTemplateCaches().Lister(), gpus: gpus, jobs: d.Batch().V1().Jobs().Lister(), pods: d.Core().V1().Pods().Lister(),
+		configs: runtimeconfig.ConfigsOf(v),
+		caches:  v.AIMTemplateCaches().Lister(), gpus: gpus, jobs: d.Batch().V1().Jobs().Lister(), pods: d.Core().V1().Pods().Lister(),
 		events: m.WarningEvents.Core().V1().Events().Lister(),
 	}
 	// Events name the controller as their source, as aim-engine's do.
@@ -168,7 +167,7 @@ func (ctl *Controller) observe(kind string, meta *metav1.ObjectMeta, spec aimv1.
 	}
 	o.Model, o.ModelErr = ctl.resolveModel(meta.Namespace, spec.ModelName)
 
-	o.RuntimeConfig, o.RuntimeConfigErr = runtimeconfig.Lookup(spec.RuntimeConfigName, meta.Namespace, ctl.configs, ctl.clusterConfigs)
+	o.RuntimeConfig, o.RuntimeConfigErr = ctl.configs.Lookup(spec.RuntimeConfigName, meta.Namespace)
 
 	o.Inventory = ctl.gpus.Inventory()
 

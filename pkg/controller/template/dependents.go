@@ -10,7 +10,7 @@ import (
 )
 
 // dependencyIndex indexes templates by the model (model:<spec.modelName>) and runtime config
-// (config:<spec.runtimeConfigName>, "default" when empty, as runtimeconfig.Lookup resolves it) they use, so
+// (config:<spec.runtimeConfigName>, "default" when empty, as runtimeconfig.Configs.Lookup resolves it) they use, so
 // that a model or config change re-queues its templates only, as aim-engine's field indexes do.
 const dependencyIndex = "dependency"
 

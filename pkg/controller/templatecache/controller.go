@@ -33,8 +33,7 @@ type Controller struct {
 	artifacts        aimlisters.AIMArtifactLister
 	templates        aimlisters.AIMServiceTemplateLister
 	clusterTemplates aimlisters.AIMClusterServiceTemplateLister
-	configs          aimlisters.AIMRuntimeConfigLister
-	clusterConfigs   aimlisters.AIMClusterRuntimeConfigLister
+	configs          runtimeconfig.Configs
 
 	ctl *manager.Controller
 }
@@ -45,7 +44,7 @@ func Register(m *manager.Manager) error {
 	ctl := &Controller{c: m.Clients,
 		caches: v.AIMTemplateCaches().Lister(), artifacts: v.AIMArtifacts().Lister(),
 		templates: v.AIMServiceTemplates().Lister(), clusterTemplates: v.AIMClusterServiceTemplates().Lister(),
-		configs: v.AIMRuntimeConfigs().Lister(), clusterConfigs: v.AIMClusterRuntimeConfigs().Lister(),
+		configs: runtimeconfig.ConfigsOf(v),
 	}
 	// Events name the controller as their source, as aim-engine's do.
 	ctl.c.Recorder = m.RecorderFor(FieldManager)
@@ -82,7 +81,7 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 		return 0, err
 	}
 	o := Observation{Cache: c}
-	o.RuntimeConfig, o.RuntimeConfigErr = runtimeconfig.Lookup(c.Spec.RuntimeConfigName, namespace, ctl.configs, ctl.clusterConfigs)
+	o.RuntimeConfig, o.RuntimeConfigErr = ctl.configs.Lookup(c.Spec.RuntimeConfigName, namespace)
 	o.Template, o.TemplateErr = ctl.resolveTemplate(c)
 	if o.Artifacts, err = ctl.artifacts.AIMArtifacts(namespace).List(labels.Everything()); err != nil {
 		return 0, fmt.Errorf("listing the artifacts of namespace %s: %w", namespace, err)
