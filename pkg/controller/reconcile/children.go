@@ -56,6 +56,19 @@ func DeleteStale[T metav1.Object](ctx context.Context, rec record.EventRecorder,
 	return nil
 }
 
+// DeleteUnneeded deletes what an owner being deleted leaves unneeded, each as DeleteSeen does, and stops at the
+// first error, which names the object as one of kind; deleted hears of each object that is no longer there.
+func DeleteUnneeded[T metav1.Object](ctx context.Context, kind string, objs []T,
+	del func(ctx context.Context, name string, opts metav1.DeleteOptions) error, deleted func(T)) error {
+	for _, o := range objs {
+		if _, err := DeleteSeen(ctx, o, del); err != nil {
+			return fmt.Errorf("deleting unneeded %s %s/%s: %w", kind, o.GetNamespace(), o.GetName(), err)
+		}
+		deleted(o)
+	}
+	return nil
+}
+
 // DeleteSeen deletes obj on the condition that its UID is still the one seen, so that an object re-created under
 // its name meanwhile stays; it reports whether it deleted. An object gone, or replaced, is not an error.
 func DeleteSeen(ctx context.Context, obj metav1.Object, del func(ctx context.Context, name string, opts metav1.DeleteOptions) error) (bool, error) {

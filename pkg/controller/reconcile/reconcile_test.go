@@ -244,6 +244,38 @@ func TestDeleteStale(t *testing.T) {
 	}
 }
 
+// TestDeleteUnneeded: each object is deleted on its UID; one gone meanwhile is no error, and the first failure
+// stops the deletes and names the object.
+func TestDeleteUnneeded(t *testing.T) {
+	objs := []*aimv1.AIMArtifact{
+		{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "team", UID: "uid-a"}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "gone", Namespace: "team", UID: "uid-gone"}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "forbidden", Namespace: "team", UID: "uid-forbidden"}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "after", Namespace: "team", UID: "uid-after"}},
+	}
+	boom := errors.New("forbidden")
+	var tried, heard []string
+	err := DeleteUnneeded(context.Background(), "artifact", objs, func(_ context.Context, name string, opts metav1.DeleteOptions) error {
+		if opts.Preconditions == nil || *opts.Preconditions.UID != types.UID("uid-"+name) {
+			t.Errorf("delete of %s without its UID as precondition: %+v", name, opts)
+		}
+		tried = append(tried, name)
+		switch name {
+		case "gone":
+			return apierrors.NewNotFound(schema.GroupResource{Resource: "aimartifacts"}, name)
+		case "forbidden":
+			return boom
+		}
+		return nil
+	}, func(a *aimv1.AIMArtifact) { heard = append(heard, a.Name) })
+	if !errors.Is(err, boom) || err.Error() != "deleting unneeded artifact team/forbidden: forbidden" {
+		t.Errorf("error %v", err)
+	}
+	if fmt.Sprint(tried) != "[a gone forbidden]" || fmt.Sprint(heard) != "[a gone]" {
+		t.Errorf("tried %v, heard of %v", tried, heard)
+	}
+}
+
 func TestMadeBy(t *testing.T) {
 	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "d", ManagedFields: []metav1.ManagedFieldsEntry{
 		{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationUpdate},

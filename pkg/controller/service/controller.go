@@ -292,13 +292,10 @@ func appendErr(errs []error, err error) []error {
 func (ctl *Controller) cleanupCaches(ctx context.Context, svc *aimv1.AIMService) error {
 	caches, _ := ctl.caches.AIMTemplateCaches(svc.Namespace).List(labels.Everything())
 	services, _ := ctl.services.AIMServices(svc.Namespace).List(labels.Everything())
-	for _, c := range CachesToClean(svc, caches, services) {
-		if _, err := reconcile.DeleteSeen(ctx, c, ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(c.Namespace).Delete); err != nil {
-			return fmt.Errorf("deleting unneeded template cache %s/%s: %w", c.Namespace, c.Name, err)
-		}
-		ctl.c.Recorder.Eventf(svc, corev1.EventTypeNormal, "TemplateCacheDeleted", "Deleted AIMTemplateCache %s, which no other service needs and which was not ready", c.Name)
-	}
-	return nil
+	return reconcile.DeleteUnneeded(ctx, "template cache", CachesToClean(svc, caches, services),
+		ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(svc.Namespace).Delete, func(c *aimv1.AIMTemplateCache) {
+			ctl.c.Recorder.Eventf(svc, corev1.EventTypeNormal, "TemplateCacheDeleted", "Deleted AIMTemplateCache %s, which no other service needs and which was not ready", c.Name)
+		})
 }
 
 func (ctl *Controller) patchService(namespace string) func(context.Context, string, []byte) error {

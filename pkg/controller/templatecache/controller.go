@@ -127,12 +127,8 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 func (ctl *Controller) cleanupArtifacts(ctx context.Context, c *aimv1.AIMTemplateCache) error {
 	artifacts, _ := ctl.artifacts.AIMArtifacts(c.Namespace).List(labels.Everything())
 	caches, _ := ctl.caches.AIMTemplateCaches(c.Namespace).List(labels.Everything())
-	for _, a := range ArtifactsToClean(c, artifacts, caches) {
-		if _, err := reconcile.DeleteSeen(ctx, a, ctl.c.AIM.AimV1alpha1().AIMArtifacts(a.Namespace).Delete); err != nil {
-			return fmt.Errorf("deleting unneeded artifact %s/%s: %w", a.Namespace, a.Name, err)
-		}
-	}
-	return nil
+	return reconcile.DeleteUnneeded(ctx, "artifact", ArtifactsToClean(c, artifacts, caches),
+		ctl.c.AIM.AimV1alpha1().AIMArtifacts(c.Namespace).Delete, func(*aimv1.AIMArtifact) {})
 }
 
 func (ctl *Controller) patchCache(namespace string) func(context.Context, string, []byte) error {
