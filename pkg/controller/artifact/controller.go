@@ -121,7 +121,7 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 	var applyErr error
 	fail := func(component string, err error) {
 		applyErr = err
-		plan.Components = replace(plan.Components, state.Component{Name: component, Dependency: state.DependencyDownstream, Errors: []error{err}})
+		plan.Components = state.WriteFailed(plan.Components, component, err)
 	}
 	if plan.ServiceAccount != nil {
 		if _, err := reconcile.Apply(ctx, plan.ServiceAccount, ctl.c.Kube.CoreV1().ServiceAccounts(namespace).Apply, FieldManager); err != nil {
@@ -259,15 +259,4 @@ func (ctl *Controller) enqueueHandler(concerns func(obj metav1.Object, a *aimv1.
 			}
 		}
 	})
-}
-
-// replace swaps the report of a component (an apply error replaces the planned state), or adds it.
-func replace(cs []state.Component, c state.Component) []state.Component {
-	for i := range cs {
-		if cs[i].Name == c.Name {
-			cs[i] = c
-			return cs
-		}
-	}
-	return append(cs, c)
 }

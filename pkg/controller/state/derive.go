@@ -37,6 +37,19 @@ type Component struct {
 	Errors          []error
 }
 
+// WriteFailed reports that writing the child of component name failed: whatever the plan said of it, the
+// component is a downstream error now, in its place among cs (or last, when the plan had none).
+func WriteFailed(cs []Component, name string, err error) []Component {
+	failed := Component{Name: name, Dependency: DependencyDownstream, Errors: []error{err}}
+	for i := range cs {
+		if cs[i].Name == name {
+			cs[i] = failed
+			return cs
+		}
+	}
+	return append(cs, failed)
+}
+
 // Input is one reconcile's observation of an object.
 type Input struct {
 	Components []Component

@@ -161,6 +161,19 @@ func TestDerive(t *testing.T) {
 }
 
 // TestPruneStaleComponents: a component no longer reported loses its condition and its vote (F2).
+func TestWriteFailed(t *testing.T) {
+	boom := errors.New("forbidden")
+	planned := []Component{ready("A", DependencyUpstream), ready("B", DependencyDownstream)}
+	got := WriteFailed(planned, "B", boom)
+	if len(got) != 2 || got[0].Name != "A" || got[1].Name != "B" || got[1].Dependency != DependencyDownstream ||
+		got[1].State != "" || len(got[1].Errors) != 1 || got[1].Errors[0] != boom {
+		t.Errorf("in place: %+v", got)
+	}
+	if got := WriteFailed(got, "C", boom); len(got) != 3 || got[2].Name != "C" || got[2].Errors[0] != boom {
+		t.Errorf("added: %+v", got)
+	}
+}
+
 func TestPruneStaleComponents(t *testing.T) {
 	first := Derive(Input{Now: now, Components: []Component{
 		ready("InferenceService", DependencyDownstream),

@@ -107,11 +107,7 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 		applyErr = reconcile.DeleteStale(ctx, ctl.c.Recorder, c, FieldManager, "AIMArtifact", o.Artifacts, plan.InUse, ctl.c.AIM.AimV1alpha1().AIMArtifacts(namespace).Delete)
 	}
 	if applyErr != nil {
-		for i := range plan.Components {
-			if plan.Components[i].Name == ComponentArtifacts {
-				plan.Components[i] = state.Component{Name: ComponentArtifacts, Dependency: state.DependencyDownstream, Errors: []error{applyErr}}
-			}
-		}
+		plan.Components = state.WriteFailed(plan.Components, ComponentArtifacts, applyErr)
 	}
 
 	out := state.Derive(state.Input{Components: plan.Components, Previous: c.Status.Conditions, Status: c.Status.Status,
