@@ -5,6 +5,7 @@ package imagemeta
 
 import (
 	"cmp"
+	"time"
 
 	"context"
 	"encoding/base64"
@@ -235,6 +236,10 @@ func RegistryError(what string, err error, secrets ...string) error {
 	}
 	return state.NewError(state.Infrastructure, ReasonRegistryUnreachable, "%s: the registry cannot be reached: %s", what, excerpt)
 }
+
+// SecretRecheck is how often an object waiting for a missing pull secret looks for it again: PullSecrets
+// reads secrets one by one, and they are not watched.
+const SecretRecheck = 30 * time.Second
 
 // PullSecrets reads the named pull secrets from namespace. A missing one is MissingUpstream (SecretNotFound):
 // secrets are not watched, so callers look again after a while.

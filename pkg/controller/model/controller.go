@@ -34,12 +34,8 @@ const clusterEventSource = "aim-cluster-model-controller"
 // FieldManager owns the templates the model controller applies.
 const FieldManager = "aim-model-controller"
 
-const (
-	// metadataTimeout bounds one registry lookup.
-	metadataTimeout = 30 * time.Second
-	// secretRecheck is how often a model waiting for a pull secret looks for it.
-	secretRecheck = 30 * time.Second
-)
+// metadataTimeout bounds one registry lookup.
+const metadataTimeout = 30 * time.Second
 
 // Controller reconciles both model kinds.
 type Controller struct {
@@ -263,7 +259,7 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, meta *
 	var recheck time.Duration
 	for _, err := range metaComp.Errors {
 		if state.Categorize(err) == state.MissingUpstream {
-			recheck = secretRecheck
+			recheck = imagemeta.SecretRecheck
 		}
 	}
 	return reconcile.Finish(ctl.recorder(meta.Namespace), reconcile.End{Object: obj, What: "model " + meta.Name, Status: status, Stored: current,

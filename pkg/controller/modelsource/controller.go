@@ -30,8 +30,6 @@ const FieldManager = "aim-cluster-model-source-controller"
 const (
 	// syncTimeout bounds one listing of every filter.
 	syncTimeout = 2 * time.Minute
-	// secretRecheck is how often a source waiting for a pull secret looks for it: secrets are not watched.
-	secretRecheck = 30 * time.Second
 	// infraRetry spaces the listings of an unreachable registry.
 	infraRetry = 30 * time.Second
 )
@@ -234,7 +232,7 @@ func SyncDue(src *aimv1.AIMClusterModelSource, now time.Time) (bool, time.Durati
 		wait = src.Spec.SyncInterval.Duration
 	}
 	if c := meta.FindStatusCondition(st.Conditions, ComponentFilters+state.ComponentSuffix); c != nil && c.Reason == imagemeta.ReasonSecretNotFound {
-		wait = min(wait, secretRecheck)
+		wait = min(wait, imagemeta.SecretRecheck)
 	}
 	// An unreachable registry is tried again soon, but not faster than that: each try lists the registry.
 	if meta.IsStatusConditionFalse(st.Conditions, state.ConditionDependenciesReachable) {

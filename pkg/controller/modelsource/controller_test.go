@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/imagemeta"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 
@@ -162,7 +163,7 @@ func TestReconcile(t *testing.T) {
 	refresh()
 	wait, err = ctl.reconcile(ctx, cache.NewObjectName("", "src"))
 	s = refresh()
-	if err != nil || wait != secretRecheck || s.Status.Status != aimv1.AIMStatusFailed {
+	if err != nil || wait != imagemeta.SecretRecheck || s.Status.Status != aimv1.AIMStatusFailed {
 		t.Errorf("missing secret: wait %s err %v status %s %v", wait, err, s.Status.Status, s.Status.Conditions)
 	}
 }
