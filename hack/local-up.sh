@@ -132,6 +132,8 @@ cert kube-apiserver ca "/CN=kube-apiserver" \
 cert admin ca "/O=system:masters/CN=admin"
 cert kube-controller-manager ca "/CN=system:kube-controller-manager"
 cert front-proxy-client front-proxy-ca "/CN=front-proxy-client"
+ca egress-ca "aim-apiserver harness egress CA"
+mkdir -p "${PKI}/egress-trust" && cp "${PKI}/egress-ca.crt" "${PKI}/egress-trust/ca.crt"
 [[ -s "${PKI}/sa.key" ]] || {
 	openssl genrsa -out "${PKI}/sa.key" 2048 2>/dev/null
 	openssl rsa -in "${PKI}/sa.key" -pubout -out "${PKI}/sa.pub" 2>/dev/null
@@ -285,7 +287,13 @@ fi
 # Registry mirrors: empty at start; e2e tests write mirrors into it, and aim-apiserver reads it again on change.
 REGISTRY_CONFIG="${OUT}/registries.yaml"
 echo 'registries: {}' >"${REGISTRY_CONFIG}"
-start aim-apiserver "${BIN}/aim-apiserver" \
+# Egress: the harness has no internet. aim-apiserver reaches public registries and APIs (Docker Hub, ghcr.io,
+# GitHub's API) through a proxy on loopback, which e2e tests serve when they play those services, and trusts the
+# harness's egress CA in SSL_CERT_DIR: the chart's proxy and extraCACertificates values, as a cluster behind a
+# TLS-inspecting proxy sets them. Loopback addresses are never proxied.
+EGRESS_PROXY_PORT="${EGRESS_PROXY_PORT:-23128}"
+start aim-apiserver env HTTPS_PROXY="http://127.0.0.1:${EGRESS_PROXY_PORT}" SSL_CERT_DIR="${PKI}/egress-trust" \
+	"${BIN}/aim-apiserver" \
 	--etcd-servers "https://127.0.0.1:${ETCD_PORT}" --etcd-cafile "${ETCD_PKI}/ca.crt" \
 	--etcd-certfile "${ETCD_PKI}/client.crt" --etcd-keyfile "${ETCD_PKI}/client.key" \
 	"${AIM_AUDIT_ARGS[@]}" \

@@ -36,6 +36,9 @@ const leaseDuration = 15 * time.Second
 type harnessServer struct {
 	pid  int
 	args []string
+	// env is the process's environment (hack/local-up.sh sets its egress proxy and trust there); the harness
+	// server's restarts and replicas run with it.
+	env []string
 }
 
 // harness reads the running harness server's PID and command line.
@@ -47,7 +50,20 @@ func harness(t *testing.T) *harnessServer {
 	must(t, err)
 	rawArgs, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	must(t, err)
-	return &harnessServer{pid: pid, args: strings.Split(strings.TrimRight(string(rawArgs), "\x00"), "\x00")}
+	rawEnv, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	must(t, err)
+	return &harnessServer{pid: pid, args: strings.Split(strings.TrimRight(string(rawArgs), "\x00"), "\x00"),
+		env: strings.Split(strings.TrimRight(string(rawEnv), "\x00"), "\x00")}
+}
+
+// getenv is a variable of the harness server's environment.
+func (h *harnessServer) getenv(name string) string {
+	for _, kv := range h.env {
+		if v, ok := strings.CutPrefix(kv, name+"="); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 func harnessPIDFile() string { return filepath.Join(localDir, "pids", "aim-apiserver.pid") }
@@ -86,7 +102,7 @@ func (h *harnessServer) waitExit(t *testing.T, timeout time.Duration) time.Time 
 // hack/local-down.sh, and waits until the API answers through kube-apiserver.
 func (h *harnessServer) restart(t *testing.T) {
 	t.Helper()
-	r := startReplica(t, h.args, filepath.Join(localDir, "logs", "aim-apiserver.log"))
+	r := startReplica(t, h.args, h.env, filepath.Join(localDir, "logs", "aim-apiserver.log"))
 	h.pid = r.cmd.Process.Pid
 	must(t, os.WriteFile(harnessPIDFile(), []byte(strconv.Itoa(h.pid)), 0o644))
 	// Reap it when it exits, so that waitExit sees it gone.
@@ -109,11 +125,12 @@ type replica struct {
 	log string
 }
 
-func startReplica(t *testing.T, args []string, log string) *replica {
+func startReplica(t *testing.T, args, env []string, log string) *replica {
 	t.Helper()
 	f, err := os.OpenFile(log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	must(t, err)
 	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = f, f
 	must(t, cmd.Start())
 	return &replica{cmd: cmd, log: log}
@@ -127,7 +144,7 @@ func secondReplica(t *testing.T, h *harnessServer) (r *replica, port int, auditL
 	port = framework.FreePort(t)
 	auditLog = filepath.Join(dir, "audit.log")
 	args := withFlag(withFlag(h.args, "--secure-port", strconv.Itoa(port)), "--audit-log-path", auditLog)
-	r = startReplica(t, args, filepath.Join(dir, "replica.log"))
+	r = startReplica(t, args, h.env, filepath.Join(dir, "replica.log"))
 	t.Cleanup(r.stop)
 	eventually(t, 60*time.Second, "second replica follows", func() error {
 		if !r.logContains("Another replica leads") {
