@@ -36,7 +36,7 @@ import (
 // fixture is a service controller on fake clients, in the style of sample-controller's tests: the listers
 // read indexers the test fills, and the test checks the write actions the clients received.
 type fixture struct {
-	t        *testing.T
+	t        testing.TB
 	aim      *aimfake.Clientset
 	dyn      *dynamicfake.FakeDynamicClient
 	recorder *record.FakeRecorder
@@ -56,7 +56,7 @@ func newIndexer() cache.Indexer {
 		manager.ControllerIndex: manager.IndexByController})
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	f := &fixture{t: t, recorder: record.NewFakeRecorder(100),
 		services: newIndexer(), clusterModels: newIndexer(), clusterTemplates: newIndexer(), gpus: gpu.NewTracker(), isvcs: newIndexer()}
 	f.aim = aimfake.NewSimpleClientset() //nolint:staticcheck // the field-managed fake has no schema for AIM kinds
@@ -145,6 +145,11 @@ func (f *fixture) run() ([]string, error) {
 	f.aim.ClearActions()
 	f.dyn.ClearActions()
 	_, err := f.controller().reconcile(context.Background(), cache.NewObjectName("team", "chat"))
+	return f.writes(), err
+}
+
+// writes are the write actions both clients received since they were last cleared.
+func (f *fixture) writes() []string {
 	var out []string
 	for _, a := range append(f.aim.Actions(), f.dyn.Actions()...) {
 		switch a.GetVerb() {
@@ -157,7 +162,7 @@ func (f *fixture) run() ([]string, error) {
 		}
 		out = append(out, what)
 	}
-	return out, err
+	return out
 }
 
 func (f *fixture) expect(what string, got []string, err error, want ...string) {
