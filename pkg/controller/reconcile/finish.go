@@ -6,6 +6,7 @@ package reconcile
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -71,7 +72,7 @@ type End struct {
 // transitions that were written, then reports an apply error, asks for a retry after infrastructure errors, or
 // for the requeue the reconcile wants.
 func Finish(rec record.EventRecorder, e End) (time.Duration, error) {
-	if !apiequality.Semantic.DeepEqual(e.Status, e.Stored) {
+	if !sameStatus(e.Status, e.Stored) {
 		err := e.Write()
 		switch {
 		case apierrors.IsConflict(err), apierrors.IsNotFound(err):
@@ -88,6 +89,15 @@ func Finish(rec record.EventRecorder, e End) (time.Duration, error) {
 		return 0, fmt.Errorf("%s: infrastructure errors; retrying", e.What)
 	}
 	return e.RequeueAfter, nil
+}
+
+// sameStatus reports whether a derived status is semantically the stored one (apiequality.Semantic: nil and
+// empty alike, times and quantities by value). Values that are identical are semantically equal, and
+// reflect.DeepEqual finds that out ten times faster, without allocating: in a steady state, where the derived
+// status carries the stored one's times and the same nil fields, the semantic comparison, which calls a
+// function through reflection for every time and defers at every value, is left for the statuses that differ.
+func sameStatus(status, stored any) bool {
+	return reflect.DeepEqual(status, stored) || apiequality.Semantic.DeepEqual(status, stored)
 }
 
 // UpdateStatus writes a status through update (a typed client's UpdateStatus): set puts it into a copy of obj,

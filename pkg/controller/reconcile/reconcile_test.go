@@ -146,6 +146,38 @@ func TestFinish(t *testing.T) {
 	}
 }
 
+// TestSameStatus: the fast comparison of Finish keeps the semantic one's answers, both ways.
+func TestSameStatus(t *testing.T) {
+	at := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	stored := aimv1.AIMServiceStatus{Status: aimv1.AIMStatusRunning, ObservedGeneration: 2,
+		Conditions:    []metav1.Condition{{Type: "Ready", Status: metav1.ConditionTrue, Reason: "AllComponentsReady", LastTransitionTime: metav1.NewTime(at)}},
+		ResolvedModel: &aimv1.AIMResolvedReference{Name: "m"}, TemplateMatching: &aimv1.AIMTemplateMatching{}}
+	for _, tc := range []struct {
+		name   string
+		change func(*aimv1.AIMServiceStatus)
+		same   bool
+	}{
+		{"a copy", func(*aimv1.AIMServiceStatus) {}, true},
+		{"empty for nil", func(s *aimv1.AIMServiceStatus) { s.TemplateMatching.Candidates = []aimv1.AIMTemplateCandidate{} }, true},
+		{"the same time elsewhere", func(s *aimv1.AIMServiceStatus) {
+			s.Conditions[0].LastTransitionTime = metav1.NewTime(at.In(time.FixedZone("x", 3600)))
+		}, true},
+		{"a later time", func(s *aimv1.AIMServiceStatus) {
+			s.Conditions[0].LastTransitionTime = metav1.NewTime(at.Add(time.Second))
+		}, false},
+		{"a reason", func(s *aimv1.AIMServiceStatus) { s.Conditions[0].Reason = "Progressing" }, false},
+		{"a reference", func(s *aimv1.AIMServiceStatus) { s.ResolvedModel.Name = "n" }, false},
+		{"a field set", func(s *aimv1.AIMServiceStatus) { s.Runtime = &aimv1.AIMServiceRuntimeStatus{} }, false},
+		{"a condition more", func(s *aimv1.AIMServiceStatus) { s.Conditions = append(s.Conditions, metav1.Condition{Type: "X"}) }, false},
+	} {
+		derived := *stored.DeepCopy()
+		tc.change(&derived)
+		if got := sameStatus(derived, stored); got != tc.same {
+			t.Errorf("%s: same %v, want %v", tc.name, got, tc.same)
+		}
+	}
+}
+
 func TestLookupFinalized(t *testing.T) {
 	now := metav1.Now()
 	svc := func(finalizers []string, deleted, paused bool) *aimv1.AIMService {
