@@ -204,3 +204,71 @@ func TestSteadyRemembersWhatWasFoundSteady(t *testing.T) {
 		t.Errorf("a changed desired object: sent %v, %d sends", sent, sends)
 	}
 }
+
+// TestSteadyGoesByInputs: with the inputs of the desired object named, a live resourceVersion found steady is
+// not compared again while the inputs are the same; other inputs, or a new resourceVersion, are compared.
+func TestSteadyGoesByInputs(t *testing.T) {
+	job := &batchv1.Job{TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "ns"}, Spec: batchv1.JobSpec{BackoffLimit: ptr.To[int32](1)}}
+	body, _, err := PrepareApply(job, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var live batchv1.Job
+	if err := json.Unmarshal(body, &live); err != nil {
+		t.Fatal(err)
+	}
+	live.UID, live.ResourceVersion = "u1", "10"
+	sends := 0
+	send := func(context.Context, []byte) error { sends++; return nil }
+	var s Steady
+	apply := func(inputs string) bool {
+		t.Helper()
+		sent, err := s.ApplyChangedFrom(context.Background(), inputs, job, &live, send)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sent
+	}
+	if apply("a") {
+		t.Fatal("a child as applied is applied")
+	}
+	// The desired object changes here without its inputs, which cannot be: it shows that the inputs decide.
+	job.Spec.BackoffLimit = ptr.To[int32](2)
+	if apply("a") || sends != 0 {
+		t.Error("the steady child was compared again under the same inputs")
+	}
+	if !apply("b") || sends != 1 {
+		t.Errorf("other inputs: %d sends, want 1", sends)
+	}
+	job.Spec.BackoffLimit = ptr.To[int32](1)
+	if apply("b") {
+		t.Error("inputs b with the object as applied: applied")
+	}
+	live.Spec.BackoffLimit, live.ResourceVersion = ptr.To[int32](5), "11"
+	if !apply("b") || sends != 2 {
+		t.Errorf("a new resourceVersion with drift under the same inputs: %d sends, want 2", sends)
+	}
+	// Without inputs, the object's JSON decides (TestSteadyRemembersWhatWasFoundSteady).
+	live.Spec.BackoffLimit, live.ResourceVersion = ptr.To[int32](1), "12"
+	if apply("") {
+		t.Error("without inputs: the child as applied is applied")
+	}
+	job.Spec.BackoffLimit = ptr.To[int32](3)
+	if !apply("") || sends != 3 {
+		t.Errorf("without inputs, a changed object: %d sends, want 3", sends)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	obj := &metav1.ObjectMeta{UID: "u1", ResourceVersion: "7"}
+	if got := Version(obj); got != "u1@7" {
+		t.Errorf("Version %q", got)
+	}
+	if got := Version(&metav1.ObjectMeta{UID: "u1"}); got != "" {
+		t.Errorf("an object without a resourceVersion: %q, want none", got)
+	}
+	if Version(obj) == Version(&metav1.ObjectMeta{UID: "u2", ResourceVersion: "7"}) {
+		t.Error("another object of the same resourceVersion has the same version")
+	}
+}

@@ -17,6 +17,7 @@ import (
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/env"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 	aiminformers "github.com/aim-apiserver/aim-apiserver/pkg/generated/informers/externalversions/aim/v1alpha1"
 	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
@@ -42,6 +43,10 @@ type Resolved struct {
 	Spec aimv1.AIMRuntimeConfigSpec
 	// Ref says which config(s) it came from; nil when none exists.
 	Ref *aimv1.AIMResolvedReference
+	// Version is the UID and resourceVersion of each config it came from: the same Version, the same configs,
+	// so what is built from them alone need not be compared again. It is empty when none exists, and when one
+	// has no resourceVersion (an object built in a test, not read from the API).
+	Version string
 }
 
 // NotFoundError is a named config that exists neither in the namespace nor in the cluster.
@@ -83,12 +88,17 @@ func Resolve(name, namespace string, ns *aimv1.AIMRuntimeConfig, cluster *aimv1.
 	case ns == nil:
 		r.Spec = normalize(cluster.Spec)
 		r.Ref = state.Reference(name, "", cluster.UID, "", "AIMClusterRuntimeConfig")
+		r.Version = reconcile.Version(cluster)
 	case cluster == nil:
 		r.Spec = normalize(ns.Spec)
 		r.Ref = state.Reference(name, ns.Namespace, ns.UID, "AIMRuntimeConfig", "")
+		r.Version = reconcile.Version(ns)
 	default:
 		r.Spec = Merge(cluster.Spec, ns.Spec)
 		r.Ref = &aimv1.AIMResolvedReference{Name: name, Namespace: ns.Namespace, Scope: aimv1.AIMResolutionScopeMerged, Kind: "AIMRuntimeConfig", UID: ns.UID}
+		if nv, cv := reconcile.Version(ns), reconcile.Version(cluster); nv != "" && cv != "" {
+			r.Version = nv + "+" + cv
+		}
 	}
 	return r, nil
 }

@@ -173,3 +173,42 @@ func TestAffects(t *testing.T) {
 		}
 	}
 }
+
+// TestResolvedVersion: the version of a resolved config changes with either config it came from, and is
+// empty when it came from none, or from one without a resourceVersion.
+func TestResolvedVersion(t *testing.T) {
+	versioned := func(rv string) (*aimv1.AIMRuntimeConfig, *aimv1.AIMClusterRuntimeConfig) {
+		ns, cl := namespaced(aimv1.AIMRuntimeConfigSpec{}), cluster(aimv1.AIMRuntimeConfigSpec{})
+		ns.ResourceVersion, cl.ResourceVersion = rv, rv
+		return ns, cl
+	}
+	version := func(ns *aimv1.AIMRuntimeConfig, cl *aimv1.AIMClusterRuntimeConfig) string {
+		t.Helper()
+		r, err := Resolve("default", "team", ns, cl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Version
+	}
+	ns, cl := versioned("1")
+	merged, nsOnly, clOnly := version(ns, cl), version(ns, nil), version(nil, cl)
+	if merged == "" || nsOnly == "" || clOnly == "" || merged == nsOnly || merged == clOnly || nsOnly == clOnly {
+		t.Fatalf("versions merged %q, namespaced %q, cluster %q: want distinct ones", merged, nsOnly, clOnly)
+	}
+	ns2, cl2 := versioned("2")
+	if version(ns2, cl) == merged || version(ns, cl2) == merged {
+		t.Error("a new resourceVersion of one config leaves the merged version as it was")
+	}
+	ns2.UID = "n2"
+	ns2.ResourceVersion = "1"
+	if version(ns2, cl) == merged {
+		t.Error("another namespaced config of the same resourceVersion leaves the version as it was")
+	}
+	none, _ := versioned("")
+	if v := version(nil, nil); v != "" {
+		t.Errorf("no config: version %q", v)
+	}
+	if v := version(none, cl); v != "" {
+		t.Errorf("a config without a resourceVersion: version %q, want none", v)
+	}
+}

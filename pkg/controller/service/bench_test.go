@@ -4,19 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
 	knativeapis "knative.dev/pkg/apis"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
@@ -100,19 +97,8 @@ func BenchmarkSteadyState(b *testing.B) {
 // costs, short of the informers and the workqueue (issue 23). Such a reconcile must write nothing.
 func BenchmarkReconcileSteady(b *testing.B) {
 	f := newFixture(b)
-	svc := f.service(nil)
-	ctl := f.controller()
-	pods := newIndexer()
-	f.add(pods, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: WorkloadName(svc) + "-predictor-0", Namespace: svc.Namespace,
-		Labels: map[string]string{LabelInferenceService: WorkloadName(svc)}}, Status: corev1.PodStatus{Phase: corev1.PodRunning,
-		Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}})
-	ctl.pods = corelisters.NewPodLister(pods)
-	ctx, key := context.Background(), cache.MetaObjectToName(svc)
-
-	f.settle(ctl, key)
-	if got := f.stored().Status.Status; got != aimv1.AIMStatusRunning {
-		b.Fatalf("the service settled %s, want Running", got)
-	}
+	ctl := f.running()
+	ctx, key := context.Background(), cache.NewObjectName("team", "chat")
 	b.ReportAllocs()
 	for b.Loop() {
 		requeue, err := ctl.reconcile(ctx, key)
@@ -123,62 +109,4 @@ func BenchmarkReconcileSteady(b *testing.B) {
 			b.Fatalf("a steady reconcile wrote %v", w)
 		}
 	}
-}
-
-// settle reconciles with ctl until a reconcile writes nothing: the InferenceService applied is stored live and
-// Ready, the status written is stored, each as the informers would cache them (decoded, with a new
-// resourceVersion).
-func (f *fixture) settle(ctl *Controller, key cache.ObjectName) {
-	f.t.Helper()
-	for range 5 {
-		f.aim.ClearActions()
-		f.dyn.ClearActions()
-		f.applied, f.status = nil, nil
-		if _, err := ctl.reconcile(context.Background(), key); err != nil {
-			f.t.Fatal(err)
-		}
-		if len(f.writes()) == 0 {
-			return
-		}
-		if f.applied != nil {
-			f.live(func(u map[string]any) {
-				_ = unstructured.SetNestedSlice(u, []any{map[string]any{"type": "Ready", "status": "True"}}, "status", "conditions")
-			})
-		}
-		if f.status != nil {
-			f.storeStatus(*f.status)
-		}
-	}
-	f.t.Fatalf("the service did not settle: %v", f.writes())
-}
-
-// storeStatus stores the service with status as the informer would cache it after the write: decoded from
-// JSON (which keeps condition times to the second), with a new resourceVersion.
-func (f *fixture) storeStatus(status aimv1.AIMServiceStatus) {
-	f.t.Helper()
-	svc := f.stored().DeepCopy()
-	svc.Status = status
-	data, err := json.Marshal(svc)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	var decoded aimv1.AIMService
-	if err := json.Unmarshal(data, &decoded); err != nil {
-		f.t.Fatal(err)
-	}
-	rv, _ := strconv.Atoi(svc.ResourceVersion)
-	decoded.ResourceVersion = strconv.Itoa(rv + 1)
-	if err := f.services.Update(&decoded); err != nil {
-		f.t.Fatal(err)
-	}
-}
-
-// stored is the service team/chat as the informer holds it.
-func (f *fixture) stored() *aimv1.AIMService {
-	f.t.Helper()
-	obj, ok, err := f.services.GetByKey("team/chat")
-	if err != nil || !ok {
-		f.t.Fatalf("team/chat is not stored: %v", err)
-	}
-	return obj.(*aimv1.AIMService)
 }

@@ -241,7 +241,7 @@ func (ctl *Controller) act(ctx context.Context, o Observation, p *Plan) []error 
 		errs = appendErr(errs, ctl.createCache(ctx, p.CreateCache))
 	}
 	if p.ISVC != nil {
-		if err := ctl.apply(ctx, kserve.Resource, p.ISVC, &p.ISVC.ObjectMeta, o.ISVC); err != nil {
+		if err := ctl.apply(ctx, kserve.Resource, p.ISVC, &p.ISVC.ObjectMeta, o.ISVC, p.ISVCInputs); err != nil {
 			errs = append(errs, err)
 			p.Workload = []state.Component{{Name: ComponentISVC, Dependency: state.DependencyDownstream, Errors: []error{err}}}
 			p.Status.Runtime, p.Status.Endpoint = svc.Status.Runtime.DeepCopy(), svc.Status.Endpoint.DeepCopy()
@@ -272,7 +272,7 @@ func (ctl *Controller) actRoute(ctx context.Context, o Observation, p *Plan) []e
 	}
 	errs = appendErr(errs, p.RouteErr)
 	if p.HTTPRoute != nil {
-		if err := ctl.apply(ctx, gateway.Resource, p.HTTPRoute, &p.HTTPRoute.ObjectMeta, o.Route); err != nil {
+		if err := ctl.apply(ctx, gateway.Resource, p.HTTPRoute, &p.HTTPRoute.ObjectMeta, o.Route, ""); err != nil {
 			errs = append(errs, err)
 			comp := routeFailed(p.routeBase, err)
 			p.Route, p.Status.Routing = &comp, nil
@@ -328,9 +328,10 @@ func (ctl *Controller) dynamicDelete(gvr schema.GroupVersionResource, namespace 
 }
 
 // apply server-side applies a child of another API group (InferenceService, HTTPRoute) over live, through the
-// dynamic client.
-func (ctl *Controller) apply(ctx context.Context, gvr schema.GroupVersionResource, obj runtime.Object, meta *metav1.ObjectMeta, live runtime.Object) error {
-	_, err := ctl.steady.ApplyChanged(ctx, obj, live, func(ctx context.Context, body []byte) error {
+// dynamic client; inputs identifies what obj was built from, if known (Steady.ApplyChangedFrom).
+func (ctl *Controller) apply(ctx context.Context, gvr schema.GroupVersionResource, obj runtime.Object, meta *metav1.ObjectMeta, live runtime.Object,
+	inputs string) error {
+	_, err := ctl.steady.ApplyChangedFrom(ctx, inputs, obj, live, func(ctx context.Context, body []byte) error {
 		_, err := ctl.c.Dynamic.Resource(gvr).Namespace(meta.Namespace).Patch(ctx, meta.Name, types.ApplyPatchType, body,
 			metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)})
 		return err
@@ -365,12 +366,13 @@ func (ctl *Controller) findModels(svc *aimv1.AIMService) []Model {
 }
 
 func fromNamespacedModel(m *aimv1.AIMModel) Model {
-	return currentModel(Model{Name: m.Name, Namespace: m.Namespace, UID: m.UID, Labels: m.Labels, Status: m.Status.Status, Spec: m.Spec},
+	return currentModel(Model{Name: m.Name, Namespace: m.Namespace, UID: m.UID, Labels: m.Labels, Status: m.Status.Status, Spec: m.Spec,
+		Version: reconcile.Version(m)},
 		m.Generation, m.Status.ObservedGeneration)
 }
 
 func fromClusterModel(m *aimv1.AIMClusterModel) Model {
-	return currentModel(Model{Name: m.Name, UID: m.UID, Labels: m.Labels, Status: m.Status.Status, Spec: m.Spec},
+	return currentModel(Model{Name: m.Name, UID: m.UID, Labels: m.Labels, Status: m.Status.Status, Spec: m.Spec, Version: reconcile.Version(m)},
 		m.Generation, m.Status.ObservedGeneration)
 }
 
@@ -418,12 +420,12 @@ func (ctl *Controller) findTemplates(svc *aimv1.AIMService) []Template {
 
 func fromNamespaced(t *aimv1.AIMServiceTemplate) Template {
 	return currentTemplate(Template{Name: t.Name, Namespace: t.Namespace, UID: t.UID, Labels: t.Labels, Spec: t.Spec.AIMServiceTemplateSpecCommon,
-		Caching: t.Spec.Caching, Status: t.Status, Generation: t.Generation})
+		Caching: t.Spec.Caching, Status: t.Status, Generation: t.Generation, Version: reconcile.Version(t)})
 }
 
 func fromCluster(t *aimv1.AIMClusterServiceTemplate) Template {
 	return currentTemplate(Template{Name: t.Name, UID: t.UID, Labels: t.Labels, Spec: t.Spec.AIMServiceTemplateSpecCommon, Status: t.Status,
-		Generation: t.Generation})
+		Generation: t.Generation, Version: reconcile.Version(t)})
 }
 
 // warnings are the Warning events about one object of a kind.

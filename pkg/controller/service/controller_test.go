@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"testing"
 
 	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
@@ -43,8 +44,10 @@ type fixture struct {
 	// indexers by the kind of object they hold.
 	services, clusterModels, clusterTemplates, isvcs cache.Indexer
 	gpus                                             *gpu.Tracker
-	// applied is the body of the last server-side apply of an InferenceService.
+	// applied is the body of the last server-side apply of an InferenceService; lives counts the live
+	// InferenceServices stored since, each with a resourceVersion of its own.
 	applied []byte
+	lives   int
 	// statusErr, when set, is what the status write returns.
 	statusErr error
 	// status is the last status written.
@@ -183,7 +186,8 @@ func (f *fixture) live(edit func(u map[string]any)) {
 	if err := u.UnmarshalJSON(f.applied); err != nil {
 		f.t.Fatal(err)
 	}
-	u.SetResourceVersion("7")
+	u.SetResourceVersion(strconv.Itoa(7 + f.lives))
+	f.lives++
 	u.SetUID("isvc-uid")
 	if edit != nil {
 		edit(u.Object)

@@ -2,6 +2,7 @@ package service
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,7 +13,9 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/env"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
+	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
 )
 
 // Fixed environment of every inference container.
@@ -71,6 +74,36 @@ func InferenceService(svc *aimv1.AIMService, m Model, t Template, rc runtimeconf
 	}
 	in.TemplateResources = templateResources(hw, t.Spec.Resources)
 	return in
+}
+
+// workload is everything the service's InferenceService is built from: build reads nothing else, so that
+// inputs, which identifies each of them, identifies the InferenceService built.
+type workload struct {
+	svc    *aimv1.AIMService
+	model  Model
+	run    Template
+	rc     runtimeconfig.Resolved
+	mounts []kserve.CacheMount
+	// image is the model's image as the predictor pulls it (rewriteImages).
+	image string
+}
+
+func (w workload) build() *kservev1beta1.InferenceService {
+	in := InferenceService(w.svc, w.model, w.run, w.rc, w.mounts)
+	in.Image = w.image
+	return kserve.Build(in)
+}
+
+// inputs identifies the workload: the objects it reads by their versions, which change with anything in them,
+// and the values it holds besides. It is "" when an object has no version to tell its state by.
+func (w workload) inputs() string {
+	svc := reconcile.Version(w.svc)
+	// A runtime config that does not exist is a state too: Ref is nil then.
+	if svc == "" || w.model.Version == "" || w.run.Version == "" || w.rc.Ref != nil && w.rc.Version == "" {
+		return ""
+	}
+	// Quoted, the strings cannot run into each other.
+	return fmt.Sprintf("%q %q %q %q %q %q", svc, w.model.Version, w.run.Version, w.rc.Version, w.image, w.mounts)
 }
 
 // templateResources are the template's resources, with a CPU-only template's cpu requirements under them.

@@ -43,6 +43,8 @@ type Plan struct {
 	// then stale.
 	ISVC           *kservev1beta1.InferenceService
 	WorkloadExists bool
+	// ISVCInputs identifies what ISVC was built from (workload.inputs), for Steady.ApplyChangedFrom.
+	ISVCInputs string
 
 	// SweepRoutes deletes the service's routes of other names than RouteName; DeleteRoute the route of that
 	// name (routing is off); HTTPRoute is the route to apply, RouteErr the live one's, which its type cannot
@@ -183,9 +185,8 @@ func (p *Plan) planWorkload(o Observation, observed kserve.Live, model *Model, r
 	// that changes of mutable fields (replicas, env, resources, ...) reach it.
 	p.WorkloadExists = o.ISVC != nil
 	if ready && (cacheReady || p.WorkloadExists) {
-		in := InferenceService(svc, *model, *run, o.RuntimeConfig, mounts)
-		in.Image = o.Mirrors.Rewrite(in.Image)
-		p.ISVC = kserve.Build(in)
+		w := workload{svc: svc, model: *model, run: *run, rc: o.RuntimeConfig, mounts: mounts, image: o.Mirrors.Rewrite(model.Spec.Image)}
+		p.ISVC, p.ISVCInputs = w.build(), w.inputs()
 		p.WorkloadExists = true // created now, if not before; its status is not known yet
 	}
 	if !p.WorkloadExists {

@@ -33,6 +33,9 @@ type Model struct {
 	// Stale is set when the status describes an earlier generation of the spec (see StaleStatus); Status
 	// then reads Pending.
 	Stale bool
+	// Version is the object's (reconcile.Version), which everything else here is read from: it stands for
+	// them where the InferenceService's inputs are told apart (workload.inputs).
+	Version string
 }
 
 // StaleStatus reports whether a status describes an earlier generation than the object's spec: its controller
@@ -66,6 +69,9 @@ type Template struct {
 	// then reads Pending.
 	Generation int64
 	Stale      bool
+	// Version is the object's (reconcile.Version), which everything else here is read from: it stands for
+	// them where the InferenceService's inputs are told apart (workload.inputs).
+	Version string
 }
 
 // Ref is the template as status.resolvedTemplate shows it.
