@@ -371,14 +371,19 @@ func isParentCondition(t string) bool {
 	return t == ConditionConfigValid || t == ConditionAuthValid || t == ConditionDependenciesReachable
 }
 
+// maxReason is the API's limit on a condition's reason.
+const maxReason = 1024
+
 // sanitizeReason makes a reason match the API's pattern (a letter, then letters, digits, '_', ',' or ':').
 func sanitizeReason(r string) string {
+	// Nearly every reason is a constant that matches already, and each condition of each reconcile comes here:
+	// those are not built again.
+	if validReason(r) {
+		return r
+	}
 	var b strings.Builder
 	for _, c := range r {
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
-			b.WriteRune(c)
-		case b.Len() > 0 && (c >= '0' && c <= '9' || c == '_' || c == ',' || c == ':'):
+		if reasonRune(c, b.Len() == 0) {
 			b.WriteRune(c)
 		}
 	}
@@ -386,10 +391,34 @@ func sanitizeReason(r string) string {
 	if out == "" {
 		return ReasonUnknown
 	}
-	if len(out) > 1024 {
-		out = out[:1024]
+	if len(out) > maxReason {
+		out = out[:maxReason]
 	}
 	return out
+}
+
+// validReason reports whether r matches the API's pattern and limit, as sanitizeReason leaves it.
+func validReason(r string) bool {
+	if r == "" || len(r) > maxReason || strings.HasSuffix(r, ",") || strings.HasSuffix(r, ":") {
+		return false
+	}
+	for i, c := range r {
+		if !reasonRune(c, i == 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// reasonRune reports whether c may stand in a reason, first or after the first.
+func reasonRune(c rune, first bool) bool {
+	switch {
+	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+		return true
+	case first:
+		return false
+	}
+	return c >= '0' && c <= '9' || c == '_' || c == ',' || c == ':'
 }
 
 // Condition is a condition of typ, True when ok.

@@ -273,6 +273,21 @@ func TestSanitizeReason(t *testing.T) {
 	}
 }
 
+// TestSanitizeReasonKeepsValidReasons: a reason that matches is kept as it is, and what sanitizeReason makes
+// of any other matches.
+func TestSanitizeReasonKeepsValidReasons(t *testing.T) {
+	long := strings.Repeat("A", maxReason-1)
+	for _, in := range []string{"Ready", "A", "a_b,c:d9", "Gpu2", long + "B", long + ":", long + "BC", "A\u00e9", "\u00e9A", "A b", "_A", "A,", ":", "9"} {
+		got := sanitizeReason(in)
+		if validReason(in) != (got == in) {
+			t.Errorf("sanitizeReason(%q) = %q; valid %v", in, got, validReason(in))
+		}
+		if !validReason(got) {
+			t.Errorf("sanitizeReason(%q) = %q, which does not match", in, got)
+		}
+	}
+}
+
 // TestMessagesAreRedacted: an error that quotes a credential, from any path, reaches neither a condition
 // nor a transition (and so no Event) with the credential in it; and messages are capped on a rune boundary.
 func TestMessagesAreRedacted(t *testing.T) {
