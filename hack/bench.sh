@@ -6,6 +6,8 @@
 #               both serve only the benchmark) and without its audit log, as artifacts/deploy runs it
 #               (kube-apiserver keeps the harness's audit policy, which both paths pass)
 #   controller  hack/bench-controller, with aim-apiserver resyncing every BENCH_RESYNC_PERIOD (10s unless set)
+#   soak        hack/bench-controller -soak (10,000 services unless -services says otherwise), with aim-apiserver
+#               resyncing every SOAK_RESYNC_PERIOD (10m unless set: the production default)
 set -o errexit -o nounset -o pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${ROOT}"
@@ -22,8 +24,13 @@ controller)
 	program=./hack/bench-controller
 	set -- --resync-period "${AIM_RESYNC_PERIOD}" "$@"
 	;;
+soak)
+	export AIM_RESYNC_PERIOD="${SOAK_RESYNC_PERIOD:-10m}"
+	program=./hack/bench-controller
+	set -- -soak -services 10000 --resync-period "${AIM_RESYNC_PERIOD}" "$@"
+	;;
 *)
-	echo "usage: hack/bench.sh api|controller [flags of the benchmark]" >&2
+	echo "usage: hack/bench.sh api|controller|soak [flags of the benchmark]" >&2
 	exit 2
 	;;
 esac

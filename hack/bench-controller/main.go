@@ -41,6 +41,14 @@ type config struct {
 	keep        bool
 	heapProfile string
 	cpuProfile  string
+
+	// The soak (-soak): its faults in order, how long each is held, and the clients next to the controller.
+	soak         bool
+	faults       string
+	hold         time.Duration
+	churnWorkers int
+	noisyReaders int
+	noisyWriters int
 }
 
 func main() {
@@ -61,9 +69,20 @@ func main() {
 	flag.BoolVar(&c.keep, "keep", false, "Leave the objects in the cluster.")
 	flag.StringVar(&c.heapProfile, "heap-profile", "", "Keep aim-apiserver's heap profile after the steady state in this file.")
 	flag.StringVar(&c.cpuProfile, "cpu-profile", "", "Keep aim-apiserver's CPU profile of the steady-state resyncs in this file.")
+	flag.BoolVar(&c.soak, "soak", false, "Run the soak instead of the benchmark: two replicas on a three-member etcd of their own, a churn with a ledger, and -faults.")
+	flag.StringVar(&c.faults, "faults", "noise,kill-leader,rolling-restart,etcd-member,etcd-leader,etcd-cutoff", "The soak's faults, in order.")
+	flag.DurationVar(&c.hold, "hold", 30*time.Second, "How long the soak holds a fault (noise, an etcd member down, etcd cut off).")
+	flag.IntVar(&c.churnWorkers, "churn-workers", 4, "The soak's churn workers (creates, updates and deletes of AIMServices, in the ledger).")
+	flag.IntVar(&c.noisyReaders, "noisy-readers", 2, "Clients listing every AIMService in a loop during the noise fault.")
+	flag.IntVar(&c.noisyWriters, "noisy-writers", 4, "Clients creating, updating and deleting AIMRuntimeConfigs during the noise fault.")
 	flag.Parse()
 
-	measure.Main("bench-controller", c.timeout, func(ctx context.Context) error { return run(ctx, c) })
+	measure.Main("bench-controller", c.timeout, func(ctx context.Context) error {
+		if c.soak {
+			return runSoak(ctx, c)
+		}
+		return run(ctx, c)
+	})
 }
 
 // logf reports progress on stderr; the table goes to stdout.
@@ -72,10 +91,11 @@ func logf(format string, args ...any) { measure.Logf("bench-controller", format,
 // clients are the benchmark's clients: as the cluster admin through kube-apiserver, and metrics readers for
 // both servers.
 type clients struct {
-	kube    kubernetes.Interface
-	dyn     dynamic.Interface
-	kubeMet measure.Server
-	aimMet  measure.Server
+	kubeconfig string
+	kube       kubernetes.Interface
+	dyn        dynamic.Interface
+	kubeMet    measure.Server
+	aimMet     measure.Server
 }
 
 func newClients(c config) (*clients, error) {
@@ -105,7 +125,7 @@ func newClients(c config) (*clients, error) {
 		return nil, err
 	}
 	return &clients{
-		kube: kube, dyn: dyn,
+		kubeconfig: c.kubeconfig, kube: kube, dyn: dyn,
 		kubeMet: measure.Server{Name: "kube-apiserver", Client: kubeHTTP, MetricsURL: strings.TrimSuffix(rc.Host, "/") + "/metrics"},
 		aimMet:  measure.Server{Name: "aim-apiserver", Client: aimHTTP, MetricsURL: strings.TrimSuffix(aim.Host, "/") + "/metrics", Profiling: true},
 	}, nil

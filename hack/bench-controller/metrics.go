@@ -51,6 +51,14 @@ func (w writes) minus(earlier writes) writes {
 	return out
 }
 
+// since is what was written after earlier; a process that started again in between counts from zero.
+func (w writes) since(earlier writes) writes {
+	if w.total() < earlier.total() {
+		return w
+	}
+	return w.minus(earlier)
+}
+
 // without drops the kinds of writes keep says no to.
 func (w writes) without(drop func(writeKey) bool) writes {
 	out := writes{}
@@ -89,6 +97,8 @@ type scrape struct {
 	HeapBytes  float64
 	// QueueDepth is the service controller's queue depth.
 	QueueDepth float64
+	// WriteLatency is aim_controller_write_duration_seconds over every kind of write.
+	WriteLatency histogram
 }
 
 // parseMetrics reads the metrics the benchmark uses from Prometheus text.
@@ -127,6 +137,7 @@ func fromFamilies(families map[string]*dto.MetricFamily) scrape {
 			s.QueueDepth = m.GetGauge().GetValue()
 		}
 	}
+	s.WriteLatency = histogramOf(families["aim_controller_write_duration_seconds"])
 	s.CPUSeconds = measure.Single(families["process_cpu_seconds_total"])
 	s.RSSBytes = measure.Single(families["process_resident_memory_bytes"])
 	s.HeapBytes = measure.Single(families["go_memstats_heap_inuse_bytes"])

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -56,5 +57,43 @@ func TestAPIWritesLeaveOutLeasesAndProxiedAIMRequests(t *testing.T) {
 	}
 	if got := breakdown(aim, kube, 2); got != "aim PUT aimservices/status.aim.eai.amd.com 1.50, aim APPLY inferenceservices.serving.kserve.io 1.00, kube APPLY inferenceservices.serving.kserve.io 1.00" {
 		t.Errorf("breakdown: %s", got)
+	}
+}
+
+func TestHistogramQuantileAndRestart(t *testing.T) {
+	inf := math.Inf(1)
+	before := histogram{0.001: 10, 0.01: 20, 0.1: 20, inf: 20}
+	after := histogram{0.001: 10, 0.01: 110, 0.1: 119, inf: 120}
+	d := after.since(before)
+	if got := d.quantile(0.5); got != "<= 0.01s" {
+		t.Errorf("p50 of 100 writes, 90 under 10 ms = %q", got)
+	}
+	if got := d.quantile(0.99); got != "<= 0.1s" {
+		t.Errorf("p99 = %q", got)
+	}
+	// A replica that started again counts from zero: its reading is what it did since.
+	restarted := histogram{0.001: 1, 0.01: 1, 0.1: 1, inf: 2}
+	if got := restarted.since(before).quantile(0.99); got != "> the largest bucket" {
+		t.Errorf("after a restart p99 = %q", got)
+	}
+	if got := (histogram{}).quantile(0.5); got != "-" {
+		t.Errorf("no samples: %q", got)
+	}
+}
+
+func TestHistogramOfTextFormat(t *testing.T) {
+	s, err := parseMetrics(strings.NewReader(`# TYPE aim_controller_write_duration_seconds histogram
+aim_controller_write_duration_seconds_bucket{verb="APPLY",le="0.001"} 50
+aim_controller_write_duration_seconds_bucket{verb="APPLY",le="0.002"} 99
+aim_controller_write_duration_seconds_bucket{verb="APPLY",le="0.004"} 100
+aim_controller_write_duration_seconds_bucket{verb="APPLY",le="+Inf"} 100
+aim_controller_write_duration_seconds_sum{verb="APPLY"} 0.1
+aim_controller_write_duration_seconds_count{verb="APPLY"} 100
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p50, p99 := s.WriteLatency.quantile(0.5), s.WriteLatency.quantile(0.99); p50 != "<= 0.001s" || p99 != "<= 0.002s" {
+		t.Errorf("p50 %q, p99 %q", p50, p99)
 	}
 }

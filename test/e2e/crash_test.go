@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"strconv"
 	"sync"
 	"syscall"
 	"testing"
@@ -20,34 +19,13 @@ import (
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/generated/clientset/versioned"
+	aimclient "github.com/aim-apiserver/aim-apiserver/pkg/generated/clientset/versioned/typed/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/test/ledger"
 )
 
 // crashKills is how many times TestCrashConsistency kills aim-apiserver; make test runs the short form,
 // make crash a long one.
 var crashKills = flag.Int("crash.kills", 3, "kill -9 rounds of TestCrashConsistency")
-
-// entry is what the ledger knows of one object: the outcome of the last acknowledged write, unless a write
-// since then had no answer (uncertain: it may or may not have been applied).
-type entry struct {
-	exists    bool
-	value     string
-	uncertain bool
-}
-
-// ledger records the churn's acknowledged writes and what contradicts them.
-type ledger struct {
-	mu         sync.Mutex
-	entries    map[string]*entry
-	violations []string
-	acked      int
-	unanswered int
-}
-
-func (l *ledger) violation(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.violations = append(l.violations, fmt.Sprintf(format, args...))
-}
 
 // TestCrashConsistency churns creates, updates and deletes through kube-apiserver while aim-apiserver is
 // killed with SIGKILL and restarted, then checks the ledger: no acknowledged write lost, no acknowledged
@@ -58,8 +36,8 @@ func TestCrashConsistency(t *testing.T) {
 	aim, kube := adminClients(t)
 	leader := waitForLiveLeader(t, kube, "")
 	ns := namespace(t, "e2e-crash")
-	configs := aim.AimV1alpha1().AIMRuntimeConfigs(ns)
-	l := &ledger{entries: map[string]*entry{}}
+	store := configStore{configs: aim.AimV1alpha1().AIMRuntimeConfigs(ns)}
+	l := ledger.New()
 	ctx, stop := context.WithCancel(context.Background())
 
 	const workers, perWorker = 4, 10
@@ -68,7 +46,7 @@ func TestCrashConsistency(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			churn(ctx, configs, l, w, perWorker)
+			l.Churn(ctx, store, "c", w, perWorker, 0)
 		}()
 	}
 	var models []string
@@ -87,28 +65,8 @@ func TestCrashConsistency(t *testing.T) {
 	wg.Wait()
 
 	// Final check against what the server holds now.
-	list, err := configs.List(context.Background(), metav1.ListOptions{})
+	certain, err := l.Check(context.Background(), store)
 	must(t, err)
-	stored := map[string]string{}
-	for _, c := range list.Items {
-		stored[c.Name] = envValue(&c)
-	}
-	certain := 0
-	for name, e := range l.entries {
-		if e.uncertain {
-			continue
-		}
-		certain++
-		got, exists := stored[name]
-		switch {
-		case e.exists && !exists:
-			l.violation("%s: acknowledged with value %s, now missing (lost write)", name, e.value)
-		case e.exists && got != e.value:
-			l.violation("%s: acknowledged value %s, stored %s (lost update)", name, e.value, got)
-		case !e.exists && exists:
-			l.violation("%s: acknowledged delete, now exists with %s (resurrected)", name, got)
-		}
-	}
 
 	// Children: each model has exactly its two templates, owned by it, once a leader runs again.
 	waitForLiveLeader(t, kube, leader)
@@ -125,101 +83,67 @@ func TestCrashConsistency(t *testing.T) {
 				return fmt.Errorf("%d templates so far", len(tpls.Items))
 			}
 			if len(tpls.Items) > 2 {
-				l.violation("model %s has %d templates, want 2 (duplicate children)", m, len(tpls.Items))
+				l.Violation("model %s has %d templates, want 2 (duplicate children)", m, len(tpls.Items))
 				return nil
 			}
 			for _, tpl := range tpls.Items {
 				if !ownedBy(tpl.OwnerReferences, model.UID) {
-					l.violation("template %s is not owned by model %s", tpl.Name, m)
+					l.Violation("template %s is not owned by model %s", tpl.Name, m)
 				}
 			}
 			return nil
 		})
 	}
-	t.Logf("%d kills; %d writes acknowledged, %d unanswered; %d of %d objects checked against the ledger",
-		*crashKills, l.acked, l.unanswered, certain, len(l.entries))
-	for _, v := range l.violations {
+	c := l.Counts()
+	t.Logf("%d kills; %d writes acknowledged, %d unanswered (%s); %d of %d objects checked against the ledger; %d creates found their own first attempt, %d deletes answered NotFound",
+		*crashKills, c.Acked, c.Unanswered, c.FailuresSince(ledger.Counts{}), certain, c.Objects, c.RetriedCreates, c.AmbiguousDeletes)
+	for _, v := range c.Violations {
 		t.Error(v)
 	}
-	if l.acked < 100 {
-		t.Errorf("only %d acknowledged writes: the churn did not run", l.acked)
+	if c.Acked < 100 {
+		t.Errorf("only %d acknowledged writes: the churn did not run", c.Acked)
 	}
 }
 
-// churn runs one worker's creates, updates and deletes over its own objects until ctx ends.
-func churn(ctx context.Context, configs interface {
-	Create(context.Context, *aimv1.AIMRuntimeConfig, metav1.CreateOptions) (*aimv1.AIMRuntimeConfig, error)
-	Get(context.Context, string, metav1.GetOptions) (*aimv1.AIMRuntimeConfig, error)
-	Patch(context.Context, string, types.PatchType, []byte, metav1.PatchOptions, ...string) (*aimv1.AIMRuntimeConfig, error)
-	Delete(context.Context, string, metav1.DeleteOptions) error
-}, l *ledger, worker, objects int) {
-	seq := 0
-	for ctx.Err() == nil {
-		name := fmt.Sprintf("c-%d-%d", worker, rand.IntN(objects))
-		seq++
-		value := strconv.Itoa(seq)
-		l.mu.Lock()
-		e, ok := l.entries[name]
-		if !ok {
-			e = &entry{}
-			l.entries[name] = e
-		}
-		cur := *e
-		l.mu.Unlock()
-		// Each call gets its own deadline and ignores the test's end: an answer is an answer.
-		opCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		var err error
-		var next entry
-		write := true
-		switch {
-		case cur.uncertain:
-			write = false
-			var got *aimv1.AIMRuntimeConfig
-			got, err = configs.Get(opCtx, name, metav1.GetOptions{})
-			switch {
-			case err == nil:
-				next = entry{exists: true, value: envValue(got)}
-			case apierrors.IsNotFound(err):
-				next, err = entry{}, nil
-			}
-		case !cur.exists:
-			_, err = configs.Create(opCtx, runtimeConfig(name, value), metav1.CreateOptions{})
-			if apierrors.IsAlreadyExists(err) {
-				l.violation("%s: create after an acknowledged delete found it present (resurrected)", name)
-			}
-			next = entry{exists: true, value: value}
-		case rand.IntN(10) < 7:
-			patch := fmt.Sprintf(`{"spec":{"env":[{"name":"V","value":%q}]}}`, value)
-			_, err = configs.Patch(opCtx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
-			if apierrors.IsNotFound(err) {
-				l.violation("%s: update of an acknowledged object found it gone (lost write)", name)
-			}
-			next = entry{exists: true, value: value}
-		default:
-			err = configs.Delete(opCtx, name, metav1.DeleteOptions{})
-			if apierrors.IsNotFound(err) {
-				l.violation("%s: delete of an acknowledged object found it gone (lost write)", name)
-			}
-			next = entry{}
-		}
-		cancel()
-		l.mu.Lock()
-		switch {
-		case err == nil:
-			*e = next
-			if write {
-				l.acked++
-			}
-		case apierrors.IsNotFound(err), apierrors.IsAlreadyExists(err):
-			// A contradiction, recorded above; what the server holds is now unknown to the ledger.
-			*e = entry{uncertain: true}
-		default:
-			// No answer (the server died under the request): it may or may not have happened.
-			*e = entry{uncertain: true}
-			l.unanswered++
-		}
-		l.mu.Unlock()
+// configStore is the crash test's churn target: the runtime configs of one namespace, each holding its value in
+// the env variable V.
+type configStore struct {
+	configs aimclient.AIMRuntimeConfigInterface
+}
+
+func (s configStore) Create(ctx context.Context, name, value string) error {
+	_, err := s.configs.Create(ctx, runtimeConfig(name, value), metav1.CreateOptions{})
+	return err
+}
+
+func (s configStore) Get(ctx context.Context, name string) (string, error) {
+	c, err := s.configs.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return "", err
 	}
+	return envValue(c), nil
+}
+
+func (s configStore) Update(ctx context.Context, name, value string) error {
+	patch := fmt.Sprintf(`{"spec":{"env":[{"name":"V","value":%q}]}}`, value)
+	_, err := s.configs.Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+	return err
+}
+
+func (s configStore) Delete(ctx context.Context, name string) error {
+	return s.configs.Delete(ctx, name, metav1.DeleteOptions{})
+}
+
+func (s configStore) List(ctx context.Context) (map[string]string, error) {
+	list, err := s.configs.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for i := range list.Items {
+		out[list.Items[i].Name] = envValue(&list.Items[i])
+	}
+	return out, nil
 }
 
 func runtimeConfig(name, value string) *aimv1.AIMRuntimeConfig {
