@@ -1241,6 +1241,30 @@ func TestChartNameLabel(t *testing.T) {
 	}
 }
 
+// The FlowSchema puts aim-apiserver's ServiceAccount, in the release's namespace, at the priority level the
+// values name; disabled, there is none.
+func TestChartFlowControl(t *testing.T) {
+	find := func(objs []object) object {
+		for _, o := range objs {
+			if o["kind"] == "FlowSchema" {
+				return o
+			}
+		}
+		return nil
+	}
+	fs := find(helmTemplate(t, "--namespace", "inference", "--set", "flowControl.priorityLevel=aim", "--set", "flowControl.matchingPrecedence=700"))
+	if fs == nil {
+		t.Fatal("no FlowSchema rendered")
+	}
+	jsonEqual(t, "FlowSchema spec", fs["spec"], `{matchingPrecedence: 700, priorityLevelConfiguration: {name: aim}, distinguisherMethod: {type: ByUser},
+rules: [{subjects: [{kind: ServiceAccount, serviceAccount: {name: aim-apiserver, namespace: inference}}],
+  resourceRules: [{verbs: ["*"], apiGroups: ["*"], resources: ["*"], clusterScope: true, namespaces: ["*"]}],
+  nonResourceRules: [{verbs: ["*"], nonResourceURLs: ["*"]}]}]}`)
+	if fs := find(helmTemplate(t, "--set", "flowControl.enabled=false")); fs != nil {
+		t.Errorf("flowControl.enabled=false renders %s", key(fs))
+	}
+}
+
 func TestChartKubeVersion(t *testing.T) {
 	if msg := helmTemplateError(t, "--kube-version", "v1.29.9"); !strings.Contains(msg, ">=1.30.0-0") {
 		t.Errorf("1.29 accepted or another error: %s", msg)
@@ -1262,6 +1286,9 @@ func TestChartSchemaRejects(t *testing.T) {
 		{[]string{"--set-json", `extraVolumes={"name":"v"}`}, "/extraVolumes"},
 		{[]string{"--set-json", `extraVolumeMounts=[{"name":"v"}]`}, "/extraVolumeMounts/0"},
 		{[]string{"--set", "hostNetwork=yes"}, "/hostNetwork"},
+		{[]string{"--set", "flowControl.matchingPrecedence=low"}, "/flowControl/matchingPrecedence"},
+		{[]string{"--set", "flowControl.priorityLevel="}, "/flowControl/priorityLevel"},
+		{[]string{"--set", "flowControl.enable=true"}, "/flowControl"},
 		{[]string{"--set-json", "extraCACertificates.configMap=1"}, "/extraCACertificates/configMap"},
 		{[]string{"--set-json", `extraCACertificates={"configmap":"x"}`}, "/extraCACertificates"},
 		{[]string{"--set-json", "proxy.httpsProxy=true"}, "/proxy/httpsProxy"},
