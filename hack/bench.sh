@@ -27,7 +27,7 @@ controller)
 soak)
 	export AIM_RESYNC_PERIOD="${SOAK_RESYNC_PERIOD:-10m}"
 	program=./hack/bench-controller
-	set -- -soak -services 10000 --resync-period "${AIM_RESYNC_PERIOD}" "$@"
+	set -- -soak -services 10000 -timeout 45m --resync-period "${AIM_RESYNC_PERIOD}" "$@"
 	;;
 *)
 	echo "usage: hack/bench.sh api|controller|soak [flags of the benchmark]" >&2
