@@ -26,7 +26,7 @@ import (
 var soakFaults = map[string]string{
 	"noise":           "a dashboard listing every AIMService in a loop and a CI job creating and deleting, next to the controller",
 	"kill-leader":     "kill -9 of the replica whose controller leads; it starts again",
-	"rolling-restart": "SIGTERM of each replica in turn, started again once it is gone",
+	"rolling-restart": "each replica in turn out of the endpoints and SIGTERM together, as in a rollout; started again once gone, an endpoint once ready",
 	"etcd-member":     "kill -9 of an etcd follower, started again after the hold",
 	"etcd-leader":     "kill -9 of the etcd leader, started again after the hold",
 	"etcd-cutoff":     "every etcd member stopped (SIGSTOP) for the hold: aim-apiserver cut off from its store",
@@ -189,9 +189,18 @@ func (s *soak) inject(ctx context.Context, fault string) error {
 		s.rs.procs[i].stop(syscall.SIGKILL, 10*time.Second)
 		return s.restartReplica(ctx, i)
 	case "rolling-restart":
+		// As a Deployment's rollout: the pod's endpoint goes (the endpoints controller marks a terminating pod)
+		// as SIGTERM arrives; the replica serves on through its shutdown delay meanwhile; the new one is an
+		// endpoint once ready.
 		for i := range s.rs.procs {
+			if err := setEndpoints(s.cl, s.rs.except(i)...); err != nil {
+				return err
+			}
 			s.rs.procs[i].stop(syscall.SIGTERM, time.Minute)
 			if err := s.restartReplica(ctx, i); err != nil {
+				return err
+			}
+			if err := setEndpoints(s.cl, s.rs.addrs...); err != nil {
 				return err
 			}
 		}
@@ -227,6 +236,10 @@ func (s *soak) inject(ctx context.Context, fault string) error {
 }
 
 func (s *soak) restartReplica(ctx context.Context, i int) error {
+	// The killed replica's listener can outlive the process a moment: the new one must bind the same address.
+	if err := waitPortFree(s.rs.procs[i].flag("--bind-address"), s.rs.procs[i].flag("--secure-port"), 30*time.Second); err != nil {
+		return err
+	}
 	start := time.Now()
 	if err := s.rs.procs[i].start(); err != nil {
 		return err
@@ -374,7 +387,11 @@ func (row *faultRow) fill(before, after []scrape) {
 	for i := range after {
 		buckets = buckets.plus(after[i].WriteLatency.since(before[i].WriteLatency))
 		row.writes += after[i].Controller.since(before[i].Controller).total()
-		row.cpuSeconds += max(after[i].CPUSeconds-before[i].CPUSeconds, 0)
+		cpu := after[i].CPUSeconds - before[i].CPUSeconds
+		if cpu < 0 { // started again in between: its whole CPU is the window's
+			cpu = after[i].CPUSeconds
+		}
+		row.cpuSeconds += cpu
 		row.maxRSS = max(row.maxRSS, after[i].RSSBytes)
 	}
 	row.writeP50, row.p99 = buckets.quantile(0.5), buckets.quantile(0.99)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -29,6 +30,8 @@ type process struct {
 	// detach starts it in a session of its own, to outlive the soak (the harness's server, restored).
 	detach bool
 	cmd    *exec.Cmd
+	// done is closed when the process has ended and was reaped.
+	done chan struct{}
 }
 
 func (p *process) start() error {
@@ -45,7 +48,12 @@ func (p *process) start() error {
 	if err := p.cmd.Start(); err != nil {
 		return fmt.Errorf("starting %s: %w", p.name, err)
 	}
-	go func(c *exec.Cmd) { _ = c.Wait() }(p.cmd)
+	done := make(chan struct{})
+	p.done = done
+	go func(c *exec.Cmd) {
+		_ = c.Wait()
+		close(done)
+	}(p.cmd)
 	return nil
 }
 
@@ -64,6 +72,44 @@ func (p *process) stop(sig syscall.Signal, timeout time.Duration) {
 	if !waitGone(p.cmd.Process.Pid, timeout) {
 		_ = p.signal(syscall.SIGKILL)
 		waitGone(p.cmd.Process.Pid, 10*time.Second)
+	}
+}
+
+// flag is the value of --name in the process's arguments.
+func (p *process) flag(name string) string {
+	for i, a := range p.args {
+		if a == name && i+1 < len(p.args) {
+			return p.args[i+1]
+		}
+		if v, ok := strings.CutPrefix(a, name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// exited says whether the process ended (it was started and reaped).
+func (p *process) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// waitPortFree waits until host:port can be listened on.
+func waitPortFree(host, port string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		l, err := net.Listen("tcp", net.JoinHostPort(host, port))
+		if err == nil {
+			return l.Close()
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s:%s still in use after %s: %w", host, port, timeout, err)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 
@@ -157,6 +203,7 @@ func (c *etcdCluster) stop() {
 type replicas struct {
 	procs   []*process
 	metrics []measure.Server
+	addrs   []string
 }
 
 // harnessReplica is the aim-apiserver hack/local-up.sh started: its PID file, command line and environment.
@@ -205,6 +252,9 @@ func startReplicas(ctx context.Context, cl *clients, dir string, args, env []str
 	for i, addr := range []string{"127.0.0.1", "127.0.0.2"} {
 		a := withFlag(withFlag(args, "--etcd-servers", strings.Join(etcdServers, ",")), "--bind-address", addr)
 		a = withFlag(a, "--audit-log-path", filepath.Join(dir, fmt.Sprintf("replica-%d-audit.log", i)))
+		// As artifacts/deploy runs it: on SIGTERM it keeps serving while endpoints stop routing to it.
+		a = withFlag(withFlag(a, "--shutdown-delay-duration", "5s"), "--shutdown-watch-termination-grace-period", "5s")
+		rs.addrs = append(rs.addrs, addr)
 		rs.procs = append(rs.procs, &process{name: "aim-apiserver " + addr, args: a, env: env, log: filepath.Join(dir, fmt.Sprintf("replica-%d.log", i))})
 		m := cl.aimMet
 		m.Name = "aim-apiserver " + addr
@@ -227,7 +277,18 @@ func startReplicas(ctx context.Context, cl *clients, dir string, args, env []str
 			}
 		}
 	}
-	return rs, setEndpoints(cl, "127.0.0.1", "127.0.0.2")
+	return rs, setEndpoints(cl, rs.addrs...)
+}
+
+// except are the replicas' addresses but the i-th.
+func (rs *replicas) except(i int) []string {
+	var out []string
+	for j, a := range rs.addrs {
+		if j != i {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // setEndpoints lists addrs in the harness's EndpointSlice of the aim-apiserver Service.
@@ -252,6 +313,9 @@ func setEndpoints(cl *clients, addrs ...string) error {
 func (rs *replicas) ready(ctx context.Context, i int, timeout time.Duration) error {
 	u := strings.Replace(rs.metrics[i].MetricsURL, "/metrics", "/readyz", 1)
 	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
+		if rs.procs[i].exited() {
+			return false, fmt.Errorf("%s exited (log: %s)", rs.procs[i].name, rs.procs[i].log)
+		}
 		resp, err := rs.metrics[i].Client.Get(u)
 		if err != nil {
 			return false, nil
