@@ -143,7 +143,7 @@ bench-controller: tools
 ## soak: the controller and its store under faults at fleet scale, on a fresh local control plane: two
 ## aim-apiserver replicas on a three-member etcd of their own, 10,000 AIMServices over 100 GPU Nodes, a churn
 ## whose every acknowledged write is kept in a ledger, noisy clients, and kill -9 of the leading replica, a
-## rolling restart, an etcd follower and leader killed and etcd cut off for 30 s. About 15 minutes; prints one
+## rolling restart, an etcd follower and leader killed and etcd cut off for 30 s. About 10 minutes; prints one
 ## table; fails only on the ledger (lost or resurrected writes, duplicate children). SOAK_ARGS passes flags, e.g.
 ## SOAK_ARGS="-services 1000 -hold 10s"; make e2e runs a short form (1,000 services, two faults).
 SOAK_ARGS ?=
