@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -82,6 +83,12 @@ func runSoak(ctx context.Context, c config) error {
 		return fmt.Errorf("the soak's etcd: %w", err)
 	}
 	defer etcd.stop()
+	// While the soak's replicas serve another store, the namespace controller would finish deleting a namespace
+	// without deleting its AIM objects from the harness's store, which its server would then find in a namespace
+	// that is gone: let earlier deletions end first.
+	if err := waitNamespacesGone(ctx, cl, ""); err != nil {
+		return fmt.Errorf("earlier namespaces still terminating: %w", err)
+	}
 	logf("stopping the harness's aim-apiserver (pid %d): the soak runs two replicas on a three-member etcd of their own", pid)
 	_ = syscall.Kill(pid, syscall.SIGTERM)
 	waitGone(pid, time.Minute)
@@ -95,8 +102,17 @@ func runSoak(ctx context.Context, c config) error {
 	}
 	s := &soak{c: c, cl: cl, w: newWorld(cl, c), etcd: etcd, rs: rs, ledger: ledger.New(), noise: ledger.New(), started: time.Now()}
 	s.store = serviceStore{dyn: cl.dyn, namespace: s.w.namespace(0), model: s.w.model(0) + "-model"}
+	// Runs after the cleanup below and before the replicas stop: the soak's namespaces go while their store is served.
+	defer func() {
+		if err := waitNamespacesGone(context.Background(), cl, "bench-ctl-"); err != nil {
+			logf("%v", err)
+		}
+	}()
 	if !c.keep {
 		defer s.w.cleanup()
+		defer func() {
+			_ = cl.kube.RbacV1().ClusterRoleBindings().Delete(context.Background(), noiseBinding, metav1.DeleteOptions{})
+		}()
 	}
 	r := &result{config: c, cores: runtime.NumCPU(), loadBefore: measure.Loadavg()}
 	if err := s.w.setup(ctx); err != nil {
@@ -115,6 +131,26 @@ func runSoak(ctx context.Context, c config) error {
 		rows = append(rows, row)
 	}
 	return s.finish(ctx, r, rows)
+}
+
+// waitNamespacesGone waits until no namespace whose name starts with prefix is terminating (or, for the
+// soak's own, exists).
+func waitNamespacesGone(ctx context.Context, cl *clients, prefix string) error {
+	return wait.PollUntilContextTimeout(ctx, time.Second, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
+		list, err := cl.kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		for _, ns := range list.Items {
+			if !strings.HasPrefix(ns.Name, prefix) {
+				continue
+			}
+			if prefix != "" || ns.Status.Phase == corev1.NamespaceTerminating {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
 }
 
 // restoreHarness starts the harness's aim-apiserver again, as hack/local-up.sh did, and lists it alone in the
@@ -352,9 +388,12 @@ func (s *soak) duplicateChildren(ctx context.Context) ([]string, error) {
 // and Fairness classifies them apart from the controller's ServiceAccount.
 const noiseUser = "soak-dashboard"
 
+// noiseBinding lets the noisy user read and write AIM objects everywhere (aim-edit), as a tenant's tools may.
+const noiseBinding = "soak-noise"
+
 func (s *soak) startNoise(ctx context.Context, wg *sync.WaitGroup) {
-	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "soak-noise", Labels: map[string]string{runLabel: "controller"}},
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: noiseBinding, Labels: map[string]string{runLabel: "controller"}},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "aim-edit"},
 		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: noiseUser}}}
 	if _, err := s.cl.kube.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		logf("noise: %v", err)
