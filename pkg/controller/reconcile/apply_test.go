@@ -165,42 +165,49 @@ func TestApplyChanged(t *testing.T) {
 	}
 }
 
-// TestSteadyRemembersWhatWasFoundSteady: once a live resourceVersion was found as desired, the same desired object
-// is not compared with it again; a new resourceVersion, or another desired object, is.
-func TestSteadyRemembersWhatWasFoundSteady(t *testing.T) {
-	job := &batchv1.Job{TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+// appliedJob is a desired Job and the live object its apply made (UID u1, resourceVersion 10).
+func appliedJob(t *testing.T) (job, live *batchv1.Job) {
+	t.Helper()
+	job = &batchv1.Job{TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
 		ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "ns"}, Spec: batchv1.JobSpec{BackoffLimit: ptr.To[int32](1)}}
 	body, _, err := PrepareApply(job, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var live batchv1.Job
-	if err := json.Unmarshal(body, &live); err != nil {
+	live = &batchv1.Job{}
+	if err := json.Unmarshal(body, live); err != nil {
 		t.Fatal(err)
 	}
 	live.UID, live.ResourceVersion = "u1", "10"
+	return job, live
+}
+
+// TestSteadyRemembersWhatWasFoundSteady: once a live resourceVersion was found as desired, the same desired object
+// is not compared with it again; a new resourceVersion, or another desired object, is.
+func TestSteadyRemembersWhatWasFoundSteady(t *testing.T) {
+	job, live := appliedJob(t)
 	sends := 0
 	send := func(context.Context, []byte) error { sends++; return nil }
 	var s Steady
-	if sent, err := s.ApplyChanged(context.Background(), job, &live, send); sent || err != nil {
+	if sent, err := s.ApplyChanged(context.Background(), job, live, send); sent || err != nil {
 		t.Fatalf("a child as applied: sent %v err %v", sent, err)
 	}
 	// The cache could not hold this (a change always comes with a new resourceVersion): it shows the comparison
 	// is skipped.
 	live.Spec.BackoffLimit = ptr.To[int32](5)
-	if sent, _ := s.ApplyChanged(context.Background(), job, &live, send); sent || sends != 0 {
+	if sent, _ := s.ApplyChanged(context.Background(), job, live, send); sent || sends != 0 {
 		t.Errorf("the steady child was compared again: sent %v", sent)
 	}
 	live.ResourceVersion = "11"
-	if sent, _ := s.ApplyChanged(context.Background(), job, &live, send); !sent || sends != 1 {
+	if sent, _ := s.ApplyChanged(context.Background(), job, live, send); !sent || sends != 1 {
 		t.Errorf("a new resourceVersion with drift: sent %v, %d sends", sent, sends)
 	}
 	live.Spec.BackoffLimit, live.ResourceVersion = ptr.To[int32](1), "12"
-	if sent, _ := s.ApplyChanged(context.Background(), job, &live, send); sent {
+	if sent, _ := s.ApplyChanged(context.Background(), job, live, send); sent {
 		t.Error("the reverted child is applied again")
 	}
 	job.Spec.BackoffLimit = ptr.To[int32](2)
-	if sent, _ := s.ApplyChanged(context.Background(), job, &live, send); !sent || sends != 2 {
+	if sent, _ := s.ApplyChanged(context.Background(), job, live, send); !sent || sends != 2 {
 		t.Errorf("a changed desired object: sent %v, %d sends", sent, sends)
 	}
 }
@@ -208,23 +215,13 @@ func TestSteadyRemembersWhatWasFoundSteady(t *testing.T) {
 // TestSteadyGoesByInputs: with the inputs of the desired object named, a live resourceVersion found steady is
 // not compared again while the inputs are the same; other inputs, or a new resourceVersion, are compared.
 func TestSteadyGoesByInputs(t *testing.T) {
-	job := &batchv1.Job{TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
-		ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "ns"}, Spec: batchv1.JobSpec{BackoffLimit: ptr.To[int32](1)}}
-	body, _, err := PrepareApply(job, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var live batchv1.Job
-	if err := json.Unmarshal(body, &live); err != nil {
-		t.Fatal(err)
-	}
-	live.UID, live.ResourceVersion = "u1", "10"
+	job, live := appliedJob(t)
 	sends := 0
 	send := func(context.Context, []byte) error { sends++; return nil }
 	var s Steady
 	apply := func(inputs string) bool {
 		t.Helper()
-		sent, err := s.ApplyChangedFrom(context.Background(), inputs, job, &live, send)
+		sent, err := s.ApplyChangedFrom(context.Background(), inputs, job, live, send)
 		if err != nil {
 			t.Fatal(err)
 		}

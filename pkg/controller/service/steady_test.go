@@ -145,40 +145,32 @@ func TestWorkloadInputs(t *testing.T) {
 	if want == "" {
 		t.Fatal("the inputs of a workload of versioned objects are unknown")
 	}
+	// A change of any input gives other inputs; an input without a version makes them unknown ("").
 	for _, tc := range []struct {
-		name   string
-		change func(*workload)
+		name    string
+		change  func(*workload)
+		unknown bool
 	}{
-		{"the service", func(w *workload) { w.svc.ResourceVersion = "6" }},
-		{"another service", func(w *workload) { w.svc.UID = "other" }},
-		{"the model", func(w *workload) { w.model.Version = "m@2" }},
-		{"the template", func(w *workload) { w.run.Version = "t@2" }},
-		{"the runtime config", func(w *workload) { w.rc.Version = "rc@2" }},
-		{"no runtime config", func(w *workload) { w.rc = runtimeconfig.Resolved{Name: "default"} }},
-		{"the image pulled", func(w *workload) { w.image = "mirror.example/qwen:1" }},
-		{"a mount's claim", func(w *workload) { w.mounts[0].PVC = "q" }},
-		{"a mount more", func(w *workload) { w.mounts = append(w.mounts, kserve.CacheMount{ModelID: "Org/Draft"}) }},
-		{"no mounts", func(w *workload) { w.mounts = nil }},
+		{"the service", func(w *workload) { w.svc.ResourceVersion = "6" }, false},
+		{"another service", func(w *workload) { w.svc.UID = "other" }, false},
+		{"the model", func(w *workload) { w.model.Version = "m@2" }, false},
+		{"the template", func(w *workload) { w.run.Version = "t@2" }, false},
+		{"the runtime config", func(w *workload) { w.rc.Version = "rc@2" }, false},
+		{"no runtime config", func(w *workload) { w.rc = runtimeconfig.Resolved{Name: "default"} }, false},
+		{"the image pulled", func(w *workload) { w.image = "mirror.example/qwen:1" }, false},
+		{"a mount's claim", func(w *workload) { w.mounts[0].PVC = "q" }, false},
+		{"a mount more", func(w *workload) { w.mounts = append(w.mounts, kserve.CacheMount{ModelID: "Org/Draft"}) }, false},
+		{"no mounts", func(w *workload) { w.mounts = nil }, false},
+		{"a service without a version", func(w *workload) { w.svc.ResourceVersion = "" }, true},
+		{"a model without a version", func(w *workload) { w.model.Version = "" }, true},
+		{"a template without a version", func(w *workload) { w.run.Version = "" }, true},
+		{"a runtime config without a version", func(w *workload) { w.rc.Version = "" }, true},
 	} {
 		w := base()
 		tc.change(&w)
-		if got := w.inputs(); got == want || got == "" {
-			t.Errorf("%s: inputs %q, want others than %q", tc.name, got, want)
-		}
-	}
-	for _, tc := range []struct {
-		name   string
-		change func(*workload)
-	}{
-		{"a service", func(w *workload) { w.svc.ResourceVersion = "" }},
-		{"a model", func(w *workload) { w.model.Version = "" }},
-		{"a template", func(w *workload) { w.run.Version = "" }},
-		{"a runtime config", func(w *workload) { w.rc.Version = "" }},
-	} {
-		w := base()
-		tc.change(&w)
-		if got := w.inputs(); got != "" {
-			t.Errorf("%s without a version: inputs %q, want none", tc.name, got)
+		got := w.inputs()
+		if tc.unknown && got != "" || !tc.unknown && (got == want || got == "") {
+			t.Errorf("%s: inputs %q (base %q, unknown wanted: %v)", tc.name, got, want, tc.unknown)
 		}
 	}
 }
