@@ -38,7 +38,45 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 	}
-	os.Exit(m.Run())
+	serverLog := filepath.Join(localDir, "logs", "aim-apiserver.log")
+	var from int64 // what earlier runs against a kept-up harness (KEEP_UP=1) wrote is theirs
+	if fi, err := os.Stat(serverLog); err == nil {
+		from = fi.Size()
+	}
+	code := m.Run()
+	if err := noPanics(serverLog, from); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+// panicMarks are the lines a recovered panic leaves in aim-apiserver's log: the controller's reconcile
+// (manager.reconcileRecovering), a request handler (k8s.io/apiserver) and any goroutine of apimachinery's
+// HandleCrash. A recovered panic fails no request a test sees, only the work behind it, again at each retry.
+var panicMarks = []string{"reconcile panicked", "apiserver panic'd", "Observed a panic"}
+
+// noPanics fails the suite when the harness's aim-apiserver recovered a panic while it ran, from offset from of
+// its log on (restarts append to the same log), naming the first ones.
+func noPanics(log string, from int64) error {
+	data, err := os.ReadFile(log)
+	if err != nil {
+		return fmt.Errorf("reading aim-apiserver's log for panics: %w", err)
+	}
+	var found []string
+	for _, line := range strings.Split(string(data[min(from, int64(len(data))):]), "\n") {
+		for _, mark := range panicMarks {
+			if strings.Contains(line, mark) {
+				found = append(found, strings.TrimSpace(line))
+				break
+			}
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	return fmt.Errorf("aim-apiserver recovered %d panics during the suite (%s); the first:\n  %s",
+		len(found), log, strings.Join(found[:min(len(found), 5)], "\n  "))
 }
 
 // kubectl runs the pinned kubectl as a user (a kubeconfig).

@@ -202,9 +202,13 @@ func (p *Plan) planWorkload(o Observation, observed kserve.Live, model *Model, r
 		warnings = eventsOf(o.ISVCWarnings, o.ISVC.UID)
 	}
 	isvc := health.InferenceService(ComponentISVC, st, warnings)
-	if mirrored := o.Mirrors.Rewrite(model.Spec.Image); mirrored != model.Spec.Image {
-		// rewriteImages: the status says where the predictor pulls from, so a stale mirror can be told apart.
-		isvc.Message = strings.TrimPrefix(isvc.Message+"; the predictor pulls "+mirrored+" (rewriteImages)", "; ")
+	// The model is unresolved while its InferenceService runs on (the model deleted, or a restored store
+	// before its models resolve): there is no image to speak of then.
+	if model != nil {
+		if mirrored := o.Mirrors.Rewrite(model.Spec.Image); mirrored != model.Spec.Image {
+			// rewriteImages: the status says where the predictor pulls from, so a stale mirror can be told apart.
+			isvc.Message = strings.TrimPrefix(isvc.Message+"; the predictor pulls "+mirrored+" (rewriteImages)", "; ")
+		}
 	}
 	p.Workload = []state.Component{isvc, health.PredictorPods(ComponentPods, o.Pods, o.PodWarnings, st.Ready)}
 	p.Status.Runtime = kserve.RuntimeStatus(&svc.Spec, o.Pods, o.HPA)

@@ -107,6 +107,14 @@ func TestPlanService(t *testing.T) {
 			"Template": "Ready/Resolved", "InferenceService": "Progressing/CreatingRuntime",
 			"InferenceServicePods": "Progressing/NoPods", "HTTPRoute": "Degraded/GatewayAPINotInstalled"},
 			ISVC: true, WorkloadExists: true, Endpoint: true}},
+		{"the model is gone while its InferenceService runs: said in ModelReady, the InferenceService kept", func() Observation {
+			o := observation(nil)
+			o.Models = nil
+			o.ISVC = &kservev1beta1.InferenceService{ObjectMeta: metav1.ObjectMeta{Name: "chat", Namespace: "team", UID: "isvc-uid"}}
+			return o
+		}, summary{Components: map[string]string{"RuntimeConfig": "Ready/DefaultConfigNotFound", "Model": "Failed/ModelNotFound",
+			"Template": "Pending/AwaitingModel", "InferenceService": "Progressing/CreatingRuntime",
+			"InferenceServicePods": "Progressing/NoPods"}, WorkloadExists: true, SweepRoute: true, Endpoint: true}},
 	} {
 		got := summarize(PlanService(tc.obs()))
 		if diff := cmp.Diff(tc.want, got); diff != "" {
