@@ -189,7 +189,11 @@ func planArtifacts(o Observation, p *Plan, sources []aimv1.AIMModelSource) {
 			p.Create = append(p.Create, desired)
 		}
 		entry := artifactEntry(src, desired, cur)
-		entries[entry.Name] = entry
+		if cur != nil {
+			// As aim-engine lists them: the artifacts that exist (an entry's uid is required), not those still
+			// to be made, which the Artifacts component reports.
+			entries[entry.Name] = entry
+		}
 		as := artifactState{name: entry.Name, status: entry.Status, missing: cur == nil}
 		if cur != nil {
 			as.ready = meta.FindStatusCondition(cur.Status.Conditions, state.ConditionReady)
@@ -208,7 +212,7 @@ func planArtifacts(o Observation, p *Plan, sources []aimv1.AIMModelSource) {
 }
 
 // artifactEntry is the status entry of a source: the artifact serving it, or the desired one, Pending, until
-// it exists.
+// it exists (then it is reported, not listed).
 func artifactEntry(src aimv1.AIMModelSource, desired, cur *aimv1.AIMArtifact) aimv1.AIMTemplateCacheArtifactStatus {
 	entry := aimv1.AIMTemplateCacheArtifactStatus{Name: desired.Name, Model: src.ModelID,
 		Status: aimv1.AIMStatusPending, MountPoint: kserve.CacheMountPath(src.ModelID)}

@@ -178,6 +178,7 @@ func TestPlanCache(t *testing.T) {
 		create, apply      int
 		artifact, pvc      string // the entry for src, when expected
 		entryStatus        aimv1.AIMStatus
+		unlisted           string // an artifact still to be made, which the status does not list
 		kind, reason, comp string
 	}{
 		{name: "missing template fails", obs: observe(shared, nil), status: aimv1.AIMStatusFailed, comp: ComponentTemplate, reason: "ReferenceNotFound"},
@@ -198,7 +199,7 @@ func TestPlanCache(t *testing.T) {
 				return o
 			}()},
 		{name: "shared: creates the missing artifact", obs: observe(shared, readyTemplate(src)), status: aimv1.AIMStatusProgressing,
-			create: 1, artifact: sharedName, entryStatus: aimv1.AIMStatusPending, kind: KindNamespaced, comp: ComponentArtifacts, reason: "CreatingCaches"},
+			create: 1, unlisted: sharedName, kind: KindNamespaced, comp: ComponentArtifacts, reason: "CreatingCaches"},
 		{name: "shared: uses another cache's artifact as it is", status: aimv1.AIMStatusReady,
 			obs:      observe(shared, readyTemplate(src), artifact(sharedName, aimv1.AIMStatusReady)),
 			artifact: sharedName, pvc: sharedName + "-cache", entryStatus: aimv1.AIMStatusReady, kind: KindNamespaced, comp: ComponentArtifacts, reason: "AllCachesReady"},
@@ -207,19 +208,19 @@ func TestPlanCache(t *testing.T) {
 			artifact: "by-hand", pvc: "by-hand-cache", entryStatus: aimv1.AIMStatusReady, kind: KindNamespaced, comp: ComponentArtifacts, reason: "AllCachesReady"},
 		{name: "shared: a failed artifact of another name (other credentials) is not adopted", status: aimv1.AIMStatusProgressing, create: 1,
 			obs:      observe(shared, readyTemplate(src), artifact("other-creds", aimv1.AIMStatusFailed), artifact("downloading-elsewhere", aimv1.AIMStatusProgressing)),
-			artifact: sharedName, entryStatus: aimv1.AIMStatusPending, kind: KindNamespaced, comp: ComponentArtifacts, reason: "CreatingCaches"},
+			unlisted: sharedName, kind: KindNamespaced, comp: ComponentArtifacts, reason: "CreatingCaches"},
 		{name: "shared: ignores owned artifacts and other storage classes", status: aimv1.AIMStatusProgressing, create: 1,
 			obs: func() Observation {
 				other := artifact("other-class", aimv1.AIMStatusReady)
 				other.Spec.StorageClassName = "slow"
 				return observe(shared, readyTemplate(src), artifact("owned", aimv1.AIMStatusReady, owned), other)
 			}(),
-			artifact: sharedName, entryStatus: aimv1.AIMStatusPending, kind: KindNamespaced, comp: ComponentArtifacts, reason: "CreatingCaches"},
+			unlisted: sharedName, kind: KindNamespaced, comp: ComponentArtifacts, reason: "CreatingCaches"},
 		{name: "shared: a failed artifact fails the cache", status: aimv1.AIMStatusFailed,
 			obs:      observe(shared, readyTemplate(src), artifact(sharedName, aimv1.AIMStatusFailed)),
 			artifact: sharedName, pvc: sharedName + "-cache", entryStatus: aimv1.AIMStatusFailed, kind: KindNamespaced, comp: ComponentArtifacts, reason: "CachesNotReady"},
 		{name: "dedicated: applies its own artifact", obs: observe(dedicated, readyTemplate(src)), status: aimv1.AIMStatusProgressing,
-			apply: 1, artifact: dedicatedName, entryStatus: aimv1.AIMStatusPending, kind: KindNamespaced, comp: ComponentArtifacts, reason: "CreatingCaches"},
+			apply: 1, unlisted: dedicatedName, kind: KindNamespaced, comp: ComponentArtifacts, reason: "CreatingCaches"},
 		{name: "dedicated: an up-to-date artifact costs no request", obs: observe(dedicated, readyTemplate(src), upToDate()), status: aimv1.AIMStatusReady,
 			artifact: dedicatedName, pvc: "pvc-d", entryStatus: aimv1.AIMStatusReady, kind: KindNamespaced, comp: ComponentArtifacts, reason: "AllCachesReady"},
 		{name: "dedicated: a changed cache env re-applies", status: aimv1.AIMStatusReady, apply: 1,
@@ -238,10 +239,11 @@ func TestPlanCache(t *testing.T) {
 				c.Spec.ModelSources = []aimv1.AIMModelSource{src}
 				return observe(c, &Template{Kind: KindCluster, Name: "tpl", Status: aimv1.AIMStatusPending, ModelSources: []aimv1.AIMModelSource{second}})
 			}(),
-			artifact: sharedName, entryStatus: aimv1.AIMStatusPending, kind: KindCluster, comp: ComponentArtifacts, reason: "CreatingCaches"},
+			unlisted: sharedName, kind: KindCluster, comp: ComponentArtifacts, reason: "CreatingCaches"},
 		{name: "one ready, one missing", status: aimv1.AIMStatusProgressing, create: 1,
 			obs:      observe(shared, readyTemplate(src, second), artifact(sharedName, aimv1.AIMStatusReady)),
-			artifact: sharedName, pvc: sharedName + "-cache", entryStatus: aimv1.AIMStatusReady, kind: KindNamespaced, comp: ComponentArtifacts, reason: "CreatingCaches"},
+			artifact: sharedName, pvc: sharedName + "-cache", entryStatus: aimv1.AIMStatusReady, unlisted: ArtifactName(shared, second),
+			kind: KindNamespaced, comp: ComponentArtifacts, reason: "CreatingCaches"},
 		{name: "no sources is trivially Ready", obs: observe(shared, readyTemplate()), status: aimv1.AIMStatusReady,
 			kind: KindNamespaced, comp: ComponentArtifacts, reason: "NoCaches"},
 	} {
@@ -274,6 +276,16 @@ func TestPlanCache(t *testing.T) {
 			}
 			if reason != tc.reason {
 				t.Errorf("%s reason %q, want %q (%+v)", tc.comp, reason, tc.reason, comp)
+			}
+			// Status validation requires every entry's uid: only artifacts that exist are listed, as aim-engine
+			// lists them.
+			for name, e := range p.Status.Artifacts {
+				if e.UID == "" {
+					t.Errorf("status entry %q without a uid: %+v", name, e)
+				}
+			}
+			if _, listed := p.Status.Artifacts[tc.unlisted]; tc.unlisted != "" && listed {
+				t.Errorf("artifact %q, still to be made, is listed: %v", tc.unlisted, p.Status.Artifacts)
 			}
 			if tc.artifact == "" {
 				return
