@@ -508,6 +508,13 @@ func (m *Manager) processNext(ctx context.Context, c *Controller, q workqueue.Ty
 	}
 	start := time.Now()
 	after, err := reconcileRecovering(ctx, c.Reconciler, key)
+	if apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
+		// The namespace is being deleted, and the object with it: what could not be made there is not wanted any
+		// more, and a retry could only be refused again (kube-controller-manager's controllers end so too). A
+		// namespace that stays terminating still gets the object's resyncs.
+		klog.FromContext(ctx).V(2).Info("Namespace terminating; not retrying", "controller", c.Name, "key", key, "err", err)
+		err = nil
+	}
 	observeReconcile(c.Name, start, after, err)
 	switch {
 	case err != nil:

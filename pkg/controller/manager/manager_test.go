@@ -2,6 +2,8 @@ package manager
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -10,9 +12,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
 )
 
@@ -178,6 +183,37 @@ func TestAPanickingReconcileIsAnError(t *testing.T) {
 	<-done
 	if _, err := reconcileRecovering(context.Background(), c.Reconciler, cache.NewObjectName("", "bad")); err == nil || !strings.Contains(err.Error(), "assignment to entry in nil map") {
 		t.Errorf("error of a panic: %v", err)
+	}
+}
+
+// TestANamespaceBeingDeletedEndsTheReconcile: a write refused because the namespace is terminating ends the
+// reconcile without a retry (the namespace's deletion takes the object); any other error is retried.
+func TestANamespaceBeingDeletedEndsTheReconcile(t *testing.T) {
+	refused := func(terminating bool) error {
+		err := apierrors.NewForbidden(schema.GroupResource{Group: "batch", Resource: "jobs"}, "j",
+			errors.New("unable to create new content in namespace team because it is being terminated"))
+		if terminating { // as the NamespaceLifecycle admission plugin says it
+			err.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: corev1.NamespaceTerminatingCause, Field: "metadata.namespace"}}
+		}
+		return fmt.Errorf("applying Job team/j: %w", err)
+	}
+	for _, tc := range []struct {
+		name     string
+		err      error
+		requeues int
+	}{
+		{"namespace terminating", refused(true), 0},
+		{"forbidden otherwise", refused(false), 1},
+	} {
+		c := NewController("test", ReconcilerFunc(func(context.Context, cache.ObjectName) (time.Duration, error) { return 0, tc.err }))
+		q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[cache.ObjectName]())
+		key := cache.NewObjectName("team", "x")
+		q.Add(key)
+		(&Manager{}).processNext(context.Background(), c, q)
+		if got := q.NumRequeues(key); got != tc.requeues {
+			t.Errorf("%s: %d retries, want %d", tc.name, got, tc.requeues)
+		}
+		q.ShutDown()
 	}
 }
 
