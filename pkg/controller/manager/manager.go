@@ -508,23 +508,32 @@ func (m *Manager) processNext(ctx context.Context, c *Controller, q workqueue.Ty
 	}
 	start := time.Now()
 	after, err := reconcileRecovering(ctx, c.Reconciler, key)
-	if apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
+	logger := klog.FromContext(ctx).WithValues("controller", c.Name, "key", key)
+	switch {
+	case apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
 		// The namespace is being deleted, and the object with it: what could not be made there is not wanted any
 		// more, and a retry could only be refused again (kube-controller-manager's controllers end so too). A
 		// namespace that stays terminating still gets the object's resyncs.
-		klog.FromContext(ctx).V(2).Info("Namespace terminating; not retrying", "controller", c.Name, "key", key, "err", err)
-		err = nil
-	}
-	observeReconcile(c.Name, start, after, err)
-	switch {
+		logger.V(2).Info("Namespace terminating; not retrying", "err", err)
+		observeReconcile(c.Name, start, resultSuccess)
+		q.Forget(key)
+	case apierrors.IsConflict(err):
+		// Something was written since the informer's copy was read: a race, not a failure. The next attempt
+		// reads the newer version.
+		logger.V(2).Info("Conflict; retrying with the newer version", "err", err)
+		observeReconcile(c.Name, start, resultRequeue)
+		q.AddRateLimited(key)
 	case err != nil:
-		klog.FromContext(ctx).V(2).Info("Reconcile failed; retrying with backoff", "controller", c.Name, "key", key, "err", err)
+		logger.V(2).Info("Reconcile failed; retrying with backoff", "err", err)
 		utilruntime.HandleError(fmt.Errorf("%s %q: %w", c.Name, key.String(), err))
+		observeReconcile(c.Name, start, resultError)
 		q.AddRateLimited(key)
 	case after > 0:
+		observeReconcile(c.Name, start, resultRequeue)
 		q.Forget(key)
 		q.AddAfter(key, after)
 	default:
+		observeReconcile(c.Name, start, resultSuccess)
 		q.Forget(key)
 	}
 	return true

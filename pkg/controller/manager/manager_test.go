@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/component-base/metrics/testutil"
 	"k8s.io/utils/ptr"
 )
 
@@ -186,9 +187,11 @@ func TestAPanickingReconcileIsAnError(t *testing.T) {
 	}
 }
 
-// TestANamespaceBeingDeletedEndsTheReconcile: a write refused because the namespace is terminating ends the
-// reconcile without a retry (the namespace's deletion takes the object); any other error is retried.
-func TestANamespaceBeingDeletedEndsTheReconcile(t *testing.T) {
+// TestQuietEndsOfAReconcile: a write refused because the namespace is terminating ends the reconcile without
+// a retry (the namespace's deletion takes the object); a conflict is retried as a requeue, not an error; any
+// other error is retried as an error.
+func TestQuietEndsOfAReconcile(t *testing.T) {
+	registerControllerMetrics()
 	refused := func(terminating bool) error {
 		err := apierrors.NewForbidden(schema.GroupResource{Group: "batch", Resource: "jobs"}, "j",
 			errors.New("unable to create new content in namespace team because it is being terminated"))
@@ -197,21 +200,27 @@ func TestANamespaceBeingDeletedEndsTheReconcile(t *testing.T) {
 		}
 		return fmt.Errorf("applying Job team/j: %w", err)
 	}
+	conflict := fmt.Errorf("setting finalizer: %w", apierrors.NewConflict(schema.GroupResource{Resource: "aimservices"}, "x", errors.New("modified")))
 	for _, tc := range []struct {
 		name     string
 		err      error
 		requeues int
+		result   string
 	}{
-		{"namespace terminating", refused(true), 0},
-		{"forbidden otherwise", refused(false), 1},
+		{"namespace-terminating", refused(true), 0, resultSuccess},
+		{"conflict", conflict, 1, resultRequeue},
+		{"forbidden", refused(false), 1, resultError},
 	} {
-		c := NewController("test", ReconcilerFunc(func(context.Context, cache.ObjectName) (time.Duration, error) { return 0, tc.err }))
+		c := NewController("quiet-"+tc.name, ReconcilerFunc(func(context.Context, cache.ObjectName) (time.Duration, error) { return 0, tc.err }))
 		q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[cache.ObjectName]())
 		key := cache.NewObjectName("team", "x")
 		q.Add(key)
 		(&Manager{}).processNext(context.Background(), c, q)
 		if got := q.NumRequeues(key); got != tc.requeues {
 			t.Errorf("%s: %d retries, want %d", tc.name, got, tc.requeues)
+		}
+		if n, err := testutil.GetCounterMetricValue(reconcileTotal.WithLabelValues(c.Name, tc.result)); err != nil || n != 1 {
+			t.Errorf("%s: reconciles with result %q: %v (%v), want 1", tc.name, tc.result, n, err)
 		}
 		q.ShutDown()
 	}

@@ -21,7 +21,7 @@ import (
 var (
 	reconcileTotal = metrics.NewCounterVec(&metrics.CounterOpts{
 		Namespace: "aim", Subsystem: "controller", Name: "reconcile_total",
-		Help:           "Reconciles by controller and result: success, requeue (asked to look again later) or error (retried with backoff).",
+		Help:           "Reconciles by controller and result: success, requeue (asked to look again later, or a write conflicted) or error (retried with backoff).",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"controller", "result"})
 	reconcileDuration = metrics.NewHistogramVec(&metrics.HistogramOpts{
@@ -50,15 +50,16 @@ func registerControllerMetrics() {
 	})
 }
 
+// The results of a reconcile, as aim_controller_reconcile_total counts them.
+const (
+	resultSuccess = "success"
+	resultError   = "error"
+	// resultRequeue: the reconcile asked to come back (a sync interval, a discovery slot) or met a conflict.
+	resultRequeue = "requeue"
+)
+
 // observeReconcile records one reconcile's result and duration.
-func observeReconcile(controller string, start time.Time, after time.Duration, err error) {
-	result := "success"
-	switch {
-	case err != nil:
-		result = "error"
-	case after > 0:
-		result = "requeue"
-	}
+func observeReconcile(controller string, start time.Time, result string) {
 	reconcileTotal.WithLabelValues(controller, result).Inc()
 	reconcileDuration.WithLabelValues(controller).Observe(time.Since(start).Seconds())
 }
