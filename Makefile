@@ -30,7 +30,7 @@ LDFLAGS     := -s -w -X k8s.io/component-base/version.gitVersion=$(VERSION) \
   -X k8s.io/component-base/version.buildDate=$(BUILD_DATE)
 export AIM_LDFLAGS := $(LDFLAGS)
 
-.PHONY: all build run test verify unit fuzz fuzz-short update-codegen verify-codegen clean tools image release chart e2e e2e-compat crash bench bench-controller soak bench-migrate local-up local-down version
+.PHONY: all build run test verify unit fuzz fuzz-short update-codegen verify-codegen clean tools image release chart e2e e2e-compat e2e-versions crash bench bench-controller soak bench-migrate local-up local-down version
 
 all: build
 
@@ -46,8 +46,8 @@ run: build
 
 ## test: static checks, generated-code verification, unit + in-process integration tests, a short fuzz run,
 ## the release build (image for both architectures, packaged chart), the Helm chart against artifacts/deploy,
-## and the end-to-end suite on a real control plane.
-test: verify unit fuzz-short release chart e2e
+## and the end-to-end suite on a real control plane, against both Kubernetes minors at once.
+test: verify unit fuzz-short release chart e2e-versions
 
 verify: verify-codegen
 	@bad=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go' 2>/dev/null || find . -name '*.go' -not -path './_output/*')); \
@@ -124,6 +124,12 @@ e2e: tools
 ## (hack/tools/versions.env: the previous Kubernetes minor), built into _output/bin/compat on first use.
 e2e-compat: tools
 	KUBE_COMPAT=1 hack/e2e.sh
+
+## e2e-versions: make e2e and make e2e-compat at the same time (make test runs it): the second on a harness of its
+## own, its state in _output/compat and its servers in a network namespace of their own (root, or an unprivileged
+## user namespace), so that both keep the same loopback ports. About the time of one run: the suite mostly waits.
+e2e-versions: tools
+	E2E_COMPAT=1 hack/e2e.sh
 
 ## bench: the AIM API side by side with a CRD twin of the same kinds (same schemas, served by kube-apiserver) on
 ## a fresh local control plane with the controller off: creates, updates, status updates, LISTs, watch delivery,

@@ -35,7 +35,7 @@ soak)
 	;;
 esac
 
-for pid in _output/local/pids/*.pid; do
+for pid in "${HARNESS_DIR:-_output}"/local/pids/*.pid; do
 	if [[ -f "${pid}" ]] && kill -0 "$(cat "${pid}")" 2>/dev/null; then
 		echo "bench: a local control plane is running (${pid}); stop it with hack/local-down.sh first" >&2
 		exit 1

@@ -7,7 +7,7 @@
 set -o errexit -o nounset -o pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-DIR="${AIM_ETCD_CERT_DIR:-${ROOT}/_output/local/pki/etcd}"
+DIR="${AIM_ETCD_CERT_DIR:-${HARNESS_DIR:-${ROOT}/_output}/local/pki/etcd}"
 NAMESPACE="${AIM_NAMESPACE:-aim-system}"
 DAYS="${AIM_CERT_DAYS:-365}"
 

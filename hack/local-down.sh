@@ -5,7 +5,7 @@
 set -o errexit -o nounset -o pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-OUT="${ROOT}/_output/local"
+OUT="${HARNESS_DIR:-${ROOT}/_output}/local"
 PIDS="${OUT}/pids"
 
 stop() {

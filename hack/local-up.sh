@@ -25,7 +25,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${ROOT}"
 source hack/tools/versions.env
 
-OUT="${ROOT}/_output/local"
+# HARNESS_DIR (default _output): where the stack keeps its state, in local/; a second harness runs beside the
+# first with a directory and a network namespace of its own (hack/e2e.sh does so for the second Kubernetes minor).
+OUT="${HARNESS_DIR:-${ROOT}/_output}/local"
 BIN="${ROOT}/_output/bin"
 # kube-apiserver and kube-controller-manager; kubectl, etcd and helm are always those of ${BIN}.
 CONTROL_PLANE_BIN="${BIN}"

@@ -12,7 +12,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -23,6 +22,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/aim-apiserver/aim-apiserver/hack/bench/measure"
+	"github.com/aim-apiserver/aim-apiserver/test/harnessdir"
 )
 
 type config struct {
@@ -54,9 +54,9 @@ type config struct {
 func main() {
 	var c config
 	root := "."
-	flag.StringVar(&c.kubeconfig, "kubeconfig", filepath.Join(root, "_output", "local", "kubeconfig"), "Cluster admin kubeconfig of the harness.")
+	flag.StringVar(&c.kubeconfig, "kubeconfig", harnessdir.Local(root, "kubeconfig"), "Cluster admin kubeconfig of the harness.")
 	flag.StringVar(&c.aimServer, "aim-server", "https://127.0.0.1:"+measure.EnvOr("AIM_PORT", "18443"), "aim-apiserver's address, for its /metrics (read directly, past the aggregator).")
-	flag.StringVar(&c.aimCA, "aim-ca", filepath.Join(root, "_output", "local", "pki", "aim-apiserver-ca.crt"), "CA of aim-apiserver's serving certificate.")
+	flag.StringVar(&c.aimCA, "aim-ca", harnessdir.Local(root, "pki", "aim-apiserver-ca.crt"), "CA of aim-apiserver's serving certificate.")
 	flag.IntVar(&c.nodes, "nodes", 100, "AMD GPU Nodes (API objects, 8 MI300X GPUs each).")
 	flag.IntVar(&c.models, "models", 20, "Cluster models, each with one cluster template played to Ready.")
 	flag.IntVar(&c.services, "services", 1000, "AIMServices applied at once, spread over the models.")

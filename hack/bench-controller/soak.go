@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/aim-apiserver/aim-apiserver/hack/bench/measure"
+	"github.com/aim-apiserver/aim-apiserver/test/harnessdir"
 	"github.com/aim-apiserver/aim-apiserver/test/ledger"
 )
 
@@ -66,7 +67,7 @@ func runSoak(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	dir, err := filepath.Abs(filepath.Join("_output", "soak"))
+	dir, err := filepath.Abs(filepath.Join(harnessdir.Dir("."), "soak"))
 	if err != nil {
 		return err
 	}
@@ -78,7 +79,7 @@ func runSoak(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	etcd, err := startEtcdCluster(dir, filepath.Join("_output", "bin"), filepath.Join("_output", "local", "pki", "etcd"))
+	etcd, err := startEtcdCluster(dir, filepath.Join("_output", "bin"), harnessdir.Local(".", "pki", "etcd"))
 	if err != nil {
 		return fmt.Errorf("the soak's etcd: %w", err)
 	}
@@ -156,7 +157,7 @@ func waitNamespacesGone(ctx context.Context, cl *clients, prefix string) error {
 // restoreHarness starts the harness's aim-apiserver again, as hack/local-up.sh did, and lists it alone in the
 // EndpointSlice.
 func restoreHarness(cl *clients, pidFile string, args, env []string) {
-	p := &process{name: "harness aim-apiserver", args: args, env: env, log: filepath.Join("_output", "local", "logs", "aim-apiserver.log"), detach: true}
+	p := &process{name: "harness aim-apiserver", args: args, env: env, log: harnessdir.Local(".", "logs", "aim-apiserver.log"), detach: true}
 	if err := p.start(); err != nil {
 		logf("restarting the harness's aim-apiserver: %v", err)
 		return

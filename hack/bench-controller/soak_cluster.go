@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/aim-apiserver/aim-apiserver/hack/bench/measure"
+	"github.com/aim-apiserver/aim-apiserver/test/harnessdir"
 )
 
 // process is a server the soak started and may signal and start again.
@@ -208,7 +209,7 @@ type replicas struct {
 
 // harnessReplica is the aim-apiserver hack/local-up.sh started: its PID file, command line and environment.
 func harnessReplica(root string) (pidFile string, pid int, args, env []string, err error) {
-	pidFile = filepath.Join(root, "_output", "local", "pids", "aim-apiserver.pid")
+	pidFile = harnessdir.Local(root, "pids", "aim-apiserver.pid")
 	data, err := os.ReadFile(pidFile)
 	if err != nil {
 		return "", 0, nil, nil, fmt.Errorf("the harness's aim-apiserver (is the harness up? hack/local-up.sh): %w", err)

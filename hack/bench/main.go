@@ -29,6 +29,7 @@ import (
 	"k8s.io/client-go/util/cert"
 
 	"github.com/aim-apiserver/aim-apiserver/hack/bench/measure"
+	"github.com/aim-apiserver/aim-apiserver/test/harnessdir"
 )
 
 type config struct {
@@ -57,11 +58,11 @@ func main() {
 	var c config
 	// A flag set of its own: imported packages register flags on the global one.
 	fs := flag.NewFlagSet("bench", flag.ExitOnError)
-	fs.StringVar(&c.kubeconfig, "kubeconfig", filepath.Join("_output", "local", "kubeconfig"), "Cluster admin kubeconfig of the harness.")
+	fs.StringVar(&c.kubeconfig, "kubeconfig", harnessdir.Local(".", "kubeconfig"), "Cluster admin kubeconfig of the harness.")
 	fs.StringVar(&c.aimServer, "aim-server", "https://127.0.0.1:"+measure.EnvOr("AIM_PORT", "18443"), "aim-apiserver's address, for the direct path and its /metrics.")
-	fs.StringVar(&c.aimCA, "aim-ca", filepath.Join("_output", "local", "pki", "aim-apiserver-ca.crt"), "CA of aim-apiserver's serving certificate (hack/local-up.sh writes it).")
+	fs.StringVar(&c.aimCA, "aim-ca", harnessdir.Local(".", "pki", "aim-apiserver-ca.crt"), "CA of aim-apiserver's serving certificate (hack/local-up.sh writes it).")
 	fs.StringVar(&c.etcdServer, "etcd-server", "https://127.0.0.1:"+measure.EnvOr("ETCD_PORT", "23790"), "The harness's etcd.")
-	fs.StringVar(&c.etcdCerts, "etcd-certs", filepath.Join("_output", "local", "pki", "etcd"), "Directory with etcd's ca.crt and a client.crt/client.key (hack/local-up.sh's).")
+	fs.StringVar(&c.etcdCerts, "etcd-certs", harnessdir.Local(".", "pki", "etcd"), "Directory with etcd's ca.crt and a client.crt/client.key (hack/local-up.sh's).")
 	fs.StringVar(&c.etcdMetrics, "etcd-metrics", "http://127.0.0.1:"+measure.EnvOr("ETCD_METRICS_PORT", "23810")+"/metrics", "etcd's metrics URL.")
 	fs.StringVar(&c.twinGroup, "twin-group", "twin.aim.eai.amd.com", "Group of the CRD twin.")
 	fs.IntVar(&c.objects, "objects", 10000, "AIMServices per path and round (the LIST size).")

@@ -59,7 +59,7 @@ func TestChartServerDryRun(t *testing.T) {
 		"external etcd, existing secrets": {"--set", "etcd.mode=external", "--set", "etcd.external.endpoints={https://etcd.example:2379}",
 			"--set", "etcd.external.clientSecret=my-etcd-client", "--set", "servingCert.mode=existing",
 			"--set", "servingCert.existingSecret=my-serving",
-			"--set-file", "servingCert.caBundle=" + filepath.Join(root, "_output", "local", "pki", "aim-apiserver-ca.crt")},
+			"--set-file", "servingCert.caBundle=" + filepath.Join(localDir, "pki", "aim-apiserver-ca.crt")},
 		// The values for real clusters, all at once: the API server validates every object they shape.
 		"values for real clusters": {"--set-json", `extraEnv=[{"name":"GODEBUG","value":"http2client=0"}]`,
 			"--set-json", `extraVolumes=[{"name":"scratch","emptyDir":{}}]`,

@@ -22,12 +22,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aim-apiserver/aim-apiserver/test/harnessdir"
 )
 
 var (
 	root       = filepath.Join("..", "..")
 	kubectlBin = filepath.Join(root, "_output", "bin", "kubectl")
-	localDir   = filepath.Join(root, "_output", "local")
+	localDir   = harnessdir.Local(root)
 	adminKC    = filepath.Join(localDir, "kubeconfig")
 	samplesDir = filepath.Join(root, "artifacts", "samples")
 )

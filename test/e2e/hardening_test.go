@@ -28,7 +28,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/generated/clientset/versioned"
 )
 
-var etcdPKI = filepath.Join(root, "_output", "local", "pki", "etcd")
+var etcdPKI = filepath.Join(localDir, "pki", "etcd")
 
 // TestEtcdServesOnlyClientsWithACertificate: the harness runs etcd as the deploy base does. A client without a
 // certificate of the etcd CA reads nothing, in plain text or over TLS; aim-apiserver's certificate works (the

@@ -301,7 +301,7 @@ func aimStored(t *testing.T, want map[string]string) map[string]map[string]any {
 		port = "18443"
 	}
 	out := admin(t).must("--server", "https://127.0.0.1:"+port, "--tls-server-name", "localhost",
-		"--certificate-authority", filepath.Join(root, "_output", "local", "pki", "aim-apiserver-ca.crt"), "get", "aim", "-A", "-o", "json")
+		"--certificate-authority", filepath.Join(localDir, "pki", "aim-apiserver-ca.crt"), "get", "aim", "-A", "-o", "json")
 	return contentsOf(t, out, want, true)
 }
 

@@ -259,14 +259,14 @@ func directConfig(t *testing.T, port int) *rest.Config {
 	cfg := adminConfig(t)
 	cfg = rest.CopyConfig(cfg)
 	cfg.Host = fmt.Sprintf("https://127.0.0.1:%d", port)
-	cfg.CAData, cfg.CAFile = nil, filepath.Join(root, "_output", "local", "pki", "aim-apiserver-ca.crt")
+	cfg.CAData, cfg.CAFile = nil, filepath.Join(localDir, "pki", "aim-apiserver-ca.crt")
 	return cfg
 }
 
 // probeClient reads health endpoints of a server on loopback without credentials.
 func probeClient(t *testing.T) *http.Client {
 	t.Helper()
-	ca, err := os.ReadFile(filepath.Join(root, "_output", "local", "pki", "aim-apiserver-ca.crt"))
+	ca, err := os.ReadFile(filepath.Join(localDir, "pki", "aim-apiserver-ca.crt"))
 	must(t, err)
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(ca)

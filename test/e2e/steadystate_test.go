@@ -26,7 +26,7 @@ func aimMetrics(t *testing.T) string {
 	}
 	cert, err := tls.LoadX509KeyPair(filepath.Join(localDir, "pki", "admin.crt"), filepath.Join(localDir, "pki", "admin.key"))
 	must(t, err)
-	ca, err := os.ReadFile(filepath.Join(root, "_output", "local", "pki", "aim-apiserver-ca.crt"))
+	ca, err := os.ReadFile(filepath.Join(localDir, "pki", "aim-apiserver-ca.crt"))
 	must(t, err)
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(ca)
