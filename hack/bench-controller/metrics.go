@@ -92,6 +92,8 @@ var mutatingVerbs = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "A
 type scrape struct {
 	Requests   writes // apiserver_request_total, write verbs only
 	Controller writes // aim_controller_write_requests_total
+	// Reconciles are aim_controller_reconcile_total by controller, every result.
+	Reconciles map[string]float64
 	CPUSeconds float64
 	RSSBytes   float64
 	HeapBytes  float64
@@ -121,7 +123,7 @@ func readScrape(s measure.Server) (scrape, error) {
 }
 
 func fromFamilies(families map[string]*dto.MetricFamily) scrape {
-	s := scrape{Requests: writes{}, Controller: writes{}}
+	s := scrape{Requests: writes{}, Controller: writes{}, Reconciles: map[string]float64{}}
 	for _, m := range families["apiserver_request_total"].GetMetric() {
 		l := labels(m)
 		if mutatingVerbs[l["verb"]] {
@@ -131,6 +133,9 @@ func fromFamilies(families map[string]*dto.MetricFamily) scrape {
 	for _, m := range families["aim_controller_write_requests_total"].GetMetric() {
 		l := labels(m)
 		s.Controller[writeKey{Group: l["group"], Resource: l["resource"], Verb: l["verb"]}] += m.GetCounter().GetValue()
+	}
+	for _, m := range families["aim_controller_reconcile_total"].GetMetric() {
+		s.Reconciles[labels(m)["controller"]] += m.GetCounter().GetValue()
 	}
 	for _, m := range families["workqueue_depth"].GetMetric() {
 		if labels(m)["name"] == "service" {

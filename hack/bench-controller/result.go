@@ -1,8 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 )
@@ -29,10 +32,12 @@ type result struct {
 	convergeCPU                             float64
 	steadyAIM, steadyKube, steadyController writes
 	steadyCPU                               float64
-	rssBefore, rssAfter                     float64
-	heapBefore, heapAfter                   float64
-	revertAll, revertAfterLastEdit          time.Duration
-	revertAIM, revertKube                   writes
+	// steadyReconciles are the reconciles over the resyncs, by controller.
+	steadyReconciles               map[string]float64
+	rssBefore, rssAfter            float64
+	heapBefore, heapAfter          float64
+	revertAll, revertAfterLastEdit time.Duration
+	revertAIM, revertKube          writes
 }
 
 func met(ok bool) string {
@@ -74,6 +79,8 @@ func (r *result) print(out io.Writer) {
 	row(fmt.Sprintf("aim-apiserver CPU over the %d resyncs; per unchanged service and resync (the idle server's own work included)", r.resyncs),
 		fmt.Sprintf("%.1f s; %s", r.steadyCPU, resyncCPU.Round(time.Microsecond)),
 		fmt.Sprintf("<= %s: %s", targetResyncCPU, met(resyncCPU <= targetResyncCPU)))
+	row("service reconciles per service and resync (one wanted: its own resync)",
+		fmt.Sprintf("%.2f (every controller: %s)", r.steadyReconciles["service"]/float64(r.resyncs)/n, perResync(r.steadyReconciles, r.resyncs)), "")
 	row("aim-apiserver RSS before the services / after", mib(r.rssBefore)+" / "+mib(r.rssAfter), "")
 	row("memory per AIMService (RSS growth; live Go heap, after a collection)", kib(rssPer)+"; "+kib(heapPer),
 		fmt.Sprintf("<= %s: %s", kib(targetBytesPerObject), met(rssPer <= targetBytesPerObject)))
@@ -88,6 +95,20 @@ func (r *result) print(out io.Writer) {
 	if steady > 0 {
 		fmt.Fprintf(out, "steady-state writes: %s\n", breakdown(r.steadyAIM, r.steadyKube, 1))
 	}
+}
+
+// perResync lists reconciles by controller, per resync, most first.
+func perResync(reconciles map[string]float64, resyncs int) string {
+	names := slices.SortedFunc(maps.Keys(reconciles), func(a, b string) int {
+		return cmp.Or(cmp.Compare(reconciles[b], reconciles[a]), cmp.Compare(a, b))
+	})
+	parts := make([]string, 0, len(names))
+	for _, c := range names {
+		if reconciles[c] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %.0f", c, reconciles[c]/float64(resyncs)))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // breakdown lists the kinds of writes of both servers, each divided by per.

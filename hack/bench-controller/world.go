@@ -468,6 +468,10 @@ func (w *world) steady(ctx context.Context, r *result) error {
 	}
 	r.steadyAIM, r.steadyKube = apiWrites(aim0, aim1, kube0, kube1)
 	r.steadyController = aim1.Controller.minus(aim0.Controller)
+	r.steadyReconciles = map[string]float64{}
+	for c, n := range aim1.Reconciles {
+		r.steadyReconciles[c] = n - aim0.Reconciles[c]
+	}
 	r.steadyCPU = aim1.CPUSeconds - aim0.CPUSeconds
 	r.rssAfter = aim1.RSSBytes
 	if r.heapAfter, err = w.liveHeap(w.c.heapProfile); err != nil {
