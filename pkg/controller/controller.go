@@ -64,7 +64,8 @@ func Register(m *manager.Manager, o Options) error {
 	}
 	// One GPU inventory for the template and service controllers, from Node events.
 	gpus := gpu.NewTracker()
-	reg, err := m.KubeInformers.Core().V1().Nodes().Informer().AddEventHandler(gpus.Handler())
+	// Without resyncs, as every dependency (manager.Watch): the inventory changes only with its Nodes.
+	reg, err := m.KubeInformers.Core().V1().Nodes().Informer().AddEventHandlerWithResyncPeriod(gpus.Handler(), 0)
 	if err != nil {
 		return fmt.Errorf("tracking GPU nodes: %w", err)
 	}

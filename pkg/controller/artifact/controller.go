@@ -85,25 +85,22 @@ func Register(m *manager.Manager, registries *mirrors.Source) error {
 	})
 	inNamespace := ctl.enqueueHandler(func(metav1.Object, *aimv1.AIMArtifact) bool { return true })
 
-	for _, h := range []struct {
-		inf cache.SharedIndexInformer
-		h   cache.ResourceEventHandler
-	}{
-		{v.AIMArtifacts().Informer(), ctl.ctl.Handler()},
-		{v.AIMRuntimeConfigs().Informer(), configured},
-		{v.AIMClusterRuntimeConfigs().Informer(), configured},
-		{k.Core().V1().PersistentVolumeClaims().Informer(), owners.Handler()},
-		{k.Batch().V1().Jobs().Informer(), owners.Handler()},
-		{k.Core().V1().Pods().Informer(), manager.JobPodHandler(ctl.jobs, owners)},
+	if _, err := v.AIMArtifacts().Informer().AddEventHandler(ctl.ctl.Handler()); err != nil {
+		return fmt.Errorf("watching artifacts: %w", err)
+	}
+	if err := manager.Watch(
+		manager.Dependency{Informer: v.AIMRuntimeConfigs().Informer(), Handler: configured},
+		manager.Dependency{Informer: v.AIMClusterRuntimeConfigs().Informer(), Handler: configured},
+		manager.Dependency{Informer: k.Core().V1().PersistentVolumeClaims().Informer(), Handler: owners.Handler()},
+		manager.Dependency{Informer: k.Batch().V1().Jobs().Informer(), Handler: owners.Handler()},
+		manager.Dependency{Informer: k.Core().V1().Pods().Informer(), Handler: manager.JobPodHandler(ctl.jobs, owners)},
 		// A Warning about a download pod (FailedScheduling, FailedMount, ...) is what keeps it pending.
-		{m.WarningEvents.Core().V1().Events().Informer(), manager.PodEventHandler(ctl.pods, manager.JobPodHandler(ctl.jobs, owners))},
+		manager.Dependency{Informer: m.WarningEvents.Core().V1().Events().Informer(), Handler: manager.PodEventHandler(ctl.pods, manager.JobPodHandler(ctl.jobs, owners))},
 		// The downloader's account and binding are shared by the artifacts of a namespace.
-		{access.Core().V1().ServiceAccounts().Informer(), inNamespace},
-		{access.Rbac().V1().RoleBindings().Informer(), inNamespace},
-	} {
-		if _, err := h.inf.AddEventHandler(h.h); err != nil {
-			return fmt.Errorf("watching for artifacts: %w", err)
-		}
+		manager.Dependency{Informer: access.Core().V1().ServiceAccounts().Informer(), Handler: inNamespace},
+		manager.Dependency{Informer: access.Rbac().V1().RoleBindings().Informer(), Handler: inNamespace},
+	); err != nil {
+		return fmt.Errorf("watching for artifacts: %w", err)
 	}
 	m.Add(ctl.ctl)
 	return nil

@@ -54,3 +54,24 @@ func Controlled(indexer cache.Indexer, uid types.UID) []metav1.Object {
 	}
 	return out
 }
+
+// Dependency is an informer of objects a controller reads but does not reconcile (the children of its objects,
+// what they name, what else its reconcile reads) and the handler that maps their events to the controller's keys.
+type Dependency struct {
+	Informer cache.SharedIndexInformer
+	Handler  cache.ResourceEventHandler
+}
+
+// Watch registers the handlers of a controller's dependencies without the periodic resync. The resync
+// re-delivers every object to its own controller (Controller.Handler), whose reconcile reads its dependencies
+// from the caches and corrects their drift; a dependency's resync would only queue the same keys again, once
+// per dependency and each at its own moment, so that every object was reconciled several times per period for
+// nothing. Changes still arrive: only the re-deliveries are left out.
+func Watch(deps ...Dependency) error {
+	for _, d := range deps {
+		if _, err := d.Informer.AddEventHandlerWithResyncPeriod(d.Handler, 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -65,21 +65,20 @@ func Register(m *manager.Manager, fetcher imagemeta.Fetcher) error {
 	ns := manager.NewController("model", manager.ReconcilerFunc(ctl.reconcileNamespaced), v.AIMModels().Informer().GetStore())
 	cl := manager.NewController("clustermodel", manager.ReconcilerFunc(ctl.reconcileCluster), v.AIMClusterModels().Informer().GetStore())
 	owners := manager.Owners{"AIMModel": {Controller: ns, Namespaced: true}, "AIMClusterModel": {Controller: cl}}
-	for _, h := range []struct {
-		inf cache.SharedIndexInformer
-		h   cache.ResourceEventHandler
-	}{
-		{v.AIMModels().Informer(), ns.Handler()},
-		{v.AIMClusterModels().Informer(), cl.Handler()},
-		{v.AIMServiceTemplates().Informer(), owners.Handler()},
-		{v.AIMClusterServiceTemplates().Informer(), owners.Handler()},
+	if _, err := v.AIMModels().Informer().AddEventHandler(ns.Handler()); err != nil {
+		return err
+	}
+	if _, err := v.AIMClusterModels().Informer().AddEventHandler(cl.Handler()); err != nil {
+		return err
+	}
+	if err := manager.Watch(
+		manager.Dependency{Informer: v.AIMServiceTemplates().Informer(), Handler: owners.Handler()},
+		manager.Dependency{Informer: v.AIMClusterServiceTemplates().Informer(), Handler: owners.Handler()},
 		// A model waiting for (or using) a runtime config re-checks when it comes, changes or goes.
-		{v.AIMRuntimeConfigs().Informer(), ctl.configHandler(ns, cl, true)},
-		{v.AIMClusterRuntimeConfigs().Informer(), ctl.configHandler(ns, cl, false)},
-	} {
-		if _, err := h.inf.AddEventHandler(h.h); err != nil {
-			return err
-		}
+		manager.Dependency{Informer: v.AIMRuntimeConfigs().Informer(), Handler: ctl.configHandler(ns, cl, true)},
+		manager.Dependency{Informer: v.AIMClusterRuntimeConfigs().Informer(), Handler: ctl.configHandler(ns, cl, false)},
+	); err != nil {
+		return err
 	}
 	m.Add(ns)
 	m.Add(cl)

@@ -68,7 +68,7 @@ func Register(m *manager.Manager, registries *mirrors.Source) error {
 	}); err != nil {
 		return fmt.Errorf("watching model sources: %w", err)
 	}
-	if _, err := v.AIMClusterModels().Informer().AddEventHandler(owners.Handler()); err != nil {
+	if err := manager.Watch(manager.Dependency{Informer: v.AIMClusterModels().Informer(), Handler: owners.Handler()}); err != nil {
 		return fmt.Errorf("watching cluster models: %w", err)
 	}
 	m.Add(c)

@@ -75,7 +75,7 @@ func Register(m *manager.Manager) error {
 		v.AIMServices().Informer(), v.AIMServiceTemplates().Informer(), v.AIMClusterServiceTemplates().Informer(),
 		v.AIMModels().Informer(), v.AIMClusterModels().Informer(), v.AIMTemplateCaches().Informer(), v.AIMArtifacts().Informer(),
 	} {
-		if _, err := inf.AddEventHandler(handler); err != nil {
+		if err := manager.Watch(manager.Dependency{Informer: inf, Handler: handler}); err != nil {
 			return err
 		}
 	}

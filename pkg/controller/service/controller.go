@@ -131,38 +131,34 @@ func (ctl *Controller) watch(m *manager.Manager, pods, hpas informers.SharedInfo
 	}
 	dependents := ctl.dependentsHandler(v.AIMServices().Informer().GetIndexer(), ctl.q.Add)
 
-	handlers := []handler{
-		{v.AIMServices().Informer(), ctl.q.Handler()},
-		{v.AIMModels().Informer(), dependents},
-		{v.AIMServiceTemplates().Informer(), dependents},
-		{v.AIMRuntimeConfigs().Informer(), dependents},
-		{v.AIMTemplateCaches().Informer(), dependents},
-		{v.AIMClusterModels().Informer(), dependents},
-		{v.AIMClusterServiceTemplates().Informer(), dependents},
-		{v.AIMClusterRuntimeConfigs().Informer(), dependents},
+	if _, err := v.AIMServices().Informer().AddEventHandler(ctl.q.Handler()); err != nil {
+		return err
+	}
+	deps := []manager.Dependency{
+		{Informer: v.AIMModels().Informer(), Handler: dependents},
+		{Informer: v.AIMServiceTemplates().Informer(), Handler: dependents},
+		{Informer: v.AIMRuntimeConfigs().Informer(), Handler: dependents},
+		{Informer: v.AIMTemplateCaches().Informer(), Handler: dependents},
+		{Informer: v.AIMClusterModels().Informer(), Handler: dependents},
+		{Informer: v.AIMClusterServiceTemplates().Informer(), Handler: dependents},
+		{Informer: v.AIMClusterRuntimeConfigs().Informer(), Handler: dependents},
 		// Download progress shows in CacheReady's message.
-		{v.AIMArtifacts().Informer(), ctl.namespaceHandler()},
-		{pods.Core().V1().Pods().Informer(), ctl.podHandler()},
-		{events, ctl.eventHandler()},
-		{hpas.Autoscaling().V2().HorizontalPodAutoscalers().Informer(), ctl.hpaHandler()},
+		{Informer: v.AIMArtifacts().Informer(), Handler: ctl.namespaceHandler()},
+		{Informer: pods.Core().V1().Pods().Informer(), Handler: ctl.podHandler()},
+		{Informer: events, Handler: ctl.eventHandler()},
+		{Informer: hpas.Autoscaling().V2().HorizontalPodAutoscalers().Informer(), Handler: ctl.hpaHandler()},
 	}
 	optional, err := ctl.watchOptionalAPIs(m)
 	if err != nil {
 		return err
 	}
-	handlers = append(handlers, optional...)
-	for _, h := range handlers {
-		if _, err := h.inf.AddEventHandler(h.h); err != nil {
-			return err
-		}
-	}
-	return nil
+	return manager.Watch(append(deps, optional...)...)
 }
 
 // watchOptionalAPIs caches the InferenceServices and HTTPRoutes of AIM services, where the cluster serves those
 // APIs, and returns the handlers that route their events to the owning service.
-func (ctl *Controller) watchOptionalAPIs(m *manager.Manager) ([]handler, error) {
-	var out []handler
+func (ctl *Controller) watchOptionalAPIs(m *manager.Manager) ([]manager.Dependency, error) {
+	var out []manager.Dependency
 	for _, api := range []struct {
 		gvr     schema.GroupVersionResource
 		lister  *cache.GenericLister
@@ -187,15 +183,9 @@ func (ctl *Controller) watchOptionalAPIs(m *manager.Manager) ([]handler, error) 
 			return nil, fmt.Errorf("indexing %s by controller: %w", api.gvr.Resource, err)
 		}
 		*api.indexer = inf.Informer().GetIndexer()
-		out = append(out, handler{inf.Informer(), ctl.owners.Handler()})
+		out = append(out, manager.Dependency{Informer: inf.Informer(), Handler: ctl.owners.Handler()})
 	}
 	return out, nil
-}
-
-// handler is an informer and what handles its events.
-type handler struct {
-	inf cache.SharedIndexInformer
-	h   cache.ResourceEventHandler
 }
 
 // reconcile reads a service's observation, plans, acts, derives its status and ends the reconcile.

@@ -99,28 +99,26 @@ func Register(m *manager.Manager, backoff discovery.Backoff, gpus *gpu.Tracker, 
 	}
 	dependents := dependentsHandler(v.AIMServiceTemplates().Informer().GetIndexer(), v.AIMClusterServiceTemplates().Informer().GetIndexer(), ctl.ns.Add, ctl.cl.Add)
 
-	handlers := []struct {
-		inf cache.SharedIndexInformer
-		h   cache.ResourceEventHandler
-	}{
-		{v.AIMServiceTemplates().Informer(), ctl.ns.Handler()},
-		{v.AIMClusterServiceTemplates().Informer(), ctl.cl.Handler()},
-		// A model or runtime config re-checks the templates that use it (dependencyIndex).
-		{v.AIMModels().Informer(), dependents},
-		{v.AIMClusterModels().Informer(), dependents},
-		{v.AIMRuntimeConfigs().Informer(), dependents},
-		{v.AIMClusterRuntimeConfigs().Informer(), dependents},
-		{v.AIMTemplateCaches().Informer(), ctl.owners().Handler()},
-		{d.Batch().V1().Jobs().Informer(), ctl.owners().Handler()},
-		{d.Batch().V1().Jobs().Informer(), ctl.slots.observed()},
-		{d.Core().V1().Pods().Informer(), manager.JobPodHandler(ctl.jobs, ctl.owners())},
-		// A Warning about a discovery pod (a refused pull, FailedScheduling) is what keeps it pending.
-		{m.WarningEvents.Core().V1().Events().Informer(), manager.PodEventHandler(ctl.pods, manager.JobPodHandler(ctl.jobs, ctl.owners()))},
+	if _, err := v.AIMServiceTemplates().Informer().AddEventHandler(ctl.ns.Handler()); err != nil {
+		return err
 	}
-	for _, h := range handlers {
-		if _, err := h.inf.AddEventHandler(h.h); err != nil {
-			return err
-		}
+	if _, err := v.AIMClusterServiceTemplates().Informer().AddEventHandler(ctl.cl.Handler()); err != nil {
+		return err
+	}
+	if err := manager.Watch(
+		// A model or runtime config re-checks the templates that use it (dependencyIndex).
+		manager.Dependency{Informer: v.AIMModels().Informer(), Handler: dependents},
+		manager.Dependency{Informer: v.AIMClusterModels().Informer(), Handler: dependents},
+		manager.Dependency{Informer: v.AIMRuntimeConfigs().Informer(), Handler: dependents},
+		manager.Dependency{Informer: v.AIMClusterRuntimeConfigs().Informer(), Handler: dependents},
+		manager.Dependency{Informer: v.AIMTemplateCaches().Informer(), Handler: ctl.owners().Handler()},
+		manager.Dependency{Informer: d.Batch().V1().Jobs().Informer(), Handler: ctl.owners().Handler()},
+		manager.Dependency{Informer: d.Batch().V1().Jobs().Informer(), Handler: ctl.slots.observed()},
+		manager.Dependency{Informer: d.Core().V1().Pods().Informer(), Handler: manager.JobPodHandler(ctl.jobs, ctl.owners())},
+		// A Warning about a discovery pod (a refused pull, FailedScheduling) is what keeps it pending.
+		manager.Dependency{Informer: m.WarningEvents.Core().V1().Events().Informer(), Handler: manager.PodEventHandler(ctl.pods, manager.JobPodHandler(ctl.jobs, ctl.owners()))},
+	); err != nil {
+		return err
 	}
 	// A GPU node coming, going or changing its GPUs re-checks the templates that need a GPU.
 	gpus.OnChange(func(_, _ gpu.Inventory) {

@@ -49,24 +49,21 @@ func Register(m *manager.Manager) error {
 	// Events name the controller as their source, as aim-engine's do.
 	ctl.c.Recorder = m.RecorderFor(FieldManager)
 	ctl.ctl = manager.NewController("templatecache", manager.ReconcilerFunc(ctl.reconcile), v.AIMTemplateCaches().Informer().GetStore())
-	for _, h := range []struct {
-		inf cache.SharedIndexInformer
-		h   cache.ResourceEventHandler
-	}{
-		{v.AIMTemplateCaches().Informer(), ctl.ctl.Handler()},
-		{v.AIMArtifacts().Informer(), ctl.handler(ctl.artifactCaches)},
-		{v.AIMServiceTemplates().Informer(), ctl.handler(func(m metav1.Object) []*aimv1.AIMTemplateCache {
+	if _, err := v.AIMTemplateCaches().Informer().AddEventHandler(ctl.ctl.Handler()); err != nil {
+		return fmt.Errorf("watching template caches: %w", err)
+	}
+	if err := manager.Watch(
+		manager.Dependency{Informer: v.AIMArtifacts().Informer(), Handler: ctl.handler(ctl.artifactCaches)},
+		manager.Dependency{Informer: v.AIMServiceTemplates().Informer(), Handler: ctl.handler(func(m metav1.Object) []*aimv1.AIMTemplateCache {
 			return ctl.templateCaches(m.GetNamespace(), m.GetName(), aimv1.AIMTemplateScopeNamespace)
 		})},
-		{v.AIMClusterServiceTemplates().Informer(), ctl.handler(func(m metav1.Object) []*aimv1.AIMTemplateCache {
+		manager.Dependency{Informer: v.AIMClusterServiceTemplates().Informer(), Handler: ctl.handler(func(m metav1.Object) []*aimv1.AIMTemplateCache {
 			return ctl.templateCaches("", m.GetName(), aimv1.AIMTemplateScopeCluster)
 		})},
-		{v.AIMRuntimeConfigs().Informer(), ctl.handler(ctl.configCaches)},
-		{v.AIMClusterRuntimeConfigs().Informer(), ctl.handler(ctl.configCaches)},
-	} {
-		if _, err := h.inf.AddEventHandler(h.h); err != nil {
-			return fmt.Errorf("watching for template caches: %w", err)
-		}
+		manager.Dependency{Informer: v.AIMRuntimeConfigs().Informer(), Handler: ctl.handler(ctl.configCaches)},
+		manager.Dependency{Informer: v.AIMClusterRuntimeConfigs().Informer(), Handler: ctl.handler(ctl.configCaches)},
+	); err != nil {
+		return fmt.Errorf("watching for template caches: %w", err)
 	}
 	m.Add(ctl.ctl)
 	return nil
