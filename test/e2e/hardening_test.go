@@ -188,7 +188,7 @@ func TestEtcdOutageFailsWritesFastAndKeepsLiveness(t *testing.T) {
 	_, err = direct.AimV1alpha1().AIMRuntimeConfigs(ns).Create(ctx, cfg("before"), metav1.CreateOptions{})
 	must(t, err)
 
-	must(t, syscall.Kill(etcdPID, syscall.SIGSTOP))
+	stopProcess(t, etcdPID)
 	resumed := false
 	resume := func() {
 		if !resumed {
@@ -545,7 +545,7 @@ func TestStalledLeaderWritesNothing(t *testing.T) {
 
 	logA := filepath.Join(localDir, "logs", "aim-apiserver.log")
 	stoppedLeadingBefore := strings.Count(readFile(t, logA), "Stopped leading")
-	a.signal(t, syscall.SIGSTOP)
+	stopProcess(t, a.pid)
 	stopped := make(chan struct{})
 	go work(stopped, "during-stall")
 	var leaderB string

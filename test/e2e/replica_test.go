@@ -81,6 +81,32 @@ func (h *harnessServer) signal(t *testing.T, sig syscall.Signal) {
 	must(t, syscall.Kill(h.pid, sig))
 }
 
+// stopProcess stops pid with SIGSTOP and waits until every thread of it has stopped. kill returns once the
+// signal is queued; until the thread that takes it has run, the others go on, on a busy machine long enough to
+// answer a request (an etcd stopped so once stored a write 1 ms later).
+func stopProcess(t *testing.T, pid int) {
+	t.Helper()
+	must(t, syscall.Kill(pid, syscall.SIGSTOP))
+	eventually(t, 10*time.Second, fmt.Sprintf("every thread of pid %d stopped", pid), func() error {
+		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+		if err != nil {
+			return err
+		}
+		for _, task := range tasks {
+			stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
+			if err != nil {
+				return err
+			}
+			// The state is the field after the command name, which is in parentheses.
+			s := string(stat)
+			if fields := strings.Fields(s[strings.LastIndex(s, ")")+1:]); len(fields) == 0 || fields[0] != "T" {
+				return fmt.Errorf("thread %s: %q", task.Name(), strings.TrimSpace(s))
+			}
+		}
+		return nil
+	})
+}
+
 // waitExit waits until the process is gone and returns when that was seen.
 func (h *harnessServer) waitExit(t *testing.T, timeout time.Duration) time.Time {
 	t.Helper()
