@@ -4,9 +4,12 @@ package e2e
 
 import (
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aim-apiserver/aim-apiserver/test/harnessdir"
 )
 
 // The soak serves a store of its own while it runs, so the garbage collector may remove children of objects
@@ -28,6 +31,17 @@ func TestSoakShortRuns(t *testing.T) {
 	contains(t, "soak table", string(out), "| kill-leader ", "| etcd-cutoff ", "0 violations (lost, resurrected); 0 services with duplicate")
 	if strings.Contains(string(out), "panic") {
 		t.Errorf("output mentions a panic")
+	}
+	// The replicas' own logs, under the faults: the same bugs as the harness server's log is checked for.
+	logs, err := filepath.Glob(filepath.Join(harnessdir.Dir(root), "soak", "replica-[0-9].log"))
+	must(t, err)
+	if len(logs) == 0 {
+		t.Error("no replica logs in the soak's directory")
+	}
+	for _, log := range logs {
+		if err := noServerBugs(log, 0); err != nil {
+			t.Error(err)
+		}
 	}
 	eventually(t, 60*time.Second, "the harness's aim-apiserver serves again", func() error {
 		_, err := admin(t).run("", "get", "aimclrc")
