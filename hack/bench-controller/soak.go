@@ -75,7 +75,7 @@ func runSoak(ctx context.Context, c config) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	pidFile, pid, args, env, err := harnessReplica(".")
+	harness, err := harnessdir.ReadServer(".")
 	if err != nil {
 		return err
 	}
@@ -90,11 +90,11 @@ func runSoak(ctx context.Context, c config) error {
 	if err := waitNamespacesGone(ctx, cl, ""); err != nil {
 		return fmt.Errorf("earlier namespaces still terminating: %w", err)
 	}
-	logf("stopping the harness's aim-apiserver (pid %d): the soak runs two replicas on a three-member etcd of their own", pid)
-	_ = syscall.Kill(pid, syscall.SIGTERM)
-	waitGone(pid, time.Minute)
-	defer restoreHarness(cl, pidFile, args, env)
-	rs, err := startReplicas(ctx, cl, dir, args, env, etcd.clients)
+	logf("stopping the harness's aim-apiserver (pid %d): the soak runs two replicas on a three-member etcd of their own", harness.PID)
+	_ = syscall.Kill(harness.PID, syscall.SIGTERM)
+	waitGone(harness.PID, time.Minute)
+	defer restoreHarness(cl, harness)
+	rs, err := startReplicas(ctx, cl, dir, harness.Args, harness.Env, etcd.clients)
 	if rs != nil {
 		defer rs.stop()
 	}
@@ -156,13 +156,13 @@ func waitNamespacesGone(ctx context.Context, cl *clients, prefix string) error {
 
 // restoreHarness starts the harness's aim-apiserver again, as hack/local-up.sh did, and lists it alone in the
 // EndpointSlice.
-func restoreHarness(cl *clients, pidFile string, args, env []string) {
-	p := &process{name: "harness aim-apiserver", args: args, env: env, log: harnessdir.Local(".", "logs", "aim-apiserver.log"), detach: true}
+func restoreHarness(cl *clients, harness *harnessdir.Server) {
+	p := &process{name: "harness aim-apiserver", args: harness.Args, env: harness.Env, log: harnessdir.Local(".", "logs", "aim-apiserver.log"), detach: true}
 	if err := p.start(); err != nil {
 		logf("restarting the harness's aim-apiserver: %v", err)
 		return
 	}
-	_ = os.WriteFile(pidFile, []byte(fmt.Sprint(p.cmd.Process.Pid)), 0o644)
+	_ = os.WriteFile(harness.PIDFile, []byte(fmt.Sprint(p.cmd.Process.Pid)), 0o644)
 	if err := setEndpoints(cl, "127.0.0.1"); err != nil {
 		logf("%v", err)
 	}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -114,12 +113,11 @@ func waitPortFree(host, port string, timeout time.Duration) error {
 	}
 }
 
-// waitGone waits until a process has exited (a zombie counts as gone).
+// waitGone waits until a process has exited (harnessdir.Gone).
 func waitGone(pid int, timeout time.Duration) bool {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil || strings.Contains(string(stat), ") Z ") {
+		if harnessdir.Gone(pid) {
 			return true
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -207,54 +205,16 @@ type replicas struct {
 	addrs   []string
 }
 
-// harnessReplica is the aim-apiserver hack/local-up.sh started: its PID file, command line and environment.
-func harnessReplica(root string) (pidFile string, pid int, args, env []string, err error) {
-	pidFile = harnessdir.Local(root, "pids", "aim-apiserver.pid")
-	data, err := os.ReadFile(pidFile)
-	if err != nil {
-		return "", 0, nil, nil, fmt.Errorf("the harness's aim-apiserver (is the harness up? hack/local-up.sh): %w", err)
-	}
-	if pid, err = strconv.Atoi(strings.TrimSpace(string(data))); err != nil {
-		return "", 0, nil, nil, err
-	}
-	rawArgs, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	if err != nil {
-		return "", 0, nil, nil, fmt.Errorf("aim-apiserver (pid %d) is not running: %w", pid, err)
-	}
-	rawEnv, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
-	if err != nil {
-		return "", 0, nil, nil, err
-	}
-	split := func(b []byte) []string { return strings.Split(strings.TrimRight(string(b), "\x00"), "\x00") }
-	return pidFile, pid, split(rawArgs), split(rawEnv), nil
-}
-
-// withFlag sets --name value in args, replacing an earlier value.
-func withFlag(args []string, name, value string) []string {
-	out := append([]string(nil), args...)
-	for i := range out {
-		if out[i] == name && i+1 < len(out) {
-			out[i+1] = value
-			return out
-		}
-		if strings.HasPrefix(out[i], name+"=") {
-			out[i] = name + "=" + value
-			return out
-		}
-	}
-	return append(out, name, value)
-}
-
 // startReplicas starts two replicas like the harness's, storing in etcdServers, the first alone until its
 // controller leads (so that the benchmark's convergence reads the leader), and lists both in the APIService's
 // EndpointSlice. The metrics clients read each replica directly.
 func startReplicas(ctx context.Context, cl *clients, dir string, args, env []string, etcdServers []string) (*replicas, error) {
 	rs := &replicas{}
 	for i, addr := range []string{"127.0.0.1", "127.0.0.2"} {
-		a := withFlag(withFlag(args, "--etcd-servers", strings.Join(etcdServers, ",")), "--bind-address", addr)
-		a = withFlag(a, "--audit-log-path", filepath.Join(dir, fmt.Sprintf("replica-%d-audit.log", i)))
+		a := harnessdir.WithFlag(harnessdir.WithFlag(args, "--etcd-servers", strings.Join(etcdServers, ",")), "--bind-address", addr)
+		a = harnessdir.WithFlag(a, "--audit-log-path", filepath.Join(dir, fmt.Sprintf("replica-%d-audit.log", i)))
 		// As artifacts/deploy runs it: on SIGTERM it keeps serving while endpoints stop routing to it.
-		a = withFlag(withFlag(a, "--shutdown-delay-duration", "5s"), "--shutdown-watch-termination-grace-period", "5s")
+		a = harnessdir.WithFlag(harnessdir.WithFlag(a, "--shutdown-delay-duration", "5s"), "--shutdown-watch-termination-grace-period", "5s")
 		rs.addrs = append(rs.addrs, addr)
 		rs.procs = append(rs.procs, &process{name: "aim-apiserver " + addr, args: a, env: env, log: filepath.Join(dir, fmt.Sprintf("replica-%d.log", i))})
 		m := cl.aimMet

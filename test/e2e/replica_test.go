@@ -27,6 +27,7 @@ import (
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/generated/clientset/versioned"
 	"github.com/aim-apiserver/aim-apiserver/test/framework"
+	"github.com/aim-apiserver/aim-apiserver/test/harnessdir"
 )
 
 // leaseDuration is the harness's (the aim-apiserver default).
@@ -44,16 +45,9 @@ type harnessServer struct {
 // harness reads the running harness server's PID and command line.
 func harness(t *testing.T) *harnessServer {
 	t.Helper()
-	pidText, err := os.ReadFile(harnessPIDFile())
+	s, err := harnessdir.ReadServer(root)
 	must(t, err)
-	pid, err := strconv.Atoi(strings.TrimSpace(string(pidText)))
-	must(t, err)
-	rawArgs, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	must(t, err)
-	rawEnv, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
-	must(t, err)
-	return &harnessServer{pid: pid, args: strings.Split(strings.TrimRight(string(rawArgs), "\x00"), "\x00"),
-		env: strings.Split(strings.TrimRight(string(rawEnv), "\x00"), "\x00")}
+	return &harnessServer{pid: s.PID, args: s.Args, env: s.Env}
 }
 
 // getenv is a variable of the harness server's environment.
@@ -66,7 +60,7 @@ func (h *harnessServer) getenv(name string) string {
 	return ""
 }
 
-func harnessPIDFile() string { return filepath.Join(localDir, "pids", "aim-apiserver.pid") }
+func harnessPIDFile() string { return harnessdir.Local(root, "pids", "aim-apiserver.pid") }
 
 // port is the harness server's --secure-port.
 func (h *harnessServer) port(t *testing.T) int {
@@ -112,9 +106,8 @@ func (h *harnessServer) waitExit(t *testing.T, timeout time.Duration) time.Time 
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
-		// The harness server is not this test's child: poll for the PID (a zombie counts as gone).
-		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", h.pid))
-		if err != nil || strings.Contains(string(status), ") Z ") {
+		// The harness server is not this test's child: poll for the PID.
+		if harnessdir.Gone(h.pid) {
 			return time.Now()
 		}
 		if time.Now().After(deadline) {
@@ -169,7 +162,7 @@ func secondReplica(t *testing.T, h *harnessServer) (r *replica, port int, auditL
 	dir := t.TempDir()
 	port = framework.FreePort(t)
 	auditLog = filepath.Join(dir, "audit.log")
-	args := withFlag(withFlag(h.args, "--secure-port", strconv.Itoa(port)), "--audit-log-path", auditLog)
+	args := harnessdir.WithFlag(harnessdir.WithFlag(h.args, "--secure-port", strconv.Itoa(port)), "--audit-log-path", auditLog)
 	r = startReplica(t, args, h.env, filepath.Join(dir, "replica.log"))
 	t.Cleanup(r.stop)
 	eventually(t, 60*time.Second, "second replica follows", func() error {
@@ -209,18 +202,6 @@ func flagValue(args []string, name string) string {
 		}
 	}
 	return ""
-}
-
-// withFlag sets "--name value", replacing an existing value.
-func withFlag(args []string, name, value string) []string {
-	out := append([]string(nil), args...)
-	for i, a := range out {
-		if a == name && i+1 < len(out) {
-			out[i+1] = value
-			return out
-		}
-	}
-	return append(out, name, value)
 }
 
 func holder(k kubectl) string {

@@ -1,5 +1,5 @@
-// Package harnessdir locates the state of the local control plane that hack/local-up.sh runs, for the programs and
-// tests that drive it.
+// Package harnessdir locates the state of the local control plane that hack/local-up.sh runs, and its running
+// aim-apiserver, for the programs and tests that drive it.
 package harnessdir
 
 import (
