@@ -508,23 +508,23 @@ func (m *Manager) processNext(ctx context.Context, c *Controller, q workqueue.Ty
 	}
 	start := time.Now()
 	after, err := reconcileRecovering(ctx, c.Reconciler, key)
-	logger := klog.FromContext(ctx).WithValues("controller", c.Name, "key", key)
+	logger := klog.FromContext(ctx) // no WithValues here: it allocates, and most reconciles log nothing
 	switch {
 	case apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
 		// The namespace is being deleted, and the object with it: what could not be made there is not wanted any
 		// more, and a retry could only be refused again (kube-controller-manager's controllers end so too). A
 		// namespace that stays terminating still gets the object's resyncs.
-		logger.V(2).Info("Namespace terminating; not retrying", "err", err)
+		logger.V(2).Info("Namespace terminating; not retrying", "controller", c.Name, "key", key, "err", err)
 		observeReconcile(c.Name, start, resultSuccess)
 		q.Forget(key)
 	case apierrors.IsConflict(err):
 		// Something was written since the informer's copy was read: a race, not a failure. The next attempt
 		// reads the newer version.
-		logger.V(2).Info("Conflict; retrying with the newer version", "err", err)
+		logger.V(2).Info("Conflict; retrying with the newer version", "controller", c.Name, "key", key, "err", err)
 		observeReconcile(c.Name, start, resultRequeue)
 		q.AddRateLimited(key)
 	case err != nil:
-		logger.V(2).Info("Reconcile failed; retrying with backoff", "err", err)
+		logger.V(2).Info("Reconcile failed; retrying with backoff", "controller", c.Name, "key", key, "err", err)
 		utilruntime.HandleError(fmt.Errorf("%s %q: %w", c.Name, key.String(), err))
 		observeReconcile(c.Name, start, resultError)
 		q.AddRateLimited(key)
