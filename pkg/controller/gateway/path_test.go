@@ -22,32 +22,31 @@ func svc() *aimv1.AIMService {
 }
 
 func TestRenderPath(t *testing.T) {
-	cases := []struct {
-		template, want, wantErr string
-	}{
-		{template: "/{.metadata.namespace}/{.metadata.name}", want: "/team-a/qwen-chat"},
-		{template: "{.metadata.namespace}//{.spec.model.name}/", want: "/team-a/qwen3-32b"},
-		{template: "/teams/{.metadata.labels['app.kubernetes.io/team']}/{.metadata.labels.tier}", want: "/teams/inference-team/gold"},
-		{template: "/{.metadata.annotations['route']}/{.metadata.name}", want: "/v1/qwen-chat"},
-		{template: "/static/path", want: "/static/path"},
+	for _, tc := range []struct{ template, want string }{
+		{"/{.metadata.namespace}/{.metadata.name}", "/team-a/qwen-chat"},
+		{"{.metadata.namespace}//{.spec.model.name}/", "/team-a/qwen3-32b"},
+		{"/teams/{.metadata.labels['app.kubernetes.io/team']}/{.metadata.labels.tier}", "/teams/inference-team/gold"},
+		{"/{.metadata.annotations['route']}/{.metadata.name}", "/v1/qwen-chat"},
+		{"/static/path", "/static/path"},
 		// One dash per character a segment cannot hold, as aim-engine's MakeRFC1123Compliant.
-		{template: "/a..b/c  d/{.metadata.name}", want: "/a--b/c--d/qwen-chat"},
-		{template: "/{.metadata.labels['missing']}", wantErr: `no label "missing"`},
-		{template: "/{.spec.nothing}", wantErr: "not found"},
-		{template: "/{.spec.env[*].name}", wantErr: "matches 2 values"},
-		{template: "/{.metadata.name", wantErr: "unbalanced"},
-		{template: "/{.metadata.name[}", wantErr: "not a JSONPath"},
-		{template: "/{.metadata.labels['nope']}x", wantErr: "no label"},
-		{template: "/-/ /", wantErr: "empty path"},
-		{template: strings.Repeat("/{.metadata.namespace}-very-long-segment-for-the-route-path", 5), wantErr: "the limit is 200"},
-	}
-	for _, tc := range cases {
-		got, err := RenderPath(svc(), tc.template)
-		switch {
-		case tc.wantErr == "" && (err != nil || got != tc.want):
+		{"/a..b/c  d/{.metadata.name}", "/a--b/c--d/qwen-chat"},
+	} {
+		if got, err := RenderPath(svc(), tc.template); err != nil || got != tc.want {
 			t.Errorf("%s: got %q, %v; want %q", tc.template, got, err, tc.want)
-		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
-			t.Errorf("%s: got %q, %v; want an error mentioning %q", tc.template, got, err, tc.wantErr)
+		}
+	}
+	for template, wantErr := range map[string]string{
+		"/{.metadata.labels['missing']}": `no label "missing"`,
+		"/{.spec.nothing}":               "not found",
+		"/{.spec.env[*].name}":           "matches 2 values",
+		"/{.metadata.name":               "unbalanced",
+		"/{.metadata.name[}":             "not a JSONPath",
+		"/{.metadata.labels['nope']}x":   "no label",
+		"/-/ /":                          "empty path",
+		strings.Repeat("/{.metadata.namespace}-very-long-segment-for-the-route-path", 5): "the limit is 200",
+	} {
+		if got, err := RenderPath(svc(), template); err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("%s: got %q, %v; want an error mentioning %q", template, got, err, wantErr)
 		}
 	}
 	long, err := RenderPath(svc(), "/"+strings.Repeat("a", 100))

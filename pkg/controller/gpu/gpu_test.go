@@ -145,10 +145,9 @@ func TestRank(t *testing.T) {
 
 func TestSummary(t *testing.T) {
 	for _, tc := range []struct {
-		gpu   bool
-		count int32
-		model string
-		want  string
+		gpu         bool
+		count       int32
+		model, want string
 	}{
 		{true, 1, "MI300X", "1 x MI300X"}, {true, 2, "mi325x", "2 x MI325X"}, {true, 0, "MI300X", "MI300X"},
 		{false, 0, "", "CPU"}, {true, 4, "", "4 x GPU"},

@@ -6,8 +6,8 @@ package runtimeconfig
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"path/filepath"
+	"reflect"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -150,12 +150,12 @@ func (cs Configs) Lookup(name, namespace string) (Resolved, error) {
 func Merge(base, over aimv1.AIMRuntimeConfigSpec) aimv1.AIMRuntimeConfigSpec {
 	base, over = normalize(base), normalize(over)
 	out := aimv1.AIMRuntimeConfigSpec{
-		Storage:          mergeStorage(base.Storage, over.Storage),
-		Routing:          mergeRouting(base.Routing, over.Routing),
+		Storage:          section(base.Storage, over.Storage),
+		Routing:          section(base.Routing, over.Routing),
 		Env:              env.Merge(base.Env, over.Env),
-		LabelPropagation: mergeLabelPropagation(base.LabelPropagation, over.LabelPropagation),
-		Scheduling:       mergeScheduling(base.Scheduling, over.Scheduling),
-		Discovery:        mergeDiscovery(base.Discovery, over.Discovery),
+		LabelPropagation: section(base.LabelPropagation, over.LabelPropagation),
+		Scheduling:       section(base.Scheduling, over.Scheduling),
+		Discovery:        section(base.Discovery, over.Discovery),
 	}
 	if len(out.Env) == 0 {
 		out.Env = nil
@@ -181,82 +181,34 @@ func normalize(s aimv1.AIMRuntimeConfigSpec) aimv1.AIMRuntimeConfigSpec {
 	return s
 }
 
-func pick[T any](base, over *T) *T {
-	if over != nil {
+// section merges an optional section of the spec (storage, routing, ...): a section only one side sets is taken
+// whole; where both set it, every field over sets (non-nil, whatever its value) wins, and maps merge by key. The
+// rule reads the fields, so a field added to a section merges like the others without a line here.
+func section[T any](base, over *T) *T {
+	switch {
+	case over == nil:
+		return base
+	case base == nil:
 		return over
 	}
-	return base
-}
-
-func pickSlice[T any](base, over []T) []T {
-	if over != nil {
-		return over
+	out := *base
+	merged, o := reflect.ValueOf(&out).Elem(), reflect.ValueOf(over).Elem()
+	for i := range o.NumField() {
+		switch field := o.Field(i); {
+		case field.IsZero():
+		case field.Kind() == reflect.Map:
+			m := reflect.MakeMapWithSize(field.Type(), merged.Field(i).Len()+field.Len())
+			for _, from := range []reflect.Value{merged.Field(i), field} {
+				for it := from.MapRange(); it.Next(); {
+					m.SetMapIndex(it.Key(), it.Value())
+				}
+			}
+			merged.Field(i).Set(m)
+		default:
+			merged.Field(i).Set(field)
+		}
 	}
-	return base
-}
-
-func mergeMap(base, over map[string]string) map[string]string {
-	if base == nil && over == nil {
-		return nil
-	}
-	out := maps.Clone(base)
-	if out == nil {
-		out = map[string]string{}
-	}
-	maps.Copy(out, over)
-	return out
-}
-
-func mergeStorage(b, o *aimv1.AIMStorageConfig) *aimv1.AIMStorageConfig {
-	if b == nil || o == nil {
-		return pick(b, o)
-	}
-	return &aimv1.AIMStorageConfig{
-		DefaultStorageClassName: pick(b.DefaultStorageClassName, o.DefaultStorageClassName),
-		PVCHeadroomPercent:      pick(b.PVCHeadroomPercent, o.PVCHeadroomPercent),
-		AccessModes:             pickSlice(b.AccessModes, o.AccessModes),
-	}
-}
-
-func mergeRouting(b, o *aimv1.AIMRuntimeRoutingConfig) *aimv1.AIMRuntimeRoutingConfig {
-	if b == nil || o == nil {
-		return pick(b, o)
-	}
-	return &aimv1.AIMRuntimeRoutingConfig{
-		Enabled:        pick(b.Enabled, o.Enabled),
-		GatewayRef:     pick(b.GatewayRef, o.GatewayRef),
-		PathTemplate:   pick(b.PathTemplate, o.PathTemplate),
-		RequestTimeout: pick(b.RequestTimeout, o.RequestTimeout),
-		Annotations:    mergeMap(b.Annotations, o.Annotations),
-	}
-}
-
-func mergeLabelPropagation(b, o *aimv1.AIMLabelPropagationConfig) *aimv1.AIMLabelPropagationConfig {
-	if b == nil || o == nil {
-		return pick(b, o)
-	}
-	return &aimv1.AIMLabelPropagationConfig{Enabled: pick(b.Enabled, o.Enabled), Match: pickSlice(b.Match, o.Match)}
-}
-
-func mergeScheduling(b, o *aimv1.AIMSchedulingConfig) *aimv1.AIMSchedulingConfig {
-	if b == nil || o == nil {
-		return pick(b, o)
-	}
-	return &aimv1.AIMSchedulingConfig{
-		Tolerations:       pickSlice(b.Tolerations, o.Tolerations),
-		NodeSelector:      mergeMap(b.NodeSelector, o.NodeSelector),
-		PriorityClassName: pick(b.PriorityClassName, o.PriorityClassName),
-	}
-}
-
-func mergeDiscovery(b, o *aimv1.AIMDiscoveryConfig) *aimv1.AIMDiscoveryConfig {
-	if b == nil || o == nil {
-		return pick(b, o)
-	}
-	return &aimv1.AIMDiscoveryConfig{
-		ServiceAccountName: pick(b.ServiceAccountName, o.ServiceAccountName),
-		MaxConcurrentJobs:  pick(b.MaxConcurrentJobs, o.MaxConcurrentJobs),
-	}
+	return &out
 }
 
 // PropagatedLabels are the labels of an AIM object its children inherit: every aim.eai.amd.com/ label, and
