@@ -26,7 +26,8 @@ var conditionTypeArg = map[string]bool{
 
 // TestConditionStringsAreConstants fails when a controller writes a string literal as a condition type, a
 // component name or a reason: every such string must be a named constant, so that the tables of
-// conditions_test.go pin it to aim-engine's. It looks, in the non-test files under pkg/controller, at
+// docs/conditions.md pin it to aim-engine's (conditions_test.go). It looks, in the non-test files under
+// pkg/controller, at
 //   - the Reason field of any composite literal, the Type field of metav1.Condition literals and the Name field
 //     of state.Component literals;
 //   - assignments to a Reason or Type field, and to a variable or named result whose name ends in "reason";
@@ -73,7 +74,7 @@ func guardViolations(fset *token.FileSet, files []*ast.File) []string {
 		// "" is no reason: the component's is taken from its errors.
 		if lit, ok := ast.Unparen(e).(*ast.BasicLit); ok && lit.Kind == token.STRING && lit.Value != `""` {
 			out = append(out, fset.Position(lit.Pos()).String()+": string literal "+lit.Value+" as "+what+
-				"; name it as a constant and pin it in pkg/controller/conditions_test.go")
+				"; name it as a constant and pin it in docs/conditions.md")
 		}
 	}
 	for _, f := range files {

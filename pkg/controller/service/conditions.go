@@ -2,12 +2,11 @@ package service
 
 import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gateway"
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/health"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 )
 
 // Component names of an AIMService; each reports a <Name>Ready condition. HPA is reported for autoscaled
-// services only (KEDA's HorizontalPodAutoscaler).
+// services only (KEDA's HorizontalPodAutoscaler), with health.Autoscaler's reasons.
 const (
 	ComponentModel         = "Model"
 	ComponentTemplate      = "Template"
@@ -57,15 +56,9 @@ const (
 	ReasonCacheConflict = "CacheConflict"
 )
 
-// Reasons of InferenceServiceReady, by health.InferenceService's rules: KServe's InternalError and
-// ServerlessModeRejected are the reasons of the Warning events that fail an InferenceService.
-const (
-	ReasonCreatingRuntime        = health.ReasonCreatingRuntime
-	ReasonRuntimeReady           = health.ReasonRuntimeReady
-	ReasonInternalError          = health.ReasonInternalError
-	ReasonServerlessModeRejected = health.ReasonServerlessModeRejected
-	ReasonKServeNotInstalled     = "KServeNotInstalled"
-)
+// Reasons of InferenceServiceReady besides health.InferenceService's (CreatingRuntime, RuntimeReady, and KServe's
+// InternalError and ServerlessModeRejected, the reasons of the Warning events that fail an InferenceService).
+const ReasonKServeNotInstalled = "KServeNotInstalled"
 
 // Reasons of HTTPRouteReady; a gateway that rejects the route gives its own reason.
 const (
@@ -76,13 +69,4 @@ const (
 	ReasonHTTPRouteRejected      = "HTTPRouteRejected"
 	ReasonHTTPRoutePending       = "HTTPRoutePending"
 	ReasonGatewayAPINotInstalled = "GatewayAPINotInstalled"
-)
-
-// Reasons of HPAReady, by health.Autoscaler's rules.
-const (
-	ReasonHPANotFound         = health.ReasonHPANotFound
-	ReasonWaitingForMetrics   = health.ReasonWaitingForMetrics
-	ReasonMetricsFailed       = health.ReasonMetricsFailed
-	ReasonScaleTargetNotReady = health.ReasonScaleTargetNotReady
-	ReasonHPAOperational      = health.ReasonHPAOperational
 )
