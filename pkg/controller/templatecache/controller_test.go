@@ -1,0 +1,58 @@
+package templatecache
+
+import (
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
+)
+
+// TestResolveTemplateByScope: a cache's templateScope names the kind of its template; without one, the
+// namespace's template wins over the cluster's of the same name.
+func TestResolveTemplateByScope(t *testing.T) {
+	namespaced := &aimv1.AIMServiceTemplate{ObjectMeta: metav1.ObjectMeta{Name: "tpl", Namespace: "team"}}
+	cluster := &aimv1.AIMClusterServiceTemplate{ObjectMeta: metav1.ObjectMeta{Name: "tpl"}}
+	for _, tc := range []struct {
+		name               string
+		scope              aimv1.AIMTemplateScope
+		namespace, cluster bool
+		wantKind, wantErr  string
+	}{
+		{name: "no scope, both", namespace: true, cluster: true, wantKind: KindNamespaced},
+		{name: "no scope, cluster only", cluster: true, wantKind: KindCluster},
+		{name: "unknown scope, cluster only", scope: aimv1.AIMTemplateScopeUnknown, cluster: true, wantKind: KindCluster},
+		{name: "no scope, none", wantErr: `neither AIMServiceTemplate "tpl" in namespace team nor AIMClusterServiceTemplate "tpl" exists`},
+		{name: "namespace scope, cluster only", scope: aimv1.AIMTemplateScopeNamespace, cluster: true,
+			wantErr: `AIMServiceTemplate "tpl" not found in namespace team`},
+		{name: "cluster scope, both", scope: aimv1.AIMTemplateScopeCluster, namespace: true, cluster: true, wantKind: KindCluster},
+		{name: "cluster scope, namespaced only", scope: aimv1.AIMTemplateScopeCluster, namespace: true,
+			wantErr: `AIMClusterServiceTemplate "tpl" not found`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ns := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+			cl := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+			if tc.namespace {
+				_ = ns.Add(namespaced)
+			}
+			if tc.cluster {
+				_ = cl.Add(cluster)
+			}
+			ctl := &Controller{templates: aimlisters.NewAIMServiceTemplateLister(ns), clusterTemplates: aimlisters.NewAIMClusterServiceTemplateLister(cl)}
+			c := &aimv1.AIMTemplateCache{ObjectMeta: metav1.ObjectMeta{Name: "cache", Namespace: "team"},
+				Spec: aimv1.AIMTemplateCacheSpec{TemplateName: "tpl", TemplateScope: tc.scope}}
+			got, err := ctl.resolveTemplate(c)
+			switch {
+			case tc.wantErr != "":
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Errorf("got %+v, %v; want an error saying %q", got, err, tc.wantErr)
+				}
+			case err != nil || got == nil || got.Kind != tc.wantKind:
+				t.Errorf("got %+v, %v; want the %s", got, err, tc.wantKind)
+			}
+		})
+	}
+}
