@@ -28,6 +28,7 @@ import (
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/migrate/freeze"
 )
 
 var (
@@ -42,8 +43,6 @@ const (
 	// automanagedLabel marks an APIService the auto-registration owns; without it, it leaves the object alone,
 	// also when the CRDs go.
 	automanagedLabel = "kube-aggregator.kubernetes.io/automanaged"
-	// freezeName names the admission policy that stops writes to the CRDs while they are copied.
-	freezeName = "aim-migration-freeze"
 	// annotationRetry on a terminating CRD asks kube-apiserver's CRD finalizer to try again now.
 	annotationRetry = "aim.eai.amd.com/migrate-retry"
 	// Priorities of aim-apiserver's APIService (artifacts/deploy) and of an auto-registered one.
@@ -281,7 +280,7 @@ func (c *cluster) username(ctx context.Context) (string, error) {
 func (c *cluster) freeze(ctx context.Context, exempt string) error {
 	client := c.kube.AdmissionregistrationV1()
 	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: freezeName, Labels: map[string]string{"app.kubernetes.io/managed-by": "aim-apiserver-migrate"}},
+		ObjectMeta: metav1.ObjectMeta{Name: freeze.PolicyName, Labels: map[string]string{"app.kubernetes.io/managed-by": "aim-apiserver-migrate"}},
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
 			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
@@ -302,9 +301,9 @@ func (c *cluster) freeze(ctx context.Context, exempt string) error {
 		},
 	}
 	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: freezeName, Labels: policy.Labels},
+		ObjectMeta: metav1.ObjectMeta{Name: freeze.PolicyName, Labels: policy.Labels},
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
-			PolicyName: freezeName, ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
+			PolicyName: freeze.PolicyName, ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
 		},
 	}
 	if _, err := client.ValidatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -331,7 +330,7 @@ func (c *cluster) frozen(ctx context.Context, gvr schema.GroupVersionResource, k
 	var last error
 	err = wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		_, last = probe.Resource(gvr).Create(ctx, obj, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-		return last != nil && strings.Contains(last.Error(), freezeName), nil
+		return freeze.Denied(last), nil
 	})
 	if err != nil {
 		return fmt.Errorf("the freeze policy does not hold after %s (last answer to a probe write: %v)", timeout, last)
@@ -342,8 +341,8 @@ func (c *cluster) frozen(ctx context.Context, gvr schema.GroupVersionResource, k
 // unfreeze removes the freeze.
 func (c *cluster) unfreeze(ctx context.Context) error {
 	client := c.kube.AdmissionregistrationV1()
-	err1 := client.ValidatingAdmissionPolicyBindings().Delete(ctx, freezeName, metav1.DeleteOptions{})
-	err2 := client.ValidatingAdmissionPolicies().Delete(ctx, freezeName, metav1.DeleteOptions{})
+	err1 := client.ValidatingAdmissionPolicyBindings().Delete(ctx, freeze.PolicyName, metav1.DeleteOptions{})
+	err2 := client.ValidatingAdmissionPolicies().Delete(ctx, freeze.PolicyName, metav1.DeleteOptions{})
 	var errs []error
 	for _, err := range []error{err1, err2} {
 		if err != nil && !apierrors.IsNotFound(err) {

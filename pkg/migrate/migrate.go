@@ -33,6 +33,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/migrate/freeze"
 	"golang.org/x/term"
 	"google.golang.org/grpc/grpclog"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -321,7 +322,7 @@ func (m *migrator) beforeSwitch(ctx context.Context, st *state) error {
 	if err != nil {
 		return err
 	}
-	m.logf("freezing writes to the CRDs (admission policy %s; %s is exempt)", freezeName, me)
+	m.logf("freezing writes to the CRDs (admission policy %s; %s is exempt)", freeze.PolicyName, me)
 	if err := m.c.freeze(ctx, me); err != nil {
 		return err
 	}

@@ -36,6 +36,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/leader"
 	"github.com/aim-apiserver/aim-apiserver/pkg/generated/clientset/versioned"
 	aiminformers "github.com/aim-apiserver/aim-apiserver/pkg/generated/informers/externalversions"
+	"github.com/aim-apiserver/aim-apiserver/pkg/migrate/freeze"
 )
 
 // LeaseName is the Lease the replicas compete for.
@@ -219,6 +220,8 @@ type Manager struct {
 	selected map[Selection]kubeinformers.SharedInformerFactory
 	// handlers are event handlers that must have seen their informer's initial list before workers start.
 	handlers map[string]cache.InformerSynced
+	// freezeLogged is when (Unix nanoseconds) a reconcile last said that a migration freezes writes.
+	freezeLogged atomic.Int64
 }
 
 // preferProtobuf makes a typed client send protobuf and ask for it first, as kube-controller-manager's clients
@@ -521,6 +524,17 @@ func (m *Manager) processNext(ctx context.Context, c *Controller, q workqueue.Ty
 		// Something was written since the informer's copy was read: a race, not a failure. The next attempt
 		// reads the newer version.
 		logger.V(2).Info("Conflict; retrying with the newer version", "controller", c.Name, "key", key, "err", err)
+		observeReconcile(c.Name, start, resultRequeue)
+		q.AddRateLimited(key)
+	case freeze.Denied(err):
+		// aim-apiserver migrate refuses writes to the group while it copies the objects (seconds), and the
+		// writes go through once it lifts the freeze: a wait, not a failure. Said at most once a minute.
+		if now := time.Now(); now.Sub(time.Unix(0, m.freezeLogged.Load())) > time.Minute {
+			m.freezeLogged.Store(now.UnixNano())
+			logger.Info("Writes to aim.eai.amd.com are frozen by a migration (ValidatingAdmissionPolicy "+freeze.PolicyName+"); reconciles retry with backoff until it ends",
+				"controller", c.Name, "key", key)
+		}
+		logger.V(2).Info("Write refused by the migration freeze; retrying with backoff", "controller", c.Name, "key", key, "err", err)
 		observeReconcile(c.Name, start, resultRequeue)
 		q.AddRateLimited(key)
 	case err != nil:

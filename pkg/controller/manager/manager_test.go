@@ -188,8 +188,8 @@ func TestAPanickingReconcileIsAnError(t *testing.T) {
 }
 
 // TestQuietEndsOfAReconcile: a write refused because the namespace is terminating ends the reconcile without
-// a retry (the namespace's deletion takes the object); a conflict is retried as a requeue, not an error; any
-// other error is retried as an error.
+// a retry (the namespace's deletion takes the object); a conflict, and a write the migration freeze refused, are
+// retried as a requeue, not an error; any other error is retried as an error.
 func TestQuietEndsOfAReconcile(t *testing.T) {
 	registerControllerMetrics()
 	refused := func(terminating bool) error {
@@ -201,6 +201,8 @@ func TestQuietEndsOfAReconcile(t *testing.T) {
 		return fmt.Errorf("applying Job team/j: %w", err)
 	}
 	conflict := fmt.Errorf("setting finalizer: %w", apierrors.NewConflict(schema.GroupResource{Resource: "aimservices"}, "x", errors.New("modified")))
+	frozen := fmt.Errorf("writing the status of model m: %w", apierrors.NewForbidden(schema.GroupResource{Group: "aim.eai.amd.com", Resource: "aimmodels"}, "m",
+		errors.New("ValidatingAdmissionPolicy 'aim-migration-freeze' with binding 'aim-migration-freeze' denied request: aim.eai.amd.com is being migrated")))
 	for _, tc := range []struct {
 		name     string
 		err      error
@@ -209,6 +211,7 @@ func TestQuietEndsOfAReconcile(t *testing.T) {
 	}{
 		{"namespace-terminating", refused(true), 0, resultSuccess},
 		{"conflict", conflict, 1, resultRequeue},
+		{"migration-freeze", frozen, 1, resultRequeue},
 		{"forbidden", refused(false), 1, resultError},
 	} {
 		c := NewController("quiet-"+tc.name, ReconcilerFunc(func(context.Context, cache.ObjectName) (time.Duration, error) { return 0, tc.err }))
