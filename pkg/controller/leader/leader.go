@@ -21,13 +21,17 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	kubeinformers "k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 )
 
@@ -43,7 +47,8 @@ type Config struct {
 	LeaseDuration   time.Duration
 	RenewDeadline   time.Duration
 	RetryPeriod     time.Duration
-	EventRecorder   resourcelock.EventRecorder
+	// EventSource is the component the Lease's Events ("became leader", "stopped leading") name.
+	EventSource string
 	// OnNewLeader is told the identity of every new leader, this replica's included.
 	OnNewLeader func(identity string)
 }
@@ -70,11 +75,18 @@ func (e *Elector) Run(ctx context.Context, lead func(context.Context)) error {
 	if err != nil {
 		return err
 	}
+	// The Lease's Events go out through the election's own client, which the fence does not hold back:
+	// "stopped leading" is recorded as the Lease is given up, when the fence already refuses the controller's
+	// writes. Shutting the broadcaster down drops what it has not sent yet, so the last Event gets a second.
+	events := record.NewBroadcaster()
+	events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: e.cfg.Client.CoreV1().Events("")})
+	defer time.AfterFunc(time.Second, events.Shutdown)
 	lock := &fencedLock{
 		Interface: &resourcelock.LeaseLock{
-			LeaseMeta:  metav1.ObjectMeta{Name: e.cfg.Name, Namespace: e.cfg.Namespace},
-			Client:     e.cfg.Client.CoordinationV1(),
-			LockConfig: resourcelock.ResourceLockConfig{Identity: e.cfg.Identity, EventRecorder: e.cfg.EventRecorder},
+			LeaseMeta: metav1.ObjectMeta{Name: e.cfg.Name, Namespace: e.cfg.Namespace},
+			Client:    e.cfg.Client.CoordinationV1(),
+			LockConfig: resourcelock.ResourceLockConfig{Identity: e.cfg.Identity,
+				EventRecorder: events.NewRecorder(scheme.Scheme, corev1.EventSource{Component: e.cfg.EventSource})},
 		},
 		fence: e.fence, identity: e.cfg.Identity, validity: e.cfg.RenewDeadline,
 	}

@@ -5,9 +5,13 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 )
 
@@ -100,5 +104,42 @@ func TestWrapTransportRefusesWritesOnly(t *testing.T) {
 	}
 	if !Unfenced().Allowed() {
 		t.Error("without leader election the only replica must write")
+	}
+}
+
+// TestRunRecordsLeadershipEvents: the Lease's Events, "stopped leading" too, which is recorded as the Lease is
+// given up and the fence already refuses the controller's writes, go out through the election's own client.
+func TestRunRecordsLeadershipEvents(t *testing.T) {
+	client := fake.NewClientset()
+	e := New(Config{Client: client, Namespace: "aim-system", Name: "lease", Identity: "me", EventSource: "aim-apiserver",
+		LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 100 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- e.Run(ctx, func(context.Context) { cancel() }) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run did not return after its context was cancelled")
+	}
+	var got []string
+	err := wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+		events, err := client.CoreV1().Events("aim-system").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		got = got[:0]
+		for _, ev := range events.Items {
+			if ev.InvolvedObject.Kind == "Lease" && ev.Source.Component == "aim-apiserver" {
+				got = append(got, ev.Message)
+			}
+		}
+		return len(got) == 2, nil
+	})
+	slices.Sort(got)
+	if err != nil || !slices.Equal(got, []string{"me became leader", "me stopped leading"}) {
+		t.Errorf("the Lease's Events: %q (%v), want became leader and stopped leading", got, err)
 	}
 }

@@ -255,7 +255,7 @@ func New(loopback, kube *rest.Config, opts Options) (*Manager, error) {
 	fence := leader.Unfenced()
 	var elector *leader.Elector
 	if opts.LeaderElect {
-		if elector, err = newElector(kube, opts, recorder); err != nil {
+		if elector, err = newElector(kube, opts); err != nil {
 			return nil, err
 		}
 		fence = elector.Fence()
@@ -320,7 +320,7 @@ func newEventBroadcaster() (record.EventBroadcaster, *runtime.Scheme, record.Eve
 
 // newElector returns the leader elector of the replica named opts.Identity. Its own client is not fenced: it
 // is what acquires the Lease.
-func newElector(kube *rest.Config, opts Options, recorder record.EventRecorder) (*leader.Elector, error) {
+func newElector(kube *rest.Config, opts Options) (*leader.Elector, error) {
 	leClient, err := kubernetes.NewForConfig(preferProtobuf(rest.AddUserAgent(rest.CopyConfig(kube), userAgent(opts.Identity))))
 	if err != nil {
 		return nil, fmt.Errorf("leader election client: %w", err)
@@ -328,7 +328,7 @@ func newElector(kube *rest.Config, opts Options, recorder record.EventRecorder) 
 	return leader.New(leader.Config{
 		Client: leClient, Namespace: opts.SystemNamespace, Name: LeaseName, Identity: opts.Identity,
 		LeaseDuration: opts.LeaseDuration, RenewDeadline: opts.RenewDeadline, RetryPeriod: opts.RetryPeriod,
-		EventRecorder: recorder,
+		EventSource: "aim-apiserver",
 		OnNewLeader: func(id string) {
 			if id != opts.Identity {
 				klog.InfoS("Another replica leads", "leader", id)
