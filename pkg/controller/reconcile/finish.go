@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/record"
@@ -86,7 +87,12 @@ func Finish(rec record.EventRecorder, e End) (time.Duration, error) {
 		return 0, e.ApplyErr
 	}
 	if e.Out.Retry {
-		return 0, fmt.Errorf("%s: infrastructure errors; retrying", e.What)
+		// DependenciesReachable says which, as the status shows it: redacted and bounded.
+		cause := ""
+		if c := meta.FindStatusCondition(e.Out.Conditions, state.ConditionDependenciesReachable); c != nil && c.Message != "" {
+			cause = ": " + c.Message
+		}
+		return 0, fmt.Errorf("%s: infrastructure errors; retrying%s", e.What, cause)
 	}
 	return e.RequeueAfter, nil
 }

@@ -126,6 +126,9 @@ func TestFinish(t *testing.T) {
 		{"write error", true, errors.New("etcd down"), transition, nil, 0, "writing the status of thing: etcd down", 0, 0},
 		{"apply error after the write", true, nil, transition, applyErr, time.Minute, "apply failed", 1, 0},
 		{"infrastructure retry", false, nil, state.Output{Retry: true}, nil, time.Minute, "thing: infrastructure errors; retrying", 0, 0},
+		{"infrastructure retry says why", false, nil, state.Output{Retry: true, Conditions: []metav1.Condition{
+			state.Condition(state.ConditionDependenciesReachable, false, state.ReasonInfrastructureError, "registry.example: connection refused")}},
+			nil, time.Minute, "thing: infrastructure errors; retrying: registry.example: connection refused", 0, 0},
 	} {
 		rec := record.NewFakeRecorder(10)
 		stored := "old"
