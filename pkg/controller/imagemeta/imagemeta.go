@@ -5,8 +5,6 @@ package imagemeta
 
 import (
 	"cmp"
-	"time"
-
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -16,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 
