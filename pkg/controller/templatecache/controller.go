@@ -134,35 +134,31 @@ func (ctl *Controller) patchCache(namespace string) func(context.Context, string
 // resolveTemplate finds the cache's template by its scope; without one, the namespace's first, then the
 // cluster's.
 func (ctl *Controller) resolveTemplate(c *aimv1.AIMTemplateCache) (*Template, error) {
-	name := c.Spec.TemplateName
-	namespaced := func() (*Template, error) {
-		t, err := ctl.templates.AIMServiceTemplates(c.Namespace).Get(name)
-		if err != nil {
+	name, scope := c.Spec.TemplateName, c.Spec.TemplateScope
+	if scope != aimv1.AIMTemplateScopeCluster {
+		switch t, err := ctl.templates.AIMServiceTemplates(c.Namespace).Get(name); {
+		case err == nil:
+			return templateOf(KindNamespaced, t.Name, &t.Status), nil
+		case !apierrors.IsNotFound(err):
 			return nil, err
 		}
-		return templateOf(KindNamespaced, t.Name, &t.Status), nil
 	}
-	cluster := func() (*Template, error) {
-		t, err := ctl.clusterTemplates.Get(name)
-		if err != nil {
+	if scope != aimv1.AIMTemplateScopeNamespace {
+		switch t, err := ctl.clusterTemplates.Get(name); {
+		case err == nil:
+			return templateOf(KindCluster, t.Name, &t.Status), nil
+		case !apierrors.IsNotFound(err):
 			return nil, err
 		}
-		return templateOf(KindCluster, t.Name, &t.Status), nil
 	}
-	lookups, missing := []func() (*Template, error){namespaced, cluster},
-		fmt.Sprintf("neither AIMServiceTemplate %q in namespace %s nor AIMClusterServiceTemplate %q exists", name, c.Namespace, name)
-	switch c.Spec.TemplateScope {
+	switch scope {
 	case aimv1.AIMTemplateScopeNamespace:
-		lookups, missing = lookups[:1], fmt.Sprintf("AIMServiceTemplate %q not found in namespace %s", name, c.Namespace)
+		return nil, state.NewError(state.MissingUpstream, ReasonTemplateNotFound, "AIMServiceTemplate %q not found in namespace %s", name, c.Namespace)
 	case aimv1.AIMTemplateScopeCluster:
-		lookups, missing = lookups[1:], fmt.Sprintf("AIMClusterServiceTemplate %q not found", name)
+		return nil, state.NewError(state.MissingUpstream, ReasonTemplateNotFound, "AIMClusterServiceTemplate %q not found", name)
 	}
-	for _, lookup := range lookups {
-		if t, err := lookup(); !apierrors.IsNotFound(err) {
-			return t, err
-		}
-	}
-	return nil, state.NewError(state.MissingUpstream, ReasonTemplateNotFound, "%s", missing)
+	return nil, state.NewError(state.MissingUpstream, ReasonTemplateNotFound,
+		"neither AIMServiceTemplate %q in namespace %s nor AIMClusterServiceTemplate %q exists", name, c.Namespace, name)
 }
 
 func templateOf(kind, name string, st *aimv1.AIMServiceTemplateStatus) *Template {
