@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -220,8 +221,8 @@ type Manager struct {
 	selected map[Selection]kubeinformers.SharedInformerFactory
 	// handlers are event handlers that must have seen their informer's initial list before workers start.
 	handlers map[string]cache.InformerSynced
-	// freezeLogged is when (Unix nanoseconds) a reconcile last said that a migration freezes writes.
-	freezeLogged atomic.Int64
+	// freezeNotice says, at most once a minute, that a migration freezes writes.
+	freezeNotice rate.Sometimes
 }
 
 // preferProtobuf makes a typed client send protobuf and ask for it first, as kube-controller-manager's clients
@@ -277,9 +278,10 @@ func New(loopback, kube *rest.Config, opts Options) (*Manager, error) {
 			Recorder:         recorder,
 			Options:          opts,
 		},
-		elector:     elector,
-		broadcaster: broadcaster,
-		eventScheme: eventScheme,
+		elector:      elector,
+		broadcaster:  broadcaster,
+		eventScheme:  eventScheme,
+		freezeNotice: rate.Sometimes{Interval: time.Minute},
 	}
 	m.WarningEvents = m.Selected(Selection{Fields: "type=" + corev1.EventTypeWarning})
 	return m, nil
@@ -529,11 +531,10 @@ func (m *Manager) processNext(ctx context.Context, c *Controller, q workqueue.Ty
 	case freeze.Denied(err):
 		// aim-apiserver migrate refuses writes to the group while it copies the objects (seconds), and the
 		// writes go through once it lifts the freeze: a wait, not a failure. Said at most once a minute.
-		if now := time.Now(); now.Sub(time.Unix(0, m.freezeLogged.Load())) > time.Minute {
-			m.freezeLogged.Store(now.UnixNano())
+		m.freezeNotice.Do(func() {
 			logger.Info("Writes to aim.eai.amd.com are frozen by a migration (ValidatingAdmissionPolicy "+freeze.PolicyName+"); reconciles retry with backoff until it ends",
 				"controller", c.Name, "key", key)
-		}
+		})
 		logger.V(2).Info("Write refused by the migration freeze; retrying with backoff", "controller", c.Name, "key", key, "err", err)
 		observeReconcile(c.Name, start, resultRequeue)
 		q.AddRateLimited(key)
