@@ -92,7 +92,7 @@ func runSoak(ctx context.Context, c config) error {
 	}
 	logf("stopping the harness's aim-apiserver (pid %d): the soak runs two replicas on a three-member etcd of their own", harness.PID)
 	_ = syscall.Kill(harness.PID, syscall.SIGTERM)
-	waitGone(harness.PID, time.Minute)
+	harnessdir.WaitGone(harness.PID, time.Minute)
 	defer restoreHarness(cl, harness)
 	rs, err := startReplicas(ctx, cl, dir, harness.Args, harness.Env, etcd.clients)
 	if rs != nil {
@@ -162,7 +162,7 @@ func restoreHarness(cl *clients, harness *harnessdir.Server) {
 		logf("restarting the harness's aim-apiserver: %v", err)
 		return
 	}
-	_ = os.WriteFile(harness.PIDFile, []byte(fmt.Sprint(p.cmd.Process.Pid)), 0o644)
+	_ = harness.SetPID(p.cmd.Process.Pid)
 	if err := setEndpoints(cl, "127.0.0.1"); err != nil {
 		logf("%v", err)
 	}
@@ -274,7 +274,7 @@ func (s *soak) inject(ctx context.Context, fault string) error {
 
 func (s *soak) restartReplica(ctx context.Context, i int) error {
 	// The killed replica's listener can outlive the process a moment: the new one must bind the same address.
-	if err := waitPortFree(s.rs.procs[i].flag("--bind-address"), s.rs.procs[i].flag("--secure-port"), 30*time.Second); err != nil {
+	if err := waitPortFree(harnessdir.Flag(s.rs.procs[i].args, "--bind-address"), harnessdir.Flag(s.rs.procs[i].args, "--secure-port"), 30*time.Second); err != nil {
 		return err
 	}
 	start := time.Now()

@@ -69,23 +69,10 @@ func (p *process) stop(sig syscall.Signal, timeout time.Duration) {
 	if p.signal(sig) != nil {
 		return
 	}
-	if !waitGone(p.cmd.Process.Pid, timeout) {
+	if !harnessdir.WaitGone(p.cmd.Process.Pid, timeout) {
 		_ = p.signal(syscall.SIGKILL)
-		waitGone(p.cmd.Process.Pid, 10*time.Second)
+		harnessdir.WaitGone(p.cmd.Process.Pid, 10*time.Second)
 	}
-}
-
-// flag is the value of --name in the process's arguments.
-func (p *process) flag(name string) string {
-	for i, a := range p.args {
-		if a == name && i+1 < len(p.args) {
-			return p.args[i+1]
-		}
-		if v, ok := strings.CutPrefix(a, name+"="); ok {
-			return v
-		}
-	}
-	return ""
 }
 
 // exited says whether the process ended (it was started and reaped).
@@ -111,18 +98,6 @@ func waitPortFree(host, port string, timeout time.Duration) error {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-}
-
-// waitGone waits until a process has exited (harnessdir.Gone).
-func waitGone(pid int, timeout time.Duration) bool {
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		if harnessdir.Gone(pid) {
-			return true
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return false
 }
 
 // etcdCluster is the soak's three-member etcd: aim-apiserver's own store, as the chart's bundled etcd is, so

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aim-apiserver/aim-apiserver/test/harnessdir"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	batchv1 "k8s.io/api/batch/v1"
 	"sigs.k8s.io/yaml"
@@ -47,8 +48,8 @@ func atHarness(h *harnessServer, args []string, dir string) []string {
 
 // etcdFlags points an `aim-apiserver etcd` command at the harness's etcd.
 func etcdFlags(h *harnessServer) []string {
-	return []string{"--etcd-servers=" + flagValue(h.args, "--etcd-servers"), "--etcd-cafile=" + flagValue(h.args, "--etcd-cafile"),
-		"--etcd-certfile=" + flagValue(h.args, "--etcd-certfile"), "--etcd-keyfile=" + flagValue(h.args, "--etcd-keyfile")}
+	return []string{"--etcd-servers=" + harnessdir.Flag(h.Args, "--etcd-servers"), "--etcd-cafile=" + harnessdir.Flag(h.Args, "--etcd-cafile"),
+		"--etcd-certfile=" + harnessdir.Flag(h.Args, "--etcd-certfile"), "--etcd-keyfile=" + harnessdir.Flag(h.Args, "--etcd-keyfile")}
 }
 
 // uids lists "kind/namespace/name=uid" of every object of the kinds in the namespace (all namespaces: "").

@@ -26,6 +26,7 @@ import (
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/generated/clientset/versioned"
+	"github.com/aim-apiserver/aim-apiserver/test/harnessdir"
 )
 
 var etcdPKI = filepath.Join(localDir, "pki", "etcd")
@@ -35,8 +36,8 @@ var etcdPKI = filepath.Join(localDir, "pki", "etcd")
 // positive control), and aim-apiserver is configured with it.
 func TestEtcdServesOnlyClientsWithACertificate(t *testing.T) {
 	a := harness(t)
-	servers := flagValue(a.args, "--etcd-servers")
-	if !strings.HasPrefix(servers, "https://") || flagValue(a.args, "--etcd-certfile") == "" {
+	servers := harnessdir.Flag(a.Args, "--etcd-servers")
+	if !strings.HasPrefix(servers, "https://") || harnessdir.Flag(a.Args, "--etcd-certfile") == "" {
 		t.Fatalf("aim-apiserver talks to etcd at %q without a client certificate", servers)
 	}
 	u, err := url.Parse(servers)
@@ -545,7 +546,7 @@ func TestStalledLeaderWritesNothing(t *testing.T) {
 
 	logA := filepath.Join(localDir, "logs", "aim-apiserver.log")
 	stoppedLeadingBefore := strings.Count(readFile(t, logA), "Stopped leading")
-	stopProcess(t, a.pid)
+	stopProcess(t, a.PID)
 	stopped := make(chan struct{})
 	go work(stopped, "during-stall")
 	var leaderB string

@@ -65,11 +65,11 @@ func TestMigrationKeepsHelmOwnedObjectsEncrypted(t *testing.T) {
 	// written encrypted go before the server restarts without the key.
 	encryption := filepath.Join(t.TempDir(), "encryption.yaml")
 	must(t, os.WriteFile(encryption, []byte(aimEncryptionConfig), 0o600))
-	plainArgs := h.args
+	plainArgs := h.Args
 	restartWith := func(args []string) {
 		h.signal(t, syscall.SIGTERM)
 		h.waitExit(t, 60*time.Second)
-		h.args = args
+		h.Args = args
 		h.restart(t)
 	}
 	restartWith(append(append([]string(nil), plainArgs...), "--encryption-provider-config", encryption))

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
+	"github.com/aim-apiserver/aim-apiserver/test/harnessdir"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -186,7 +187,7 @@ func migrateArgs(t *testing.T, backup string, extra ...string) []string {
 	args := []string{"migrate", "--kubeconfig", adminKC, "--backup-dir", backup, "--timeout", "90s", "--yes"}
 	// No --serving-secret: the harness's aim-apiserver keeps its certificate in the default Secret.
 	for _, f := range []string{"--etcd-servers", "--etcd-cafile", "--etcd-certfile", "--etcd-keyfile"} {
-		args = append(args, f, flagValue(h.args, f))
+		args = append(args, f, harnessdir.Flag(h.Args, f))
 	}
 	return append(args, extra...)
 }
@@ -572,9 +573,9 @@ spec: {model: {name: mig-model}, replicas: -1}
 
 	// --rollback needs kube-apiserver's etcd: the harness shares one etcd between both servers.
 	h := harness(t)
-	rollbackArgs := migrateArgs(t, backup, "--rollback", "--kube-etcd-servers", flagValue(h.args, "--etcd-servers"),
-		"--kube-etcd-cafile", flagValue(h.args, "--etcd-cafile"), "--kube-etcd-certfile", flagValue(h.args, "--etcd-certfile"),
-		"--kube-etcd-keyfile", flagValue(h.args, "--etcd-keyfile"))
+	rollbackArgs := migrateArgs(t, backup, "--rollback", "--kube-etcd-servers", harnessdir.Flag(h.Args, "--etcd-servers"),
+		"--kube-etcd-cafile", harnessdir.Flag(h.Args, "--etcd-cafile"), "--kube-etcd-certfile", harnessdir.Flag(h.Args, "--etcd-certfile"),
+		"--kube-etcd-keyfile", harnessdir.Flag(h.Args, "--etcd-keyfile"))
 	out, err = runMigrate(t, rollbackArgs)
 	must(t, err)
 	contains(t, "rollback", out, "rolled back")

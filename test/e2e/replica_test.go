@@ -33,26 +33,22 @@ import (
 // leaseDuration is the harness's (the aim-apiserver default).
 const leaseDuration = 15 * time.Second
 
-// harnessServer is the aim-apiserver process hack/local-up.sh started, which the APIService routes to.
-type harnessServer struct {
-	pid  int
-	args []string
-	// env is the process's environment (hack/local-up.sh sets its egress proxy and trust there); the harness
-	// server's restarts and replicas run with it.
-	env []string
-}
+// harnessServer is the aim-apiserver process hack/local-up.sh started, which the APIService routes to. Its
+// restarts and replicas run with its command line and environment (hack/local-up.sh sets its egress proxy and
+// trust there).
+type harnessServer struct{ *harnessdir.Server }
 
 // harness reads the running harness server's PID and command line.
 func harness(t *testing.T) *harnessServer {
 	t.Helper()
 	s, err := harnessdir.ReadServer(root)
 	must(t, err)
-	return &harnessServer{pid: s.PID, args: s.Args, env: s.Env}
+	return &harnessServer{s}
 }
 
 // getenv is a variable of the harness server's environment.
 func (h *harnessServer) getenv(name string) string {
-	for _, kv := range h.env {
+	for _, kv := range h.Env {
 		if v, ok := strings.CutPrefix(kv, name+"="); ok {
 			return v
 		}
@@ -60,70 +56,44 @@ func (h *harnessServer) getenv(name string) string {
 	return ""
 }
 
-func harnessPIDFile() string { return harnessdir.Local(root, "pids", "aim-apiserver.pid") }
-
 // port is the harness server's --secure-port.
 func (h *harnessServer) port(t *testing.T) int {
 	t.Helper()
-	p, err := strconv.Atoi(flagValue(h.args, "--secure-port"))
+	p, err := strconv.Atoi(harnessdir.Flag(h.Args, "--secure-port"))
 	must(t, err)
 	return p
 }
 
 func (h *harnessServer) signal(t *testing.T, sig syscall.Signal) {
 	t.Helper()
-	must(t, syscall.Kill(h.pid, sig))
+	must(t, syscall.Kill(h.PID, sig))
 }
 
-// stopProcess stops pid with SIGSTOP and waits until every thread of it has stopped. kill returns once the
-// signal is queued; until the thread that takes it has run, the others go on, on a busy machine long enough to
-// answer a request (an etcd stopped so once stored a write 1 ms later).
+// stopProcess stops pid with SIGSTOP and waits until every thread of it has stopped (harnessdir.Stopped): on a
+// busy machine the others go on long enough to answer a request (an etcd stopped so once stored a write 1 ms
+// later).
 func stopProcess(t *testing.T, pid int) {
 	t.Helper()
 	must(t, syscall.Kill(pid, syscall.SIGSTOP))
-	eventually(t, 10*time.Second, fmt.Sprintf("every thread of pid %d stopped", pid), func() error {
-		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-		if err != nil {
-			return err
-		}
-		for _, task := range tasks {
-			stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
-			if err != nil {
-				return err
-			}
-			// The state is the field after the command name, which is in parentheses.
-			s := string(stat)
-			if fields := strings.Fields(s[strings.LastIndex(s, ")")+1:]); len(fields) == 0 || fields[0] != "T" {
-				return fmt.Errorf("thread %s: %q", task.Name(), strings.TrimSpace(s))
-			}
-		}
-		return nil
-	})
+	eventually(t, 10*time.Second, fmt.Sprintf("every thread of pid %d stopped", pid), func() error { return harnessdir.Stopped(pid) })
 }
 
-// waitExit waits until the process is gone and returns when that was seen.
+// waitExit waits until the process is gone (it is not this test's child: harnessdir.Gone) and returns when that
+// was seen.
 func (h *harnessServer) waitExit(t *testing.T, timeout time.Duration) time.Time {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		// The harness server is not this test's child: poll for the PID.
-		if harnessdir.Gone(h.pid) {
-			return time.Now()
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("aim-apiserver (pid %d) still running after %s", h.pid, timeout)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !harnessdir.WaitGone(h.PID, timeout) {
+		t.Fatalf("aim-apiserver (pid %d) still running after %s", h.PID, timeout)
 	}
+	return time.Now()
 }
 
 // restart starts the harness server again with its arguments (its log appended), hands the new PID to
 // hack/local-down.sh, and waits until the API answers through kube-apiserver.
 func (h *harnessServer) restart(t *testing.T) {
 	t.Helper()
-	r := startReplica(t, h.args, h.env, filepath.Join(localDir, "logs", "aim-apiserver.log"))
-	h.pid = r.cmd.Process.Pid
-	must(t, os.WriteFile(harnessPIDFile(), []byte(strconv.Itoa(h.pid)), 0o644))
+	r := startReplica(t, h.Args, h.Env, filepath.Join(localDir, "logs", "aim-apiserver.log"))
+	must(t, h.SetPID(r.cmd.Process.Pid))
 	// Reap it when it exits, so that waitExit sees it gone.
 	go func() { _ = r.cmd.Wait() }()
 	eventually(t, 60*time.Second, "API available again", func() error {
@@ -162,8 +132,8 @@ func secondReplica(t *testing.T, h *harnessServer) (r *replica, port int, auditL
 	dir := t.TempDir()
 	port = framework.FreePort(t)
 	auditLog = filepath.Join(dir, "audit.log")
-	args := harnessdir.WithFlag(harnessdir.WithFlag(h.args, "--secure-port", strconv.Itoa(port)), "--audit-log-path", auditLog)
-	r = startReplica(t, args, h.env, filepath.Join(dir, "replica.log"))
+	args := harnessdir.WithFlag(harnessdir.WithFlag(h.Args, "--secure-port", strconv.Itoa(port)), "--audit-log-path", auditLog)
+	r = startReplica(t, args, h.Env, filepath.Join(dir, "replica.log"))
 	t.Cleanup(r.stop)
 	eventually(t, 60*time.Second, "second replica follows", func() error {
 		if !r.logContains("Another replica leads") {
@@ -192,16 +162,6 @@ func (r *replica) stop() {
 func (r *replica) logContains(s string) bool {
 	data, _ := os.ReadFile(r.log)
 	return bytes.Contains(data, []byte(s))
-}
-
-// flagValue is the value of a "--name value" flag.
-func flagValue(args []string, name string) string {
-	for i, a := range args {
-		if a == name && i+1 < len(args) {
-			return args[i+1]
-		}
-	}
-	return ""
 }
 
 func holder(k kubectl) string {

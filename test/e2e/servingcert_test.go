@@ -80,11 +80,11 @@ func TestServingCertificateIsSelfManaged(t *testing.T) {
 	}
 	// Requests through the aggregator reach the server, which was not restarted.
 	k.must("get", "aimservices", "-A")
-	if _, err := os.Stat(fmt.Sprintf("/proc/%d", h.pid)); err != nil {
-		t.Errorf("aim-apiserver (pid %d) is gone: %v", h.pid, err)
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d", h.PID)); err != nil {
+		t.Errorf("aim-apiserver (pid %d) is gone: %v", h.PID, err)
 	}
-	if got := harness(t).pid; got != h.pid {
-		t.Errorf("aim-apiserver restarted: pid %d, was %d", got, h.pid)
+	if got := harness(t).PID; got != h.PID {
+		t.Errorf("aim-apiserver restarted: pid %d, was %d", got, h.PID)
 	}
 }
 

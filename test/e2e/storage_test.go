@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aim-apiserver/aim-apiserver/test/harnessdir"
 	"github.com/klauspost/compress/zstd"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/client-go/util/cert"
@@ -25,11 +26,11 @@ func harnessEtcd(t *testing.T) *clientv3.Client {
 // etcd connects to the server's etcd with its flags (which stay known after the process exits).
 func (h *harnessServer) etcd(t *testing.T) *clientv3.Client {
 	t.Helper()
-	pair, err := tls.LoadX509KeyPair(flagValue(h.args, "--etcd-certfile"), flagValue(h.args, "--etcd-keyfile"))
+	pair, err := tls.LoadX509KeyPair(harnessdir.Flag(h.Args, "--etcd-certfile"), harnessdir.Flag(h.Args, "--etcd-keyfile"))
 	must(t, err)
-	pool, err := cert.NewPool(flagValue(h.args, "--etcd-cafile"))
+	pool, err := cert.NewPool(harnessdir.Flag(h.Args, "--etcd-cafile"))
 	must(t, err)
-	c, err := clientv3.New(clientv3.Config{Endpoints: []string{flagValue(h.args, "--etcd-servers")}, DialTimeout: 10 * time.Second,
+	c, err := clientv3.New(clientv3.Config{Endpoints: []string{harnessdir.Flag(h.Args, "--etcd-servers")}, DialTimeout: 10 * time.Second,
 		TLS: &tls.Config{Certificates: []tls.Certificate{pair}, RootCAs: pool, MinVersion: tls.VersionTLS12}})
 	must(t, err)
 	t.Cleanup(func() { c.Close() })

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Server is the aim-apiserver hack/local-up.sh started, as /proc shows it: restarts and replicas run with its
@@ -38,6 +39,19 @@ func ReadServer(root string) (*Server, error) {
 	return s, nil
 }
 
+// Flag is the value of --name in args (either form, "--name value" or "--name=value"), "" without one.
+func Flag(args []string, name string) string {
+	for i, a := range args {
+		if a == name && i+1 < len(args) {
+			return args[i+1]
+		}
+		if v, ok := strings.CutPrefix(a, name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
 // WithFlag sets --name value in args (either form, "--name value" or "--name=value"), replacing an earlier
 // value, or appends it.
 func WithFlag(args []string, name, value string) []string {
@@ -55,9 +69,59 @@ func WithFlag(args []string, name, value string) []string {
 	return append(out, name, value)
 }
 
+// SetPID records a new process of the server (a restart) in its PID file, for hack/local-down.sh.
+func (s *Server) SetPID(pid int) error {
+	s.PID = pid
+	return os.WriteFile(s.PIDFile, []byte(strconv.Itoa(pid)), 0o644)
+}
+
+// state is the state letter of a /proc stat file (R, S, T, Z, ...): the field after the command name, which is
+// in parentheses and may itself hold spaces and parentheses.
+func state(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	s := string(data)
+	fields := strings.Fields(s[strings.LastIndex(s, ")")+1:])
+	if len(fields) == 0 {
+		return "", fmt.Errorf("%s: no state in %q", path, s)
+	}
+	return fields[0], nil
+}
+
 // Gone reports whether a process has exited; a zombie, which a process that is not the caller's child stays
 // until its parent reaps it, counts as gone.
 func Gone(pid int) bool {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	return err != nil || strings.Contains(string(stat), ") Z ")
+	st, err := state(fmt.Sprintf("/proc/%d/stat", pid))
+	return err != nil || st == "Z"
+}
+
+// WaitGone waits up to timeout until a process is Gone, and reports whether it went.
+func WaitGone(pid int, timeout time.Duration) bool {
+	for deadline := time.Now().Add(timeout); !Gone(pid); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
+}
+
+// Stopped returns nil once every thread of a process is stopped (state T), after SIGSTOP: kill returns when the
+// signal is queued, and until the thread that takes it has run, the others go on.
+func Stopped(pid int) error {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return err
+	}
+	for _, task := range tasks {
+		st, err := state(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
+		if err != nil {
+			return err
+		}
+		if st != "T" {
+			return fmt.Errorf("thread %s of pid %d is in state %s", task.Name(), pid, st)
+		}
+	}
+	return nil
 }
