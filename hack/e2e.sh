@@ -53,10 +53,13 @@ netns() {
 }
 
 # The suite wants a cluster of its own. A running stack is reused as it is (KEEP_UP=1, to debug a test); the state
-# a stopped one left behind (objects made by hand before hack/local-down.sh, say) would fail it in confusing ways.
-if ! ls "${HARNESS}/local/pids/"*.pid >/dev/null 2>&1; then
-	hack/local-down.sh --purge >/dev/null
-fi
+# a stopped or crashed one left behind (objects made by hand before hack/local-down.sh, say) would fail it in
+# confusing ways.
+running=""
+for pidfile in "${HARNESS}/local/pids/"*.pid; do
+	[[ -f "${pidfile}" ]] && kill -0 "$(cat "${pidfile}")" 2>/dev/null && running=1
+done
+[[ -n "${running}" ]] || hack/local-down.sh --purge >/dev/null
 hack/local-up.sh
 if [[ "${E2E_COMPAT:-}" == "1" ]]; then
 	rm -rf "${COMPAT_DIR}" && mkdir -p "${COMPAT_DIR}"
