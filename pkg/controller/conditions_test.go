@@ -170,9 +170,12 @@ func compatibilityRows(t *testing.T) map[string]string {
 	return rows
 }
 
+// anchorPunctuation is what GitHub drops from a heading to make its anchor.
+var anchorPunctuation = regexp.MustCompile(`[^a-z0-9 -]`)
+
 // anchorOf is the anchor GitHub gives a heading: lower case, punctuation dropped, spaces as dashes.
 func anchorOf(heading string) string {
-	return strings.ReplaceAll(regexp.MustCompile(`[^a-z0-9 -]`).ReplaceAllString(strings.ToLower(heading), ""), " ", "-")
+	return strings.ReplaceAll(anchorPunctuation.ReplaceAllString(strings.ToLower(heading), ""), " ", "-")
 }
 
 // notConditionStrings are constants named like condition types, components or reasons whose values no
