@@ -161,25 +161,7 @@ func (p *Plan) planWorkload(o Observation, observed kserve.Live, model *Model, r
 	cacheReady := true
 	p.Status.Cache = nil
 	if ready {
-		cp := PlanCache(svc, *run, o.Caches, o.Artifacts, o.RuntimeConfig)
-		p.CreateCache = cp.Create
-		if cp.Component != nil {
-			comp := *cp.Component
-			if cp.Create != nil && len(observed.CacheMounts) > 0 {
-				comp = cacheLost(comp, CachingMode(svc))
-			}
-			p.Components = append(p.Components, comp)
-			cacheReady = cp.Component.State == ""
-		}
-		if cp.Use != nil && cacheReady {
-			p.Status.Cache = &aimv1.AIMServiceCacheStatus{TemplateCacheRef: state.Reference(cp.Use.Name, cp.Use.Namespace, cp.Use.UID, "AIMTemplateCache", "")}
-		}
-		mounts = cp.Mounts
-		if !cacheReady && o.ISVC != nil {
-			// A cache that is briefly not Ready must not unmount the volumes the pods run from (and restart
-			// them twice): the live InferenceService keeps its mounts until the cache is Ready again.
-			mounts = observed.CacheMounts
-		}
+		mounts, cacheReady = p.planCache(o, observed, *run)
 	}
 	// Create the InferenceService once everything it mounts is ready; once it exists, keep it up to date so
 	// that changes of mutable fields (replicas, env, resources, ...) reach it.
@@ -213,6 +195,31 @@ func (p *Plan) planWorkload(o Observation, observed kserve.Live, model *Model, r
 	p.Workload = []state.Component{isvc, health.PredictorPods(ComponentPods, o.Pods, o.PodWarnings, st.Ready)}
 	p.Status.Runtime = kserve.RuntimeStatus(&svc.Spec, o.Pods, o.HPA)
 	p.Status.Endpoint = Endpoint(svc, "")
+}
+
+// planCache plans the cache of a service whose template is ready and reports it. It returns the volumes the
+// InferenceService mounts and whether the cache is ready.
+func (p *Plan) planCache(o Observation, observed kserve.Live, run Template) ([]kserve.CacheMount, bool) {
+	cp := PlanCache(o.Service, run, o.Caches, o.Artifacts, o.RuntimeConfig)
+	p.CreateCache = cp.Create
+	cacheReady := true
+	if cp.Component != nil {
+		comp := *cp.Component
+		if cp.Create != nil && len(observed.CacheMounts) > 0 {
+			comp = cacheLost(comp, CachingMode(o.Service))
+		}
+		p.Components = append(p.Components, comp)
+		cacheReady = cp.Component.State == ""
+	}
+	if cp.Use != nil && cacheReady {
+		p.Status.Cache = &aimv1.AIMServiceCacheStatus{TemplateCacheRef: state.Reference(cp.Use.Name, cp.Use.Namespace, cp.Use.UID, "AIMTemplateCache", "")}
+	}
+	if !cacheReady && o.ISVC != nil {
+		// A cache that is briefly not Ready must not unmount the volumes the pods run from (and restart
+		// them twice): the live InferenceService keeps its mounts until the cache is Ready again.
+		return observed.CacheMounts, false
+	}
+	return cp.Mounts, cacheReady
 }
 
 // cacheLost is the cache component of a running service whose cache is gone while its InferenceService still
