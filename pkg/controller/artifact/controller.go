@@ -76,7 +76,10 @@ func Register(m *manager.Manager, registries *mirrors.Source) error {
 	}
 	// Events name the controller as their source, as aim-engine's do.
 	ctl.c.Recorder = m.RecorderFor(FieldManager)
-	ctl.ctl = manager.NewController("artifact", manager.ReconcilerFunc(ctl.reconcile), v.AIMArtifacts().Informer().GetStore())
+	var err error
+	if ctl.ctl, err = manager.NewKindController("artifact", manager.ReconcilerFunc(ctl.reconcile), v.AIMArtifacts().Informer()); err != nil {
+		return err
+	}
 	owners := manager.Owners{"AIMArtifact": {Controller: ctl.ctl, Namespaced: true}}
 	// A runtime config concerns the artifacts that resolve it; the downloader's account every artifact of its
 	// namespace.
@@ -85,10 +88,7 @@ func Register(m *manager.Manager, registries *mirrors.Source) error {
 	})
 	inNamespace := ctl.enqueueHandler(func(metav1.Object, *aimv1.AIMArtifact) bool { return true })
 
-	if _, err := v.AIMArtifacts().Informer().AddEventHandler(ctl.ctl.Handler()); err != nil {
-		return fmt.Errorf("watching artifacts: %w", err)
-	}
-	if err := manager.Watch(
+	return m.Add(ctl.ctl,
 		manager.Dependency{Informer: v.AIMRuntimeConfigs().Informer(), Handler: configured},
 		manager.Dependency{Informer: v.AIMClusterRuntimeConfigs().Informer(), Handler: configured},
 		manager.Dependency{Informer: k.Core().V1().PersistentVolumeClaims().Informer(), Handler: owners.Handler()},
@@ -99,11 +99,7 @@ func Register(m *manager.Manager, registries *mirrors.Source) error {
 		// The downloader's account and binding are shared by the artifacts of a namespace.
 		manager.Dependency{Informer: access.Core().V1().ServiceAccounts().Informer(), Handler: inNamespace},
 		manager.Dependency{Informer: access.Rbac().V1().RoleBindings().Informer(), Handler: inNamespace},
-	); err != nil {
-		return fmt.Errorf("watching for artifacts: %w", err)
-	}
-	m.Add(ctl.ctl)
-	return nil
+	)
 }
 
 func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
@@ -147,16 +143,12 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 		}
 	}
 
-	out := state.Derive(state.Input{Components: plan.Components, Previous: a.Status.Conditions, Status: a.Status.Status,
-		Generation: a.Generation, Now: time.Now(), Informational: plan.Informational})
-	status := plan.Status
-	status.Conditions, status.Status = out.Conditions, out.Status
 	// The update carries the observed resourceVersion: when the downloader patched progress meanwhile, it
 	// conflicts, and the watch event of that patch queues the artifact again with fresh data. Progress is never
 	// overwritten with a stale copy.
-	return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: a, What: "artifact " + key.String(), Status: status, Stored: a.Status, Write: func() error {
-		return reconcile.UpdateStatus(ctx, a, func(u *aimv1.AIMArtifact) { u.Status = status }, ctl.c.AIM.AimV1alpha1().AIMArtifacts(namespace).UpdateStatus, FieldManager)
-	}, Out: out, ApplyErr: applyErr})
+	return reconcile.Conclude(ctl.c.Recorder, a, "artifact "+key.String(), a.Status, plan.Status,
+		reconcile.Outcome{Components: plan.Components, Informational: plan.Informational, ApplyErr: applyErr},
+		reconcile.StatusWriter(ctx, a, ctl.c.AIM.AimV1alpha1().AIMArtifacts(namespace).UpdateStatus, FieldManager))
 }
 
 // observe gathers an artifact's inputs from the informer caches; only children the artifact owns count.

@@ -13,9 +13,10 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// TestWatchLeavesOutTheResync: on an informer that resyncs, a controller's own handler gets every object again
-// each period, and a dependency's handler registered through Watch gets the object once.
-func TestWatchLeavesOutTheResync(t *testing.T) {
+// TestKindsResyncAndDependenciesDoNot: on an informer that resyncs, the handler of the kind a controller
+// reconciles (NewKindController) queues every object again each period, and a dependency's handler registered
+// with the controller (Manager.Add) gets the object once.
+func TestKindsResyncAndDependenciesDoNot(t *testing.T) {
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(context.Context, metav1.ListOptions) (runtime.Object, error) {
 			return &corev1.ConfigMapList{ListMeta: metav1.ListMeta{ResourceVersion: "1"},
@@ -24,16 +25,28 @@ func TestWatchLeavesOutTheResync(t *testing.T) {
 		WatchFuncWithContext: func(context.Context, metav1.ListOptions) (watch.Interface, error) { return watch.NewFake(), nil },
 	}
 	inf := cache.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, time.Second, cache.Indexers{}) // client-go's shortest
+	c, err := NewKindController("test", ReconcilerFunc(func(context.Context, cache.ObjectName) (time.Duration, error) { return 0, nil }), inf)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var own, dependency atomic.Int32
-	count := func(n *atomic.Int32) cache.ResourceEventHandler {
-		return OnEvery(func(metav1.Object) { n.Add(1) })
-	}
-	if _, err := inf.AddEventHandler(count(&own)); err != nil {
+	m := &Manager{}
+	if err := m.Add(c, Dependency{Informer: inf, Handler: OnEvery(func(metav1.Object) { dependency.Add(1) })}); err != nil {
 		t.Fatal(err)
 	}
-	if err := Watch(Dependency{Informer: inf, Handler: count(&dependency)}); err != nil {
-		t.Fatal(err)
-	}
+	// Each delivery of the own handler is a key queued again once the previous one is done.
+	q := c.startTerm()
+	defer c.endTerm()
+	go func() {
+		for {
+			key, shutdown := q.Get()
+			if shutdown {
+				return
+			}
+			own.Add(1)
+			q.Done(key)
+		}
+	}()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go inf.RunWithContext(ctx)
@@ -42,9 +55,12 @@ func TestWatchLeavesOutTheResync(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if own.Load() < 3 {
-		t.Fatalf("the own handler saw the object %d times in 5 s; the informer does not resync", own.Load())
+		t.Fatalf("the kind's key was queued %d times in 5 s; its handler does not resync", own.Load())
 	}
 	if n := dependency.Load(); n != 1 {
-		t.Errorf("the dependency's handler saw the object %d times while the own handler saw it %d times, want once", n, own.Load())
+		t.Errorf("the dependency's handler saw the object %d times while the kind's key was queued %d times, want once", n, own.Load())
+	}
+	if len(m.controllers) != 1 || m.controllers[0] != c {
+		t.Errorf("Add registered %d controllers, want the one", len(m.controllers))
 	}
 }

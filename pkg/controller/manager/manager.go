@@ -140,6 +140,17 @@ func NewController(name string, r Reconciler, primary ...cache.KeyLister) *Contr
 	return &Controller{Name: name, Reconciler: r, primary: primary}
 }
 
+// NewKindController returns a controller of the objects of informer, the kind it reconciles: every event of one
+// queues its key (Handler), the informer's periodic resync too, which re-delivers every object so that its
+// reconcile corrects the drift of its children; every term starts with all of their keys.
+func NewKindController(name string, r Reconciler, informer cache.SharedIndexInformer) (*Controller, error) {
+	c := NewController(name, r, informer.GetStore())
+	if _, err := informer.AddEventHandler(c.Handler()); err != nil {
+		return nil, fmt.Errorf("%s: watching the objects it reconciles: %w", name, err)
+	}
+	return c, nil
+}
+
 // Keys is a fixed list of keys, for a controller of something other than objects.
 type Keys []string
 
@@ -410,8 +421,14 @@ func (m *Manager) WaitFor(name string, synced cache.InformerSynced) {
 	m.handlers[name] = synced
 }
 
-// Add registers a controller; call before Run.
-func (m *Manager) Add(c *Controller) { m.controllers = append(m.controllers, c) }
+// Add registers a controller and the handlers of its dependencies (Watch); call before Run.
+func (m *Manager) Add(c *Controller, deps ...Dependency) error {
+	if err := Watch(deps...); err != nil {
+		return fmt.Errorf("%s: watching what it depends on: %w", c.Name, err)
+	}
+	m.controllers = append(m.controllers, c)
+	return nil
+}
 
 // HasSynced reports whether every informer has synced; /readyz uses it.
 func (m *Manager) HasSynced() bool { return m.synced.Load() }

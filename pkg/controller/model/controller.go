@@ -62,16 +62,17 @@ func Register(m *manager.Manager, fetcher imagemeta.Fetcher) error {
 	// Events name the controller as their source, as aim-engine's do.
 	ctl.c.Recorder = m.RecorderFor(FieldManager)
 	ctl.clusterRecorder = m.RecorderFor(clusterEventSource)
-	ns := manager.NewController("model", manager.ReconcilerFunc(ctl.reconcileNamespaced), v.AIMModels().Informer().GetStore())
-	cl := manager.NewController("clustermodel", manager.ReconcilerFunc(ctl.reconcileCluster), v.AIMClusterModels().Informer().GetStore())
+	ns, err := manager.NewKindController("model", manager.ReconcilerFunc(ctl.reconcileNamespaced), v.AIMModels().Informer())
+	if err != nil {
+		return err
+	}
+	cl, err := manager.NewKindController("clustermodel", manager.ReconcilerFunc(ctl.reconcileCluster), v.AIMClusterModels().Informer())
+	if err != nil {
+		return err
+	}
 	owners := manager.Owners{"AIMModel": {Controller: ns, Namespaced: true}, "AIMClusterModel": {Controller: cl}}
-	if _, err := v.AIMModels().Informer().AddEventHandler(ns.Handler()); err != nil {
-		return err
-	}
-	if _, err := v.AIMClusterModels().Informer().AddEventHandler(cl.Handler()); err != nil {
-		return err
-	}
-	if err := manager.Watch(
+	// The templates a model owns are the children of both controllers: one registration serves both.
+	if err := m.Add(ns,
 		manager.Dependency{Informer: v.AIMServiceTemplates().Informer(), Handler: owners.Handler()},
 		manager.Dependency{Informer: v.AIMClusterServiceTemplates().Informer(), Handler: owners.Handler()},
 		// A model waiting for (or using) a runtime config re-checks when it comes, changes or goes.
@@ -80,9 +81,7 @@ func Register(m *manager.Manager, fetcher imagemeta.Fetcher) error {
 	); err != nil {
 		return err
 	}
-	m.Add(ns)
-	m.Add(cl)
-	return nil
+	return m.Add(cl)
 }
 
 // configHandler enqueues the models that name a runtime config: for a namespaced config those of its
@@ -135,9 +134,7 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key cache.Object
 		_, err := reconcile.ApplyChanged(ctx, obj, live, reconcile.Sender(ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(namespace).Apply, FieldManager))
 		return err
 	}
-	write := func(status aimv1.AIMModelStatus) error {
-		return reconcile.UpdateStatus(ctx, m, func(u *aimv1.AIMModel) { u.Status = status }, ctl.c.AIM.AimV1alpha1().AIMModels(namespace).UpdateStatus, FieldManager)
-	}
+	write := reconcile.StatusWriter(ctx, m, ctl.c.AIM.AimV1alpha1().AIMModels(namespace).UpdateStatus, FieldManager)
 	return ctl.reconcile(ctx, m, &m.ObjectMeta, m.Spec, m.Status, namespace, owned, apply, deleteStale, write)
 }
 
@@ -168,9 +165,7 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectNam
 		_, err := reconcile.ApplyChanged(ctx, obj, live, reconcile.Sender(ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().Apply, FieldManager))
 		return err
 	}
-	write := func(status aimv1.AIMModelStatus) error {
-		return reconcile.UpdateStatus(ctx, m, func(u *aimv1.AIMClusterModel) { u.Status = status }, ctl.c.AIM.AimV1alpha1().AIMClusterModels().UpdateStatus, FieldManager)
-	}
+	write := reconcile.StatusWriter(ctx, m, ctl.c.AIM.AimV1alpha1().AIMClusterModels().UpdateStatus, FieldManager)
 	// Pull secrets of cluster models live in the system namespace, like their discovery Jobs.
 	return ctl.reconcile(ctx, m, &m.ObjectMeta, m.Spec, m.Status, ctl.c.Options.SystemNamespace, owned, apply, deleteStale, write)
 }
@@ -187,7 +182,7 @@ func ownedStates[T metav1.Object](ts []T, uid types.UID, status func(T) aimv1.AI
 }
 
 // reconcile is the pipeline shared by both kinds. deleteStale deletes the model's templates other than keep.
-func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, meta *metav1.ObjectMeta, spec aimv1.AIMModelSpec,
+func (ctl *Controller) reconcile(ctx context.Context, obj reconcile.Object, meta *metav1.ObjectMeta, spec aimv1.AIMModelSpec,
 	current aimv1.AIMModelStatus, secretNamespace string, owned func() []TemplateState,
 	apply func(context.Context, Template) error, deleteStale func(context.Context, []string) error,
 	write func(aimv1.AIMModelStatus) error) (time.Duration, error) {
@@ -251,9 +246,6 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, meta *
 		comps = append(comps, comp)
 	}
 
-	out := state.Derive(state.Input{Components: comps, Previous: current.Conditions, Status: current.Status,
-		Generation: meta.Generation, Now: time.Now()})
-	status.Conditions, status.Status = out.Conditions, out.Status
 	// Pull secrets are not watched (the controller may only get them): look again for a missing one.
 	var recheck time.Duration
 	for _, err := range metaComp.Errors {
@@ -261,8 +253,8 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, meta *
 			recheck = imagemeta.SecretRecheck
 		}
 	}
-	return reconcile.Finish(ctl.recorder(meta.Namespace), reconcile.End{Object: obj, What: "model " + meta.Name, Status: status, Stored: current,
-		Write: func() error { return write(status) }, Out: out, ApplyErr: applyErr, RequeueAfter: recheck})
+	return reconcile.Conclude(ctl.recorder(meta.Namespace), obj, "model "+meta.Name, current, status,
+		reconcile.Outcome{Components: comps, ApplyErr: applyErr, RequeueAfter: recheck}, write)
 }
 
 // metadata takes the image metadata from the spec, from the status (read once), or from the registry.

@@ -68,11 +68,7 @@ func Register(m *manager.Manager, registries *mirrors.Source) error {
 	}); err != nil {
 		return fmt.Errorf("watching model sources: %w", err)
 	}
-	if err := manager.Watch(manager.Dependency{Informer: v.AIMClusterModels().Informer(), Handler: owners.Handler()}); err != nil {
-		return fmt.Errorf("watching cluster models: %w", err)
-	}
-	m.Add(c)
-	return nil
+	return m.Add(c, manager.Dependency{Informer: v.AIMClusterModels().Informer(), Handler: owners.Handler()})
 }
 
 // reconcile lists the registry when a sync is due and otherwise only refreshes the count of owned models:
@@ -90,12 +86,13 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 	}
 	current := src.Status
 	status := *current.DeepCopy()
+	write := reconcile.StatusWriter(ctx, src, ctl.c.AIM.AimV1alpha1().AIMClusterModelSources().UpdateStatus, FieldManager)
 	status.DiscoveredModels = int32(countOwned(existing))
 	due, wait := SyncDue(src, now)
 	if !due {
 		// Not due: only the count of owned models may have changed.
 		return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: src, What: "model source " + name, Status: status, Stored: src.Status,
-			Write: func() error { return ctl.writeStatus(ctx, src, status) }, RequeueAfter: wait})
+			Write: func() error { return write(status) }, RequeueAfter: wait})
 	}
 
 	comps, created, plan, images := ctl.sync(ctx, src, existing)
@@ -105,12 +102,12 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 	if images >= 0 { // the registry was listed: the counts are news
 		status.AvailableModels, status.ModelsLimitReached = int32(images), plan.LimitReached
 	}
-	out := state.Derive(state.Input{Components: comps, Previous: current.Conditions, Status: current.Status,
+	out := state.Derive(state.Input{Components: comps, Previous: current.Conditions,
 		Generation: src.Generation, Now: now, Informational: []metav1.Condition{limitCondition(status)}})
 	status.Conditions, status.Status = out.Conditions, out.Status
 	_, wait = SyncDue(&aimv1.AIMClusterModelSource{ObjectMeta: src.ObjectMeta, Spec: src.Spec, Status: status}, now)
 	return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: src, What: "model source " + name, Status: status, Stored: src.Status,
-		Write: func() error { return ctl.writeStatus(ctx, src, status) }, Out: out, RequeueAfter: wait})
+		Write: func() error { return write(status) }, Out: out, RequeueAfter: wait})
 }
 
 // sync lists the registry and creates the planned models. It returns the components for the status, the
@@ -205,10 +202,6 @@ func (ctl *Controller) apply(ctx context.Context, m *aimv1.AIMClusterModel) erro
 }
 
 // writeStatus stores status with the resourceVersion read.
-func (ctl *Controller) writeStatus(ctx context.Context, src *aimv1.AIMClusterModelSource, status aimv1.AIMClusterModelSourceStatus) error {
-	return reconcile.UpdateStatus(ctx, src, func(u *aimv1.AIMClusterModelSource) { u.Status = status }, ctl.c.AIM.AimV1alpha1().AIMClusterModelSources().UpdateStatus, FieldManager)
-}
-
 func countOwned(existing map[string]bool) int {
 	n := 0
 	for _, mine := range existing {

@@ -106,11 +106,16 @@ func sameStatus(status, stored any) bool {
 	return reflect.DeepEqual(status, stored) || apiequality.Semantic.DeepEqual(status, stored)
 }
 
-// UpdateStatus writes a status through update (a typed client's UpdateStatus): set puts it into a copy of obj,
-// which carries the resourceVersion read, so that nothing newer is overwritten.
-func UpdateStatus[T interface{ DeepCopy() T }](ctx context.Context, obj T, set func(T), update func(context.Context, T, metav1.UpdateOptions) (T, error), fieldManager string) error {
-	u := obj.DeepCopy()
-	set(u)
-	_, err := update(ctx, u, metav1.UpdateOptions{FieldManager: fieldManager})
-	return err
+// StatusWriter returns the write of a status of obj through update (a typed client's UpdateStatus): the status
+// goes into a copy of obj, which carries the resourceVersion read, so that nothing newer is overwritten.
+func StatusWriter[T interface {
+	DeepCopy() T
+	GetStatus() *S
+}, S any](ctx context.Context, obj T, update func(context.Context, T, metav1.UpdateOptions) (T, error), fieldManager string) func(S) error {
+	return func(status S) error {
+		u := obj.DeepCopy()
+		*u.GetStatus() = status
+		_, err := update(ctx, u, metav1.UpdateOptions{FieldManager: fieldManager})
+		return err
+	}
 }

@@ -57,12 +57,12 @@ func Register(m *manager.Manager) error {
 	}
 	// Events name the controller as their source, as aim-engine's do.
 	ctl.c.Recorder = m.RecorderFor(fieldManager)
-	ns := manager.NewController(controllerName, manager.ReconcilerFunc(ctl.reconcileNamespaced), v.AIMRuntimeConfigs().Informer().GetStore())
-	cl := manager.NewController(clusterCtlrName, manager.ReconcilerFunc(ctl.reconcileCluster), v.AIMClusterRuntimeConfigs().Informer().GetStore())
-	if _, err := v.AIMRuntimeConfigs().Informer().AddEventHandler(ns.Handler()); err != nil {
+	ns, err := manager.NewKindController(controllerName, manager.ReconcilerFunc(ctl.reconcileNamespaced), v.AIMRuntimeConfigs().Informer())
+	if err != nil {
 		return err
 	}
-	if _, err := v.AIMClusterRuntimeConfigs().Informer().AddEventHandler(cl.Handler()); err != nil {
+	cl, err := manager.NewKindController(clusterCtlrName, manager.ReconcilerFunc(ctl.reconcileCluster), v.AIMClusterRuntimeConfigs().Informer())
+	if err != nil {
 		return err
 	}
 	// A consumer that starts or stops naming a config changes that config's count.
@@ -71,17 +71,17 @@ func Register(m *manager.Manager) error {
 		UpdateFunc: func(old, obj any) { enqueueConsumer(ns, cl, old); enqueueConsumer(ns, cl, obj) },
 		DeleteFunc: func(obj any) { enqueueConsumer(ns, cl, obj) },
 	}
+	var consumers []manager.Dependency
 	for _, inf := range []cache.SharedIndexInformer{
 		v.AIMServices().Informer(), v.AIMServiceTemplates().Informer(), v.AIMClusterServiceTemplates().Informer(),
 		v.AIMModels().Informer(), v.AIMClusterModels().Informer(), v.AIMTemplateCaches().Informer(), v.AIMArtifacts().Informer(),
 	} {
-		if err := manager.Watch(manager.Dependency{Informer: inf, Handler: handler}); err != nil {
-			return err
-		}
+		consumers = append(consumers, manager.Dependency{Informer: inf, Handler: handler})
 	}
-	m.Add(ns)
-	m.Add(cl)
-	return nil
+	if err := m.Add(ns, consumers...); err != nil {
+		return err
+	}
+	return m.Add(cl)
 }
 
 func enqueueConsumer(ns, cl *manager.Controller, obj any) {
@@ -103,9 +103,7 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key cache.Object
 		return 0, err
 	}
 	status := ctl.desiredStatus(obj.Generation, obj.Spec, obj.Status, ctl.consumers.count(namespace, name))
-	return ctl.finish(obj, key.String(), obj.Status, status, func() error {
-		return reconcile.UpdateStatus(ctx, obj, func(u *aimv1.AIMRuntimeConfig) { u.Status = status }, ctl.c.AIM.AimV1alpha1().AIMRuntimeConfigs(namespace).UpdateStatus, fieldManager)
-	})
+	return ctl.finish(obj, key.String(), obj.Status, status, reconcile.StatusWriter(ctx, obj, ctl.c.AIM.AimV1alpha1().AIMRuntimeConfigs(namespace).UpdateStatus, fieldManager))
 }
 
 func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
@@ -115,18 +113,16 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectNam
 		return 0, err
 	}
 	status := ctl.desiredStatus(obj.Generation, obj.Spec, obj.Status, ctl.consumers.count("", name))
-	return ctl.finish(obj, name, obj.Status, status, func() error {
-		return reconcile.UpdateStatus(ctx, obj, func(u *aimv1.AIMClusterRuntimeConfig) { u.Status = status }, ctl.c.AIM.AimV1alpha1().AIMClusterRuntimeConfigs().UpdateStatus, fieldManager)
-	})
+	return ctl.finish(obj, name, obj.Status, status, reconcile.StatusWriter(ctx, obj, ctl.c.AIM.AimV1alpha1().AIMClusterRuntimeConfigs().UpdateStatus, fieldManager))
 }
 
 // finish ends a reconcile through reconcile.Finish, as every kind does: a status write that conflicts, or finds the
 // object gone, ends quietly (the newer version's watch event brings the object back); the validity Event is
 // recorded only once the status that carries it is written.
-func (ctl *Controller) finish(obj runtime.Object, what string, old, new aimv1.AIMRuntimeConfigStatus, write func() error) (time.Duration, error) {
+func (ctl *Controller) finish(obj runtime.Object, what string, old, new aimv1.AIMRuntimeConfigStatus, write func(aimv1.AIMRuntimeConfigStatus) error) (time.Duration, error) {
 	return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: obj, What: "runtime config " + what, Status: new, Stored: old,
 		Write: func() error {
-			if err := write(); err != nil {
+			if err := write(new); err != nil {
 				return err
 			}
 			ctl.recordValidity(obj, old, new)

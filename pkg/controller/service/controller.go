@@ -93,10 +93,13 @@ func Register(m *manager.Manager, gpus *gpu.Tracker, registries *mirrors.Source)
 	}
 	// Events name the controller as their source, as aim-engine's do.
 	ctl.c.Recorder = m.RecorderFor(FieldManager)
-	ctl.q = manager.NewController("service", manager.ReconcilerFunc(ctl.reconcile), v.AIMServices().Informer().GetStore())
+	var err error
+	if ctl.q, err = manager.NewKindController("service", manager.ReconcilerFunc(ctl.reconcile), v.AIMServices().Informer()); err != nil {
+		return err
+	}
 	ctl.owners = manager.Owners{"AIMService": {Controller: ctl.q, Namespaced: true}}
-
-	if err := ctl.watch(m, pods, hpas); err != nil {
+	deps, err := ctl.dependencyHandlers(m, pods, hpas)
+	if err != nil {
 		return err
 	}
 	// Template selection ranks the GPU models present: a model appearing or going re-checks every service.
@@ -105,14 +108,13 @@ func Register(m *manager.Manager, gpus *gpu.Tracker, registries *mirrors.Source)
 			ctl.enqueue("")
 		}
 	})
-	m.Add(ctl.q)
-	return nil
+	return m.Add(ctl.q, deps...)
 }
 
-// watch registers the event handlers that queue services: their own events, those of what they depend on
-// (models, templates, runtime configs, caches, artifacts), and those of their children and the children's
-// pods, Warning events and autoscalers.
-func (ctl *Controller) watch(m *manager.Manager, pods, hpas informers.SharedInformerFactory) error {
+// dependencyHandlers indexes what services depend on and returns the handlers that queue them: for those objects
+// (models, templates, runtime configs, caches, artifacts), the services' children and the children's pods,
+// Warning events and autoscalers.
+func (ctl *Controller) dependencyHandlers(m *manager.Manager, pods, hpas informers.SharedInformerFactory) ([]manager.Dependency, error) {
 	v := m.AIMInformers.Aim().V1alpha1()
 	events := m.WarningEvents.Core().V1().Events().Informer()
 	if err := events.AddIndexers(cache.Indexers{eventIndex: func(obj any) ([]string, error) {
@@ -122,18 +124,14 @@ func (ctl *Controller) watch(m *manager.Manager, pods, hpas informers.SharedInfo
 		}
 		return []string{e.InvolvedObject.Namespace + "/" + e.InvolvedObject.Name}, nil
 	}}); err != nil {
-		return fmt.Errorf("indexing events: %w", err)
+		return nil, fmt.Errorf("indexing events: %w", err)
 	}
 	ctl.events = events.GetIndexer()
 
 	if err := v.AIMServices().Informer().AddIndexers(cache.Indexers{dependencyIndex: dependencies}); err != nil {
-		return fmt.Errorf("indexing services: %w", err)
+		return nil, fmt.Errorf("indexing services: %w", err)
 	}
 	dependents := ctl.dependentsHandler(v.AIMServices().Informer().GetIndexer(), ctl.q.Add)
-
-	if _, err := v.AIMServices().Informer().AddEventHandler(ctl.q.Handler()); err != nil {
-		return err
-	}
 	deps := []manager.Dependency{
 		{Informer: v.AIMModels().Informer(), Handler: dependents},
 		{Informer: v.AIMServiceTemplates().Informer(), Handler: dependents},
@@ -150,9 +148,9 @@ func (ctl *Controller) watch(m *manager.Manager, pods, hpas informers.SharedInfo
 	}
 	optional, err := ctl.watchOptionalAPIs(m)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return manager.Watch(append(deps, optional...)...)
+	return append(deps, optional...), nil
 }
 
 // watchOptionalAPIs caches the InferenceServices and HTTPRoutes of AIM services, where the cluster serves those
@@ -199,13 +197,9 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 	o := ctl.observe(svc)
 	plan := PlanService(o)
 	applyErr := errors.Join(ctl.act(ctx, o, &plan)...)
-	status := plan.finalStatus()
-	out := state.Derive(state.Input{Components: plan.components(), Previous: svc.Status.Conditions, Status: svc.Status.Status,
-		Generation: svc.Generation, Now: time.Now(), ServiceStatuses: true})
-	status.Conditions, status.Status = out.Conditions, out.Status
-	return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: svc, What: "AIMService " + key.String(), Status: status, Stored: svc.Status, Write: func() error {
-		return reconcile.UpdateStatus(ctx, svc, func(u *aimv1.AIMService) { u.Status = status }, ctl.c.AIM.AimV1alpha1().AIMServices(namespace).UpdateStatus, FieldManager)
-	}, Out: out, ApplyErr: applyErr})
+	return reconcile.Conclude(ctl.c.Recorder, svc, "AIMService "+key.String(), svc.Status, plan.finalStatus(),
+		reconcile.Outcome{Components: plan.components(), ApplyErr: applyErr},
+		reconcile.StatusWriter(ctx, svc, ctl.c.AIM.AimV1alpha1().AIMServices(namespace).UpdateStatus, FieldManager))
 }
 
 // act carries out a plan in order: the model, the derived template, the cache, the InferenceService, then the

@@ -53,14 +53,11 @@ func WriteFailed(cs []Component, name string, err error) []Component {
 // Input is one reconcile's observation of an object.
 type Input struct {
 	Components []Component
-	// Previous are the object's current conditions; Status its current status.
+	// Previous are the object's current conditions.
 	Previous []metav1.Condition
-	Status   aimv1.AIMStatus
 	// Generation is the spec generation observed (F4).
 	Generation int64
 	Now        time.Time
-	// ServiceStatuses maps Progressing to Starting and Ready to Running, as AIMService reports them.
-	ServiceStatuses bool
 	// Informational conditions (for example Discovered) are set as given and never pruned.
 	Informational []metav1.Condition
 }
@@ -75,7 +72,8 @@ type Transition struct {
 
 // Output is the derived status.
 type Output struct {
-	Conditions  []metav1.Condition
+	Conditions []metav1.Condition
+	// Status is the summary status in the words of every kind but AIMService: its SetStatus words it its way.
 	Status      aimv1.AIMStatus
 	Transitions []Transition
 	// Retry is true when infrastructure errors should be retried with backoff. Otherwise the user must fix
@@ -114,12 +112,8 @@ func Derive(in Input) Output {
 	s.setParents(cats, inGrace)
 	worst := s.setComponents(in, inGrace)
 	s.setReady(worst, cats)
-	status := worst.state
-	if in.ServiceStatuses {
-		status = serviceStatus(status)
-	}
 	s.setInformational(in.Informational)
-	return Output{Conditions: s.conds, Status: status, Transitions: s.transitions, Retry: infra}
+	return Output{Conditions: s.conds, Status: worst.state, Transitions: s.transitions, Retry: infra}
 }
 
 // withoutUnreported copies the previous conditions without the component conditions that this reconcile does
@@ -351,16 +345,6 @@ func stateOfCondition(c metav1.Condition, d Dependency) aimv1.AIMStatus {
 		return aimv1.AIMStatusPending
 	}
 	return aimv1.AIMStatusProgressing
-}
-
-func serviceStatus(s aimv1.AIMStatus) aimv1.AIMStatus {
-	switch s {
-	case aimv1.AIMStatusProgressing:
-		return aimv1.AIMStatusStarting
-	case aimv1.AIMStatusReady:
-		return aimv1.AIMStatusRunning
-	}
-	return s
 }
 
 func isComponentCondition(t string) bool {

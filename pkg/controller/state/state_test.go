@@ -74,7 +74,6 @@ func TestDerive(t *testing.T) {
 	cases := []struct {
 		name       string
 		components []Component
-		service    bool
 		wantStatus aimv1.AIMStatus
 		wantReady  metav1.ConditionStatus
 		wantReason string
@@ -86,12 +85,8 @@ func TestDerive(t *testing.T) {
 		{name: "all ready", components: []Component{ready("Model", DependencyUpstream), ready("DiscoveryJob", DependencyDownstream)},
 			wantStatus: aimv1.AIMStatusReady, wantReady: metav1.ConditionTrue, wantReason: "AllComponentsReady",
 			wantConds: map[string]metav1.ConditionStatus{"ModelReady": "True", "DiscoveryJobReady": "True", "ConfigValid": "True", "AuthValid": "True", "DependenciesReachable": "True"}},
-		{name: "all ready, service", service: true, components: []Component{ready("InferenceService", DependencyDownstream)},
-			wantStatus: aimv1.AIMStatusRunning, wantReady: "True", wantReason: "AllComponentsReady"},
 		{name: "downstream being created", components: []Component{ready("Model", DependencyUpstream), failing("DiscoveryJob", DependencyDownstream, apierrors.NewNotFound(gr, "job"))},
 			wantStatus: aimv1.AIMStatusProgressing, wantReady: "False", wantReason: "Progressing"},
-		{name: "downstream being created, service", service: true, components: []Component{{Name: "InferenceService", Dependency: DependencyDownstream, State: aimv1.AIMStatusProgressing, Reason: "CreatingRuntime"}},
-			wantStatus: aimv1.AIMStatusStarting, wantReady: "False", wantReason: "Progressing"},
 		{name: "missing upstream fails", components: []Component{failing("Model", DependencyUpstream, missingModel), ready("RuntimeConfig", DependencyUpstream)},
 			wantStatus: aimv1.AIMStatusFailed, wantReady: "False", wantReason: "ReferenceNotFound",
 			wantConds: map[string]metav1.ConditionStatus{"ConfigValid": "False", "ModelReady": "False"}},
@@ -126,7 +121,7 @@ func TestDerive(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			out := Derive(Input{Components: tc.components, Generation: 3, Now: now, ServiceStatuses: tc.service})
+			out := Derive(Input{Components: tc.components, Generation: 3, Now: now})
 			if out.Status != tc.wantStatus {
 				t.Errorf("status %s, want %s", out.Status, tc.wantStatus)
 			}
@@ -202,7 +197,7 @@ func TestPruneStaleComponents(t *testing.T) {
 func TestInfrastructureGrace(t *testing.T) {
 	healthy := Derive(Input{Now: now, Components: []Component{ready("InferenceService", DependencyDownstream)}})
 	outage := func(at time.Time, prev []metav1.Condition) Output {
-		return Derive(Input{Now: at, Previous: prev, Status: aimv1.AIMStatusReady,
+		return Derive(Input{Now: at, Previous: prev,
 			Components: []Component{failing("InferenceService", DependencyDownstream, apierrors.NewServiceUnavailable("apiserver"))}})
 	}
 	early := outage(now.Add(time.Second), healthy.Conditions)

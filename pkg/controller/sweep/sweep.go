@@ -211,8 +211,7 @@ func Register(m *manager.Manager, interval time.Duration, sources ...Source) err
 		s.Sweep(ctx)
 		return interval, nil
 	}), manager.Keys{key})
-	m.Add(c)
-	return nil
+	return m.Add(c)
 }
 
 // Plural is the resource of an AIM kind.

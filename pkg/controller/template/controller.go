@@ -14,7 +14,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	batchlisters "k8s.io/client-go/listers/batch/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -89,8 +88,13 @@ func Register(m *manager.Manager, backoff discovery.Backoff, gpus *gpu.Tracker, 
 	ctl.c.Recorder = m.RecorderFor(FieldManager)
 	ctl.clusterRecorder = m.RecorderFor(clusterEventSource)
 	ctl.slots = newJobSlots(ctl.activeDiscoveryJobs, ctl.jobCached)
-	ctl.ns = manager.NewController("servicetemplate", manager.ReconcilerFunc(ctl.reconcileNamespaced), v.AIMServiceTemplates().Informer().GetStore())
-	ctl.cl = manager.NewController("clusterservicetemplate", manager.ReconcilerFunc(ctl.reconcileCluster), v.AIMClusterServiceTemplates().Informer().GetStore())
+	var err error
+	if ctl.ns, err = manager.NewKindController("servicetemplate", manager.ReconcilerFunc(ctl.reconcileNamespaced), v.AIMServiceTemplates().Informer()); err != nil {
+		return err
+	}
+	if ctl.cl, err = manager.NewKindController("clusterservicetemplate", manager.ReconcilerFunc(ctl.reconcileCluster), v.AIMClusterServiceTemplates().Informer()); err != nil {
+		return err
+	}
 
 	for _, inf := range []cache.SharedIndexInformer{v.AIMServiceTemplates().Informer(), v.AIMClusterServiceTemplates().Informer()} {
 		if err := inf.AddIndexers(cache.Indexers{dependencyIndex: dependencies}); err != nil {
@@ -98,14 +102,12 @@ func Register(m *manager.Manager, backoff discovery.Backoff, gpus *gpu.Tracker, 
 		}
 	}
 	dependents := dependentsHandler(v.AIMServiceTemplates().Informer().GetIndexer(), v.AIMClusterServiceTemplates().Informer().GetIndexer(), ctl.ns.Add, ctl.cl.Add)
-
-	if _, err := v.AIMServiceTemplates().Informer().AddEventHandler(ctl.ns.Handler()); err != nil {
-		return err
-	}
-	if _, err := v.AIMClusterServiceTemplates().Informer().AddEventHandler(ctl.cl.Handler()); err != nil {
-		return err
-	}
-	if err := manager.Watch(
+	// A GPU node coming, going or changing its GPUs re-checks the templates that need a GPU.
+	gpus.OnChange(func(_, _ gpu.Inventory) {
+		ctl.enqueueAll(func(hw *aimv1.AIMHardwareRequirements) bool { _, ok := requirement(hw); return ok })
+	})
+	// Both kinds depend on the same objects, and the handlers queue either: one registration serves both.
+	if err := m.Add(ctl.ns,
 		// A model or runtime config re-checks the templates that use it (dependencyIndex).
 		manager.Dependency{Informer: v.AIMModels().Informer(), Handler: dependents},
 		manager.Dependency{Informer: v.AIMClusterModels().Informer(), Handler: dependents},
@@ -120,13 +122,7 @@ func Register(m *manager.Manager, backoff discovery.Backoff, gpus *gpu.Tracker, 
 	); err != nil {
 		return err
 	}
-	// A GPU node coming, going or changing its GPUs re-checks the templates that need a GPU.
-	gpus.OnChange(func(_, _ gpu.Inventory) {
-		ctl.enqueueAll(func(hw *aimv1.AIMHardwareRequirements) bool { _, ok := requirement(hw); return ok })
-	})
-	m.Add(ctl.ns)
-	m.Add(ctl.cl)
-	return nil
+	return m.Add(ctl.cl)
 }
 
 func (ctl *Controller) reconcileNamespaced(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
@@ -139,9 +135,7 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key cache.Object
 	}
 	o := ctl.observe(kindNamespaced, &t.ObjectMeta, t.Spec.AIMServiceTemplateSpecCommon, t.Status, namespace)
 	o.Caching = t.Spec.Caching
-	return ctl.reconcile(ctx, t, o, func(status aimv1.AIMServiceTemplateStatus) error {
-		return reconcile.UpdateStatus(ctx, t, func(u *aimv1.AIMServiceTemplate) { u.Status = status }, ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(namespace).UpdateStatus, FieldManager)
-	})
+	return ctl.reconcile(ctx, t, o, reconcile.StatusWriter(ctx, t, ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(namespace).UpdateStatus, FieldManager))
 }
 
 func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
@@ -151,9 +145,7 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectNam
 		return 0, err
 	}
 	o := ctl.observe(kindCluster, &t.ObjectMeta, t.Spec.AIMServiceTemplateSpecCommon, t.Status, ctl.c.Options.SystemNamespace)
-	return ctl.reconcile(ctx, t, o, func(status aimv1.AIMServiceTemplateStatus) error {
-		return reconcile.UpdateStatus(ctx, t, func(u *aimv1.AIMClusterServiceTemplate) { u.Status = status }, ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().UpdateStatus, FieldManager)
-	})
+	return ctl.reconcile(ctx, t, o, reconcile.StatusWriter(ctx, t, ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().UpdateStatus, FieldManager))
 }
 
 // observe gathers a template's inputs from the informer caches.
@@ -244,7 +236,7 @@ func (ctl *Controller) output(job *batchv1.Job) (string, error) {
 }
 
 // reconcile plans, applies the Job, derives the status and writes it when it changed.
-func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, o Observation, write func(aimv1.AIMServiceTemplateStatus) error) (time.Duration, error) {
+func (ctl *Controller) reconcile(ctx context.Context, obj reconcile.Object, o Observation, write func(aimv1.AIMServiceTemplateStatus) error) (time.Duration, error) {
 	rec := ctl.c.Recorder
 	if o.Kind == kindCluster && ctl.clusterRecorder != nil {
 		rec = ctl.clusterRecorder
@@ -282,14 +274,8 @@ func (ctl *Controller) reconcile(ctx context.Context, obj runtime.Object, o Obse
 		}
 	}
 	plan.Status.ResolvedCache = cacheReference(owned)
-	out := state.Derive(state.Input{
-		Components: dedupe(plan.Components), Previous: o.Status.Conditions, Status: o.Status.Status,
-		Generation: o.Generation, Now: o.Now, Informational: plan.Informational,
-	})
-	status := plan.Status
-	status.Conditions, status.Status = out.Conditions, out.Status
-	return reconcile.Finish(rec, reconcile.End{Object: obj, What: "template " + o.Name, Status: status, Stored: o.Status,
-		Write: func() error { return write(status) }, Out: out, ApplyErr: applyErr, RequeueAfter: plan.RequeueAfter})
+	return reconcile.Conclude(rec, obj, "template "+o.Name, o.Status, plan.Status, reconcile.Outcome{Components: dedupe(plan.Components),
+		Informational: plan.Informational, Now: o.Now, ApplyErr: applyErr, RequeueAfter: plan.RequeueAfter}, write)
 }
 
 // activeDiscoveryJobs counts unfinished discovery Jobs in every namespace: the limit is cluster-wide.

@@ -48,11 +48,11 @@ func Register(m *manager.Manager) error {
 	}
 	// Events name the controller as their source, as aim-engine's do.
 	ctl.c.Recorder = m.RecorderFor(FieldManager)
-	ctl.ctl = manager.NewController("templatecache", manager.ReconcilerFunc(ctl.reconcile), v.AIMTemplateCaches().Informer().GetStore())
-	if _, err := v.AIMTemplateCaches().Informer().AddEventHandler(ctl.ctl.Handler()); err != nil {
-		return fmt.Errorf("watching template caches: %w", err)
+	var err error
+	if ctl.ctl, err = manager.NewKindController("templatecache", manager.ReconcilerFunc(ctl.reconcile), v.AIMTemplateCaches().Informer()); err != nil {
+		return err
 	}
-	if err := manager.Watch(
+	return m.Add(ctl.ctl,
 		manager.Dependency{Informer: v.AIMArtifacts().Informer(), Handler: ctl.handler(ctl.artifactCaches)},
 		manager.Dependency{Informer: v.AIMServiceTemplates().Informer(), Handler: ctl.handler(func(m metav1.Object) []*aimv1.AIMTemplateCache {
 			return ctl.templateCaches(m.GetNamespace(), m.GetName(), aimv1.AIMTemplateScopeNamespace)
@@ -62,11 +62,7 @@ func Register(m *manager.Manager) error {
 		})},
 		manager.Dependency{Informer: v.AIMRuntimeConfigs().Informer(), Handler: ctl.handler(ctl.configCaches)},
 		manager.Dependency{Informer: v.AIMClusterRuntimeConfigs().Informer(), Handler: ctl.handler(ctl.configCaches)},
-	); err != nil {
-		return fmt.Errorf("watching for template caches: %w", err)
-	}
-	m.Add(ctl.ctl)
-	return nil
+	)
 }
 
 func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
@@ -107,13 +103,9 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 		plan.Components = state.WriteFailed(plan.Components, ComponentArtifacts, applyErr)
 	}
 
-	out := state.Derive(state.Input{Components: plan.Components, Previous: c.Status.Conditions, Status: c.Status.Status,
-		Generation: c.Generation, Now: time.Now()})
-	status := plan.Status
-	status.Conditions, status.Status = out.Conditions, out.Status
-	return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: c, What: "template cache " + key.String(), Status: status, Stored: c.Status, Write: func() error {
-		return reconcile.UpdateStatus(ctx, c, func(u *aimv1.AIMTemplateCache) { u.Status = status }, ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(namespace).UpdateStatus, FieldManager)
-	}, Out: out, ApplyErr: applyErr})
+	return reconcile.Conclude(ctl.c.Recorder, c, "template cache "+key.String(), c.Status, plan.Status,
+		reconcile.Outcome{Components: plan.Components, ApplyErr: applyErr},
+		reconcile.StatusWriter(ctx, c, ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(namespace).UpdateStatus, FieldManager))
 }
 
 // cleanupArtifacts removes the shared artifacts a deleted cache leaves unneeded.
