@@ -73,6 +73,17 @@ if [[ "${E2E_COMPAT:-}" == "1" ]]; then
 fi
 kube="${KUBE_VERSION}"
 [[ "${KUBE_COMPAT:-}" != "1" ]] || kube="${COMPAT_KUBE_VERSION}"
+# The suite takes minutes: each test's result is printed as it ends, the whole verbose output goes to a file, and
+# is printed when the suite fails (every test's log, the failing ones' among them).
+verbose="${HARNESS}/e2e-verbose.log"
 start=$(date +%s)
-go test -tags e2e -count=1 -timeout 25m ./test/e2e/ "$@"
-echo "e2e suite against Kubernetes ${kube} took $(( $(date +%s) - start ))s (bring-up excluded)"
+rc=0
+go test -tags e2e -count=1 -timeout 25m -v ./test/e2e/ "$@" 2>&1 | tee "${verbose}" |
+	grep --line-buffered -E '^(--- (PASS|FAIL|SKIP)|FAIL|ok |panic:)' || rc=$?
+if ((rc != 0)); then
+	echo "---- e2e failed against Kubernetes ${kube}: the suite's verbose output (${verbose}) ----"
+	cat "${verbose}"
+	exit "${rc}"
+fi
+echo "e2e suite against Kubernetes ${kube} took $(( $(date +%s) - start ))s (bring-up excluded); the slowest tests:"
+sed -nE 's/^--- (PASS|FAIL): (\S+) \(([0-9.]+)s\)$/  \3 s  \2/p' "${verbose}" | sort -rn | head -8
