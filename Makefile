@@ -52,6 +52,7 @@ test: verify unit fuzz-short release chart e2e-versions
 verify: verify-codegen
 	@bad=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go' 2>/dev/null || find . -name '*.go' -not -path './_output/*')); \
 	  if [[ -n "$$bad" ]]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
+	hack/verify-imports.sh
 	$(GO) vet ./...
 
 unit:

@@ -33,7 +33,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aim-apiserver/aim-apiserver/pkg/migrate/freeze"
 	"golang.org/x/term"
 	"google.golang.org/grpc/grpclog"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -46,6 +45,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/aim-apiserver/aim-apiserver/pkg/migrate/freeze"
 )
 
 // migrator runs one migration or rollback.

@@ -29,10 +29,10 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/diff"
-
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
+
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 )
 
 var (

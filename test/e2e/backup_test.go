@@ -13,10 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aim-apiserver/aim-apiserver/test/harnessdir"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	batchv1 "k8s.io/api/batch/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/aim-apiserver/aim-apiserver/test/harnessdir"
 )
 
 // chartCronJobArgs renders the chart with the default values and returns the args of a CronJob's container.

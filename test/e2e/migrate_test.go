@@ -17,13 +17,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
-	"github.com/aim-apiserver/aim-apiserver/test/harnessdir"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/service"
+	"github.com/aim-apiserver/aim-apiserver/test/harnessdir"
 )
 
 // The tests here play an aim-engine installation: the group served by CRDs (made from aim-apiserver's own

@@ -8,14 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aim-apiserver/aim-apiserver/test/registrytest"
-
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/registry"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/random"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
+
+	"github.com/aim-apiserver/aim-apiserver/test/registrytest"
 )
 
 // TestClusterModelCreatesTemplateThatDiscovers is the whole path of issue 4: AMD node, cluster model with

@@ -11,10 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aim-apiserver/aim-apiserver/test/harnessdir"
 	"github.com/klauspost/compress/zstd"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/client-go/util/cert"
+
+	"github.com/aim-apiserver/aim-apiserver/test/harnessdir"
 )
 
 // harnessEtcd connects to the etcd aim-apiserver stores in, with aim-apiserver's own client certificate.

@@ -7,9 +7,6 @@ package artifact
 import (
 	"slices"
 
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
-
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -21,6 +18,8 @@ import (
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/health"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )

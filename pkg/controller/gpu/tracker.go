@@ -5,10 +5,11 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 )
 
 // Tracker is the GPU inventory of a cluster, kept up to date from the Node informer's events. A reconcile

@@ -16,8 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
-
 	"github.com/google/go-containerregistry/pkg/authn"
 	k8sauthn "github.com/google/go-containerregistry/pkg/authn/kubernetes"
 	"github.com/google/go-containerregistry/pkg/name"
@@ -29,6 +27,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/redact"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )

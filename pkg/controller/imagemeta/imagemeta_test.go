@@ -15,8 +15,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aim-apiserver/aim-apiserver/test/registrytest"
-
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/registry"
@@ -29,6 +27,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/redact"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+	"github.com/aim-apiserver/aim-apiserver/test/registrytest"
 )
 
 func TestFromLabels(t *testing.T) {

@@ -6,9 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
-
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -20,6 +17,8 @@ import (
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/imagemeta"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
 )

@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aim-apiserver/aim-apiserver/test/registrytest"
-
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/registry"
 	"github.com/google/go-containerregistry/pkg/v1/random"
@@ -24,6 +22,7 @@ import (
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+	"github.com/aim-apiserver/aim-apiserver/test/registrytest"
 )
 
 // fakeLister serves a fixed registry content and counts calls.

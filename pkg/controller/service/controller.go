@@ -8,10 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
-
 	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -34,6 +30,9 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gpu"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
 )

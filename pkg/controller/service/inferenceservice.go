@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -15,7 +16,6 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
-	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
 )
 
 // Fixed environment of every inference container.

@@ -3,17 +3,17 @@ package service
 import (
 	"strings"
 
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/health"
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gateway"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/health"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )

@@ -6,9 +6,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
-
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -26,6 +23,8 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gpu"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/health"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"

@@ -17,8 +17,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
-
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -29,6 +27,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/env"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
