@@ -20,18 +20,6 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
-// CachingMode is the effective caching mode, as aim-engine normalizes it: the legacy Never means Dedicated,
-// the legacy Auto and Always mean Shared, absent means Shared.
-func CachingMode(svc *aimv1.AIMService) aimv1.AIMCachingMode {
-	if c := svc.Spec.Caching; c != nil {
-		switch c.Mode {
-		case aimv1.AIMCachingModeDedicated, aimv1.AIMCachingModeNever:
-			return aimv1.AIMCachingModeDedicated
-		}
-	}
-	return aimv1.AIMCachingModeShared
-}
-
 // CachePlan is what the service does about its model cache.
 type CachePlan struct {
 	// Create is a template cache to create; Use the one the service reads.
@@ -49,7 +37,7 @@ func PlanCache(svc *aimv1.AIMService, t Template, existing []*aimv1.AIMTemplateC
 	if len(t.Status.ModelSources) == 0 {
 		return CachePlan{}
 	}
-	want := desiredCache(svc, t, rc, CachingMode(svc))
+	want := desiredCache(svc, t, rc, svc.Spec.GetCachingMode())
 	use := cacheInUse(want, existing)
 	comp := state.Component{Name: ComponentCache, Dependency: state.DependencyDownstream}
 	if use == nil {

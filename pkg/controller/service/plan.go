@@ -206,7 +206,7 @@ func (p *Plan) planCache(o Observation, observed kserve.Live, run Template) ([]k
 	if cp.Component != nil {
 		comp := *cp.Component
 		if cp.Create != nil && len(observed.CacheMounts) > 0 {
-			comp = cacheLost(comp, CachingMode(o.Service))
+			comp = cacheLost(comp, o.Service.Spec.GetCachingMode())
 		}
 		p.Components = append(p.Components, comp)
 		cacheReady = cp.Component.State == ""

@@ -49,18 +49,6 @@ func TestWorkloadAndRouteNames(t *testing.T) {
 	}
 }
 
-func TestCachingMode(t *testing.T) {
-	for mode, want := range map[aimv1.AIMCachingMode]aimv1.AIMCachingMode{
-		"": aimv1.AIMCachingModeShared, aimv1.AIMCachingModeAuto: aimv1.AIMCachingModeShared, aimv1.AIMCachingModeAlways: aimv1.AIMCachingModeShared,
-		aimv1.AIMCachingModeDedicated: aimv1.AIMCachingModeDedicated, aimv1.AIMCachingModeNever: aimv1.AIMCachingModeDedicated,
-	} {
-		svc := service(func(s *aimv1.AIMService) { s.Spec.Caching = &aimv1.AIMServiceCaching{Mode: mode} })
-		if got := CachingMode(svc); got != want {
-			t.Errorf("mode %q = %q, want %q", mode, got, want)
-		}
-	}
-}
-
 func cachedTemplate() Template {
 	t := template("tpl", "", "qwen", aimv1.AIMStatusReady, "optimized", "MI300X")
 	t.Spec.Env = []corev1.EnvVar{{Name: "A", Value: "template"}, {Name: "B", Value: "template"}}

@@ -2,9 +2,22 @@ package v1alpha1
 
 import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-// The status accessors of aim-engine's API types, with its names and meanings, so that Go code written against
+// The accessors of aim-engine's API types, with its names and meanings, so that Go code written against
 // aim-engine's package ports unchanged. The controller derives and writes every status through them
-// (pkg/controller/reconcile). The runtime configs' GetStatus is ours: aim-engine has none there.
+// (pkg/controller/reconcile), and reads a service's caching mode through GetCachingMode. The runtime configs'
+// GetStatus is ours: aim-engine has none there.
+
+// GetCachingMode returns the caching mode a service's spec means, as aim-engine normalizes it: the legacy Never
+// means Dedicated; the legacy Auto and Always, an absent mode and any other value mean Shared.
+func (spec *AIMServiceSpec) GetCachingMode() AIMCachingMode {
+	if c := spec.Caching; c != nil {
+		switch c.Mode {
+		case AIMCachingModeDedicated, AIMCachingModeNever:
+			return AIMCachingModeDedicated
+		}
+	}
+	return AIMCachingModeShared
+}
 
 // GetStatus returns the model's status, to read or set in place.
 func (m *AIMModel) GetStatus() *AIMModelStatus { return &m.Status }

@@ -42,3 +42,19 @@ func TestSetStatusWords(t *testing.T) {
 		}
 	}
 }
+
+// TestGetCachingMode pins aim-engine's normalization of the legacy modes.
+func TestGetCachingMode(t *testing.T) {
+	for mode, want := range map[AIMCachingMode]AIMCachingMode{
+		"": AIMCachingModeShared, AIMCachingModeAuto: AIMCachingModeShared, AIMCachingModeAlways: AIMCachingModeShared,
+		AIMCachingModeShared: AIMCachingModeShared, AIMCachingModeDedicated: AIMCachingModeDedicated, AIMCachingModeNever: AIMCachingModeDedicated,
+	} {
+		spec := AIMServiceSpec{Caching: &AIMServiceCaching{Mode: mode}}
+		if got := spec.GetCachingMode(); got != want {
+			t.Errorf("mode %q = %q, want %q", mode, got, want)
+		}
+	}
+	if got := (&AIMServiceSpec{}).GetCachingMode(); got != AIMCachingModeShared {
+		t.Errorf("no caching = %q, want %q", got, AIMCachingModeShared)
+	}
+}
