@@ -221,7 +221,7 @@ func (ctl *Controller) reconcile(ctx context.Context, obj reconcile.Object, meta
 		// The templates the model made that it no longer wants (another recommended deployment, a removed
 		// custom template, the name an earlier release gave) would be selected next to the current ones. With
 		// createServiceTemplates false the model leaves its templates alone.
-		if applyErr == nil && createsTemplates(spec) {
+		if applyErr == nil && spec.ShouldCreateTemplates() {
 			applyErr = deleteStale(ctx, names)
 		}
 		var templates []TemplateState

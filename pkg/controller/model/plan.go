@@ -42,7 +42,7 @@ type Template struct {
 // They are named as aim-engine names them, so that a model migrated from it keeps its templates instead of
 // getting a second, equal set (which would make template selection ambiguous).
 func Desired(modelName string, spec aimv1.AIMModelSpec, metadata *aimv1.ImageMetadata) []Template {
-	if !createsTemplates(spec) {
+	if !spec.ShouldCreateTemplates() {
 		return nil
 	}
 	var out []Template
@@ -151,12 +151,6 @@ func MergeHardware(model, template *aimv1.AIMHardwareRequirements) *aimv1.AIMHar
 		}
 	}
 	return out
-}
-
-// createsTemplates reports whether the model manages templates: spec.discovery.createServiceTemplates is not
-// false.
-func createsTemplates(spec aimv1.AIMModelSpec) bool {
-	return spec.Discovery == nil || ptr.Deref(spec.Discovery.CreateServiceTemplates, true)
 }
 
 func base(modelName string, spec aimv1.AIMModelSpec) aimv1.AIMServiceTemplateSpecCommon {

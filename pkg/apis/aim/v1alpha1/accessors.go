@@ -4,8 +4,14 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 // The accessors of aim-engine's API types, with its names and meanings, so that Go code written against
 // aim-engine's package ports unchanged. The controller derives and writes every status through them
-// (pkg/controller/reconcile), and reads a service's caching mode through GetCachingMode. The runtime configs'
-// GetStatus is ours: aim-engine has none there.
+// (pkg/controller/reconcile), and reads a service's caching mode and whether a model makes templates through
+// them. The runtime configs' GetStatus is ours: aim-engine has none there.
+
+// ShouldCreateTemplates reports whether the model makes and keeps its templates: unless
+// spec.discovery.createServiceTemplates is false.
+func (s *AIMModelSpec) ShouldCreateTemplates() bool {
+	return s.Discovery == nil || s.Discovery.CreateServiceTemplates == nil || *s.Discovery.CreateServiceTemplates
+}
 
 // GetCachingMode returns the caching mode a service's spec means, as aim-engine normalizes it: the legacy Never
 // means Dedicated; the legacy Auto and Always, an absent mode and any other value mean Shared.

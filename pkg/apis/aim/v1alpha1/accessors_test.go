@@ -58,3 +58,22 @@ func TestGetCachingMode(t *testing.T) {
 		t.Errorf("no caching = %q, want %q", got, AIMCachingModeShared)
 	}
 }
+
+// TestShouldCreateTemplates: a model makes templates unless told not to.
+func TestShouldCreateTemplates(t *testing.T) {
+	no, yes := false, true
+	for _, tc := range []struct {
+		discovery *AIMModelDiscoveryConfig
+		want      bool
+	}{
+		{nil, true},
+		{&AIMModelDiscoveryConfig{}, true},
+		{&AIMModelDiscoveryConfig{CreateServiceTemplates: &yes}, true},
+		{&AIMModelDiscoveryConfig{CreateServiceTemplates: &no}, false},
+	} {
+		spec := AIMModelSpec{Discovery: tc.discovery}
+		if got := spec.ShouldCreateTemplates(); got != tc.want {
+			t.Errorf("discovery %+v: ShouldCreateTemplates() = %v, want %v", tc.discovery, got, tc.want)
+		}
+	}
+}
