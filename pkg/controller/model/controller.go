@@ -132,7 +132,7 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key cache.Object
 		return err
 	}
 	write := reconcile.StatusWriter(ctx, m, ctl.c.AIM.AimV1alpha1().AIMModels(namespace).UpdateStatus, FieldManager)
-	return ctl.reconcile(ctx, m, &m.ObjectMeta, m.Spec, m.Status, namespace, owned, apply, deleteStale, write)
+	return ctl.reconcile(ctx, m, m.Spec, m.Status, namespace, owned, apply, deleteStale, write)
 }
 
 func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
@@ -164,7 +164,7 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectNam
 	}
 	write := reconcile.StatusWriter(ctx, m, ctl.c.AIM.AimV1alpha1().AIMClusterModels().UpdateStatus, FieldManager)
 	// Pull secrets of cluster models live in the system namespace, like their discovery Jobs.
-	return ctl.reconcile(ctx, m, &m.ObjectMeta, m.Spec, m.Status, ctl.c.Options.SystemNamespace, owned, apply, deleteStale, write)
+	return ctl.reconcile(ctx, m, m.Spec, m.Status, ctl.c.Options.SystemNamespace, owned, apply, deleteStale, write)
 }
 
 // ownedStates are the states of the templates among ts that uid owns.
@@ -179,39 +179,39 @@ func ownedStates[T metav1.Object](ts []T, uid types.UID, status func(T) aimv1.AI
 }
 
 // reconcile is the pipeline shared by both kinds. deleteStale deletes the model's templates other than keep.
-func (ctl *Controller) reconcile(ctx context.Context, obj reconcile.Object, meta *metav1.ObjectMeta, spec aimv1.AIMModelSpec,
+func (ctl *Controller) reconcile(ctx context.Context, obj reconcile.Object, spec aimv1.AIMModelSpec,
 	current aimv1.AIMModelStatus, secretNamespace string, owned func() []TemplateState,
 	apply func(context.Context, Template) error, deleteStale func(context.Context, []string) error,
 	write func(aimv1.AIMModelStatus) error) (time.Duration, error) {
 	status := *current.DeepCopy()
-	status.ObservedGeneration = meta.Generation
+	status.ObservedGeneration = obj.GetGeneration()
 	status.SourceType = aimv1.AIMModelSourceTypeImage
 	if len(spec.ModelSources) > 0 {
 		status.SourceType = aimv1.AIMModelSourceTypeCustom
 	}
 	var comps []state.Component
 
-	rc, rcErr := ctl.configs.Lookup(spec.RuntimeConfigName, meta.Namespace)
+	rc, rcErr := ctl.configs.Lookup(spec.RuntimeConfigName, obj.GetNamespace())
 	comps = append(comps, runtimeconfig.Component(rc, rcErr))
 	if rcErr == nil {
 		status.ResolvedRuntimeConfig = rc.Ref
 	}
 
-	metadata, metaComp := ctl.metadata(ctx, meta, spec, current, secretNamespace)
+	metadata, metaComp := ctl.metadata(ctx, obj.GetGeneration(), spec, current, secretNamespace)
 	comps = append(comps, metaComp)
 	status.ImageMetadata = metadata
 
 	known := metadata != nil || len(spec.ModelSources) > 0 || len(spec.CustomTemplates) > 0
 	var applyErr error
 	if known {
-		desired := Desired(meta.Name, spec, metadata)
+		desired := Desired(obj.GetName(), spec, metadata)
 		controller := childlabels.Model
-		if meta.Namespace == "" {
+		if obj.GetNamespace() == "" {
 			controller = childlabels.ClusterModel
 		}
 		names := make([]string, 0, len(desired))
 		for _, t := range desired {
-			t.Labels = TemplateLabels(controller, meta, rc, t.Labels)
+			t.Labels = TemplateLabels(controller, obj, rc, t.Labels)
 			if err := apply(ctx, t); err != nil {
 				applyErr = err
 				break
@@ -237,7 +237,7 @@ func (ctl *Controller) reconcile(ctx context.Context, obj reconcile.Object, meta
 		// aim-engine names the component after the kind of templates: ClusterServiceTemplatesReady on cluster
 		// models.
 		comp.Name = ComponentServiceTemplates
-		if meta.Namespace == "" {
+		if obj.GetNamespace() == "" {
 			comp.Name = ComponentClusterServiceTemplates
 		}
 		comps = append(comps, comp)
@@ -250,12 +250,12 @@ func (ctl *Controller) reconcile(ctx context.Context, obj reconcile.Object, meta
 			recheck = imagemeta.SecretRecheck
 		}
 	}
-	return reconcile.Conclude(ctl.recorder(meta.Namespace), obj, "model "+meta.Name, current, status,
+	return reconcile.Conclude(ctl.recorder(obj.GetNamespace()), obj, "model "+obj.GetName(), current, status,
 		reconcile.Outcome{Components: comps, ApplyErr: applyErr, RequeueAfter: recheck}, write)
 }
 
 // metadata takes the image metadata from the spec, from the status (read once), or from the registry.
-func (ctl *Controller) metadata(ctx context.Context, meta *metav1.ObjectMeta, spec aimv1.AIMModelSpec, current aimv1.AIMModelStatus,
+func (ctl *Controller) metadata(ctx context.Context, generation int64, spec aimv1.AIMModelSpec, current aimv1.AIMModelStatus,
 	secretNamespace string) (*aimv1.ImageMetadata, state.Component) {
 	comp := state.Component{Name: ComponentImageMetadata, Dependency: state.DependencyUpstream}
 	found := func(md *aimv1.ImageMetadata) state.Component {
@@ -271,7 +271,7 @@ func (ctl *Controller) metadata(ctx context.Context, meta *metav1.ObjectMeta, sp
 	case spec.Discovery != nil && spec.Discovery.ExtractMetadata != nil && !*spec.Discovery.ExtractMetadata:
 		comp.Reason, comp.Message = ReasonExtractionDisabled, "spec.discovery.extractMetadata is false"
 		return nil, comp
-	case current.ImageMetadata != nil && current.ObservedGeneration == meta.Generation:
+	case current.ImageMetadata != nil && current.ObservedGeneration == generation:
 		comp = found(current.ImageMetadata)
 		// The message of the read says which mirror answered; it stays while the labels read then are used.
 		if c := apimeta.FindStatusCondition(current.Conditions, ComponentImageMetadata+state.ComponentSuffix); c != nil && c.Reason == comp.Reason && strings.HasPrefix(c.Message, comp.Message) {
