@@ -43,6 +43,10 @@ import (
 // LeaseName is the Lease the replicas compete for.
 const LeaseName = "aim-apiserver-controller"
 
+// eventSource is the component the manager's own Events name, the Lease's among them; each controller's name
+// their controller (RecorderFor).
+const eventSource = "aim-apiserver"
+
 // Options configure the manager.
 type Options struct {
 	// Workers per controller.
@@ -328,7 +332,7 @@ func newEventBroadcaster() (record.EventBroadcaster, *runtime.Scheme, record.Eve
 		return nil, nil, nil, fmt.Errorf("event scheme: %w", err)
 	}
 	broadcaster := record.NewBroadcaster()
-	return broadcaster, scheme, broadcaster.NewRecorder(scheme, corev1.EventSource{Component: "aim-apiserver"}), nil
+	return broadcaster, scheme, broadcaster.NewRecorder(scheme, corev1.EventSource{Component: eventSource}), nil
 }
 
 // newElector returns the leader elector of the replica named opts.Identity. Its own client is not fenced: it
@@ -341,7 +345,7 @@ func newElector(kube *rest.Config, opts Options) (*leader.Elector, error) {
 	return leader.New(leader.Config{
 		Client: leClient, Namespace: opts.SystemNamespace, Name: LeaseName, Identity: opts.Identity,
 		LeaseDuration: opts.LeaseDuration, RenewDeadline: opts.RenewDeadline, RetryPeriod: opts.RetryPeriod,
-		EventSource: "aim-apiserver",
+		EventSource: eventSource,
 		OnNewLeader: func(id string) {
 			if id != opts.Identity {
 				klog.InfoS("Another replica leads", "leader", id)
