@@ -200,7 +200,6 @@ func (ctl *Controller) apply(ctx context.Context, m *aimv1.AIMClusterModel) erro
 	return nil
 }
 
-// writeStatus stores status with the resourceVersion read.
 func countOwned(existing map[string]bool) int {
 	n := 0
 	for _, mine := range existing {
