@@ -8,6 +8,7 @@ import (
 	"maps"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -85,6 +86,13 @@ func Desired(modelName string, spec aimv1.AIMModelSpec, metadata *aimv1.ImageMet
 		} else {
 			t.Spec.Hardware = c.Hardware
 		}
+		if hw := t.Spec.Hardware; hw != nil && hw.CPU != nil {
+			// The pod's cpu comes from the template's resources (as aim-engine builds the InferenceService).
+			t.Spec.Resources = &corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: hw.CPU.Requests.DeepCopy()}}
+			if hw.CPU.Limits != nil {
+				t.Spec.Resources.Limits = corev1.ResourceList{corev1.ResourceCPU: hw.CPU.Limits.DeepCopy()}
+			}
+		}
 		if c.Name != "" {
 			t.Labels = map[string]string{LabelTemplateAlias: naming.LabelValue(c.Name)}
 		}
@@ -153,10 +161,11 @@ func MergeHardware(model, template *aimv1.AIMHardwareRequirements) *aimv1.AIMHar
 	return out
 }
 
+// base is what every template of a model carries from it. Not its runtimeConfigName: aim-engine's templates
+// resolve the runtime config of their own (default) one.
 func base(modelName string, spec aimv1.AIMModelSpec) aimv1.AIMServiceTemplateSpecCommon {
 	return aimv1.AIMServiceTemplateSpecCommon{
-		ModelName: modelName, RuntimeConfigName: spec.RuntimeConfigName,
-		ImagePullSecrets: spec.ImagePullSecrets, ServiceAccountName: spec.ServiceAccountName,
+		ModelName: modelName, ImagePullSecrets: spec.ImagePullSecrets, ServiceAccountName: spec.ServiceAccountName,
 	}
 }
 

@@ -30,13 +30,14 @@ func TestDesiredFromRecommendedDeployments(t *testing.T) {
 	}
 	a := ts[0]
 	if a.Spec.ModelName != "qwen3-32b" || *a.Spec.Metric != "latency" || *a.Spec.Precision != "fp8" || a.Spec.ProfileID != "p1" ||
-		a.Spec.Hardware.GPU.Model != "MI300X" || a.Spec.Hardware.GPU.Requests != 1 || a.Spec.RuntimeConfigName != "gold" ||
+		a.Spec.Hardware.GPU.Model != "MI300X" || a.Spec.Hardware.GPU.Requests != 1 || a.Spec.RuntimeConfigName != "" ||
 		a.Spec.ServiceAccountName != "sa" || a.Spec.ImagePullSecrets[0].Name != "regcred" {
 		t.Errorf("template spec %+v", a.Spec)
 	}
 	if a.Name != "repo-qwen-1-1x-mi300x-lat-fp8-44f0" || len(a.Name) > 63 || a.Name == ts[1].Name {
 		t.Errorf("names %q %q", a.Name, ts[1].Name)
 	}
+	// The model's runtimeConfigName stays its own: aim-engine's templates resolve their default one.
 	// Stable names: the same inputs give the same templates.
 	if again := Desired("qwen3-32b", spec, md); again[0].Name != a.Name {
 		t.Error("names are not stable")
@@ -79,6 +80,18 @@ func TestDesiredCustomModel(t *testing.T) {
 			t.Errorf("custom template %d: %s = %q, want %q", i, LabelTemplateAlias, got, alias)
 		}
 	}
+	// custom.hardware.cpu becomes the resources of the template (aim-engine's cpuRequirementsToResources),
+	// which the InferenceService reads.
+	spec.Custom.Hardware = &aimv1.AIMHardwareRequirements{CPU: &aimv1.AIMCpuRequirements{Requests: resource.MustParse("8"), Limits: ptr.To(resource.MustParse("16"))}}
+	spec.CustomTemplates = nil
+	ts = Desired("mine", spec, nil)
+	wantRes := &corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("8")},
+		Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("16")}}
+	if diff := cmp.Diff(wantRes, ts[0].Spec.Resources); diff != "" {
+		t.Errorf("resources of a CPU template (-want +got):\n%s", diff)
+	}
+	spec.Custom.Hardware = hw
+
 	// A template that sets only gpu.requests keeps the model's gpu.model (merged field by field).
 	spec.CustomTemplates = []aimv1.AIMCustomTemplate{{Hardware: &aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Requests: 8}}}}
 	ts = Desired("mine", spec, nil)

@@ -4,10 +4,12 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
@@ -21,45 +23,48 @@ import (
 // Fixed environment of every inference container.
 var baseEnv = []corev1.EnvVar{{Name: "AIM_CACHE_PATH", Value: kserve.CacheRoot}, {Name: "VLLM_ENABLE_METRICS", Value: "true"}}
 
-// Environment is the inference container's environment, merged by name from the lowest layer to the highest:
-// the fixed variables, the runtime config, the model, the template's profile parameters, the template, the
-// custom model's id, the service.
-func Environment(svc *aimv1.AIMService, m Model, t Template, rc runtimeconfig.Resolved) []corev1.EnvVar {
+// Environment is the inference container's environment as aim-engine assembles it: merged by name from the
+// lowest layer to the highest (the fixed variables, the runtime config, the template's profile id, metric and
+// precision, the template's env, the custom model's id, the service's env), then sorted by name. The model's
+// own env reaches the pod only through the templates it creates; the sort decides which variables a
+// $(VAR) reference sees.
+func Environment(svc *aimv1.AIMService, t Template, rc runtimeconfig.Resolved) []corev1.EnvVar {
 	var profile []corev1.EnvVar
 	add := func(k, v string) {
 		if v != "" {
 			profile = append(profile, corev1.EnvVar{Name: k, Value: v})
 		}
 	}
-	c := t.candidate()
 	add("AIM_PROFILE_ID", t.Spec.ProfileID)
-	add("AIM_METRIC", string(c.Metric))
-	add("AIM_PRECISION", string(c.Precision))
+	add("AIM_METRIC", string(ptr.Deref(t.Spec.Metric, "")))
+	add("AIM_PRECISION", string(ptr.Deref(t.Spec.Precision, "")))
 	var modelID []corev1.EnvVar
 	if len(t.Spec.ModelSources) > 0 {
 		modelID = []corev1.EnvVar{{Name: "AIM_MODEL_ID", Value: t.Spec.ModelSources[0].ModelID}}
-	} else if len(m.Spec.ModelSources) > 0 {
-		modelID = []corev1.EnvVar{{Name: "AIM_MODEL_ID", Value: m.Spec.ModelSources[0].ModelID}}
 	}
-	return env.Merge(baseEnv, rc.Spec.Env, m.Spec.Env, profile, t.Spec.Env, modelID, svc.Spec.Env)
+	out := env.Merge(baseEnv, rc.Spec.Env, profile, t.Spec.Env, modelID, svc.Spec.Env)
+	slices.SortStableFunc(out, func(a, b corev1.EnvVar) int { return strings.Compare(a.Name, b.Name) })
+	return out
 }
 
 // InferenceService is the input of the service's InferenceService.
 func InferenceService(svc *aimv1.AIMService, m Model, t Template, rc runtimeconfig.Resolved, mounts []kserve.CacheMount) kserve.Input {
 	own := map[string]string{labelComponent: "inference", aimv1.LabelService: naming.LabelValue(svc.Name),
 		LabelTemplate: naming.LabelValue(t.Name), LabelModel: naming.LabelValue(m.Name)}
-	c := t.candidate()
-	if c.Metric != "" {
-		own[LabelMetric] = string(c.Metric)
-	}
-	if c.Precision != "" {
-		own[LabelPrecision] = string(c.Precision)
+	// As aim-engine labels them: the profile discovery found, not the template's spec.
+	if p := t.Status.Profile; p != nil {
+		if v := naming.SanitizedLabelValue(string(p.Metadata.Metric)); v != "" {
+			own[LabelMetric] = v
+		}
+		if v := naming.SanitizedLabelValue(string(p.Metadata.Precision)); v != "" {
+			own[LabelPrecision] = v
+		}
 	}
 	labels := childlabels.For(childlabels.Service, svc, rc, own)
 	in := kserve.Input{
 		Name: WorkloadName(svc), Namespace: svc.Namespace, Owner: ownerRef(svc), Labels: labels,
 		Image: m.Spec.Image, NodeAffinity: t.Status.ResolvedNodeAffinity, Scheduling: rc.Spec.Scheduling,
-		Env: Environment(svc, m, t, rc), ServiceResources: svc.Spec.Resources,
+		Env: Environment(svc, t, rc), ServiceResources: svc.Spec.Resources,
 		ImagePullSecrets:   unionSecrets(svc.Spec.ImagePullSecrets, t.Spec.ImagePullSecrets, m.Spec.ImagePullSecrets),
 		ServiceAccountName: cmp.Or(svc.Spec.ServiceAccountName, cmp.Or(t.Spec.ServiceAccountName, m.Spec.ServiceAccountName)),
 		Scale:              kserve.ScaleOf(&svc.Spec), AutoScaling: svc.Spec.AutoScaling,
@@ -72,7 +77,9 @@ func InferenceService(svc *aimv1.AIMService, m Model, t Template, rc runtimeconf
 	if hw != nil && hw.GPU != nil {
 		in.GPUs, in.GPUResource = hw.GPU.Requests, corev1.ResourceName(hw.GPU.ResourceName)
 	}
-	in.TemplateResources = templateResources(hw, t.Spec.Resources)
+	// Only the template's resources, as in aim-engine: a model turns custom.hardware.cpu into the resources of
+	// the templates it creates; hardware.cpu of a template written by hand places nothing.
+	in.TemplateResources = t.Spec.Resources
 	return in
 }
 
@@ -104,29 +111,6 @@ func (w workload) inputs() string {
 	}
 	// Quoted, the strings cannot run into each other.
 	return fmt.Sprintf("%q %q %q %q %q %q", svc, w.model.Version, w.run.Version, w.rc.Version, w.image, w.mounts)
-}
-
-// templateResources are the template's resources, with a CPU-only template's cpu requirements under them.
-func templateResources(hw *aimv1.AIMHardwareRequirements, res *corev1.ResourceRequirements) *corev1.ResourceRequirements {
-	if hw == nil || hw.CPU == nil {
-		return res
-	}
-	out := &corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: hw.CPU.Requests.DeepCopy()}}
-	if hw.CPU.Limits != nil {
-		out.Limits = corev1.ResourceList{corev1.ResourceCPU: hw.CPU.Limits.DeepCopy()}
-	}
-	if res != nil {
-		for k, v := range res.Requests {
-			out.Requests[k] = v.DeepCopy()
-		}
-		for k, v := range res.Limits {
-			if out.Limits == nil {
-				out.Limits = corev1.ResourceList{}
-			}
-			out.Limits[k] = v.DeepCopy()
-		}
-	}
-	return out
 }
 
 // unionSecrets lists every pull secret once, in order of precedence.

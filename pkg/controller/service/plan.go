@@ -163,10 +163,11 @@ func (p *Plan) planWorkload(o Observation, observed kserve.Live, model *Model, r
 	if ready {
 		mounts, cacheReady = p.planCache(o, observed, *run)
 	}
-	// Create the InferenceService once everything it mounts is ready; once it exists, keep it up to date so
-	// that changes of mutable fields (replicas, env, resources, ...) reach it.
+	// Create the InferenceService once its model is Ready and everything it mounts is ready, as aim-engine
+	// does; once it exists, keep it up to date so that changes of mutable fields (replicas, env, resources,
+	// ...) reach it.
 	p.WorkloadExists = o.ISVC != nil
-	if ready && (cacheReady || p.WorkloadExists) {
+	if ready && (cacheReady && model.Status == aimv1.AIMStatusReady || p.WorkloadExists) {
 		w := workload{svc: svc, model: *model, run: *run, rc: o.RuntimeConfig, mounts: mounts, image: o.Mirrors.Rewrite(model.Spec.Image)}
 		p.ISVC, p.ISVCInputs = w.build(), w.inputs()
 		p.WorkloadExists = true // created now, if not before; its status is not known yet
@@ -209,7 +210,8 @@ func (p *Plan) planCache(o Observation, observed kserve.Live, run Template) ([]k
 			comp = cacheLost(comp, o.Service.Spec.GetCachingMode())
 		}
 		p.Components = append(p.Components, comp)
-		cacheReady = cp.Component.State == ""
+		// A component with errors (a conflict over the cache's name) is not ready either.
+		cacheReady = cp.Component.State == "" && len(cp.Component.Errors) == 0
 	}
 	if cp.Use != nil && cacheReady {
 		p.Status.Cache = &aimv1.AIMServiceCacheStatus{TemplateCacheRef: state.Reference(cp.Use.Name, cp.Use.Namespace, cp.Use.UID, "AIMTemplateCache", "")}

@@ -115,6 +115,20 @@ func TestPlanService(t *testing.T) {
 		}, summary{Components: map[string]string{"RuntimeConfig": "Ready/DefaultConfigNotFound", "Model": "Failed/ModelNotFound",
 			"Template": "Pending/AwaitingModel", "InferenceService": "Progressing/CreatingRuntime",
 			"InferenceServicePods": "Progressing/NoPods"}, WorkloadExists: true, SweepRoute: true, Endpoint: true}},
+		{"the model is not Ready: nothing is created, as aim-engine waits for it", func() Observation {
+			o := observation(nil)
+			o.Models[0].Status = aimv1.AIMStatusProgressing
+			return o
+		}, summary{Components: map[string]string{"RuntimeConfig": "Ready/DefaultConfigNotFound", "Model": "Pending/ModelNotReady",
+			"Template": "Ready/Resolved", "InferenceService": "Progressing/CreatingRuntime"}, SweepRoute: true}},
+		{"the model is not Ready while its InferenceService runs: kept up to date", func() Observation {
+			o := observation(nil)
+			o.Models[0].Status = aimv1.AIMStatusDegraded
+			o.ISVC = &kservev1beta1.InferenceService{ObjectMeta: metav1.ObjectMeta{Name: "chat", Namespace: "team", UID: "isvc-uid"}}
+			return o
+		}, summary{Components: map[string]string{"RuntimeConfig": "Ready/DefaultConfigNotFound", "Model": "Failed/ModelNotReady",
+			"Template": "Ready/Resolved", "InferenceService": "Progressing/CreatingRuntime",
+			"InferenceServicePods": "Progressing/NoPods"}, ISVC: true, WorkloadExists: true, SweepRoute: true, Endpoint: true}},
 	} {
 		got := summarize(PlanService(tc.obs()))
 		if diff := cmp.Diff(tc.want, got); diff != "" {
@@ -224,5 +238,20 @@ func TestPlanServiceRewritesTheImage(t *testing.T) {
 		if msg := p.Workload[0].Message; strings.Contains(msg, "mirror.example") != rewrite {
 			t.Errorf("rewriteImages %t: InferenceServiceReady message %q", rewrite, msg)
 		}
+	}
+}
+
+// TestPlanServiceCacheConflictCreatesNothing: a cache name held by another template's cache fails the service
+// and creates no InferenceService, which would run without its cache's volumes.
+func TestPlanServiceCacheConflictCreatesNothing(t *testing.T) {
+	o := observation(nil)
+	o.Templates[0].Status.ModelSources = []aimv1.AIMModelSource{{ModelID: "org/qwen", SourceURI: "hf://org/qwen"}}
+	want := PlanCache(o.Service, o.Templates[0], nil, nil, o.RuntimeConfig).Create
+	other := want.DeepCopy()
+	other.Spec.TemplateName = "another-template"
+	o.Caches = []*aimv1.AIMTemplateCache{other}
+	p := PlanService(o)
+	if got := summarize(p); got.ISVC || got.WorkloadExists || got.Components["Cache"] != "Failed/CacheConflict" {
+		t.Errorf("plan %+v: want CacheReady Failed/CacheConflict and no InferenceService", got)
 	}
 }

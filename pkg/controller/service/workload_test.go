@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
+	"github.com/google/go-cmp/cmp"
+
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gateway"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
@@ -177,34 +179,42 @@ func TestCacheNamesAreAimEngines(t *testing.T) {
 	}
 }
 
-func TestEnvironmentPrecedenceWithoutDuplicates(t *testing.T) {
+func TestEnvironmentAsAimEngineAssemblesIt(t *testing.T) {
 	tpl := cachedTemplate()
 	tpl.Spec.ProfileID = "prof"
-	tpl.Spec.Env = []corev1.EnvVar{{Name: "AIM_METRIC", Value: "throughput"}, {Name: "T", Value: "1"}}
+	tpl.Spec.Env = []corev1.EnvVar{{Name: "AIM_METRIC", Value: "throughput"}, {Name: "T", Value: "1"}, {Name: "Z_PATH", Value: "/z"}}
+	tpl.Spec.ModelSources = []aimv1.AIMModelSource{{ModelID: "Org/Custom"}}
+	// Discovery's profile names neither the env nor, below, anything else: the spec's values are what count.
+	tpl.Status.Profile.Metadata.Metric, tpl.Status.Profile.Metadata.Precision = "latency", "bf16"
 	rc := runtimeconfig.Resolved{Spec: aimv1.AIMRuntimeConfigSpec{Env: []corev1.EnvVar{
 		{Name: "AIM_PRECISION", Value: "rc"}, {Name: "VLLM_ENABLE_METRICS", Value: "false"}, {Name: "AIM_ENGINE_ARGS", Value: `{"a":1,"b":{"c":1}}`}}}}
-	m := model("qwen", "", aimv1.AIMStatusReady, "img")
-	m.Spec.ModelSources = []aimv1.AIMModelSource{{ModelID: "Org/Custom"}}
 	svc := service(func(s *aimv1.AIMService) {
-		s.Spec.Env = []corev1.EnvVar{{Name: "T", Value: "svc"}, {Name: "AIM_ENGINE_ARGS", Value: `{"b":{"d":2}}`}}
+		s.Spec.Env = []corev1.EnvVar{{Name: "T", Value: "svc"}, {Name: "AIM_ENGINE_ARGS", Value: `{"b":{"d":2}}`}, {Name: "A", Value: "$(Z_PATH)"}}
 	})
-	got := map[string]string{}
-	for _, e := range Environment(svc, m, tpl, rc) {
-		if _, dup := got[e.Name]; dup {
-			t.Errorf("%s appears twice", e.Name)
-		}
-		got[e.Name] = e.Value
+	want := []corev1.EnvVar{
+		{Name: "A", Value: "$(Z_PATH)"}, // sorted before Z_PATH, so Kubernetes leaves the reference as written
+		{Name: "AIM_CACHE_PATH", Value: "/workspace/cache"},
+		{Name: "AIM_ENGINE_ARGS", Value: `{"a":1,"b":{"c":1,"d":2}}`},
+		{Name: "AIM_METRIC", Value: "throughput"}, // the template's env over its spec's metric
+		{Name: "AIM_MODEL_ID", Value: "Org/Custom"},
+		{Name: "AIM_PRECISION", Value: "fp8"}, // the template's spec over the runtime config
+		{Name: "AIM_PROFILE_ID", Value: "prof"},
+		{Name: "T", Value: "svc"},
+		{Name: "VLLM_ENABLE_METRICS", Value: "false"}, // the runtime config over the fixed default
+		{Name: "Z_PATH", Value: "/z"},
 	}
-	want := map[string]string{
-		"AIM_CACHE_PATH": "/workspace/cache", "VLLM_ENABLE_METRICS": "false", // runtime config over the fixed default
-		"AIM_PRECISION": "fp8", // the template's profile over the runtime config
-		"AIM_METRIC":    "throughput", "AIM_PROFILE_ID": "prof", "AIM_MODEL_ID": "Org/Custom", "T": "svc",
-		"AIM_ENGINE_ARGS": `{"a":1,"b":{"c":1,"d":2}}`,
+	if diff := cmp.Diff(want, Environment(svc, tpl, rc)); diff != "" {
+		t.Errorf("environment (-want +got):\n%s", diff)
 	}
-	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("%s = %q, want %q", k, got[k], v)
-		}
+
+	// A template without metric or precision in its spec gets neither variable, whatever discovery found,
+	// and a model's own env and sources reach the pod only through its templates.
+	bare := template("bare", "", "qwen", aimv1.AIMStatusReady, "optimized", "MI300X")
+	bare.Spec.Metric, bare.Spec.Precision = nil, nil
+	bare.Status.Profile.Metadata.Metric, bare.Status.Profile.Metadata.Precision = "throughput", "fp8"
+	want = []corev1.EnvVar{{Name: "AIM_CACHE_PATH", Value: "/workspace/cache"}, {Name: "VLLM_ENABLE_METRICS", Value: "true"}}
+	if diff := cmp.Diff(want, Environment(service(nil), bare, runtimeconfig.Resolved{})); diff != "" {
+		t.Errorf("environment of a template without profile parameters (-want +got):\n%s", diff)
 	}
 }
 
@@ -214,6 +224,7 @@ func TestInferenceServiceInput(t *testing.T) {
 	tpl.Status.ResolvedNodeAffinity = &corev1.NodeAffinity{}
 	tpl.Spec.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "tpl"}, {Name: "svc"}}
 	tpl.Spec.ServiceAccountName = "tpl-sa"
+	tpl.Status.Profile.Metadata.Metric = "Latency" // labelled as discovery found it, sanitized
 	m := model("qwen", "", aimv1.AIMStatusReady, "registry.example/qwen:1")
 	rc := runtimeconfig.Resolved{Spec: aimv1.AIMRuntimeConfigSpec{Scheduling: &aimv1.AIMSchedulingConfig{NodeSelector: map[string]string{"pool": "gpu"}},
 		LabelPropagation: &aimv1.AIMLabelPropagationConfig{Enabled: ptr.To(true), Match: []string{"team"}}}}
@@ -232,14 +243,19 @@ func TestInferenceServiceInput(t *testing.T) {
 	if in.Labels["team"] != "a" || in.Labels["other"] != "" || in.Labels[aimv1.LabelService] != "chat" || in.Labels[LabelMetric] != "latency" {
 		t.Errorf("labels = %v", in.Labels)
 	}
+	// The spec's precision (fp8) is no label: discovery's profile did not name one.
+	if v, ok := in.Labels[LabelPrecision]; ok {
+		t.Errorf("precision label %q from the template's spec", v)
+	}
 
+	// hardware.cpu of a template places nothing by itself: aim-engine reads only the template's resources
+	// (a model writes its custom.hardware.cpu into the resources of the templates it creates).
 	cpu := template("cpu", "", "qwen", aimv1.AIMStatusReady, "unoptimized", "")
 	cpu.Spec.Hardware = &aimv1.AIMHardwareRequirements{CPU: &aimv1.AIMCpuRequirements{Requests: resource.MustParse("8"), Limits: ptr.To(resource.MustParse("16"))}}
 	cpu.Spec.Resources = &corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Gi")}}
 	in = InferenceService(service(nil), m, cpu, rc, nil)
-	r := in.TemplateResources
-	if in.GPUs != 0 || r.Requests.Cpu().String() != "8" || r.Limits.Cpu().String() != "16" || r.Requests.Memory().String() != "64Gi" {
-		t.Errorf("CPU-only resources = %+v, gpus %d", r, in.GPUs)
+	if diff := cmp.Diff(cpu.Spec.Resources, in.TemplateResources); in.GPUs != 0 || diff != "" {
+		t.Errorf("CPU-only template: gpus %d, resources (-want +got):\n%s", in.GPUs, diff)
 	}
 }
 
