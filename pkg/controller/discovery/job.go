@@ -10,11 +10,11 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/env"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 )
@@ -38,9 +38,9 @@ const (
 	maxTemplateInJob = 40
 	maxAttempt       = 9999
 	nonRootID        = 65532
-	ttlAfterFinished = 300
-	// activeDeadline stops a Job stuck pulling its image from holding a slot of the concurrency limit forever.
-	activeDeadline = 1800
+	// ttlAfterFinished is aim-engine's (DiscoveryJobTTLSeconds in its discovery.go): the result is in the template's
+	// status by then.
+	ttlAfterFinished = 60
 )
 
 // JobSpec is everything a discovery Job depends on. Equal specs build equal Jobs with equal names.
@@ -145,7 +145,6 @@ func BuildJob(s JobSpec) *batchv1.Job {
 	if s.ControllerLabel != "" {
 		labels[s.ControllerLabel] = naming.LabelValue(s.TemplateName)
 	}
-	podLabels := map[string]string{LabelTemplate: labels[LabelTemplate], LabelName: NameValue, LabelComponent: ComponentValue}
 
 	var affinity *corev1.Affinity
 	if s.NodeAffinity != nil {
@@ -162,9 +161,10 @@ func BuildJob(s JobSpec) *batchv1.Job {
 			// The controller retries with its own backoff and records each attempt.
 			BackoffLimit:            ptr.To[int32](0),
 			TTLSecondsAfterFinished: ptr.To[int32](ttlAfterFinished),
-			ActiveDeadlineSeconds:   ptr.To[int64](activeDeadline),
+			// No ActiveDeadlineSeconds, as aim-engine's: pulling an image of tens of GB from a slow or air-gapped
+			// registry can outlast any deadline, which would fail every attempt.
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: podLabels},
+				ObjectMeta: metav1.ObjectMeta{Labels: childlabels.ForPods(labels)},
 				Spec: corev1.PodSpec{
 					RestartPolicy:      corev1.RestartPolicyNever,
 					ServiceAccountName: s.ServiceAccountName,
@@ -176,18 +176,15 @@ func BuildJob(s JobSpec) *batchv1.Job {
 					SecurityContext: &corev1.PodSecurityContext{
 						RunAsNonRoot:   ptr.To(true),
 						RunAsUser:      ptr.To[int64](nonRootID),
-						RunAsGroup:     ptr.To[int64](nonRootID),
 						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 					},
+					// The container requests no resources, as aim-engine's: above all no GPU, since discovery runs on
+					// the GPU node pool without taking GPUs.
 					Containers: []corev1.Container{{
 						Name:  ContainerName,
 						Image: cmp.Or(s.PullImage, s.Image),
 						Args:  []string{"dry-run", "--format=json"},
 						Env:   s.environment(),
-						// No GPU request: discovery runs on the GPU node pool without taking GPUs.
-						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-							corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("256Mi"),
-						}},
 						// The result is read from the termination message, so no log access is needed.
 						TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 						SecurityContext: &corev1.SecurityContext{

@@ -163,8 +163,9 @@ func (ctl *Controller) observe(kind string, meta *metav1.ObjectMeta, spec aimv1.
 	o.ActiveDiscoveryJobs = ctl.activeDiscoveryJobs()
 	if o.Model != nil {
 		js := jobSpec(o, 1)
-		if status.Discovery != nil && status.Discovery.SpecHash == js.Hash() {
-			js.Attempt = status.Discovery.Attempts + 1
+		// The Job of the attempt the planner will look for, by the record it keeps (a migrated result adopted).
+		if d := recordedDiscovery(o); d != nil && d.SpecHash == js.Hash() {
+			js.Attempt = d.Attempts + 1
 		}
 		if j, err := ctl.jobs.Jobs(jobNamespace).Get(js.JobName()); err == nil && reconcile.OwnedBy(j, meta.UID) {
 			o.Job = j

@@ -5,7 +5,10 @@ package template
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -101,6 +104,7 @@ func PlanTemplate(o Observation) Plan {
 	p := Plan{Status: *o.Status.DeepCopy()}
 	st := &p.Status
 	st.ObservedGeneration = o.Generation
+	st.Discovery = recordedDiscovery(o)
 
 	planRuntimeConfig(o, &p)
 	planModel(o, &p)
@@ -241,8 +245,58 @@ func (o Observation) controllerRef() metav1.OwnerReference {
 
 // discovered reports whether the status holds a result for the current inputs.
 func discovered(o Observation) bool {
-	return len(o.Status.ModelSources) > 0 && o.Status.Discovery != nil && o.Model != nil &&
-		o.Status.Discovery.SpecHash == jobSpec(o, 1).Hash()
+	d := recordedDiscovery(o)
+	return len(o.Status.ModelSources) > 0 && d != nil && o.Model != nil && d.SpecHash == jobSpec(o, 1).Hash()
+}
+
+// recordedDiscovery is a copy of status.discovery as this controller records it: a result aim-engine left
+// (migratedResult) is adopted as the result for the current inputs, so a migrated template keeps it; a later
+// change of the inputs discovers again, as for any result (R9.19).
+func recordedDiscovery(o Observation) *aimv1.AIMDiscoveryState {
+	d := o.Status.Discovery.DeepCopy()
+	if !migratedResult(o) {
+		return d
+	}
+	if d == nil {
+		d = &aimv1.AIMDiscoveryState{}
+	}
+	d.SpecHash = jobSpec(o, 1).Hash()
+	return d
+}
+
+// migratedResult reports whether the status holds a discovery result aim-engine recorded. aim-engine writes
+// status.discovery only when an attempt fails, under its own hash, and never discovers again once the template
+// is Ready: what it leaves is a Ready template with model sources and either no status.discovery or the record
+// of a failed attempt under aim-engine's hash of the current inputs. Both hashes are 16 hex digits, so only
+// recomputing aim-engine's tells them apart.
+func migratedResult(o Observation) bool {
+	st := o.Status
+	if o.Model == nil || st.Status != aimv1.AIMStatusReady || len(st.ModelSources) == 0 {
+		return false
+	}
+	// Sources the spec once gave are no discovery result (both controllers leave status.discovery unset then).
+	if c := meta.FindStatusCondition(st.Conditions, ConditionDiscovered); c != nil && c.Reason == ReasonInlineModelSources {
+		return false
+	}
+	return st.Discovery == nil || st.Discovery.SpecHash == aimEngineDiscoveryHash(o.Spec, o.Model.Image)
+}
+
+// aimEngineDiscoveryHash is the status.discovery.specHash aim-engine records (ComputeDiscoverySpecHash in its
+// internal/aimservicetemplate/discovery.go): the first 8 bytes of the SHA-256 of its inputs concatenated.
+func aimEngineDiscoveryHash(spec aimv1.AIMServiceTemplateSpecCommon, image string) string {
+	in := spec.ModelName + image
+	if spec.Metric != nil {
+		in += string(*spec.Metric)
+	}
+	if spec.Precision != nil {
+		in += string(*spec.Precision)
+	}
+	if hw := spec.Hardware; hw != nil && hw.GPU != nil {
+		in += hw.GPU.Model + strconv.Itoa(int(hw.GPU.Requests))
+	}
+	in += spec.ProfileID
+	sum := sha256.Sum256([]byte(in))
+	return hex.EncodeToString(sum[:8])
 }
 
 // planDiscovery runs discovery: keep a result for the same inputs (F5), read a finished Job, retry a failed

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -298,5 +299,106 @@ func TestDiscoveryImageRewritten(t *testing.T) {
 	o.Mirrors = nil
 	if plain := PlanTemplate(o); plain.Job == nil || plain.Job.Name != p.Job.Name {
 		t.Errorf("the Job without rewriting is %v, with it %s", plain.Job, p.Job.Name)
+	}
+}
+
+// readyStatus is what a template's status holds after a successful discovery: Ready, with its model sources and
+// profile.
+func readyStatus() aimv1.AIMServiceTemplateStatus {
+	return aimv1.AIMServiceTemplateStatus{Status: aimv1.AIMStatusReady,
+		ModelSources: []aimv1.AIMModelSource{{ModelID: "org/m", SourceURI: "hf://org/m", WeightsSize: ptr.To(resource.MustParse("1Gi"))}},
+		Profile: &aimv1.AIMProfile{Metadata: aimv1.AIMProfileMetadata{Engine: "vllm", GPU: "MI300X", GPUCount: 2,
+			Metric: aimv1.AIMMetricLatency, Precision: aimv1.AIMPrecisionFP8, Type: aimv1.AIMProfileTypeOptimized}},
+		Conditions: []metav1.Condition{{Type: ConditionDiscovered, Status: metav1.ConditionTrue, Reason: ReasonDiscoveryComplete}},
+	}
+}
+
+// TestPlanKeepsAResultMigratedFromAIMEngine: aim-engine records status.discovery only when an attempt fails,
+// under its own hash, and never discovers a Ready template again. A Ready template migrated from it keeps its
+// result, with no Job, and has our hash stamped in its record; a later change of its inputs discovers again.
+func TestPlanKeepsAResultMigratedFromAIMEngine(t *testing.T) {
+	failedAt := metav1.NewTime(now.Add(-time.Hour))
+	// aim-engine's ComputeDiscoverySpecHash of observation(): sha256("m" + "repo/m:1" + "latency" + "MI300X" + "1")[:8].
+	const aimEngineHash = "508721204f77806f"
+	for name, record := range map[string]*aimv1.AIMDiscoveryState{
+		"no status.discovery": nil,
+		"aim-engine's failure record": {Attempts: 1, LastAttemptTime: &failedAt,
+			LastFailureReason: "Job has reached the specified backoff limit", SpecHash: aimEngineHash},
+	} {
+		t.Run(name, func(t *testing.T) {
+			o := observation()
+			o.Status = readyStatus()
+			o.Status.Discovery = record
+			p := PlanTemplate(o)
+			if p.Job != nil {
+				t.Errorf("planned discovery Job %s for a migrated result", p.Job.Name)
+			}
+			if diff := cmp.Diff(o.Status.ModelSources, p.Status.ModelSources); diff != "" {
+				t.Errorf("model sources (-migrated +planned):\n%s", diff)
+			}
+			if diff := cmp.Diff(o.Status.Profile, p.Status.Profile); diff != "" {
+				t.Errorf("profile (-migrated +planned):\n%s", diff)
+			}
+			want := &aimv1.AIMDiscoveryState{SpecHash: jobSpec(o, 1).Hash()}
+			if record != nil {
+				want = record.DeepCopy()
+				want.SpecHash = jobSpec(o, 1).Hash()
+			}
+			if diff := cmp.Diff(want, p.Status.Discovery); diff != "" {
+				t.Errorf("status.discovery (-want +got):\n%s", diff)
+			}
+			if len(p.Informational) != 1 || p.Informational[0].Type != ConditionDiscovered || p.Informational[0].Status != metav1.ConditionTrue ||
+				p.Informational[0].Reason != ReasonDiscoveryComplete {
+				t.Errorf("Discovered %+v, want True/DiscoveryComplete", p.Informational)
+			}
+			if diff := cmp.Diff(record, o.Status.Discovery); diff != "" {
+				t.Errorf("planning changed the observed status (-before +after):\n%s", diff)
+			}
+
+			// Adopted, the result is ours: new inputs discover again.
+			o.Status.Discovery = p.Status.Discovery
+			o.Model.Image = "repo/m:2"
+			if changed := PlanTemplate(o); changed.Job == nil || len(changed.Status.ModelSources) != 0 || changed.Status.Profile != nil {
+				t.Errorf("a changed image kept the adopted result: job %v status %+v", changed.Job, changed.Status)
+			}
+		})
+	}
+}
+
+// TestPlanDoesNotAdoptWhatItDidNotDiscover: only a Ready template's result for its current inputs is adopted; a
+// template of ours whose inputs changed, whose sources came from its spec, or that is not Ready discovers again.
+func TestPlanDoesNotAdoptWhatItDidNotDiscover(t *testing.T) {
+	ours := observation()
+	ours.Status = readyStatus()
+	ours.Status.Discovery = &aimv1.AIMDiscoveryState{SpecHash: jobSpec(ours, 1).Hash()}
+	if p := PlanTemplate(ours); p.Job != nil {
+		t.Fatalf("our own result for the current inputs rediscovered: %s", p.Job.Name)
+	}
+
+	changedSpec := ours
+	changedSpec.Spec.ProfileID = "other"
+	changedImage := ours
+	changedImage.Model = &Model{Ref: ours.Model.Ref, Image: "repo/m:2"}
+	wasInline := observation()
+	wasInline.Status = readyStatus()
+	wasInline.Status.Conditions = []metav1.Condition{{Type: ConditionDiscovered, Status: metav1.ConditionTrue, Reason: ReasonInlineModelSources}}
+	otherInputs := observation()
+	otherInputs.Status = readyStatus()
+	otherInputs.Status.Discovery = &aimv1.AIMDiscoveryState{Attempts: 1, SpecHash: aimEngineDiscoveryHash(otherInputs.Spec, "repo/m:0")}
+	notReady := observation()
+	notReady.Status = readyStatus()
+	notReady.Status.Status = aimv1.AIMStatusProgressing
+
+	for name, o := range map[string]Observation{
+		"ours, spec changed": changedSpec, "ours, model image changed": changedImage,
+		"sources once inline": wasInline, "aim-engine's record of other inputs": otherInputs, "not Ready": notReady,
+	} {
+		p := PlanTemplate(o)
+		if p.Job == nil || len(p.Status.ModelSources) != 0 || p.Status.Profile != nil {
+			t.Errorf("%s: kept the stored result: job %v status %+v", name, p.Job, p.Status)
+		}
+		if p.Status.Discovery == nil || p.Status.Discovery.SpecHash != jobSpec(o, 1).Hash() || p.Status.Discovery.Attempts != 0 {
+			t.Errorf("%s: status.discovery %+v, want a fresh record of the current inputs", name, p.Status.Discovery)
+		}
 	}
 }
