@@ -138,7 +138,7 @@ spec:
 	}
 	pvc := jsonpathSet(t, 30*time.Second, "aimart", art, "-n", ns, "-o", "jsonpath={.status.persistentVolumeClaim}")
 	jsonpathEquals(t, 30*time.Second, "11Gi ReadWriteMany", "pvc", pvc, "-n", ns, "-o", "jsonpath={.spec.resources.requests.storage} {.spec.accessModes[0]}")
-	contains(t, "artifact columns", k.must("get", "aimart", art, "-n", ns), "Shared", "10.0 GiB")
+	contains(t, "artifact columns", k.must("get", "aimart", art, "-n", ns), "Shared", "10 GiB")
 
 	job, pod := jobPodOf(t, ns, art, "download")
 	spec := k.must("get", "job", job, "-n", ns, "-o", "jsonpath={.spec.template.spec.serviceAccountName} {.spec.template.spec.volumes[0].persistentVolumeClaim.claimName} {.spec.template.spec.containers[0].args[0]}")
@@ -198,7 +198,7 @@ func TestArtifactCheckSizeSizesTheVolume(t *testing.T) {
 		`jsonpath={.status.status} {.status.conditions[?(@.type=="CheckSizeJobPodsReady")].status} {.status.conditions[?(@.type=="CheckSizeJobPodsReady")].reason}`)
 
 	succeedPod(t, ns, pod, "check-size", "checking hf://x/y\n"+`{"url":"hf://x/y","sizeBytes":123456789}`)
-	jsonpathEquals(t, 60*time.Second, "123456789 117.7 MiB", "aimart", "unsized", "-n", ns, "-o", "jsonpath={.status.discoveredSizeBytes} {.status.displaySize}")
+	jsonpathEquals(t, 60*time.Second, "123456789 118 MiB", "aimart", "unsized", "-n", ns, "-o", "jsonpath={.status.discoveredSizeBytes} {.status.displaySize}")
 	pvc := k.must("get", "aimart", "unsized", "-n", ns, "-o", "jsonpath={.status.persistentVolumeClaim}")
 	jsonpathEquals(t, 30*time.Second, "1Gi", "pvc", pvc, "-n", ns, "-o", "jsonpath={.spec.resources.requests.storage}")
 	jobPodOf(t, ns, "unsized", "download")

@@ -1,7 +1,8 @@
 // Package artifact reconciles AIMArtifacts: one model (hf:// or s3://) downloaded onto a volume. It measures
 // the model when its size is unknown (check-size Job), creates a volume with headroom, and runs the download
 // Job under a dedicated service account (F15). The downloader patches status.progress and status.download
-// itself; the controller keeps those fields as they are.
+// itself; the controller keeps those fields as they are until the Job succeeds, then reports the full size and
+// download message Complete, as aim-engine does.
 package artifact
 
 import (
@@ -124,12 +125,29 @@ func PlanArtifact(o Observation) Plan {
 	if !known {
 		return p
 	}
-	st.DisplaySize = DisplaySize(size)
+	if display, ok := displaySize(a.Spec.WeightsSize, size); ok {
+		st.DisplaySize = display
+	}
 	if !planVolume(o, &p, size) {
 		return p
 	}
 	planDownload(o, &p, size)
 	return p
+}
+
+// displaySize is status.displaySize as aim-engine's reconcile.go sets it: a spec size it cannot format (not a
+// whole number of bytes, or beyond 7 EiB) shows as written; a measured one it cannot format leaves the field
+// as it was.
+func displaySize(spec *resource.Quantity, measured int64) (string, bool) {
+	if spec == nil || spec.IsZero() {
+		return DisplaySize(measured)
+	}
+	if n, whole := spec.AsInt64(); whole {
+		if s, ok := DisplaySize(n); ok {
+			return s, true
+		}
+	}
+	return spec.String(), true
 }
 
 // planSize takes the size from the spec or the status, or measures it with a check-size Job, reported as
@@ -239,7 +257,11 @@ func planDownload(o Observation, p *Plan, size int64) {
 	switch {
 	case health.Succeeded(j):
 		p.Informational = append(p.Informational, downloadCondition(true, ReasonVerified, "Download and verification complete"))
-		p.Status.Progress = complete(pr, size)
+		// The verified download is the expected size, whatever the downloader last counted.
+		p.Status.Progress = &aimv1.AIMDownloadProgress{TotalBytes: size, DownloadedBytes: size, Percentage: 100, DisplayPercentage: "100 %"}
+		if p.Status.Download != nil {
+			p.Status.Download.Message = "Complete"
+		}
 	case podFailed || health.Failed(j):
 		if downloaded {
 			p.Informational = append(p.Informational, downloadCondition(false, ReasonVerificationFailed, "Download completed but verification failed"))
@@ -256,20 +278,6 @@ func planDownload(o Observation, p *Plan, size int64) {
 	default:
 		p.Informational = append(p.Informational, downloadCondition(false, ReasonDownloading, "Download in progress"))
 	}
-}
-
-// complete is the progress of a finished download: the downloader's numbers, at 100 %.
-func complete(pr *aimv1.AIMDownloadProgress, size int64) *aimv1.AIMDownloadProgress {
-	out := &aimv1.AIMDownloadProgress{}
-	if pr != nil {
-		out = pr.DeepCopy()
-	}
-	if out.TotalBytes == 0 {
-		out.TotalBytes = size
-	}
-	out.DownloadedBytes = max(out.DownloadedBytes, out.TotalBytes)
-	out.Percentage, out.DisplayPercentage = 100, "100 %"
-	return out
 }
 
 func downloadCondition(done bool, reason, msg string) metav1.Condition {

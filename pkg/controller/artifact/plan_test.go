@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -322,7 +323,7 @@ func TestPlanArtifact(t *testing.T) {
 				return o
 			},
 			check: func(t *testing.T, p Plan) {
-				if ptr.Deref(p.Status.DiscoveredSizeBytes, 0) != 15*gi || p.Status.DisplaySize != "15.0 GiB" {
+				if ptr.Deref(p.Status.DiscoveredSizeBytes, 0) != 15*gi || p.Status.DisplaySize != "15 GiB" {
 					t.Errorf("size status %v %q", p.Status.DiscoveredSizeBytes, p.Status.DisplaySize)
 				}
 				if q := p.PVC.Spec.Resources.Requests[corev1.ResourceStorage]; q.String() != "17Gi" || p.Status.AllocatedSize.String() != "17Gi" ||
@@ -405,8 +406,28 @@ func TestPlanArtifact(t *testing.T) {
 			obs:      downloadingWith(&aimv1.AIMDownloadProgress{TotalBytes: 100, DownloadedBytes: 100, Percentage: 100}, testJob(batchv1.JobFailed))},
 		{name: "download succeeded", status: aimv1.AIMStatusReady, component: ComponentDownloadJob, reason: "Ready",
 			download: "True Verified Download and verification complete",
-			obs:      downloadingWith(progress, testJob(batchv1.JobComplete)),
-			progress: &aimv1.AIMDownloadProgress{TotalBytes: 100, DownloadedBytes: 100, Percentage: 100, DisplayPercentage: "100 %"}},
+			obs: func() Observation {
+				o := downloadingWith(progress, testJob(batchv1.JobComplete))()
+				o.Artifact.Status.Download = &aimv1.AIMDownloadState{Protocol: "XET", Attempt: 1, Message: "Verifying"}
+				return o
+			},
+			// The expected size, not the downloader's last count.
+			progress: &aimv1.AIMDownloadProgress{TotalBytes: 15 * gi, DownloadedBytes: 15 * gi, Percentage: 100, DisplayPercentage: "100 %"},
+			check: func(t *testing.T, p Plan) {
+				want := &aimv1.AIMDownloadState{Protocol: "XET", Attempt: 1, Message: "Complete"}
+				if diff := cmp.Diff(want, p.Status.Download); diff != "" {
+					t.Errorf("download (-want +got):\n%s", diff)
+				}
+			}},
+		{name: "download succeeded without download state", status: aimv1.AIMStatusReady, component: ComponentDownloadJob, reason: "Ready",
+			download: "True Verified Download and verification complete",
+			obs:      downloadingWith(nil, testJob(batchv1.JobComplete)),
+			progress: &aimv1.AIMDownloadProgress{TotalBytes: 15 * gi, DownloadedBytes: 15 * gi, Percentage: 100, DisplayPercentage: "100 %"},
+			check: func(t *testing.T, p Plan) {
+				if p.Status.Download != nil {
+					t.Errorf("download %+v: the controller only completes the downloader's state", p.Status.Download)
+				}
+			}},
 		{name: "an expired Job after success stays Ready", status: aimv1.AIMStatusReady, component: ComponentVolume, reason: "Ready",
 			download: "True Verified done",
 			obs: func() Observation {

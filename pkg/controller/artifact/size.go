@@ -3,6 +3,7 @@ package artifact
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -74,16 +75,38 @@ func AllocatedBytes(sizeBytes int64, headroomPercent int32) (int64, error) {
 	return max(gibs.Int64(), gib), nil
 }
 
-// DisplaySize renders a size for people, in binary units with one decimal: "15.2 GiB".
-func DisplaySize(n int64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
-	v, i := float64(n), 0
-	for v >= 1024 && i < len(units)-1 {
-		v /= 1024
-		i++
+// maxDisplayBytes is the largest size aim-engine formats (MaxSupportedBytes in its internal/utils/format.go).
+const maxDisplayBytes int64 = 7 << 60
+
+var binaryUnits = []struct {
+	size   int64
+	suffix string
+}{{1 << 60, "EiB"}, {1 << 50, "PiB"}, {1 << 40, "TiB"}, {1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}, {1, "B"}}
+
+// DisplaySize renders a size as aim-engine's FormatBytesHumanReadable does, so that status.displaySize reads
+// the same: the largest binary unit the size reaches, one decimal below 100 units unless it rounds to a whole
+// number, none from 100 ("1.5 TiB", "42 GiB", "150 GiB"). ok is false outside 0..7 EiB, which aim-engine
+// refuses to format.
+func DisplaySize(n int64) (s string, ok bool) {
+	if n < 0 || n > maxDisplayBytes {
+		return "", false
 	}
-	if i == 0 {
-		return fmt.Sprintf("%d B", n)
+	for _, u := range binaryUnits {
+		if n >= u.size {
+			return twoSignificantDigits(float64(n)/float64(u.size), u.suffix), true
+		}
 	}
-	return fmt.Sprintf("%.1f %s", v, units[i])
+	return "0 B", true
+}
+
+// twoSignificantDigits is aim-engine's formatWithTwoSigFigs: despite the name, 10 to 99.9 keep a decimal.
+func twoSignificantDigits(v float64, suffix string) string {
+	if v >= 100 {
+		return fmt.Sprintf("%.0f %s", math.Round(v), suffix)
+	}
+	rounded := math.Round(v*10) / 10
+	if rounded == math.Floor(rounded) {
+		return fmt.Sprintf("%.0f %s", rounded, suffix)
+	}
+	return fmt.Sprintf("%.1f %s", rounded, suffix)
 }
