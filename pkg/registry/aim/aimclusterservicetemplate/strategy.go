@@ -36,5 +36,7 @@ func Definition() resource.Definition[*aim.AIMClusterServiceTemplate] {
 			t := o.(*aim.AIMClusterServiceTemplate)
 			return &t.Spec.AIMServiceTemplateSpecCommon, &t.Status
 		}),
+		// As aim-engine's CRD, which declares its columns without AGE.
+		NoAge: true,
 	}
 }

@@ -35,6 +35,8 @@ func Definition() resource.Definition[*aim.AIMServiceTemplate] {
 			t := o.(*aim.AIMServiceTemplate)
 			return &t.Spec.AIMServiceTemplateSpecCommon, &t.Status
 		}),
+		// As aim-engine's CRD, which declares its columns without AGE.
+		NoAge: true,
 	}
 }
 

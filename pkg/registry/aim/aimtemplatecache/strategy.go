@@ -36,5 +36,5 @@ var columns = []resource.Column{
 	resource.StringColumn("Template", "The template whose sources are cached.", false, func(o runtime.Object) string { return cache(o).Spec.TemplateName }),
 	resource.StringColumn("Mode", "Shared or Dedicated.", false, func(o runtime.Object) string { return string(cache(o).Spec.Mode) }),
 	resource.StringColumn("Status", "Overall state of the cache.", false, func(o runtime.Object) string { return string(cache(o).Status.Status) }),
-	resource.StringColumn("Kind", "Kind of the resolved template.", true, func(o runtime.Object) string { return cache(o).Status.ResolvedTemplateKind }),
+	resource.StringColumn("Kind", "Kind of the resolved template.", false, func(o runtime.Object) string { return cache(o).Status.ResolvedTemplateKind }),
 }

@@ -14,11 +14,17 @@ func StringColumn(name, description string, wide bool, cell func(runtime.Object)
 	}
 }
 
-// IntegerColumn is an integer column.
+// IntegerColumn is an integer column of an omitempty field: zero prints as <none>, as the CRD server prints
+// the field that JSON leaves out.
 func IntegerColumn(name, description string, cell func(runtime.Object) int64) Column {
 	return Column{
 		Definition: metav1.TableColumnDefinition{Name: name, Type: "integer", Description: description},
-		Cell:       func(obj runtime.Object) any { return cell(obj) },
+		Cell: func(obj runtime.Object) any {
+			if v := cell(obj); v != 0 {
+				return v
+			}
+			return nil
+		},
 	}
 }
 

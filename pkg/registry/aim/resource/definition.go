@@ -22,7 +22,7 @@ type Object interface {
 	metav1.Object
 }
 
-// Column is one kubectl column after NAME; AGE is always last.
+// Column is one kubectl column after NAME and before AGE.
 type Column struct {
 	Definition metav1.TableColumnDefinition
 	// Cell returns the column's value for an object; nil prints as <none>.
@@ -54,6 +54,9 @@ type Definition[T Object] struct {
 	SelectableFields func(obj T) fields.Set
 	// Columns are the kind's kubectl columns.
 	Columns []Column
+	// NoAge drops the AGE column after Columns. The CRD server prints AGE only for a CRD that declares no
+	// columns, or declares AGE itself; an aim-engine CRD that declares other columns and not AGE has none.
+	NoAge bool
 }
 
 // categories puts every AIM kind in `kubectl get aim` and `kubectl get all`.

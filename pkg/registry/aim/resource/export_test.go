@@ -7,5 +7,5 @@ func NewTableConvertorForTest[T Object](def Definition[T]) (rest.TableConvertor,
 	if err := def.Check(); err != nil {
 		return nil, err
 	}
-	return newTableConvertor(def.Columns), nil
+	return newTableConvertor(def.Columns, !def.NoAge), nil
 }

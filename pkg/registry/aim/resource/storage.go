@@ -86,7 +86,7 @@ func NewStorage[T Object](scheme *runtime.Scheme, optsGetter generic.RESTOptions
 		UpdateStrategy:            strategy,
 		DeleteStrategy:            strategy,
 		ResetFieldsStrategy:       strategy,
-		TableConvertor:            newTableConvertor(def.Columns),
+		TableConvertor:            newTableConvertor(def.Columns, !def.NoAge),
 	}
 	if err := store.CompleteWithOptions(&generic.StoreOptions{RESTOptions: optsGetter, AttrFunc: strategy.GetAttrs}); err != nil {
 		return nil, nil, fmt.Errorf("completing storage of %s: %w", def.Resource, err)

@@ -218,7 +218,7 @@ func TestTable(t *testing.T) {
 		t.Fatalf("table rv %q rows %d", table.ResourceVersion, len(table.Rows))
 	}
 	cells := table.Rows[0].Cells
-	if cells[0] != "svc" || cells[1] != "Running" || cells[2] != "qwen" || cells[3] != "<none>" || cells[4] != "1/2 (1-3)" {
+	if cells[0] != "svc" || cells[1] != "Running" || cells[2] != "qwen" || cells[3] != nil || cells[4] != "1/2 (1-3)" {
 		t.Errorf("cells %v", cells)
 	}
 	noHeaders, err := st.ConvertToTable(context.Background(), obj, &metav1.TableOptions{NoHeaders: true})

@@ -11,9 +11,11 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 )
 
-// tableConvertor prints the kind's columns between NAME and AGE, for `kubectl get` and `-o wide`.
+// tableConvertor prints the kind's columns after NAME and, unless the kind drops it, before AGE, for `kubectl
+// get` and `-o wide`.
 type tableConvertor struct {
 	columns     []Column
+	age         bool
 	definitions []metav1.TableColumnDefinition
 }
 
@@ -21,15 +23,17 @@ var _ rest.TableConvertor = &tableConvertor{}
 
 var swaggerMeta = metav1.ObjectMeta{}.SwaggerDoc()
 
-func newTableConvertor(columns []Column) *tableConvertor {
+func newTableConvertor(columns []Column, age bool) *tableConvertor {
 	defs := []metav1.TableColumnDefinition{
 		{Name: "Name", Type: "string", Format: "name", Description: swaggerMeta["name"]},
 	}
 	for _, c := range columns {
 		defs = append(defs, c.Definition)
 	}
-	defs = append(defs, metav1.TableColumnDefinition{Name: "Age", Type: "date", Description: swaggerMeta["creationTimestamp"]})
-	return &tableConvertor{columns: columns, definitions: defs}
+	if age {
+		defs = append(defs, metav1.TableColumnDefinition{Name: "Age", Type: "date", Description: swaggerMeta["creationTimestamp"]})
+	}
+	return &tableConvertor{columns: columns, age: age, definitions: defs}
 }
 
 func (c *tableConvertor) ConvertToTable(_ context.Context, obj runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
@@ -44,7 +48,10 @@ func (c *tableConvertor) ConvertToTable(_ context.Context, obj runtime.Object, t
 		for _, col := range c.columns {
 			cells = append(cells, cellValue(col.Cell(obj)))
 		}
-		return append(cells, age), nil
+		if c.age {
+			cells = append(cells, age)
+		}
+		return cells, nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("building table rows: %w", err)
@@ -59,15 +66,11 @@ func (c *tableConvertor) ConvertToTable(_ context.Context, obj runtime.Object, t
 	return table, nil
 }
 
-// cellValue prints empty values the way kubectl prints missing ones.
+// cellValue is an empty value as the CRD server's table has a missing one: null, which kubectl prints as
+// <none>.
 func cellValue(v any) any {
-	switch x := v.(type) {
-	case nil:
-		return "<none>"
-	case string:
-		if x == "" {
-			return "<none>"
-		}
+	if v == "" {
+		return nil
 	}
 	return v
 }
