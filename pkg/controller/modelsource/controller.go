@@ -126,6 +126,10 @@ func (ctl *Controller) sync(ctx context.Context, src *aimv1.AIMClusterModelSourc
 	images, errs := Discover(listCtx, lister, src.Spec)
 	filters.Errors = errs
 	filters.Reason, filters.Message, filters.State = FiltersOutcome(len(src.Spec.Filters), len(images), errs)
+	if ignored := IgnoredVersions(src.Spec); len(ignored) > 0 {
+		// Not an error: aim-engine selects tags without these entries, and so do we.
+		filters.Message += fmt.Sprintf("; versions ignored as aim-engine ignores them (not semver ranges): %q", ignored)
+	}
 	if l, ok := lister.(interface{ MirrorsUsed() []string }); ok {
 		// The status says which mirrors answered, so that a stale mirror can be told from the registry.
 		if used := l.MirrorsUsed(); len(used) > 0 {

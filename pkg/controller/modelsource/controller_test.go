@@ -75,7 +75,9 @@ func TestSyncDue(t *testing.T) {
 func TestReconcile(t *testing.T) {
 	src := &aimv1.AIMClusterModelSource{ObjectMeta: metav1.ObjectMeta{Name: "src", UID: "uid-src", Generation: 1},
 		Spec: aimv1.AIMClusterModelSourceSpec{Registry: "r.example", MaxModels: ptr.To[int32](2),
-			SyncInterval: &aimv1.Duration{Duration: time.Hour}, Filters: []aimv1.AIMModelSourceFilter{{Image: "aim/*"}}}}
+			SyncInterval: &aimv1.Duration{Duration: time.Hour}, Filters: []aimv1.AIMModelSourceFilter{{Image: "aim/*"}},
+			// aim-engine ignores a range its semver library cannot parse: every tag below is selected.
+			Versions: []string{"~0.8"}}}
 	client := aimfake.NewSimpleClientset(src) //nolint:staticcheck // the field-managed fake has no schema for AIM kinds
 	// The fake cannot server-side apply AIM kinds: an apply of a new model creates it.
 	client.PrependReactor("patch", "aimclustermodels", func(a clienttesting.Action) (bool, runtime.Object, error) {
@@ -143,6 +145,10 @@ func TestReconcile(t *testing.T) {
 		if c == nil || string(c.Status)+"/"+c.Reason != want {
 			t.Errorf("condition %s = %+v, want %s", typ, c, want)
 		}
+	}
+
+	if c := meta.FindStatusCondition(st.Conditions, "FiltersReady"); c == nil || !strings.Contains(c.Message, `versions ignored as aim-engine ignores them (not semver ranges): ["~0.8"]`) {
+		t.Errorf("FiltersReady does not name the ignored versions: %+v", c)
 	}
 
 	// Within the interval: no listing, no write.

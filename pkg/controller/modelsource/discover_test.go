@@ -96,6 +96,9 @@ func TestDiscover(t *testing.T) {
 				aimv1.AIMModelSourceFilter{Image: "aim/*", Exclude: []string{"aim/old"}}, f("aim/qwen"), f("r.example/aim/*")),
 			[]string{"r.example/aim/llama:1.0.0", "r.example/aim/qwen:0.9.0"},
 			[]string{"repositories r.example/", "tags r.example/aim/llama", "tags r.example/aim/qwen", "tags r.example/aim/old"}},
+		{"versions that do not parse are ignored, not an error; non-semver tags still skipped",
+			sourceSpec("r.example", []string{"latest", "~0.8"}, f("aim/qwen")),
+			[]string{"r.example/aim/qwen:0.8.4", "r.example/aim/qwen:0.8.5", "r.example/aim/qwen:0.9.0"}, []string{"tags r.example/aim/qwen"}},
 		{"host prefix overrides spec.registry", sourceSpec("docker.io", nil, f("mirror.example:5000/aim/llama")),
 			[]string{"mirror.example:5000/aim/llama:1.0.0"}, []string{"tags mirror.example:5000/aim/llama"}},
 	} {

@@ -5,12 +5,13 @@
 package modelsource
 
 import (
-	"fmt"
+	"slices"
 	"strings"
 
-	"github.com/Masterminds/semver/v3"
+	"github.com/blang/semver/v4"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/validation"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
@@ -24,8 +25,13 @@ type Filter struct {
 	Tag string
 	// Exclude are repositories to skip, by exact name.
 	Exclude []string
-	// Constraints select tags by semver; nil when neither the filter nor the spec has any.
-	Constraints []*semver.Constraints
+	// Versioned is true when the filter or the spec lists versions: only semver tags pass then, even when
+	// every entry is ignored, as in aim-engine.
+	Versioned bool
+	// Ranges are the versions that parse (validation.VersionRange); a tag must be in each.
+	Ranges []semver.Range
+	// IgnoredVersions are the versions that do not parse, which aim-engine skips rather than fail the filter.
+	IgnoredVersions []string
 }
 
 // ParseFilter reads a filter. The image is "[host[:port]/]repository[:tag]": the first path segment is a host
@@ -51,14 +57,33 @@ func ParseFilter(f aimv1.AIMModelSourceFilter, registry string, versions []strin
 	if len(f.Versions) > 0 {
 		versions = f.Versions
 	}
+	out.Versioned = len(versions) > 0
 	for _, v := range versions {
-		c, err := semver.NewConstraint(v)
-		if err != nil {
-			return Filter{}, invalidFilter(f.Image, fmt.Sprintf("version constraint %q: %v", v, err))
+		if r, err := validation.VersionRange(v); err == nil {
+			out.Ranges = append(out.Ranges, r)
+		} else {
+			out.IgnoredVersions = append(out.IgnoredVersions, v)
 		}
-		out.Constraints = append(out.Constraints, c)
 	}
 	return out, nil
+}
+
+// IgnoredVersions are the versions entries that some filter applies but that do not parse, each once, in spec
+// order. aim-engine only skips them; the status names them, since the filter then selects more tags than it says.
+func IgnoredVersions(spec aimv1.AIMClusterModelSourceSpec) []string {
+	var out []string
+	for _, fs := range spec.Filters {
+		f, err := ParseFilter(fs, spec.Registry, spec.Versions)
+		if err != nil || f.ExactTag() {
+			continue
+		}
+		for _, v := range f.IgnoredVersions {
+			if !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
 }
 
 func invalidFilter(image, why string) error {
@@ -81,26 +106,34 @@ func (f Filter) Excluded(repository string) bool {
 	return false
 }
 
-// TagSelected reports whether a listed tag passes the filter's tag (exact or a pattern) and version
-// constraints. An exact tag is selected by name alone. With constraints, a tag that is not a semver version (a leading v is fine) is skipped; a tag must satisfy every
-// constraint, as a list of constraints narrows (alternatives go into one constraint: "~0.8 || ~0.9").
+// TagSelected reports whether a listed tag passes the filter's tag (exact or a pattern) and versions. An exact
+// tag is selected by name alone. With versions, a tag that is not a semver version (TagVersion) is skipped, and a
+// tag must be in every range, as a list of versions narrows (alternatives go into one entry: "0.8.x || 0.9.x").
+// Prereleases are ordinary versions there: 0.8.1-rc1 is >=0.8.0.
 func (f Filter) TagSelected(tag string) bool {
 	if f.Tag != "" && !Match(f.Tag, tag) {
 		return false
 	}
-	if f.ExactTag() || len(f.Constraints) == 0 {
+	if f.ExactTag() || !f.Versioned {
 		return true
 	}
-	v, err := semver.NewVersion(tag)
-	if err != nil {
+	v, ok := TagVersion(tag)
+	if !ok {
 		return false
 	}
-	for _, c := range f.Constraints {
-		if !c.Check(v) {
+	for _, r := range f.Ranges {
+		if !r(v) {
 			return false
 		}
 	}
 	return true
+}
+
+// TagVersion is a tag's semver version as aim-engine reads it: one leading v dropped, then strict semver, so
+// 0.9 and 20240101 are not versions.
+func TagVersion(tag string) (semver.Version, bool) {
+	v, err := semver.Parse(strings.TrimPrefix(tag, "v"))
+	return v, err == nil
 }
 
 // Match reports whether s matches a glob pattern whose only special character is *, which matches any run of

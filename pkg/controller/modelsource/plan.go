@@ -3,7 +3,7 @@ package modelsource
 import (
 	"sort"
 
-	"github.com/Masterminds/semver/v3"
+	"github.com/blang/semver/v4"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
@@ -58,12 +58,12 @@ func PlanModels(images []Image, existing map[string]bool, maxModels int) Plan {
 }
 
 // Sort orders images by registry and repository, then newest semver version first, then tags that are not
-// semver by name.
+// semver (TagVersion, as the versions filter reads them) by name.
 func Sort(images []Image) {
 	versions := make(map[string]*semver.Version, len(images))
 	for _, img := range images {
-		if v, err := semver.NewVersion(img.Tag); err == nil {
-			versions[img.Tag] = v
+		if v, ok := TagVersion(img.Tag); ok {
+			versions[img.Tag] = &v
 		}
 	}
 	sort.SliceStable(images, func(i, j int) bool {
@@ -76,8 +76,8 @@ func Sort(images []Image) {
 		}
 		va, vb := versions[a.Tag], versions[b.Tag]
 		switch {
-		case va != nil && vb != nil && !va.Equal(vb):
-			return va.GreaterThan(vb)
+		case va != nil && vb != nil && !va.EQ(*vb):
+			return va.GT(*vb)
 		case va != nil && vb == nil:
 			return true
 		case va == nil && vb != nil:

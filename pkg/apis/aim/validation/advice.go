@@ -71,6 +71,27 @@ func TemplateAdvice(spec *aim.AIMServiceTemplateSpecCommon) []string {
 	return append(adviseHardware(spec.Hardware, specPath.Child("hardware")), adviseResources(spec.Resources, specPath.Child("resources"))...)
 }
 
+// ModelSourceAdvice is the advice of an AIMClusterModelSource spec: a versions entry that does not parse is
+// ignored when tags are selected, as aim-engine ignores it, so the filter selects more tags than it says.
+func ModelSourceAdvice(spec *aim.AIMClusterModelSourceSpec) []string {
+	var out []string
+	for i, f := range spec.Filters {
+		out = append(out, adviseVersions(f.Versions, specPath.Child("filters").Index(i).Child("versions"))...)
+	}
+	return append(out, adviseVersions(spec.Versions, specPath.Child("versions"))...)
+}
+
+func adviseVersions(versions []string, fldPath *field.Path) []string {
+	var out []string
+	for i, v := range versions {
+		if _, err := VersionRange(v); err != nil {
+			out = append(out, fmt.Sprintf("%s: %q is ignored when tags are selected, as aim-engine ignores it: %v; "+
+				"write ranges as >=1.2.0 <1.3.0 (no ~, ^ or commas; || for alternatives)", fldPath.Index(i), v, err))
+		}
+	}
+	return out
+}
+
 // adviseHardware: a CPU limit below the request.
 func adviseHardware(hw *aim.AIMHardwareRequirements, fldPath *field.Path) []string {
 	if hw == nil || hw.CPU == nil || hw.CPU.Limits == nil || hw.CPU.Limits.Cmp(hw.CPU.Requests) >= 0 {

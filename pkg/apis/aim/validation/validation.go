@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/Masterminds/semver/v3"
+	"github.com/blang/semver/v4"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -730,12 +730,10 @@ func validateModelSourceSpec(spec *aim.AIMClusterModelSourceSpec) field.ErrorLis
 				errs = append(errs, field.Required(p.Child("exclude").Index(j), ""))
 			}
 		}
-		errs = append(errs, validateSemverConstraints(f.Versions, p.Child("versions"))...)
 	}
 	if spec.SyncInterval != nil && spec.SyncInterval.Duration <= 0 {
 		errs = append(errs, field.Invalid(specPath.Child("syncInterval"), spec.SyncInterval.Duration.String(), "must be greater than 0"))
 	}
-	errs = append(errs, validateSemverConstraints(spec.Versions, specPath.Child("versions"))...)
 	if m := spec.MaxModels; m != nil && (*m < minMaxModels || *m > maxMaxModels) {
 		errs = append(errs, field.Invalid(specPath.Child("maxModels"), *m, fmt.Sprintf("must be between %d and %d", minMaxModels, maxMaxModels)))
 	}
@@ -755,14 +753,28 @@ func ValidateAIMClusterModelSourceStatus(obj *aim.AIMClusterModelSource) field.E
 	return append(errs, validateNonNegative(int64(s.AvailableModels), statusPath.Child("availableModels"))...)
 }
 
-func validateSemverConstraints(constraints []string, fldPath *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	for i, c := range constraints {
-		if _, err := semver.NewConstraint(c); err != nil {
-			errs = append(errs, field.Invalid(fldPath.Index(i), c, "must be a semver constraint such as >=1.2.0 or ~0.8: "+err.Error()))
+// VersionRange parses an entry of a model source's versions as aim-engine's controller does, so that the same
+// tags pass: a version with exactly one dot gets a .0 patch (>=0.9 is >=0.9.0), and the result is a
+// github.com/blang/semver/v4 range, which has no ~, ^ or comma (internal/aimclustermodelsource/filtering.go:274).
+// aim-engine's schema accepts any string and its controller skips an entry that does not parse, applying the
+// others; the API stores such an entry with a warning (ModelSourceAdvice).
+func VersionRange(constraint string) (semver.Range, error) {
+	return semver.ParseRange(normalizeVersionConstraint(constraint))
+}
+
+// normalizeVersionConstraint is aim-engine's normalizeConstraint: everything from the first digit counts as the
+// version, so in ">=0.8 <1.0" (two dots) neither version gets its patch and the entry does not parse.
+func normalizeVersionConstraint(constraint string) string {
+	for i, c := range constraint {
+		if c >= '0' && c <= '9' {
+			version := strings.TrimSpace(constraint[i:])
+			if strings.Count(version, ".") == 1 {
+				version += ".0"
+			}
+			return constraint[:i] + version
 		}
 	}
-	return errs
+	return constraint
 }
 
 // ---- helpers ------------------------------------------------------------------------------------------------

@@ -1,10 +1,12 @@
 package validation
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/blang/semver/v4"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -751,10 +753,7 @@ func modelSourceTables() (tables []table) {
 		{name: "filter image pattern", schema: true, valid: func(s *aim.AIMClusterModelSource) { s.Spec.Filters[0].Image = "ghcr.io:443/amd/aim-*:0.8.*" },
 			invalid: func(s *aim.AIMClusterModelSource) { s.Spec.Filters[0].Image = "Amd Enterprise/aim" }, field: "spec.filters[0].image", errType: field.ErrorTypeInvalid},
 		{name: "filter image length", schema: true, invalid: func(s *aim.AIMClusterModelSource) { s.Spec.Filters[0].Image = strings.Repeat("a", 513) }, field: "spec.filters[0].image", errType: field.ErrorTypeTooLong},
-		{name: "filter versions semver", valid: func(s *aim.AIMClusterModelSource) { s.Spec.Filters[0].Versions = []string{">=0.8.0, <1.0.0"} },
-			invalid: func(s *aim.AIMClusterModelSource) { s.Spec.Filters[0].Versions = []string{"newest"} }, field: "spec.filters[0].versions[0]", errType: field.ErrorTypeInvalid},
 		{name: "exclude entries", schema: true, invalid: func(s *aim.AIMClusterModelSource) { s.Spec.Filters[0].Exclude = []string{""} }, field: "spec.filters[0].exclude[0]", errType: field.ErrorTypeRequired},
-		{name: "global versions", invalid: func(s *aim.AIMClusterModelSource) { s.Spec.Versions = []string{">>1"} }, field: "spec.versions[0]", errType: field.ErrorTypeInvalid},
 		{name: "max models range", schema: true, valid: func(s *aim.AIMClusterModelSource) { s.Spec.MaxModels = ptr.To[int32](10000) },
 			invalid: func(s *aim.AIMClusterModelSource) { s.Spec.MaxModels = ptr.To[int32](10001) }, field: "spec.maxModels", errType: field.ErrorTypeInvalid},
 		{name: "max models at least 1", schema: true, invalid: func(s *aim.AIMClusterModelSource) { s.Spec.MaxModels = ptr.To[int32](0) }, field: "spec.maxModels", errType: field.ErrorTypeInvalid},
@@ -771,3 +770,63 @@ func modelSourceTables() (tables []table) {
 }
 
 func TestValidateAIMClusterModelSource(t *testing.T) { runTables(t, modelSourceTables()) }
+
+// TestModelSourceVersionsAcceptedWithAdvice: aim-engine's schema accepts any versions entry and its controller
+// ignores one that does not parse, so every entry is stored, and each ignored one is warned about by its field.
+func TestModelSourceVersionsAcceptedWithAdvice(t *testing.T) {
+	s := &aim.AIMClusterModelSource{ObjectMeta: meta(false), Spec: aim.AIMClusterModelSourceSpec{
+		Registry: "docker.io", MaxModels: ptr.To[int32](100), Versions: []string{">=0.9", "latest"},
+		Filters: []aim.AIMModelSourceFilter{
+			{Image: "amdenterpriseai/aim-*", Versions: []string{"~0.8", ">=0.8.0 <1.0.0", ">=0.8.0, <1.0.0"}},
+			{Image: "amdenterpriseai/aim-qwen", Versions: []string{"0.8.x || ^1.0.0", ">>1", "1.0.0 || >=2.0.0"}},
+		},
+	}}
+	if errs := ValidateAIMClusterModelSource(s); len(errs) != 0 {
+		t.Errorf("refused: %v", errs)
+	}
+	if errs := ValidateAIMClusterModelSourceUpdate(s, s); len(errs) != 0 {
+		t.Errorf("update refused: %v", errs)
+	}
+	var fields []string
+	for _, w := range ModelSourceAdvice(&s.Spec) {
+		fields = append(fields, w[:strings.Index(w, ":")])
+	}
+	want := []string{"spec.filters[0].versions[0]", "spec.filters[0].versions[2]", "spec.filters[1].versions[0]",
+		"spec.filters[1].versions[1]", "spec.versions[1]"}
+	if !slices.Equal(fields, want) {
+		t.Errorf("advice on %v, want %v", fields, want)
+	}
+}
+
+// TestVersionRange: aim-engine's reading of a versions entry (filtering.go normalizeConstraint and
+// blang/semver's ParseRange).
+func TestVersionRange(t *testing.T) {
+	for _, tc := range []struct {
+		constraint, version string
+		want, parses        bool
+	}{
+		{">=0.9", "0.9.0", true, true}, // a one-dot version gets its patch
+		{"<0.9", "0.8.9", true, true},
+		{"<0.9", "0.9.0", false, true},
+		{"0.9", "0.9.0", true, true},
+		{">=0.8.0", "0.8.1-rc1", true, true}, // a prerelease is an ordinary version
+		{">=0.8.0 <1.0.0", "1.0.0", false, true},
+		{"<1.0.0 || >=2.0.0", "2.1.0", true, true},
+		{"0.8.x", "0.8.7", true, true},
+		{">=0.8 <1.0", "", false, false}, // two dots from the first digit on: no patch is added
+		{"~0.8", "", false, false},
+		{"^1.0.0", "", false, false},
+		{">=0.8.0, <1.0.0", "", false, false},
+		{"latest", "", false, false},
+		{"", "", false, false},
+	} {
+		r, err := VersionRange(tc.constraint)
+		if (err == nil) != tc.parses {
+			t.Errorf("%q: err %v, want parses=%v", tc.constraint, err, tc.parses)
+			continue
+		}
+		if err == nil && r(semver.MustParse(tc.version)) != tc.want {
+			t.Errorf("%q on %s: want %v", tc.constraint, tc.version, tc.want)
+		}
+	}
+}

@@ -23,6 +23,7 @@ func Definition() resource.Definition[*aim.AIMClusterModelSource] {
 		Validate:       validation.ValidateAIMClusterModelSource,
 		ValidateUpdate: validation.ValidateAIMClusterModelSourceUpdate,
 		ValidateStatus: validation.ValidateAIMClusterModelSourceStatus,
+		Warnings:       func(o, _ *aim.AIMClusterModelSource) []string { return validation.ModelSourceAdvice(&o.Spec) },
 		SelectableFields: func(o *aim.AIMClusterModelSource) fields.Set {
 			return fields.Set{aim.FieldStatus: string(o.Status.Status)}
 		},
