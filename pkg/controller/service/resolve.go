@@ -116,8 +116,20 @@ type ModelResolution struct {
 // ResolveModel resolves spec.model over the models that match it: for model.name the namespaced model and
 // then the cluster model of that name, for model.image every model with that image, for model.custom the
 // namespace's models.
+//
+// As in aim-engine, the model in status.resolvedModel stays the service's while it is Ready: another model of
+// the same image or name made later neither moves a running service nor fails it as ambiguous (spec.model is
+// immutable, so the status names a model the spec chose).
 func ResolveModel(svc *aimv1.AIMService, found []Model) ModelResolution {
 	comp := state.Component{Name: ComponentModel, Dependency: state.DependencyUpstream}
+	if ref := svc.Status.ResolvedModel; ref != nil {
+		for _, f := range found {
+			if r := f.Ref(); r.Name == ref.Name && r.Namespace == ref.Namespace && r.Scope == ref.Scope &&
+				f.Status == aimv1.AIMStatusReady && !f.Stale {
+				return resolved(f, comp)
+			}
+		}
+	}
 	m := svc.Spec.Model
 	switch {
 	case m.Name != nil:

@@ -67,6 +67,19 @@ func TestResolveModel(t *testing.T) {
 			nil, "", "qwen3-32b-0-8-5-", aimv1.AIMStatusProgressing, "CreatingModel"},
 		{"by image, several", service(func(s *aimv1.AIMService) { s.Spec.Model = aimv1.AIMServiceModel{Image: ptr.To(img)} }),
 			[]Model{model("a", "team", aimv1.AIMStatusReady, img), model("b", "", aimv1.AIMStatusReady, img)}, "", "", aimv1.AIMStatusFailed, "AmbiguousModelImage"},
+		// A service keeps the Ready model it resolved: a second model of its image, or a namespaced model of
+		// the name of the cluster model it runs on, made later, changes nothing (aim-engine's resolvedModel).
+		{"by image, several, one resolved before", service(func(s *aimv1.AIMService) {
+			s.Spec.Model = aimv1.AIMServiceModel{Image: ptr.To(img)}
+			s.Status.ResolvedModel = model("b", "", aimv1.AIMStatusReady, img).Ref()
+		}), []Model{model("a", "team", aimv1.AIMStatusReady, img), model("b", "", aimv1.AIMStatusReady, img)}, "/b", "", aimv1.AIMStatusReady, "ModelResolved"},
+		{"by name, the cluster model resolved before", service(func(s *aimv1.AIMService) {
+			s.Status.ResolvedModel = model("qwen", "", aimv1.AIMStatusReady, img).Ref()
+		}), []Model{model("qwen", "team", aimv1.AIMStatusReady, img), model("qwen", "", aimv1.AIMStatusReady, img)}, "/qwen", "", aimv1.AIMStatusReady, "ModelResolved"},
+		{"by image, the model resolved before is no longer Ready: resolved again", service(func(s *aimv1.AIMService) {
+			s.Spec.Model = aimv1.AIMServiceModel{Image: ptr.To(img)}
+			s.Status.ResolvedModel = model("b", "", aimv1.AIMStatusReady, img).Ref()
+		}), []Model{model("a", "team", aimv1.AIMStatusReady, img), model("b", "", aimv1.AIMStatusDegraded, img)}, "", "", aimv1.AIMStatusFailed, "AmbiguousModelImage"},
 		{"by image, invalid reference", service(func(s *aimv1.AIMService) { s.Spec.Model = aimv1.AIMServiceModel{Image: ptr.To("UPPER CASE::")} }),
 			nil, "", "", aimv1.AIMStatusFailed, "InvalidImageReference"},
 	} {
