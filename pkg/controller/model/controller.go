@@ -234,13 +234,7 @@ func (ctl *Controller) reconcile(ctx context.Context, obj reconcile.Object, spec
 		if applyErr != nil {
 			comp = state.Component{Dependency: state.DependencyDownstream, Errors: []error{applyErr}}
 		}
-		// aim-engine names the component after the kind of templates: ClusterServiceTemplatesReady on cluster
-		// models.
-		comp.Name = ComponentServiceTemplates
-		if obj.GetNamespace() == "" {
-			comp.Name = ComponentClusterServiceTemplates
-		}
-		comps = append(comps, comp)
+		comps = append(comps, templatesOfKind(comp, obj.GetNamespace() == ""))
 	}
 
 	// Pull secrets are not watched (the controller may only get them): look again for a missing one.

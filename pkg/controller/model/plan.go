@@ -284,3 +284,18 @@ func TemplatesComponent(expected int, templates []TemplateState) state.Component
 	}
 	return c
 }
+
+// templatesOfKind is the templates component as aim-engine reports it for the model's kind: named after the
+// kind of templates (ClusterServiceTemplatesReady on cluster models), and on a cluster model an upstream
+// (its ToUpstreamComponentHealth), so that while the templates are prepared a cluster model is Pending and a
+// namespaced one Progressing. A failed apply stays the controller's own (downstream) error.
+func templatesOfKind(c state.Component, cluster bool) state.Component {
+	c.Name = ComponentServiceTemplates
+	if cluster {
+		c.Name = ComponentClusterServiceTemplates
+		if len(c.Errors) == 0 {
+			c.Dependency = state.DependencyUpstream
+		}
+	}
+	return c
+}

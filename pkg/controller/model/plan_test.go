@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
 func TestDesiredFromRecommendedDeployments(t *testing.T) {
@@ -197,6 +199,27 @@ func TestTemplatesComponent(t *testing.T) {
 		if c.State != tc.state || c.Reason != tc.reason {
 			t.Errorf("%d expected, %v: got %s/%s, want %s/%s", tc.expected, tc.states, c.State, c.Reason, tc.state, tc.reason)
 		}
+	}
+}
+
+// TestTemplatesOfKind: while its templates are prepared a cluster model is Pending and a namespaced one
+// Progressing, as aim-engine reports them; each names the component after its kind of templates.
+func TestTemplatesOfKind(t *testing.T) {
+	preparing := TemplatesComponent(2, []TemplateState{{Name: "a", Status: aimv1.AIMStatusProgressing}, {Name: "b", Status: aimv1.AIMStatusProgressing}})
+	for _, tc := range []struct {
+		cluster bool
+		want    string
+	}{{true, "ClusterServiceTemplates Pending"}, {false, "ServiceTemplates Progressing"}} {
+		c := templatesOfKind(preparing, tc.cluster)
+		out := state.Derive(state.Input{Components: []state.Component{c}, Generation: 1})
+		if got := c.Name + " " + string(out.Status); got != tc.want {
+			t.Errorf("cluster %v: %s, want %s", tc.cluster, got, tc.want)
+		}
+	}
+	// A failed apply of a cluster model's templates is the controller's own error, not an upstream's.
+	failed := templatesOfKind(state.Component{Dependency: state.DependencyDownstream, Errors: []error{errors.New("apply refused")}}, true)
+	if failed.Dependency != state.DependencyDownstream {
+		t.Errorf("apply error dependency %s", failed.Dependency)
 	}
 }
 
