@@ -214,13 +214,23 @@ func planHardware(o Observation, st *aimv1.AIMServiceTemplateStatus) {
 	var model string
 	if hasGPU {
 		count, model = hw.GPU.Requests, hw.GPU.Model
-		if r, ok := requirement(hw); ok {
+		if r, ok := requirement(placement(o.Spec.Hardware, hw)); ok {
 			if m := o.Inventory.Find(gpu.Requirement{Model: r.Model, MinMemory: r.MinMemory, ResourceName: r.ResourceName}); m.Available {
 				st.ResolvedNodeAffinity = o.Inventory.Affinity(m.Models)
 			}
 		}
 	}
 	st.HardwareSummary = gpu.Summary(hasGPU, count, model)
+}
+
+// placement is the hardware the template's pods are placed by: the spec's GPU model or minVram, as aim-engine
+// builds resolvedNodeAffinity from them (BuildNodeAffinityFromGPURequirements), whatever discovery reported; a
+// spec that names only a GPU count is placed on the GPU model discovery chose, whose profile is made for it.
+func placement(spec, resolved *aimv1.AIMHardwareRequirements) *aimv1.AIMHardwareRequirements {
+	if spec != nil && spec.GPU != nil && (spec.GPU.Model != "" || spec.GPU.MinVRAM != nil) {
+		return spec
+	}
+	return resolved
 }
 
 // templateCache is the AIMTemplateCache a caching template owns: named like it, downloading its sources

@@ -77,6 +77,28 @@ func TestPlanStartsDiscovery(t *testing.T) {
 	}
 }
 
+// TestPlacementFollowsTheSpec: the spec's GPU model places the pods even when discovery reports another one
+// (aim-engine builds the affinity from the spec); a spec with only a count is placed on the model discovery
+// chose.
+func TestPlacementFollowsTheSpec(t *testing.T) {
+	o := observation() // spec: 1 x MI300X; the cluster has MI300X (74a1) only
+	o.Status.Profile = &aimv1.AIMProfile{Metadata: aimv1.AIMProfileMetadata{GPU: "MI325X", GPUCount: 1}}
+	var st aimv1.AIMServiceTemplateStatus
+	st.Profile = o.Status.Profile
+	planHardware(o, &st)
+	if st.ResolvedNodeAffinity == nil || !strings.Contains(st.ResolvedNodeAffinity.String(), "74a1") {
+		t.Errorf("spec MI300X, discovery MI325X: affinity %v, want MI300X's nodes", st.ResolvedNodeAffinity)
+	}
+
+	o.Spec.Hardware.GPU.Model = ""
+	o.Status.Profile.Metadata.GPU = "MI300X"
+	st = aimv1.AIMServiceTemplateStatus{Profile: o.Status.Profile}
+	planHardware(o, &st)
+	if st.ResolvedNodeAffinity == nil || !strings.Contains(st.ResolvedNodeAffinity.String(), "74a1") {
+		t.Errorf("spec with a count only, discovery MI300X: affinity %v, want MI300X's nodes", st.ResolvedNodeAffinity)
+	}
+}
+
 func TestPlanBlockedTemplatesStartNothing(t *testing.T) {
 	noModel := observation()
 	noModel.Model, noModel.ModelErr = nil, state.NewError(state.MissingUpstream, "ModelNotFound", "no model")
