@@ -45,6 +45,20 @@ func TestParse(t *testing.T) {
 	}
 }
 
+// TestParseSizeAsAimEngine: size_gb is truncated to whole bytes, and 0 is a size of 0, as aim-engine's
+// convertToAIMModelSources writes them.
+func TestParseSizeAsAimEngine(t *testing.T) {
+	for sizeGB, want := range map[string]int64{"0.7": 751619276, "0": 0} { // 0.7 GiB is 751619276.8 bytes
+		res, err := Parse([]byte(`[{"filename":"x","models":[{"name":"a/b","source":"s3://a/b","size_gb":` + sizeGB + `}]}]`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.ModelSources[0].WeightsSize; got == nil || got.Value() != want {
+			t.Errorf("size_gb %s: size %v, want %d bytes", sizeGB, got, want)
+		}
+	}
+}
+
 func TestParseNoisyAndInvalidOutput(t *testing.T) {
 	cases := []struct {
 		name    string

@@ -130,10 +130,10 @@ func convert(o Output, raw []byte) (*Result, error) {
 		case m.SizeGB < 0 || math.IsNaN(m.SizeGB) || m.SizeGB > 1<<20:
 			return nil, fmt.Errorf("%w: models[%d].size_gb %v is out of range", ErrInvalidOutput, i, m.SizeGB)
 		}
-		src := aimv1.AIMModelSource{ModelID: m.Name, SourceURI: m.Source}
-		if m.SizeGB > 0 {
-			src.WeightsSize = resource.NewQuantity(int64(math.Round(m.SizeGB*bytesPerGB)), resource.BinarySI)
-		}
+		// As aim-engine converts it: truncated to whole bytes, and a size of 0 written as 0 (unknown to the
+		// artifact, which measures it).
+		src := aimv1.AIMModelSource{ModelID: m.Name, SourceURI: m.Source,
+			WeightsSize: resource.NewQuantity(int64(m.SizeGB*bytesPerGB), resource.BinarySI)}
 		res.ModelSources = append(res.ModelSources, src)
 	}
 	md := o.Profile.Metadata

@@ -82,19 +82,18 @@ func countEncodedTerm(key string) corev1.NodeSelectorTerm {
 	)
 }
 
-// Summary is the hardware column of templates: "2 x MI300X", "MI300X" when no GPU is consumed, "CPU" without a
-// GPU. An unknown model with a count prints as "2 x GPU".
+// Summary is the hardware column of templates, as aim-engine's formatHardwareSummary writes it: "2 x MI300X",
+// the model alone when no GPU is requested, "2 x GPU" for a count without a model, and "CPU" without a GPU
+// (or with a GPU block that neither requests one nor names a model). The model is printed as written.
 func Summary(hasGPU bool, count int32, model string) string {
 	switch {
-	case !hasGPU:
+	case !hasGPU || count <= 0 && model == "":
 		return "CPU"
-	case count > 0 && model == "":
-		return fmt.Sprintf("%d x GPU", count)
-	case count > 0:
-		return fmt.Sprintf("%d x %s", count, NormalizeModel(model))
 	case model == "":
-		return "GPU"
-	default:
-		return NormalizeModel(model)
+		model = "GPU"
 	}
+	if count > 0 {
+		return fmt.Sprintf("%d x %s", count, model)
+	}
+	return model
 }

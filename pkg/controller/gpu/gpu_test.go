@@ -149,8 +149,8 @@ func TestSummary(t *testing.T) {
 		count       int32
 		model, want string
 	}{
-		{true, 1, "MI300X", "1 x MI300X"}, {true, 2, "mi325x", "2 x MI325X"}, {true, 0, "MI300X", "MI300X"},
-		{false, 0, "", "CPU"}, {true, 4, "", "4 x GPU"},
+		{true, 1, "MI300X", "1 x MI300X"}, {true, 2, "mi325x", "2 x mi325x"}, {true, 0, "MI300X", "MI300X"},
+		{false, 0, "", "CPU"}, {true, 4, "", "4 x GPU"}, {true, 0, "", "CPU"},
 	} {
 		if got := Summary(tc.gpu, tc.count, tc.model); got != tc.want {
 			t.Errorf("Summary(%v, %d, %q) = %q, want %q", tc.gpu, tc.count, tc.model, got, tc.want)
