@@ -49,10 +49,11 @@ const (
 // FromLabels turns image labels into metadata. Malformed recommended deployments are an error the user must
 // fix in the image (or override with spec.imageMetadata).
 func FromLabels(labels map[string]string) (*aimv1.ImageMetadata, error) {
+	// The first non-empty value, the current prefix before the legacy one, as aim-engine's getAMDLabel reads.
 	get := func(key string) string {
 		for _, p := range prefixes {
-			if v, ok := labels[p+key]; ok {
-				return strings.TrimSpace(v)
+			if v := labels[p+key]; v != "" {
+				return v
 			}
 		}
 		return ""
@@ -71,11 +72,8 @@ func FromLabels(labels map[string]string) (*aimv1.ImageMetadata, error) {
 		DescriptionFull: get("description.full"), ReleaseNotes: get("release.notes"),
 		Tags: list("model.tags"), Versions: list("model.versions"), Variants: list("model.variants"),
 	}
-	if v := get("hfToken.required"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return nil, fmt.Errorf("label hfToken.required %q is not a boolean", v)
-		}
+	// A value that is not a boolean is passed over, as aim-engine passes it over: the model still works.
+	if b, err := strconv.ParseBool(get("hfToken.required")); err == nil {
 		m.HFTokenRequired = b
 	}
 	if v := get("model.recommendedDeployments"); v != "" {
@@ -118,8 +116,9 @@ func parseDeployments(v string) ([]aimv1.RecommendedDeployment, error) {
 	}
 	out := make([]aimv1.RecommendedDeployment, 0, len(raw))
 	for _, r := range raw {
+		// null is 0, as encoding/json reads it into aim-engine's int32; a quoted number is taken too.
 		count, err := strconv.Atoi(strings.Trim(string(r.GPUCount), `"`))
-		if err != nil && len(r.GPUCount) > 0 {
+		if err != nil && len(r.GPUCount) > 0 && string(r.GPUCount) != "null" {
 			return nil, fmt.Errorf("label model.recommendedDeployments: gpuCount %s is not a number", r.GPUCount)
 		}
 		out = append(out, aimv1.RecommendedDeployment{GPUModel: r.GPUModel, GPUCount: int32(count), Precision: strings.ToLower(r.Precision),

@@ -49,9 +49,18 @@ func TestFromLabels(t *testing.T) {
 	if d := m.RecommendedDeployments; len(d) != 1 || d[0].GPUCount != 2 || d[0].Precision != "fp8" || d[0].Metric != "latency" {
 		t.Errorf("deployments %+v", d)
 	}
+	// As aim-engine reads them: an empty current label falls back to the legacy one, a hfToken.required that
+	// is no boolean is passed over, a null gpuCount is 0.
+	md, err = FromLabels(map[string]string{
+		"com.amd.aim.model.canonicalName": "", "org.amd.silogen.model.canonicalName": "Org/Legacy",
+		"com.amd.aim.hfToken.required":             "maybe",
+		"com.amd.aim.model.recommendedDeployments": `[{"gpuModel": "MI300X", "gpuCount": null}]`,
+	})
+	if err != nil || md.Model.CanonicalName != "Org/Legacy" || md.Model.HFTokenRequired || md.Model.RecommendedDeployments[0].GPUCount != 0 {
+		t.Errorf("lenient labels: %+v, %v", md, err)
+	}
 	for _, bad := range []map[string]string{
 		{"com.amd.aim.model.recommendedDeployments": "[{gpuModel: MI300X"},
-		{"com.amd.aim.hfToken.required": "maybe"},
 		{"com.amd.aim.model.recommendedDeployments": `[{"gpuCount": "two"}]`},
 	} {
 		if _, err := FromLabels(bad); err == nil {
