@@ -96,7 +96,8 @@ func Build(in Input) *kservev1beta1.InferenceService {
 		isvc.Annotations[annotationAutoscalerClass] = "keda"
 		isvc.Annotations[annotationOtelInject] = in.Name + "-predictor"
 		isvc.Annotations[annotationPrometheusPort] = "8000"
-		if in.AutoScaling != nil && len(in.AutoScaling.Metrics) > 0 {
+		// spec.autoScaling without metrics is autoScaling: {}, as aim-engine converts it.
+		if in.AutoScaling != nil {
 			p.AutoScaling = &kservev1beta1.AutoScalingSpec{Metrics: metrics(in.AutoScaling.Metrics)}
 		}
 	} else {

@@ -93,6 +93,20 @@ func TestGoldenAutoscaling(t *testing.T) {
 	}
 }
 
+// TestAutoScalingWithoutMetrics: spec.autoScaling with no metrics reaches KServe as autoScaling: {}, as
+// aim-engine's convertToKServeAutoScaling writes it; without spec.autoScaling there is none.
+func TestAutoScalingWithoutMetrics(t *testing.T) {
+	in := base()
+	in.Scale = Scale{Autoscaled: true, Min: 1, Max: 4}
+	if a := Build(in).Spec.Predictor.AutoScaling; a != nil {
+		t.Errorf("no spec.autoScaling: %+v", a)
+	}
+	in.AutoScaling = &aimv1.AIMServiceAutoScaling{}
+	if a := Build(in).Spec.Predictor.AutoScaling; a == nil || len(a.Metrics) != 0 {
+		t.Errorf("spec.autoScaling without metrics: %+v, want {}", a)
+	}
+}
+
 func TestGoldenCachesAndScheduling(t *testing.T) {
 	in := base()
 	in.Caches = []CacheMount{{ModelID: "Qwen/Qwen3-32B", Volume: "qwen3-32b-cache", PVC: "aimart-qwen3-32b-pvc"}}
