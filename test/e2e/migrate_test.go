@@ -480,7 +480,9 @@ spec: {model: {name: mig-model}, replicas: -1}
 		return fmt.Sprintf(`"ownerReferences":[{"apiVersion":"aim.eai.amd.com/v1alpha1","kind":%q,"name":%q,"uid":%q,"controller":true,"blockOwnerDeletion":true}]`, kind, name, uid)
 	}
 	isvcName := service.WorkloadName(&aimv1.AIMService{ObjectMeta: metaOf("mig-chat", ns)})
-	k.mustApply(fmt.Sprintf(`{"apiVersion":"serving.kserve.io/v1beta1","kind":"InferenceService","metadata":{"name":%q,"namespace":%q,"labels":{"e2e-child":"true"},%s},
+	// aim-engine labels its InferenceServices with the service (kserve.go), which is how the controller, whose
+	// cache holds only InferenceServices of services, sees this one before it adopts it.
+	k.mustApply(fmt.Sprintf(`{"apiVersion":"serving.kserve.io/v1beta1","kind":"InferenceService","metadata":{"name":%q,"namespace":%q,"labels":{"e2e-child":"true","aim.eai.amd.com/service":"mig-chat"},%s},
 "spec":{"predictor":{"model":{"modelFormat":{"name":"aim"},"runtime":"aim","storageUri":"s3://x"}}}}`, isvcName, ns, owner("AIMService", "mig-chat")))
 	k.mustApply(fmt.Sprintf(`{"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"mig-artifact-cache","namespace":%q,"labels":{"e2e-child":"true"},%s},
 "spec":{"accessModes":["ReadWriteMany"],"resources":{"requests":{"storage":"1Gi"}}}}`, ns, owner("AIMArtifact", "mig-artifact")))
