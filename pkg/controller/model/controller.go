@@ -201,9 +201,8 @@ func (ctl *Controller) reconcile(ctx context.Context, obj reconcile.Object, spec
 	comps = append(comps, metaComp)
 	status.ImageMetadata = metadata
 
-	known := metadata != nil || len(spec.ModelSources) > 0 || len(spec.CustomTemplates) > 0
 	var applyErr error
-	if known {
+	if templatesKnown(spec, metadata, rcErr) {
 		desired := Desired(obj.GetName(), spec, metadata)
 		controller := childlabels.Model
 		if obj.GetNamespace() == "" {

@@ -109,6 +109,14 @@ func Desired(modelName string, spec aimv1.AIMModelSpec, metadata *aimv1.ImageMet
 	return out
 }
 
+// templatesKnown reports whether the model's templates can be planned: its metadata, sources or custom
+// templates say which, and its runtime config resolved (its label propagation labels them). Without the runtime
+// config nothing is applied or deleted and the templates that exist stay as they are, as aim-engine skips its
+// applies on a missing upstream and the service controller keeps its children then.
+func templatesKnown(spec aimv1.AIMModelSpec, metadata *aimv1.ImageMetadata, rcErr error) bool {
+	return rcErr == nil && (metadata != nil || len(spec.ModelSources) > 0 || len(spec.CustomTemplates) > 0)
+}
+
 // TemplateLabels are the labels of a model's template, through childlabels.For (the template's own labels, the
 // model's propagated ones, the framework label of controller and managed-by): the model's name and the
 // auto-generated origin, which lookups select by. Label values hold at most 63 characters; a longer model name

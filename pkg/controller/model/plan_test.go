@@ -202,6 +202,30 @@ func TestTemplatesComponent(t *testing.T) {
 	}
 }
 
+// TestTemplatesKnown: a model plans templates once it knows which, and not while its runtime config is
+// missing (its existing templates are then left alone).
+func TestTemplatesKnown(t *testing.T) {
+	md := &aimv1.ImageMetadata{}
+	custom := aimv1.AIMModelSpec{ModelSources: []aimv1.AIMModelSource{{ModelID: "org/m"}}}
+	missing := errors.New("AIMRuntimeConfig gold not found")
+	for _, tc := range []struct {
+		name     string
+		spec     aimv1.AIMModelSpec
+		metadata *aimv1.ImageMetadata
+		rcErr    error
+		want     bool
+	}{
+		{"metadata read", aimv1.AIMModelSpec{}, md, nil, true},
+		{"metadata not read yet", aimv1.AIMModelSpec{}, nil, nil, false},
+		{"custom model", custom, nil, nil, true},
+		{"runtime config missing", custom, md, missing, false},
+	} {
+		if got := templatesKnown(tc.spec, tc.metadata, tc.rcErr); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
 // TestTemplatesOfKind: while its templates are prepared a cluster model is Pending and a namespaced one
 // Progressing, as aim-engine reports them; each names the component after its kind of templates.
 func TestTemplatesOfKind(t *testing.T) {
