@@ -19,6 +19,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
 )
@@ -38,6 +39,8 @@ type Controller struct {
 	c       manager.Clients
 	sources aimlisters.AIMClusterModelSourceLister
 	models  aimlisters.AIMClusterModelLister
+	// configs resolve the cluster runtime config default, whose label propagation labels the models.
+	configs runtimeconfig.Configs
 	// newLister lists registries with the credentials of the source's pull secrets, through the mirrors.
 	newLister func(secrets []corev1.Secret, cfg *mirrors.Config) Lister
 	mirrors   *mirrors.Source
@@ -49,7 +52,7 @@ type Controller struct {
 func Register(m *manager.Manager, registries *mirrors.Source) error {
 	v := m.AIMInformers.Aim().V1alpha1()
 	ctl := &Controller{c: m.Clients, sources: v.AIMClusterModelSources().Lister(), models: v.AIMClusterModels().Lister(),
-		newLister: newRegistryLister, mirrors: registries, now: time.Now}
+		configs: runtimeconfig.ConfigsOf(v), newLister: newRegistryLister, mirrors: registries, now: time.Now}
 	// Events name the controller as their source, as aim-engine's do.
 	ctl.c.Recorder = m.RecorderFor(FieldManager)
 	c := manager.NewController("clustermodelsource", manager.ReconcilerFunc(ctl.reconcile), v.AIMClusterModelSources().Informer().GetStore())
@@ -140,8 +143,13 @@ func (ctl *Controller) sync(ctx context.Context, src *aimv1.AIMClusterModelSourc
 	plan := PlanModels(images, existing, maxModels(src.Spec))
 	models := state.Component{Name: ComponentExistingModels, Dependency: state.DependencyDownstream}
 	created := 0
+	rc, err := ctl.configs.Lookup("", "")
+	if err != nil {
+		models.Errors = []error{err}
+		return []state.Component{filters, models}, 0, plan, len(images)
+	}
 	for _, img := range plan.Create {
-		if err := ctl.apply(ctx, NewModel(src, img)); err != nil {
+		if err := ctl.apply(ctx, NewModel(src, rc, img)); err != nil {
 			models.Errors = []error{err}
 			break
 		}

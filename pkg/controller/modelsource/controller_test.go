@@ -25,6 +25,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 	aimfake "github.com/aim-apiserver/aim-apiserver/pkg/generated/clientset/versioned/fake"
 	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
@@ -95,6 +96,8 @@ func TestReconcile(t *testing.T) {
 	ctl := &Controller{
 		c:       manager.Clients{AIM: client, Kube: kubefake.NewClientset(), Recorder: record.NewFakeRecorder(100), Options: manager.Options{SystemNamespace: "aim-system"}},
 		sources: aimlisters.NewAIMClusterModelSourceLister(sources), models: aimlisters.NewAIMClusterModelLister(models),
+		configs: runtimeconfig.Configs{Namespaced: aimlisters.NewAIMRuntimeConfigLister(cache.NewIndexer(cache.MetaNamespaceKeyFunc, nil)),
+			Cluster: aimlisters.NewAIMClusterRuntimeConfigLister(cache.NewIndexer(cache.MetaNamespaceKeyFunc, nil))},
 		newLister: func([]corev1.Secret, *mirrors.Config) Lister { return fake }, now: func() time.Time { return now },
 	}
 	ctx := context.Background()

@@ -94,15 +94,16 @@ func ModelName(img Image) string {
 }
 
 // NewModel is the AIMClusterModel a source creates for an image: owned by the source (so it is listed and
-// garbage-collected with it), labelled with the source and auto-generated origin, annotated with where the
-// image came from.
-func NewModel(src *aimv1.AIMClusterModelSource, img Image) *aimv1.AIMClusterModel {
+// garbage-collected with it), labelled with the source and auto-generated origin and the source's labels that
+// rc (the cluster runtime config default, as aim-engine resolves it for a source) propagates, annotated with
+// where the image came from.
+func NewModel(src *aimv1.AIMClusterModelSource, rc runtimeconfig.Resolved, img Image) *aimv1.AIMClusterModel {
 	return &aimv1.AIMClusterModel{
 		TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMClusterModel"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name: ModelName(img),
 			// The framework label aim.eai.amd.com/cluster-model-source.name and managed-by, as on every child.
-			Labels: childlabels.For(childlabels.ClusterModelSource, src, runtimeconfig.Resolved{}, map[string]string{
+			Labels: childlabels.For(childlabels.ClusterModelSource, src, rc, map[string]string{
 				LabelModelSource:  naming.LabelValue(src.Name),
 				model.LabelOrigin: model.OriginAuto,
 			}),

@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 )
 
 func img(repo, tag string) Image { return Image{Registry: "r.example", Repository: repo, Tag: tag} }
@@ -109,9 +110,15 @@ func TestReference(t *testing.T) {
 }
 
 func TestNewModel(t *testing.T) {
-	src := &aimv1.AIMClusterModelSource{ObjectMeta: metav1.ObjectMeta{Name: strings.Repeat("s", 70), UID: "uid-1"},
+	src := &aimv1.AIMClusterModelSource{ObjectMeta: metav1.ObjectMeta{Name: strings.Repeat("s", 70), UID: "uid-1",
+		Labels: map[string]string{"team": "a", "other": "x"}},
 		Spec: aimv1.AIMClusterModelSourceSpec{ImagePullSecrets: []corev1.LocalObjectReference{{Name: "regcred"}}}}
-	m := NewModel(src, img("aim/qwen", "0.8.5"))
+	// The cluster runtime config default propagates the source's labels it matches, as aim-engine's pipeline does.
+	rc := runtimeconfig.Resolved{Spec: aimv1.AIMRuntimeConfigSpec{LabelPropagation: &aimv1.AIMLabelPropagationConfig{Enabled: ptr.To(true), Match: []string{"team"}}}}
+	m := NewModel(src, rc, img("aim/qwen", "0.8.5"))
+	if m.Labels["team"] != "a" || m.Labels["other"] != "" {
+		t.Errorf("propagated labels %v: want team only", m.Labels)
+	}
 	if m.Name != ModelName(img("aim/qwen", "0.8.5")) || m.Spec.Image != "r.example/aim/qwen:0.8.5" || m.Spec.ImagePullSecrets[0].Name != "regcred" {
 		t.Errorf("model %s spec %+v", m.Name, m.Spec)
 	}
