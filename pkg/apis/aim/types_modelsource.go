@@ -15,8 +15,10 @@ type AIMClusterModelSourceSpec struct {
 	Filters []AIMModelSourceFilter
 	// syncInterval is how often the registry is listed. Defaults to 1h.
 	SyncInterval *Duration
-	// versions are semver constraints every filter applies unless it sets its own, for example >=0.8.0.
-	// Tags that are not semver are skipped when constraints are present.
+	// versions are version ranges every filter applies unless it sets its own, for example >=0.8.0, and
+	// ">=0.8.0 <1.0.0" or "<1.0.0 || >=1.5.0" in one entry; a tag must be in every entry. As in aim-engine, a
+	// leading v of a tag is dropped, tags that are not strict semver are skipped, a prerelease is its version
+	// (0.8.1-rc1 is >=0.8.0), and an entry that is no such range (~, ^ or a comma list) is ignored with a warning.
 	Versions []string
 	// maxModels caps the models created by this source (1 to 10000). Defaults to 100.
 	MaxModels *int32
@@ -28,7 +30,7 @@ type AIMModelSourceFilter struct {
 	Image string
 	// exclude lists repositories to skip, by exact name.
 	Exclude []string
-	// versions are semver constraints for this filter; they replace spec.versions.
+	// versions are version ranges for this filter, written as spec.versions; they replace spec.versions.
 	Versions []string
 }
 

@@ -1085,7 +1085,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMClusterModelSourceSpec(ref common.Reference
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "versions are semver constraints every filter applies unless it sets its own, for example >=0.8.0. Tags that are not semver are skipped when constraints are present.",
+							Description: "versions are version ranges every filter applies unless it sets its own, for example >=0.8.0, and \">=0.8.0 <1.0.0\" or \"<1.0.0 || >=1.5.0\" in one entry; a tag must be in every entry. As in aim-engine, a leading v of a tag is dropped, tags that are not strict semver are skipped, a prerelease is its version (0.8.1-rc1 is >=0.8.0), and an entry that is no such range (~, ^ or a comma list) is ignored with a warning.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -2424,7 +2424,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelSourceFilter(ref common.ReferenceCallb
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "versions are semver constraints for this filter; they replace spec.versions.",
+							Description: "versions are version ranges for this filter, written as spec.versions; they replace spec.versions.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{

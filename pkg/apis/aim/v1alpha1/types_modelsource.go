@@ -28,8 +28,10 @@ type AIMClusterModelSourceSpec struct {
 	// +optional
 	// +default="1h"
 	SyncInterval *Duration `json:"syncInterval,omitempty" protobuf:"bytes,4,opt,name=syncInterval"`
-	// versions are semver constraints every filter applies unless it sets its own, for example >=0.8.0.
-	// Tags that are not semver are skipped when constraints are present.
+	// versions are version ranges every filter applies unless it sets its own, for example >=0.8.0, and
+	// ">=0.8.0 <1.0.0" or "<1.0.0 || >=1.5.0" in one entry; a tag must be in every entry. As in aim-engine, a
+	// leading v of a tag is dropped, tags that are not strict semver are skipped, a prerelease is its version
+	// (0.8.1-rc1 is >=0.8.0), and an entry that is no such range (~, ^ or a comma list) is ignored with a warning.
 	// +optional
 	// +listType=atomic
 	Versions []string `json:"versions,omitempty" protobuf:"bytes,5,rep,name=versions"`
@@ -53,7 +55,7 @@ type AIMModelSourceFilter struct {
 	// +listType=atomic
 	// +k8s:validation:items:minLength=1
 	Exclude []string `json:"exclude,omitempty" protobuf:"bytes,2,rep,name=exclude"`
-	// versions are semver constraints for this filter; they replace spec.versions.
+	// versions are version ranges for this filter, written as spec.versions; they replace spec.versions.
 	// +optional
 	// +listType=atomic
 	Versions []string `json:"versions,omitempty" protobuf:"bytes,3,rep,name=versions"`
