@@ -84,9 +84,10 @@ func ModelSourceAdvice(spec *aim.AIMClusterModelSourceSpec) []string {
 func adviseVersions(versions []string, fldPath *field.Path) []string {
 	var out []string
 	for i, v := range versions {
+		// The entry as written: the parser's error would quote it completed (~0.8 as ~0.8.0).
 		if _, err := VersionRange(v); err != nil {
-			out = append(out, fmt.Sprintf("%s: %q is ignored when tags are selected, as aim-engine ignores it: %v; "+
-				"write ranges as >=1.2.0 <1.3.0 (no ~, ^ or commas; || for alternatives)", fldPath.Index(i), v, err))
+			out = append(out, fmt.Sprintf("%s: %q is no version range and is ignored when tags are selected, as aim-engine "+
+				"ignores it; write ranges as >=1.2.0 <1.3.0 (no ~, ^ or commas; || for alternatives)", fldPath.Index(i), v))
 		}
 	}
 	return out
