@@ -101,25 +101,36 @@ const ReasonAccepted = "HTTPRouteAccepted"
 
 // Acceptance is what the gateways say of a route.
 type Acceptance struct {
-	// Accepted is true when every parent accepted the route; Known is false while no parent has answered.
+	// Accepted is true when every parent accepted the route and resolved its backend; Known is false while no
+	// parent has answered.
 	Accepted, Known bool
+	// Unresolved is set when a parent accepted the route but cannot resolve its backend (ResolvedRefs=False):
+	// typically the predictor Service, which KServe makes only once the InferenceService is up. aim-engine
+	// reads it as a missing downstream, something to wait for, not a failure.
+	Unresolved      bool
 	Reason, Message string
 }
 
-// Accepted reads the route's parent statuses: a parent that rejects it (Accepted=False or
-// ResolvedRefs=False) wins over those that accept it.
+// Accepted reads the route's parent statuses: a parent that rejects the route (Accepted=False) wins over
+// everything, an unresolved backend over parents that accept it.
 func Accepted(status gatewayv1.HTTPRouteStatus) Acceptance {
 	var a Acceptance
 	for _, p := range status.Parents {
+		said := func(c metav1.Condition) Acceptance {
+			return Acceptance{Known: true, Reason: c.Reason, Message: fmt.Sprintf("gateway %s: %s", p.ParentRef.Name, redact.Excerpt(c.Message, redact.DefaultLimit))}
+		}
 		for _, c := range p.Conditions {
+			accepted := c.Type == string(gatewayv1.RouteConditionAccepted)
 			switch {
-			case c.Type == string(gatewayv1.RouteConditionAccepted) && c.Status == metav1.ConditionTrue:
+			case accepted && c.Status == metav1.ConditionTrue:
 				if !a.Known {
 					a = Acceptance{Accepted: true, Known: true, Reason: ReasonAccepted}
 				}
-			case (c.Type == string(gatewayv1.RouteConditionAccepted) || c.Type == string(gatewayv1.RouteConditionResolvedRefs)) &&
-				c.Status == metav1.ConditionFalse:
-				return Acceptance{Known: true, Reason: c.Reason, Message: fmt.Sprintf("gateway %s: %s", p.ParentRef.Name, redact.Excerpt(c.Message, redact.DefaultLimit))}
+			case accepted && c.Status == metav1.ConditionFalse:
+				return said(c)
+			case c.Type == string(gatewayv1.RouteConditionResolvedRefs) && c.Status == metav1.ConditionFalse && !a.Unresolved:
+				a = said(c)
+				a.Unresolved = true
 			}
 		}
 	}

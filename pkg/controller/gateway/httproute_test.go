@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -64,8 +65,15 @@ func TestAccepted(t *testing.T) {
 	if a := Accepted(gatewayv1.HTTPRouteStatus{RouteStatus: gatewayv1.RouteStatus{Parents: []gatewayv1.RouteParentStatus{parent(ok)}}}); !a.Accepted {
 		t.Fatalf("accepted: %+v", a)
 	}
+	// An unresolved backend (the predictor Service KServe has not made yet) is waited for, not a rejection.
 	a := Accepted(gatewayv1.HTTPRouteStatus{RouteStatus: gatewayv1.RouteStatus{Parents: []gatewayv1.RouteParentStatus{parent(ok), parent(ok, bad)}}})
-	if a.Accepted || a.Reason != "BackendNotFound" {
+	if a.Accepted || !a.Unresolved || a.Reason != "BackendNotFound" || !strings.Contains(a.Message, "no svc") {
+		t.Fatalf("an unresolved backend: %+v", a)
+	}
+	// A parent that rejects the route wins over an unresolved backend, whatever their order.
+	rejected := metav1.Condition{Type: "Accepted", Status: metav1.ConditionFalse, Reason: "NotAllowedByListeners"}
+	a = Accepted(gatewayv1.HTTPRouteStatus{RouteStatus: gatewayv1.RouteStatus{Parents: []gatewayv1.RouteParentStatus{parent(ok, bad), parent(rejected)}}})
+	if a.Accepted || a.Unresolved || a.Reason != "NotAllowedByListeners" {
 		t.Fatalf("a rejecting parent must win: %+v", a)
 	}
 }

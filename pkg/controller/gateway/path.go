@@ -19,8 +19,9 @@ const (
 
 var (
 	placeholder = regexp.MustCompile(`\{([^{}]*)\}`)
-	// mapLookup reads a label or annotation whose key jsonpath cannot express: .metadata.labels['a/b.c'].
-	mapLookup  = regexp.MustCompile(`^\.metadata\.(labels|annotations)\['([^']+)'\]$`)
+	// mapLookup reads a label or annotation whose key jsonpath cannot express: .metadata.labels['a/b.c'], or
+	// with double quotes, as aim-engine's labelAccessPattern also takes it.
+	mapLookup  = regexp.MustCompile(`^\.metadata\.(labels|annotations)\[['"]([^'"]+)['"]\]$`)
 	notSegment = regexp.MustCompile(`[^a-z0-9-]`)
 )
 

@@ -27,6 +27,8 @@ func TestRenderPath(t *testing.T) {
 		{"{.metadata.namespace}//{.spec.model.name}/", "/team-a/qwen3-32b"},
 		{"/teams/{.metadata.labels['app.kubernetes.io/team']}/{.metadata.labels.tier}", "/teams/inference-team/gold"},
 		{"/{.metadata.annotations['route']}/{.metadata.name}", "/v1/qwen-chat"},
+		// Double quotes too, as aim-engine's labelAccessPattern reads them.
+		{`/{.metadata.labels["app.kubernetes.io/team"]}`, "/inference-team"},
 		{"/static/path", "/static/path"},
 		// One dash per character a segment cannot hold, as aim-engine's MakeRFC1123Compliant.
 		{"/a..b/c  d/{.metadata.name}", "/a--b/c--d/qwen-chat"},

@@ -84,6 +84,8 @@ func RouteComponent(comp state.Component, a gateway.Acceptance) state.Component 
 	switch {
 	case a.Accepted:
 		comp.State, comp.Reason, comp.Message = "", ReasonHTTPRouteAccepted, ""
+	case a.Unresolved:
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, cmp.Or(a.Reason, ReasonHTTPRoutePending), a.Message
 	case a.Known:
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, cmp.Or(a.Reason, ReasonHTTPRouteRejected), a.Message
 	default:

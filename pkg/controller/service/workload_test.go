@@ -317,6 +317,8 @@ func TestRouteComponent(t *testing.T) {
 		{gateway.Acceptance{}, aimv1.AIMStatusProgressing, "HTTPRoutePending"},
 		{gateway.Acceptance{Known: true, Accepted: true}, aimv1.AIMStatusReady, "HTTPRouteAccepted"},
 		{gateway.Acceptance{Known: true, Reason: "NotAllowedByListeners"}, aimv1.AIMStatusFailed, "NotAllowedByListeners"},
+		// The predictor Service does not exist yet while the service starts: waited for, not Failed.
+		{gateway.Acceptance{Known: true, Unresolved: true, Reason: "BackendNotFound"}, aimv1.AIMStatusProgressing, "BackendNotFound"},
 	} {
 		if st, reason := outcome(RouteComponent(base, tc.a)); st != tc.state || reason != tc.reason {
 			t.Errorf("%+v: %s %s, want %s %s", tc.a, st, reason, tc.state, tc.reason)
