@@ -381,8 +381,9 @@ func validateRouting(r *aim.AIMRuntimeRoutingConfig, fldPath *field.Path) field.
 	if r.PathTemplate != nil && strings.TrimSpace(*r.PathTemplate) == "" {
 		errs = append(errs, field.Invalid(fldPath.Child("pathTemplate"), *r.PathTemplate, "must not be empty when set"))
 	}
-	if r.RequestTimeout != nil && r.RequestTimeout.Duration <= 0 {
-		errs = append(errs, field.Invalid(fldPath.Child("requestTimeout"), r.RequestTimeout.Duration.String(), "must be greater than 0"))
+	// 0s is aim-engine's and the Gateway API's "no timeout" (long streamed answers); a negative one no route takes.
+	if r.RequestTimeout != nil && r.RequestTimeout.Duration < 0 {
+		errs = append(errs, field.Invalid(fldPath.Child("requestTimeout"), r.RequestTimeout.Duration.String(), "must not be negative (0s disables the timeout)"))
 	}
 	errs = append(errs, apimachineryvalidation.ValidateAnnotations(r.Annotations, fldPath.Child("annotations"))...)
 	return errs

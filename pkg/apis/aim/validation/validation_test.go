@@ -239,8 +239,8 @@ func serviceTables() (tables []table) {
 		{name: "routing gateway port", schema: true, invalid: func(s *aim.AIMService) {
 			s.Spec.Routing = &aim.AIMRuntimeRoutingConfig{GatewayRef: &aim.AIMGatewayParentReference{Name: "gw", Port: ptr.To[int32](70000)}}
 		}, field: "spec.routing.gatewayRef.port", errType: field.ErrorTypeInvalid},
-		{name: "routing timeout", valid: func(s *aim.AIMService) {
-			s.Spec.Routing = &aim.AIMRuntimeRoutingConfig{RequestTimeout: &aim.Duration{Duration: time.Minute}}
+		{name: "routing timeout: 0s disables it, as in aim-engine", valid: func(s *aim.AIMService) {
+			s.Spec.Routing = &aim.AIMRuntimeRoutingConfig{RequestTimeout: &aim.Duration{Duration: 0}}
 		},
 			invalid: func(s *aim.AIMService) {
 				s.Spec.Routing = &aim.AIMRuntimeRoutingConfig{RequestTimeout: &aim.Duration{Duration: -time.Second}}
