@@ -248,10 +248,10 @@ func (ctl *Controller) actRoute(ctx context.Context, o Observation, p *Plan) []e
 			ctl.dynamicDelete(gateway.Resource, svc.Namespace)))
 	}
 	if p.DeleteRoute {
-		err := ctl.c.Dynamic.Resource(gateway.Resource).Namespace(svc.Namespace).Delete(ctx, RouteName(svc), metav1.DeleteOptions{})
-		if err != nil && !apierrors.IsNotFound(err) {
-			errs = append(errs, fmt.Errorf("deleting HTTPRoute %s/%s: %w", svc.Namespace, RouteName(svc), err))
-		}
+		// Routing turned off: the route goes as every child the service no longer wants, by DeleteStale's rule, so
+		// that a route a user or aim-engine made and this controller never wrote stays.
+		errs = appendErr(errs, reconcile.DeleteStale(ctx, ctl.c.Recorder, svc, FieldManager, "HTTPRoute", []metav1.Object{o.RouteObject}, nil,
+			ctl.dynamicDelete(gateway.Resource, svc.Namespace)))
 	}
 	errs = appendErr(errs, p.RouteErr)
 	if p.HTTPRoute != nil {

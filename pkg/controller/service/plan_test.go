@@ -255,3 +255,19 @@ func TestPlanServiceCacheConflictCreatesNothing(t *testing.T) {
 		t.Errorf("plan %+v: want CacheReady Failed/CacheConflict and no InferenceService", got)
 	}
 }
+
+// TestPlanServiceDeletesTheRouteOnceRoutingIsOff: with routing off, the route of the service's name is planned
+// for deletion only when the service controls it (the act applies reconcile.DeleteStale's rule on top).
+func TestPlanServiceDeletesTheRouteOnceRoutingIsOff(t *testing.T) {
+	o := observation(nil)
+	owned := &metav1.ObjectMeta{Name: RouteName(o.Service), Namespace: "team",
+		OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(o.Service, aimv1.SchemeGroupVersion.WithKind("AIMService"))}}
+	o.RouteObject = owned
+	if p := PlanService(o); !p.DeleteRoute || p.HTTPRoute != nil {
+		t.Errorf("routing off, the service's route: delete %v, apply %v", p.DeleteRoute, p.HTTPRoute != nil)
+	}
+	o.RouteObject = &metav1.ObjectMeta{Name: RouteName(o.Service), Namespace: "team"}
+	if p := PlanService(o); p.DeleteRoute {
+		t.Error("routing off: a route of the name the service does not own is deleted")
+	}
+}
