@@ -104,7 +104,10 @@ func PlanTemplate(o Observation) Plan {
 	p := Plan{Status: *o.Status.DeepCopy()}
 	st := &p.Status
 	st.ObservedGeneration = o.Generation
-	st.Discovery = recordedDiscovery(o)
+	// The discovery inputs' hash, computed once: the record, the result and the Job are all told by it.
+	hash := jobSpec(o, 1).Hash()
+	st.Discovery = recordedDiscovery(o, hash)
+	done := discovered(o, st.Discovery, hash)
 
 	planRuntimeConfig(o, &p)
 	planModel(o, &p)
@@ -118,13 +121,13 @@ func PlanTemplate(o Observation) Plan {
 		st.Discovery, st.DiscoveryJob = nil, nil
 		p.Informational = append(p.Informational, state.Condition(ConditionDiscovered, true, ReasonInlineModelSources, "Model sources provided in-line in spec"))
 	case blocked:
-		p.Informational = append(p.Informational, state.Condition(ConditionDiscovered, discovered(o), ReasonAwaitingDiscovery,
+		p.Informational = append(p.Informational, state.Condition(ConditionDiscovered, done, ReasonAwaitingDiscovery,
 			"discovery waits for the model, the runtime config and the GPU"))
-		if discovered(o) {
+		if done {
 			p.Informational[0].Reason = ReasonDiscoveryComplete
 		}
 	default:
-		planDiscovery(o, &p)
+		planDiscovery(o, &p, hash, done)
 	}
 
 	if c := o.Caching; c != nil && c.Enabled && len(st.ModelSources) > 0 && !blocked {
@@ -253,16 +256,16 @@ func (o Observation) controllerRef() metav1.OwnerReference {
 	return *metav1.NewControllerRef(&metav1.ObjectMeta{Name: o.Name, UID: o.UID}, aimv1.SchemeGroupVersion.WithKind(o.Kind))
 }
 
-// discovered reports whether the status holds a result for the current inputs.
-func discovered(o Observation) bool {
-	d := recordedDiscovery(o)
-	return len(o.Status.ModelSources) > 0 && d != nil && o.Model != nil && d.SpecHash == jobSpec(o, 1).Hash()
+// discovered reports whether the status holds a result for the current inputs, whose hash is hash; d is the
+// record recordedDiscovery keeps.
+func discovered(o Observation, d *aimv1.AIMDiscoveryState, hash string) bool {
+	return len(o.Status.ModelSources) > 0 && d != nil && o.Model != nil && d.SpecHash == hash
 }
 
 // recordedDiscovery is a copy of status.discovery as this controller records it: a result aim-engine left
 // (migratedResult) is adopted as the result for the current inputs, so a migrated template keeps it; a later
-// change of the inputs discovers again, as for any result (R9.19).
-func recordedDiscovery(o Observation) *aimv1.AIMDiscoveryState {
+// change of the inputs discovers again, as for any result (R9.19). hash is the current inputs' (jobSpec).
+func recordedDiscovery(o Observation, hash string) *aimv1.AIMDiscoveryState {
 	d := o.Status.Discovery.DeepCopy()
 	if !migratedResult(o) {
 		return d
@@ -270,7 +273,7 @@ func recordedDiscovery(o Observation) *aimv1.AIMDiscoveryState {
 	if d == nil {
 		d = &aimv1.AIMDiscoveryState{}
 	}
-	d.SpecHash = jobSpec(o, 1).Hash()
+	d.SpecHash = hash
 	return d
 }
 
@@ -310,12 +313,12 @@ func aimEngineDiscoveryHash(spec aimv1.AIMServiceTemplateSpecCommon, image strin
 }
 
 // planDiscovery runs discovery: keep a result for the same inputs (F5), read a finished Job, retry a failed
-// one after the backoff, or start one when a slot is free.
-func planDiscovery(o Observation, p *Plan) {
+// one after the backoff, or start one when a slot is free. hash is the inputs' hash, done whether the status
+// holds their result.
+func planDiscovery(o Observation, p *Plan, hash string, done bool) {
 	st := &p.Status
 	js := jobSpec(o, 1)
-	hash := js.Hash()
-	if discovered(o) {
+	if done {
 		p.Informational = append(p.Informational, state.Condition(ConditionDiscovered, true, ReasonDiscoveryComplete, "discovery found the profile"))
 		return
 	}
