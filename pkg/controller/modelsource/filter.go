@@ -25,9 +25,6 @@ type Filter struct {
 	Tag string
 	// Exclude are repositories to skip, by exact name.
 	Exclude []string
-	// Versioned is true when the filter or the spec lists versions: only semver tags pass then, even when
-	// every entry is ignored, as in aim-engine.
-	Versioned bool
 	// Ranges are the versions that parse (validation.VersionRange); a tag must be in each.
 	Ranges []semver.Range
 	// IgnoredVersions are the versions that do not parse, which aim-engine skips rather than fail the filter.
@@ -57,7 +54,6 @@ func ParseFilter(f aimv1.AIMModelSourceFilter, registry string, versions []strin
 	if len(f.Versions) > 0 {
 		versions = f.Versions
 	}
-	out.Versioned = len(versions) > 0
 	for _, v := range versions {
 		if r, err := validation.VersionRange(v); err == nil {
 			out.Ranges = append(out.Ranges, r)
@@ -106,6 +102,10 @@ func (f Filter) Excluded(repository string) bool {
 	return false
 }
 
+// versioned reports whether the filter or the spec lists versions: only semver tags pass then, even when every
+// entry is ignored, as in aim-engine.
+func (f Filter) versioned() bool { return len(f.Ranges)+len(f.IgnoredVersions) > 0 }
+
 // TagSelected reports whether a listed tag passes the filter's tag (exact or a pattern) and versions. An exact
 // tag is selected by name alone. With versions, a tag that is not a semver version (TagVersion) is skipped, and a
 // tag must be in every range, as a list of versions narrows (alternatives go into one entry: "0.8.x || 0.9.x").
@@ -114,7 +114,7 @@ func (f Filter) TagSelected(tag string) bool {
 	if f.Tag != "" && !Match(f.Tag, tag) {
 		return false
 	}
-	if f.ExactTag() || !f.Versioned {
+	if f.ExactTag() || !f.versioned() {
 		return true
 	}
 	v, ok := TagVersion(tag)
