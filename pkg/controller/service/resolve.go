@@ -115,20 +115,11 @@ type ModelResolution struct {
 
 // ResolveModel resolves spec.model over the models that match it: for model.name the namespaced model and
 // then the cluster model of that name, for model.image every model with that image, for model.custom the
-// namespace's models.
-//
-// As in aim-engine, the model in status.resolvedModel stays the service's while it is Ready: another model of
-// the same image or name made later neither moves a running service nor fails it as ambiguous (spec.model is
-// immutable, so the status names a model the spec chose).
+// namespace's models. The model in status.resolvedModel stays the service's while it is Ready (stillResolved).
 func ResolveModel(svc *aimv1.AIMService, found []Model) ModelResolution {
 	comp := state.Component{Name: ComponentModel, Dependency: state.DependencyUpstream}
-	if ref := svc.Status.ResolvedModel; ref != nil {
-		for _, f := range found {
-			if r := f.Ref(); r.Name == ref.Name && r.Namespace == ref.Namespace && r.Scope == ref.Scope &&
-				f.Status == aimv1.AIMStatusReady && !f.Stale {
-				return resolved(f, comp)
-			}
-		}
+	if f, ok := stillResolved(svc, found); ok {
+		return resolved(f, comp)
 	}
 	m := svc.Spec.Model
 	switch {
@@ -179,6 +170,24 @@ func ResolveModel(svc *aimv1.AIMService, found []Model) ModelResolution {
 	}
 	comp.Errors = []error{state.NewError(state.InvalidSpec, ReasonInvalidModelSpec, "spec.model names no model")}
 	return ModelResolution{Component: comp}
+}
+
+// stillResolved is the model in the service's status.resolvedModel, when it is among found and Ready. As in
+// aim-engine, it stays the service's: another model of the same image or name made later neither moves a
+// running service nor fails it as ambiguous (spec.model is immutable, so the status names a model the spec
+// chose).
+func stillResolved(svc *aimv1.AIMService, found []Model) (Model, bool) {
+	ref := svc.Status.ResolvedModel
+	if ref == nil {
+		return Model{}, false
+	}
+	for _, f := range found {
+		if r := f.Ref(); r.Name == ref.Name && r.Namespace == ref.Namespace && r.Scope == ref.Scope &&
+			f.Status == aimv1.AIMStatusReady && !f.Stale {
+			return f, true
+		}
+	}
+	return Model{}, false
 }
 
 // resolved reports a found model, which counts as resolved only once it is Ready, as in the reference: a
