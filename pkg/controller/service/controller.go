@@ -234,7 +234,7 @@ func (ctl *Controller) act(ctx context.Context, o Observation, p *Plan) []error 
 	if p.WorkloadExists {
 		// The InferenceService (and Dedicated cache) of the name the service wants exists: those it made under
 		// other names, as earlier releases named them, would serve the model twice.
-		errs = appendErr(errs, ctl.deleteStaleWorkload(ctx, o, p.Status.Cache))
+		errs = appendErr(errs, ctl.deleteStaleWorkload(ctx, o, p.CacheInUse))
 	}
 	return append(errs, ctl.actRoute(ctx, o, p)...)
 }
@@ -290,16 +290,16 @@ func (ctl *Controller) patchService(namespace string) func(context.Context, stri
 
 // deleteStaleWorkload deletes the service's InferenceServices other than its own and, once the service reads a
 // cache, its Dedicated caches other than that one.
-func (ctl *Controller) deleteStaleWorkload(ctx context.Context, o Observation, cache *aimv1.AIMServiceCacheStatus) error {
+func (ctl *Controller) deleteStaleWorkload(ctx context.Context, o Observation, cache string) error {
 	svc := o.Service
 	if err := reconcile.DeleteStale(ctx, ctl.c.Recorder, svc, FieldManager, "InferenceService", o.ISVCs, []string{WorkloadName(svc)},
 		ctl.dynamicDelete(kserve.Resource, svc.Namespace)); err != nil {
 		return err
 	}
-	if cache == nil || cache.TemplateCacheRef == nil {
+	if cache == "" {
 		return nil
 	}
-	return reconcile.DeleteStale(ctx, ctl.c.Recorder, svc, FieldManager, "AIMTemplateCache", o.Caches, []string{cache.TemplateCacheRef.Name},
+	return reconcile.DeleteStale(ctx, ctl.c.Recorder, svc, FieldManager, "AIMTemplateCache", o.Caches, []string{cache},
 		ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(svc.Namespace).Delete)
 }
 

@@ -38,6 +38,9 @@ type Plan struct {
 	DerivedLive *aimv1.AIMServiceTemplate
 	DerivedErr  error
 	CreateCache *aimv1.AIMTemplateCache
+	// CacheInUse is the ready cache the InferenceService mounts, if any: the service's other Dedicated caches
+	// are then stale.
+	CacheInUse string
 	// ISVC is the InferenceService to apply. WorkloadExists is set when it exists or is to be applied: the
 	// service's InferenceServices of other names, and once it reads a cache its other Dedicated caches, are
 	// then stale.
@@ -85,8 +88,9 @@ func PlanService(o Observation) Plan {
 	run := p.planTemplate(o, mres.Model)
 
 	// Without its runtime config the desired children are unknown (its env, scheduling and routing are part of
-	// them): the live ones are kept as they are, not rewritten without it.
-	mayApply := o.RuntimeConfigErr == nil
+	// them): the live ones are kept as they are, not rewritten without it. Nor are they while the model or the
+	// template is missing or refused, as aim-engine applies nothing then.
+	mayApply := o.RuntimeConfigErr == nil && !state.BlocksApply(p.Components)
 	var observed kserve.Live
 	if o.ISVC != nil {
 		observed = kserve.Observe(o.ISVC)
@@ -145,7 +149,8 @@ func (p *Plan) planTemplate(o Observation, model *Model) *Template {
 		comp = TemplateComponent(run, comp)
 	}
 	p.Components = append(p.Components, comp)
-	p.Status.ResolvedTemplate = nil
+	// Written once Ready and never cleared, as aim-engine writes it (DecorateStatus, reconcile.go:960): the
+	// TEMPLATE column keeps the template a running service resolved while another is prepared.
 	if run != nil && run.Status.Status == aimv1.AIMStatusReady {
 		p.Status.ResolvedTemplate = run.Ref()
 	}
@@ -159,7 +164,6 @@ func (p *Plan) planWorkload(o Observation, observed kserve.Live, model *Model, r
 	ready := mayApply && run != nil && model != nil && run.Status.Status == aimv1.AIMStatusReady
 	var mounts []kserve.CacheMount
 	cacheReady := true
-	p.Status.Cache = nil
 	if ready {
 		mounts, cacheReady = p.planCache(o, observed, *run)
 	}
@@ -214,6 +218,8 @@ func (p *Plan) planCache(o Observation, observed kserve.Live, run Template) ([]k
 		cacheReady = cp.Component.State == "" && len(cp.Component.Errors) == 0
 	}
 	if cp.Use != nil && cacheReady {
+		// Like status.resolvedTemplate, written once Ready and never cleared (reconcile.go:979).
+		p.CacheInUse = cp.Use.Name
 		p.Status.Cache = &aimv1.AIMServiceCacheStatus{TemplateCacheRef: state.Reference(cp.Use.Name, cp.Use.Namespace, cp.Use.UID, "AIMTemplateCache", "")}
 	}
 	if !cacheReady && o.ISVC != nil {

@@ -107,14 +107,20 @@ func TestPlanService(t *testing.T) {
 			"Template": "Ready/Resolved", "InferenceService": "Progressing/CreatingRuntime",
 			"InferenceServicePods": "Progressing/NoPods", "HTTPRoute": "Degraded/GatewayAPINotInstalled"},
 			ISVC: true, WorkloadExists: true, Endpoint: true}},
-		{"the model is gone while its InferenceService runs: said in ModelReady, the InferenceService kept", func() Observation {
+		{"the model is gone while its InferenceService runs: said in ModelReady, the children kept as they are", func() Observation {
 			o := observation(nil)
 			o.Models = nil
 			o.ISVC = &kservev1beta1.InferenceService{ObjectMeta: metav1.ObjectMeta{Name: "chat", Namespace: "team", UID: "isvc-uid"}}
 			return o
 		}, summary{Components: map[string]string{"RuntimeConfig": "Ready/DefaultConfigNotFound", "Model": "Failed/ModelNotFound",
 			"Template": "Pending/AwaitingModel", "InferenceService": "Progressing/CreatingRuntime",
-			"InferenceServicePods": "Progressing/NoPods"}, WorkloadExists: true, SweepRoute: true, Endpoint: true}},
+			"InferenceServicePods": "Progressing/NoPods"}, WorkloadExists: true, Endpoint: true}},
+		{"the model does not exist: no route is applied, as aim-engine applies nothing", func() Observation {
+			o := observation(routed)
+			o.Models = nil
+			return o
+		}, summary{Components: map[string]string{"RuntimeConfig": "Ready/DefaultConfigNotFound", "Model": "Failed/ModelNotFound",
+			"Template": "Pending/AwaitingModel"}}},
 		{"the model is not Ready: nothing is created, as aim-engine waits for it", func() Observation {
 			o := observation(nil)
 			o.Models[0].Status = aimv1.AIMStatusProgressing
@@ -269,5 +275,56 @@ func TestPlanServiceDeletesTheRouteOnceRoutingIsOff(t *testing.T) {
 	o.RouteObject = &metav1.ObjectMeta{Name: RouteName(o.Service), Namespace: "team"}
 	if p := PlanService(o); p.DeleteRoute {
 		t.Error("routing off: a route of the name the service does not own is deleted")
+	}
+}
+
+// TestPlanServiceKeepsWhatItResolved: as aim-engine, a running service stays on the template in
+// status.resolvedTemplate while it is Ready (also when overrides derive from it), and status.resolvedTemplate
+// and status.cache are written once Ready and not cleared while the template or cache is prepared again.
+func TestPlanServiceKeepsWhatItResolved(t *testing.T) {
+	o := observation(nil)
+	first := PlanService(o)
+	if first.Status.ResolvedTemplate == nil || first.Status.ResolvedTemplate.Name != "qwen-mi300x" {
+		t.Fatalf("resolvedTemplate %+v, want qwen-mi300x", first.Status.ResolvedTemplate)
+	}
+	// A namespaced template, which selection prefers, comes later: the service stays.
+	o.Service.Status = first.Status
+	o.Templates = append(o.Templates, template("qwen-local", "team", "qwen", aimv1.AIMStatusReady, aimv1.AIMProfileTypeOptimized, "MI300X"))
+	if p := PlanService(o); p.Status.ResolvedTemplate.Name != "qwen-mi300x" || p.ISVC == nil {
+		t.Errorf("resolvedTemplate %+v (InferenceService %v), want qwen-mi300x kept", p.Status.ResolvedTemplate, p.ISVC != nil)
+	}
+	// The template is prepared again: the reference stays, the InferenceService is not created anew.
+	o.Templates = o.Templates[:1]
+	o.Templates[0].Status.Status = aimv1.AIMStatusProgressing
+	if p := PlanService(o); p.Status.ResolvedTemplate == nil || p.Status.ResolvedTemplate.Name != "qwen-mi300x" {
+		t.Errorf("resolvedTemplate %+v while the template is Progressing, want it kept", p.Status.ResolvedTemplate)
+	}
+
+	// With overrides, status.resolvedTemplate names the derived template: its base stays the service's.
+	o = observation(func(s *aimv1.AIMService) {
+		s.Spec.Overrides = &aimv1.AIMRuntimeParameters{Precision: ptr.To(aimv1.AIMPrecision("fp8"))}
+	})
+	o.Service.Status.ResolvedTemplate = &aimv1.AIMResolvedReference{Name: PlanService(o).Derived.Name, Namespace: "team"}
+	o.Templates = append(o.Templates, template("qwen-local", "team", "qwen", aimv1.AIMStatusReady, aimv1.AIMProfileTypeOptimized, "MI300X"))
+	if p := PlanService(o); p.Derived == nil || p.Derived.Name != o.Service.Status.ResolvedTemplate.Name {
+		t.Errorf("derived %v, want %s, the one derived from qwen-mi300x", p.Derived.GetName(), o.Service.Status.ResolvedTemplate.Name)
+	}
+
+	// The cache: written once Ready; kept in status while it is not, and then no other cache is stale.
+	o = observation(func(s *aimv1.AIMService) {
+		s.Spec.Caching = &aimv1.AIMServiceCaching{Mode: aimv1.AIMCachingModeDedicated}
+	})
+	o.Templates[0].Status.ModelSources = []aimv1.AIMModelSource{{ModelID: "org/qwen", SourceURI: "hf://org/qwen"}}
+	c := PlanCache(o.Service, o.Templates[0], nil, nil, o.RuntimeConfig).Create
+	c.Status.Status = aimv1.AIMStatusReady
+	o.Caches = []*aimv1.AIMTemplateCache{c}
+	ready := PlanService(o)
+	if ready.CacheInUse != c.Name || ready.Status.Cache == nil || ready.Status.Cache.TemplateCacheRef.Name != c.Name {
+		t.Fatalf("cache in use %q, status %+v: want %s", ready.CacheInUse, ready.Status.Cache, c.Name)
+	}
+	o.Service.Status = ready.Status
+	c.Status.Status = aimv1.AIMStatusProgressing
+	if p := PlanService(o); p.CacheInUse != "" || p.Status.Cache == nil || p.Status.Cache.TemplateCacheRef.Name != c.Name {
+		t.Errorf("cache in use %q, status %+v: want none in use and the status kept", p.CacheInUse, p.Status.Cache)
 	}
 }

@@ -118,6 +118,15 @@ func TestImageModelIsSharedAndCarriesServiceSettings(t *testing.T) {
 	if m.Name == m2.Name {
 		t.Errorf("two images share model name %s", m.Name)
 	}
+	// aim-engine's models carry resources: {} (a struct it cannot omit); so do ours, image and custom alike.
+	custom := service(func(s *aimv1.AIMService) {
+		s.Spec.Model = aimv1.AIMServiceModel{Custom: &aimv1.AIMServiceCustomModel{BaseImage: "registry.example/aim/base:1.0"}}
+	})
+	for _, m := range []*aimv1.AIMModel{m, CustomModel(custom)} {
+		if r := m.Spec.Resources; r == nil || r.Limits != nil || r.Requests != nil || r.Claims != nil {
+			t.Errorf("model %s: spec.resources %v, want {}", m.Name, r)
+		}
+	}
 }
 
 // TestModelNamesAreAimEngines: the models a service creates are named as aim-engine names them (expected

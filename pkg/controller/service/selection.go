@@ -23,6 +23,7 @@ const (
 	ReasonGPUNotInCluster        = "RequiredGPUNotInCluster"
 	ReasonNamespaceScopePrefered = "NamespaceTemplatePreferred"
 	ReasonLowerPreferenceRank    = "LowerPreferenceRank"
+	ReasonPreviouslyResolved     = "PreviouslyResolved"
 
 	StatusChosen   = "chosen"
 	StatusRejected = "rejected"
@@ -53,6 +54,9 @@ type Request struct {
 	DefaultTemplate string
 	// GPUModels present in the cluster (F11).
 	GPUModels []string
+	// Resolved is the candidate (namespace/name) the service resolved before: it stays chosen while it is
+	// Ready, whatever else qualifies.
+	Resolved string
 }
 
 // Selection is the outcome: the chosen template, or none with a reason, and every candidate's verdict.
@@ -113,6 +117,7 @@ func Select(cands []Candidate, req Request) Selection {
 	default:
 		s.pick(left, req, verdict)
 	}
+	s.keepResolved(cands, req.Resolved, verdict)
 	for _, c := range cands {
 		s.Candidates = append(s.Candidates, verdict[key(c)])
 	}
@@ -168,6 +173,26 @@ func (s *Selection) pick(left []Candidate, req Request, verdict map[string]aimv1
 	for _, c := range left[1:] {
 		lower(c, "ranks below "+best.Name)
 	}
+}
+
+// keepResolved keeps the template the service resolved before while it is Ready, as aim-engine reuses
+// status.resolvedTemplate (tryFetchResolvedTemplate, template.go:157): a template added later, a GPU gone from
+// the cluster or a tie does not move (or fail) a running service.
+func (s *Selection) keepResolved(cands []Candidate, resolved string, verdict map[string]aimv1.AIMTemplateCandidate) {
+	i := slices.IndexFunc(cands, func(c Candidate) bool { return resolved != "" && key(c) == resolved })
+	if i < 0 || cands[i].Status != aimv1.AIMStatusReady || s.Chosen != nil && key(*s.Chosen) == resolved {
+		return
+	}
+	kept := cands[i]
+	for k, v := range verdict {
+		if v.Status == StatusChosen || v.Reason == ReasonAmbiguous {
+			v.Status, v.Reason, v.Message = StatusRejected, ReasonLowerPreferenceRank, "the service keeps "+kept.Name+", which it resolved before, while it is Ready"
+			verdict[k] = v
+		}
+	}
+	verdict[resolved] = aimv1.AIMTemplateCandidate{Name: kept.Name, Namespace: kept.Namespace, Scope: scope(kept), Status: StatusChosen, Reason: ReasonPreviouslyResolved}
+	s.Chosen, s.Ambiguous = &kept, false
+	s.Reason, s.Message = ReasonTemplateResolved, ""
 }
 
 // compareRank orders candidates best first: profile type, GPU generation, metric, precision.

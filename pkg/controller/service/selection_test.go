@@ -63,6 +63,17 @@ func TestSelect(t *testing.T) {
 			chosen: "b", rejected: map[string]string{"a": ReasonLowerPreferenceRank}},
 		{name: "default template must qualify", req: Request{DefaultTemplate: "b"},
 			cands: []Candidate{cand("a"), cand("b", status(aimv1.AIMStatusFailed))}, chosen: "a", rejected: map[string]string{"b": ReasonTemplateNotReady}},
+		// aim-engine's tryFetchResolvedTemplate: the template resolved before stays while it is Ready.
+		{name: "resolved stays over a better one", req: Request{Resolved: "/mi300"}, cands: []Candidate{cand("mi300"), cand("mi355", gpuModel("MI355X"))},
+			chosen: "mi300", reason: ReasonTemplateResolved, rejected: map[string]string{"mi300": ReasonPreviouslyResolved, "mi355": ReasonLowerPreferenceRank}},
+		{name: "resolved breaks a tie", req: Request{Resolved: "/b"}, cands: []Candidate{cand("a"), cand("b")},
+			chosen: "b", reason: ReasonTemplateResolved, rejected: map[string]string{"a": ReasonLowerPreferenceRank}},
+		{name: "resolved stays without its GPU", req: Request{Resolved: "/mi355", GPUModels: []string{"MI300X"}},
+			cands: []Candidate{cand("mi355", gpuModel("MI355X")), cand("mi300")}, chosen: "mi355", rejected: map[string]string{"mi300": ReasonLowerPreferenceRank}},
+		{name: "resolved and best keeps its reason", req: Request{Resolved: "/mi355"}, cands: []Candidate{cand("mi300"), cand("mi355", gpuModel("MI355X"))},
+			chosen: "mi355", rejected: map[string]string{"mi355": ReasonBestMatch}},
+		{name: "resolved not Ready is selected anew", req: Request{Resolved: "/a"}, cands: []Candidate{cand("a", status(aimv1.AIMStatusProgressing)), cand("b")},
+			chosen: "b", rejected: map[string]string{"a": ReasonTemplateNotReady}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -328,6 +328,18 @@ func stateFromErrors(errs []error) aimv1.AIMStatus {
 	}
 }
 
+// BlocksApply reports whether a component has an error that stops aim-engine's pipeline from applying
+// anything (reconciler.go:794): credentials refused, a spec that cannot work, or a reference to something
+// missing. The children then stay as they are until the user fixes it.
+func BlocksApply(cs []Component) bool {
+	for _, c := range cs {
+		if hasCategory(c.Errors, Auth) || hasCategory(c.Errors, InvalidSpec) || hasCategory(c.Errors, MissingUpstream) {
+			return true
+		}
+	}
+	return false
+}
+
 func hasCategory(errs []error, c Category) bool {
 	for _, err := range errs {
 		if Categorize(err) == c {
