@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -71,6 +72,62 @@ func TestSyncDue(t *testing.T) {
 	}
 }
 
+// harness runs the controller against fake clients; refresh copies what the fake API server holds into the
+// listers, as informers would.
+type harness struct {
+	ctl            *Controller
+	client         *aimfake.Clientset
+	sources        cache.Indexer
+	models         cache.Indexer
+	clusterConfigs cache.Indexer
+	lister         *fakeLister
+	now            time.Time
+}
+
+func newHarness(t *testing.T, src *aimv1.AIMClusterModelSource, repos map[string][]string) *harness {
+	t.Helper()
+	h := &harness{client: aimfake.NewSimpleClientset(src), //nolint:staticcheck // the field-managed fake has no schema for AIM kinds
+		sources: cache.NewIndexer(cache.MetaNamespaceKeyFunc, nil), models: cache.NewIndexer(cache.MetaNamespaceKeyFunc, nil),
+		clusterConfigs: cache.NewIndexer(cache.MetaNamespaceKeyFunc, nil), lister: &fakeLister{repos: repos},
+		now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
+	// The fake cannot server-side apply AIM kinds: an apply of a new model creates it.
+	h.client.PrependReactor("patch", "aimclustermodels", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		p := a.(clienttesting.PatchAction)
+		m := &aimv1.AIMClusterModel{}
+		if p.GetPatchType() != types.ApplyPatchType || json.Unmarshal(p.GetPatch(), m) != nil {
+			return true, nil, fmt.Errorf("unexpected patch %s", p.GetPatch())
+		}
+		return true, m, h.client.Tracker().Create(p.GetResource(), m, "")
+	})
+	h.ctl = &Controller{
+		c:       manager.Clients{AIM: h.client, Kube: kubefake.NewClientset(), Recorder: record.NewFakeRecorder(100), Options: manager.Options{SystemNamespace: "aim-system"}},
+		sources: aimlisters.NewAIMClusterModelSourceLister(h.sources), models: aimlisters.NewAIMClusterModelLister(h.models),
+		configs: runtimeconfig.Configs{Namespaced: aimlisters.NewAIMRuntimeConfigLister(cache.NewIndexer(cache.MetaNamespaceKeyFunc, nil)),
+			Cluster: aimlisters.NewAIMClusterRuntimeConfigLister(h.clusterConfigs)},
+		newLister: func([]corev1.Secret, *mirrors.Config) Lister { return h.lister }, now: func() time.Time { return h.now },
+	}
+	h.refresh(t)
+	return h
+}
+
+func (h *harness) refresh(t *testing.T) *aimv1.AIMClusterModelSource {
+	t.Helper()
+	ctx := context.Background()
+	s, err := h.client.AimV1alpha1().AIMClusterModelSources().Get(ctx, "src", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t, h.sources.Update(s))
+	ms, err := h.client.AimV1alpha1().AIMClusterModels().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ms.Items {
+		must(t, h.models.Update(&ms.Items[i]))
+	}
+	return s
+}
+
 // TestReconcile runs the controller against fake clients: the first reconcile lists and creates models up to
 // maxModels, later ones within the interval neither list nor write, and a missing pull secret is reported.
 func TestReconcile(t *testing.T) {
@@ -79,46 +136,9 @@ func TestReconcile(t *testing.T) {
 			SyncInterval: &aimv1.Duration{Duration: time.Hour}, Filters: []aimv1.AIMModelSourceFilter{{Image: "aim/*"}},
 			// aim-engine ignores a range its semver library cannot parse: every tag below is selected.
 			Versions: []string{"~0.8"}}}
-	client := aimfake.NewSimpleClientset(src) //nolint:staticcheck // the field-managed fake has no schema for AIM kinds
-	// The fake cannot server-side apply AIM kinds: an apply of a new model creates it.
-	client.PrependReactor("patch", "aimclustermodels", func(a clienttesting.Action) (bool, runtime.Object, error) {
-		p := a.(clienttesting.PatchAction)
-		m := &aimv1.AIMClusterModel{}
-		if p.GetPatchType() != types.ApplyPatchType || json.Unmarshal(p.GetPatch(), m) != nil {
-			return true, nil, fmt.Errorf("unexpected patch %s", p.GetPatch())
-		}
-		return true, m, client.Tracker().Create(p.GetResource(), m, "")
-	})
-	sources := cache.NewIndexer(cache.MetaNamespaceKeyFunc, nil)
-	models := cache.NewIndexer(cache.MetaNamespaceKeyFunc, nil)
-	fake := &fakeLister{repos: map[string][]string{"aim/qwen": {"0.8.5", "0.9.0"}, "aim/llama": {"1.0.0"}}}
-	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	ctl := &Controller{
-		c:       manager.Clients{AIM: client, Kube: kubefake.NewClientset(), Recorder: record.NewFakeRecorder(100), Options: manager.Options{SystemNamespace: "aim-system"}},
-		sources: aimlisters.NewAIMClusterModelSourceLister(sources), models: aimlisters.NewAIMClusterModelLister(models),
-		configs: runtimeconfig.Configs{Namespaced: aimlisters.NewAIMRuntimeConfigLister(cache.NewIndexer(cache.MetaNamespaceKeyFunc, nil)),
-			Cluster: aimlisters.NewAIMClusterRuntimeConfigLister(cache.NewIndexer(cache.MetaNamespaceKeyFunc, nil))},
-		newLister: func([]corev1.Secret, *mirrors.Config) Lister { return fake }, now: func() time.Time { return now },
-	}
-	ctx := context.Background()
-	// refresh copies what the fake API server holds into the listers, as informers would.
-	refresh := func() *aimv1.AIMClusterModelSource {
-		t.Helper()
-		s, err := client.AimV1alpha1().AIMClusterModelSources().Get(ctx, "src", metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		must(t, sources.Update(s))
-		ms, err := client.AimV1alpha1().AIMClusterModels().List(ctx, metav1.ListOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range ms.Items {
-			must(t, models.Update(&ms.Items[i]))
-		}
-		return s
-	}
-	refresh()
+	h := newHarness(t, src, map[string][]string{"aim/qwen": {"0.8.5", "0.9.0"}, "aim/llama": {"1.0.0"}})
+	ctl, client, fake, ctx := h.ctl, h.client, h.lister, context.Background()
+	refresh := func() *aimv1.AIMClusterModelSource { t.Helper(); return h.refresh(t) }
 
 	wait, err := ctl.reconcile(ctx, cache.NewObjectName("", "src"))
 	if err != nil || wait != time.Hour {
@@ -134,6 +154,10 @@ func TestReconcile(t *testing.T) {
 			"aim.eai.amd.com/origin": "auto-generated", "app.kubernetes.io/managed-by": "aim-apiserver"}
 		if diff := cmp.Diff(want, m.Labels); diff != "" || !reconcile.OwnedBy(&m, "uid-src") {
 			t.Errorf("model %s: owners %v, labels (-want +got):\n%s", m.Name, m.OwnerReferences, diff)
+		}
+		// The apply carries aim-engine's resources: {} through to the stored model.
+		if r := m.Spec.Resources; r == nil || !apiequality.Semantic.DeepEqual(*r, corev1.ResourceRequirements{}) {
+			t.Errorf("model %s: spec.resources %v, want {}", m.Name, r)
 		}
 	}
 	st := s.Status
@@ -157,7 +181,7 @@ func TestReconcile(t *testing.T) {
 	// Within the interval: no listing, no write.
 	fake.calls = nil
 	before := len(client.Actions())
-	now = now.Add(10 * time.Minute)
+	h.now = h.now.Add(10 * time.Minute)
 	wait, err = ctl.reconcile(ctx, cache.NewObjectName("", "src"))
 	if err != nil || wait != 50*time.Minute || len(fake.calls) > 0 || len(client.Actions()) != before {
 		t.Errorf("steady state: wait %s err %v registry calls %v API actions %v", wait, err, fake.calls, client.Actions()[before:])
@@ -173,6 +197,43 @@ func TestReconcile(t *testing.T) {
 	s = refresh()
 	if err != nil || wait != imagemeta.SecretRecheck || s.Status.Status != aimv1.AIMStatusFailed {
 		t.Errorf("missing secret: wait %s err %v status %s %v", wait, err, s.Status.Status, s.Status.Conditions)
+	}
+}
+
+// TestSyncLeavesExistingModels: as aim-engine's, a sync applies only the models of new images
+// (internal/aimclustermodelsource/reconcile.go:226), so a changed labelPropagation labels the new models and no
+// request touches the existing ones, which keep their labels.
+func TestSyncLeavesExistingModels(t *testing.T) {
+	src := &aimv1.AIMClusterModelSource{ObjectMeta: metav1.ObjectMeta{Name: "src", UID: "uid-src", Generation: 1, Labels: map[string]string{"team": "a"}},
+		Spec: aimv1.AIMClusterModelSourceSpec{Registry: "r.example", SyncInterval: &aimv1.Duration{Duration: time.Hour},
+			Filters: []aimv1.AIMModelSourceFilter{{Image: "aim/*"}}}}
+	h := newHarness(t, src, map[string][]string{"aim/qwen": {"0.8.5"}})
+	ctx, key := context.Background(), cache.NewObjectName("", "src")
+	_, err := h.ctl.reconcile(ctx, key)
+	must(t, err)
+	h.refresh(t)
+	must(t, h.clusterConfigs.Add(&aimv1.AIMClusterRuntimeConfig{ObjectMeta: metav1.ObjectMeta{Name: runtimeconfig.DefaultName, UID: "rc"},
+		Spec: aimv1.AIMRuntimeConfigSpec{LabelPropagation: &aimv1.AIMLabelPropagationConfig{Enabled: ptr.To(true), Match: []string{"team"}}}}))
+	h.lister.repos["aim/qwen"] = append(h.lister.repos["aim/qwen"], "0.9.0")
+	h.now = h.now.Add(time.Hour)
+	before := len(h.client.Actions())
+	_, err = h.ctl.reconcile(ctx, key)
+	must(t, err)
+	var applied []string
+	for _, a := range h.client.Actions()[before:] {
+		if p, ok := a.(clienttesting.PatchAction); ok && a.GetResource().Resource == "aimclustermodels" {
+			applied = append(applied, p.GetName())
+		}
+	}
+	oldName, newName := ModelName(img("aim/qwen", "0.8.5")), ModelName(img("aim/qwen", "0.9.0"))
+	if !cmp.Equal(applied, []string{newName}) {
+		t.Errorf("applied %v, want only the new model %s", applied, newName)
+	}
+	for name, team := range map[string]string{oldName: "", newName: "a"} {
+		m, err := h.client.AimV1alpha1().AIMClusterModels().Get(ctx, name, metav1.GetOptions{})
+		if err != nil || m.Labels["team"] != team {
+			t.Errorf("model %s: labels %v err %v, want team %q", name, m.GetLabels(), err, team)
+		}
 	}
 }
 

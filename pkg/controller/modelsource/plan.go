@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/blang/semver/v4"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
@@ -114,7 +115,10 @@ func NewModel(src *aimv1.AIMClusterModelSource, rc runtimeconfig.Resolved, img I
 			},
 			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(src, aimv1.SchemeGroupVersion.WithKind("AIMClusterModelSource"))},
 		},
-		Spec: aimv1.AIMModelSpec{Image: img.Reference(), ImagePullSecrets: src.Spec.ImagePullSecrets},
+		// resources: {} as aim-engine writes it: its spec.resources is a struct, not a pointer, which omitempty
+		// cannot omit (api/v1alpha1/aimmodel_shared.go:213, internal/aimclustermodelsource/builder.go:58).
+		Spec: aimv1.AIMModelSpec{Image: img.Reference(), ImagePullSecrets: src.Spec.ImagePullSecrets,
+			Resources: &corev1.ResourceRequirements{}},
 	}
 }
 
