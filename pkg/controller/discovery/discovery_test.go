@@ -256,6 +256,26 @@ func TestBuildJobPodLabels(t *testing.T) {
 	}
 }
 
+// TestBuildJobLabelPrecedence: aim-engine's order, first wins: the Job's own labels, the propagated ones, then the
+// controller's label naming the template (internal/controller/utils/reconciler.go:326-333), on the Job and its pods.
+func TestBuildJobLabelPrecedence(t *testing.T) {
+	s := jobSpec()
+	s.Labels = map[string]string{"aim.eai.amd.com/cluster-service-template.name": "propagated", "team": "a",
+		aimv1.LabelManagedBy: "someone-else", LabelName: "other", LabelTemplate: "other"}
+	job := BuildJob(s)
+	want := map[string]string{
+		LabelName: NameValue, LabelComponent: ComponentValue, LabelTemplate: s.TemplateName, aimv1.LabelManagedBy: aimv1.ManagedByValue,
+		"aim.eai.amd.com/cluster-service-template.name": "propagated", "team": "a",
+	}
+	if diff := cmp.Diff(want, job.Labels); diff != "" {
+		t.Errorf("job labels (-want +got):\n%s", diff)
+	}
+	delete(want, aimv1.LabelManagedBy)
+	if diff := cmp.Diff(want, job.Spec.Template.Labels); diff != "" {
+		t.Errorf("pod labels (-want +got):\n%s", diff)
+	}
+}
+
 func TestTerminationOutput(t *testing.T) {
 	pod := &corev1.Pod{Status: corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{
 		{Name: "sidecar", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Message: "nope"}}},

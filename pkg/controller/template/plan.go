@@ -19,12 +19,12 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/discovery"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gpu"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/health"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/model"
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
@@ -237,11 +237,11 @@ func placement(spec, resolved *aimv1.AIMHardwareRequirements) *aimv1.AIMHardware
 }
 
 // templateCache is the AIMTemplateCache a caching template owns: named like it, downloading its sources
-// into its namespace.
+// into its namespace. aim-engine's cache has no labels of its own (BuildTemplateCache,
+// internal/aimservicetemplate/cache.go:52), so the template's propagated labels win over the controller's
+// (internal/controller/utils/reconciler.go:326-333), which is childlabels.For's order.
 func templateCache(o Observation) *aimv1.AIMTemplateCache {
-	labels := o.RuntimeConfig.PropagatedLabels(o.Labels)
-	labels[aimv1.LabelManagedBy] = aimv1.ManagedByValue
-	labels["aim.eai.amd.com/service-template.name"] = naming.LabelValue(o.Name)
+	labels := childlabels.For(childlabels.ServiceTemplate, &metav1.ObjectMeta{Name: o.Name, Labels: o.Labels}, o.RuntimeConfig, nil)
 	return &aimv1.AIMTemplateCache{
 		TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMTemplateCache"},
 		ObjectMeta: metav1.ObjectMeta{Name: o.Name, Namespace: o.Namespace, Labels: labels,

@@ -228,6 +228,35 @@ func TestPlanCachingTemplateOwnsItsCache(t *testing.T) {
 	}
 }
 
+// TestPlanChildLabelPrecedence: as in aim-engine, a propagated label of the controller label's key wins over the
+// controller's value on the discovery Job, its pods and the template's cache (their own labels aside).
+func TestPlanChildLabelPrecedence(t *testing.T) {
+	o := observation()
+	o.Kind, o.Namespace, o.JobNamespace = "AIMServiceTemplate", "team", "team"
+	o.Labels = map[string]string{"aim.eai.amd.com/service-template.name": "propagated", "team": "a", "other": "x"}
+	o.RuntimeConfig = runtimeconfig.Resolved{Spec: aimv1.AIMRuntimeConfigSpec{
+		LabelPropagation: &aimv1.AIMLabelPropagationConfig{Enabled: ptr.To(true), Match: []string{"team"}}}}
+	job := PlanTemplate(o).Job
+	if job == nil {
+		t.Fatal("no discovery Job planned")
+	}
+	for what, l := range map[string]map[string]string{"job": job.Labels, "pod": job.Spec.Template.Labels} {
+		if l["aim.eai.amd.com/service-template.name"] != "propagated" || l["team"] != "a" || l["other"] != "" || l[discovery.LabelTemplate] != "tpl" {
+			t.Errorf("%s labels %v", what, l)
+		}
+	}
+	o.Spec.ModelSources = []aimv1.AIMModelSource{{ModelID: "org/m", SourceURI: "s3://b/m"}}
+	o.Caching = &aimv1.AIMTemplateCachingConfig{Enabled: true}
+	c := PlanTemplate(o).Cache
+	if c == nil {
+		t.Fatal("no cache planned")
+	}
+	want := map[string]string{"aim.eai.amd.com/service-template.name": "propagated", "team": "a", aimv1.LabelManagedBy: aimv1.ManagedByValue}
+	if diff := cmp.Diff(want, c.Labels); diff != "" {
+		t.Errorf("cache labels (-want +got):\n%s", diff)
+	}
+}
+
 // TestPlanReportsDiscoveryPods: a running discovery Job whose pod cannot pull its image shows it in
 // DiscoveryPodsReady at once (aim-engine's component), instead of JobRunning until the Job times out.
 func TestPlanReportsDiscoveryPods(t *testing.T) {
