@@ -102,6 +102,7 @@ func PlanArtifact(o Observation) Plan {
 	if len(a.OwnerReferences) > 0 {
 		st.Mode = aimv1.AIMTemplateCacheModeDedicated
 	}
+	observeVolume(o, st)
 
 	p.Components = append(p.Components, runtimeconfig.Component(o.RuntimeConfig, o.RuntimeConfigErr))
 	if o.RuntimeConfigErr != nil {
@@ -187,26 +188,42 @@ func planSize(o Observation, p *Plan) (int64, bool) {
 	return n, true
 }
 
-// planVolume creates the volume once and reports its phase. An existing volume keeps its size and class: both
-// are fixed at creation, so the status reports what the volume has. It returns whether the volume exists; a
-// pending one is fine, volumes of WaitForFirstConsumer classes bind when the download pod starts.
-func planVolume(o Observation, p *Plan, size int64) bool {
-	a, st := o.Artifact, &p.Status
-	headroom := o.RuntimeConfig.PVCHeadroomPercent()
-	st.PersistentVolumeClaim = o.Volume()
-	if pvc := o.PVC; pvc != nil {
+// observeVolume records an existing volume in the status as aim-engine's DecorateStatus does, whatever else the
+// reconcile finds (reconcile.go:436-451): its name and, while allocatedSize is zero, the size it requests and the
+// headroom. allocatedSize is "0" while no volume is known, as aim-engine writes it: its field is a
+// resource.Quantity, whose zero value omitempty does not omit (aimartifact_types.go:206).
+func observeVolume(o Observation, st *aimv1.AIMArtifactStatus) {
+	if st.AllocatedSize == nil {
+		st.AllocatedSize = &resource.Quantity{}
+	}
+	pvc := o.PVC
+	if pvc == nil {
+		return
+	}
+	st.PersistentVolumeClaim = pvc.Name
+	if st.AllocatedSize.IsZero() {
 		if q, ok := pvc.Spec.Resources.Requests[corev1.ResourceStorage]; ok {
 			st.AllocatedSize = &q
 		}
-		if st.HeadroomPercent == nil {
-			st.HeadroomPercent = ptr.To(headroom)
-		}
+		st.HeadroomPercent = ptr.To(o.RuntimeConfig.PVCHeadroomPercent())
+	}
+}
+
+// planVolume creates the volume once and reports its phase. An existing volume keeps its size and class: both
+// are fixed at creation, so the status reports what the volume has (observeVolume). It returns whether the
+// volume exists; a pending one is fine, volumes of WaitForFirstConsumer classes bind when the download pod
+// starts.
+func planVolume(o Observation, p *Plan, size int64) bool {
+	a, st := o.Artifact, &p.Status
+	headroom := o.RuntimeConfig.PVCHeadroomPercent()
+	if pvc := o.PVC; pvc != nil {
 		switch pvc.Status.Phase {
 		case corev1.ClaimBound:
 			p.report(ComponentVolume, state.DependencyDownstream, aimv1.AIMStatusReady, state.ReasonReady, "")
 		case corev1.ClaimLost:
+			// aim-engine's words (health_fetchers.go:664): the volume's name is in status.persistentVolumeClaim.
 			p.report(ComponentVolume, state.DependencyDownstream, "", "", "",
-				state.NewError(state.Infrastructure, ReasonPVCLost, "PVC %s lost its underlying volume", pvc.Name))
+				state.NewError(state.Infrastructure, ReasonPVCLost, "PVC lost its underlying volume"))
 		default:
 			p.report(ComponentVolume, state.DependencyDownstream, aimv1.AIMStatusProgressing, ReasonPVCPending, "PVC is pending")
 		}
@@ -219,7 +236,9 @@ func planVolume(o Observation, p *Plan, size int64) bool {
 	}
 	q := *resource.NewQuantity(allocated, resource.BinarySI)
 	p.PVC = BuildPVC(a, o.RuntimeConfig, q)
-	st.AllocatedSize, st.HeadroomPercent = &q, ptr.To(headroom)
+	// The status written after this apply reports the volume it made; aim-engine reports it one reconcile
+	// later, when it reads the volume back. A volume that cannot be made is not named.
+	st.PersistentVolumeClaim, st.AllocatedSize, st.HeadroomPercent = p.PVC.Name, &q, ptr.To(headroom)
 	p.report(ComponentVolume, state.DependencyDownstream, aimv1.AIMStatusProgressing, health.ReasonResourceNotReady,
 		"creating "+p.PVC.Name+" of "+q.String())
 	return false

@@ -1,6 +1,7 @@
 package artifact
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -363,6 +364,14 @@ func TestPlanArtifact(t *testing.T) {
 				sized(o.Artifact, "15Gi")
 				o.PVC.Status.Phase = corev1.ClaimLost
 				return o
+			},
+			check: func(t *testing.T, p Plan) {
+				// aim-engine's words (health_fetchers.go:664).
+				for _, c := range p.Components {
+					if c.Name == ComponentVolume && (len(c.Errors) != 1 || c.Errors[0].Error() != "PVC lost its underlying volume") {
+						t.Errorf("CachePvc errors %v", c.Errors)
+					}
+				}
 			}},
 		{name: "download waits for the binding", status: aimv1.AIMStatusProgressing, component: ComponentDownloadJob, reason: ReasonWaitingForAccount,
 			wantSA: true,
@@ -622,5 +631,47 @@ func TestDownloaderImageRewritten(t *testing.T) {
 	if BuildCheckSizeJob(a, config(nil), cfg).Name != BuildCheckSizeJob(a, config(nil), nil).Name ||
 		BuildDownloadJob(a, config(nil), cfg, 1, "vol").Name != BuildDownloadJob(a, config(nil), nil, 1, "vol").Name {
 		t.Error("rewriting the image renames the Jobs")
+	}
+}
+
+// TestVolumeStatusLikeAimEngine: status.allocatedSize is "0" in every status written while no volume is known,
+// as aim-engine's zero resource.Quantity marshals; an existing volume's name, size and headroom show whatever
+// else the reconcile finds, and the size is recorded once (aim-engine's reconcile.go:437).
+func TestVolumeStatusLikeAimEngine(t *testing.T) {
+	noConfig := ready()
+	noConfig.RuntimeConfigErr = &runtimeconfig.NotFoundError{Name: "x", Namespace: "team"}
+	volumeNoConfig := downloading()
+	volumeNoConfig.RuntimeConfigErr = noConfig.RuntimeConfigErr
+	tooLarge := ready()
+	sized(tooLarge.Artifact, "1Ei")
+	expanded := downloading()
+	expanded.Artifact.Status.AllocatedSize = ptr.To(resource.MustParse("17Gi"))
+	expanded.PVC.Spec.Resources.Requests[corev1.ResourceStorage] = resource.MustParse("40Gi")
+	for _, tc := range []struct {
+		name      string
+		obs       Observation
+		json, pvc string
+		headroom  *int32
+	}{
+		{name: "unknown size", obs: ready(), json: `"0"`},
+		{name: "missing runtime config", obs: noConfig, json: `"0"`},
+		{name: "no volume can hold it", obs: tooLarge, json: `"0"`},
+		{name: "volume exists", obs: downloading(), json: `"17Gi"`, pvc: PVCName(testArtifact()), headroom: ptr.To[int32](10)},
+		{name: "volume exists, runtime config missing", obs: volumeNoConfig, json: `"17Gi"`, pvc: PVCName(testArtifact()), headroom: ptr.To[int32](10)},
+		{name: "recorded once", obs: expanded, json: `"17Gi"`, pvc: PVCName(testArtifact())},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := PlanArtifact(tc.obs)
+			data, err := json.Marshal(p.Status)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(data), `"allocatedSize":`+tc.json) {
+				t.Errorf("status %s, want allocatedSize %s", data, tc.json)
+			}
+			if p.Status.PersistentVolumeClaim != tc.pvc || !cmp.Equal(p.Status.HeadroomPercent, tc.headroom) || p.PVC != nil {
+				t.Errorf("persistentVolumeClaim %q headroom %v volume %v", p.Status.PersistentVolumeClaim, p.Status.HeadroomPercent, p.PVC)
+			}
+		})
 	}
 }

@@ -20,12 +20,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/env"
-	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
@@ -196,6 +196,7 @@ func planArtifacts(o Observation, p *Plan, sources []aimv1.AIMModelSource) {
 		as := artifactState{name: entry.Name, status: entry.Status, missing: cur == nil}
 		if cur != nil {
 			as.ready = meta.FindStatusCondition(cur.Status.Conditions, state.ConditionReady)
+			as.missing = unreported(cur, as.ready)
 		}
 		states = append(states, as)
 	}
@@ -213,8 +214,8 @@ func planArtifacts(o Observation, p *Plan, sources []aimv1.AIMModelSource) {
 // artifactEntry is the status entry of a source: the artifact serving it, or the desired one, Pending, until
 // it exists (then it is reported, not listed).
 func artifactEntry(src aimv1.AIMModelSource, desired, cur *aimv1.AIMArtifact) aimv1.AIMTemplateCacheArtifactStatus {
-	entry := aimv1.AIMTemplateCacheArtifactStatus{Name: desired.Name, Model: src.ModelID,
-		Status: aimv1.AIMStatusPending, MountPoint: kserve.CacheMountPath(src.ModelID)}
+	// No mountPoint: aim-engine leaves it empty (reconcile.go:465), and services derive it from the model.
+	entry := aimv1.AIMTemplateCacheArtifactStatus{Name: desired.Name, Model: src.ModelID, Status: aimv1.AIMStatusPending}
 	if cur != nil {
 		entry.Name, entry.UID, entry.PersistentVolumeClaim = cur.Name, cur.UID, cur.Status.PersistentVolumeClaim
 		entry.Status = aimv1.AIMStatus(cmp.Or(string(cur.Status.Status), string(aimv1.AIMStatusPending)))
@@ -255,7 +256,11 @@ func DesiredArtifact(c *aimv1.AIMTemplateCache, src aimv1.AIMModelSource, index 
 			RuntimeConfigName: c.Spec.RuntimeConfigName,
 		},
 	}
-	if src.WeightsSize != nil && !src.WeightsSize.IsZero() {
+	// Always set, "0" when the source's size is unknown, as aim-engine writes it (reconcile.go:352): its
+	// spec.size is a resource.Quantity without omitempty (aimartifact_types.go:92). A zero size still has the
+	// artifact measure the model.
+	a.Spec.WeightsSize = &resource.Quantity{}
+	if src.WeightsSize != nil {
 		q := src.WeightsSize.DeepCopy()
 		a.Spec.WeightsSize = &q
 	}
@@ -326,9 +331,18 @@ func upToDate(cur, desired *aimv1.AIMArtifact) bool {
 	return apiequality.Semantic.DeepEqual(cur.Spec, desired.Spec)
 }
 
+// unreported says the artifact controller has not written an artifact's status yet. aim-engine waits for such
+// an artifact as for a missing one (CreatingCaches): it skips those with an empty status (reconcile.go:272).
+// Here a new artifact's status is already Pending, the schema's default, so the Ready condition that every
+// status write of the controller carries tells the two apart.
+func unreported(a *aimv1.AIMArtifact, ready *metav1.Condition) bool {
+	return a.Status.Status == "" || ready == nil
+}
+
 type artifactState struct {
-	name    string
-	status  aimv1.AIMStatus
+	name   string
+	status aimv1.AIMStatus
+	// missing: the artifact is still to be made, or its controller has not reported on it yet.
 	missing bool
 	// ready is the artifact's Ready condition.
 	ready *metav1.Condition
@@ -361,9 +375,11 @@ func artifactsComponent(states []artifactState, errs []error) state.Component {
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusReady, ReasonAllCachesReady, "All caches are ready"
 		return comp
 	}
+	// The worst artifact's Ready reason and message, whatever the condition's status (Unknown while no controller
+	// runs), as aim-engine copies them (reconcile.go:443); its words when there is none (reconcile.go:453).
 	comp.State, comp.Reason = cmp.Or(worst.status, aimv1.AIMStatusPending), ReasonCachesNotReady
-	comp.Message = "One or more caches are not ready: " + worst.name + " is " + string(comp.State)
-	if r := worst.ready; r != nil && r.Status == metav1.ConditionFalse {
+	comp.Message = "One or more caches are not ready"
+	if r := worst.ready; r != nil {
 		comp.Reason, comp.Message = r.Reason, "One or more caches are not ready: "+r.Message
 	}
 	return comp

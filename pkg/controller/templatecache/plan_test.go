@@ -1,6 +1,7 @@
 package templatecache
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -81,10 +82,25 @@ func TestDesiredArtifactShared(t *testing.T) {
 			t.Errorf("a different storage class or env shares artifact %q", a.Name)
 		}
 	}
-	noSize := src
-	noSize.WeightsSize = ptr.To(resource.MustParse("0"))
-	if DesiredArtifact(c, noSize, 0, runtimeconfig.Resolved{}).Spec.WeightsSize != nil {
-		t.Error("a zero source size must leave the size to check-size")
+}
+
+// TestDesiredArtifactSize: spec.size is "0" when the source's size is unknown or zero, as aim-engine writes it
+// (a resource.Quantity without omitempty); the artifact then measures the model.
+func TestDesiredArtifactSize(t *testing.T) {
+	c := testCache("a", aimv1.AIMTemplateCacheModeShared)
+	for _, tc := range []struct {
+		size *resource.Quantity
+		want string
+	}{{ptr.To(resource.MustParse("10Gi")), `"size":"10Gi"`}, {ptr.To(resource.MustParse("0")), `"size":"0"`}, {nil, `"size":"0"`}} {
+		s := src
+		s.WeightsSize = tc.size
+		data, err := json.Marshal(DesiredArtifact(c, s, 0, runtimeconfig.Resolved{}).Spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), tc.want) {
+			t.Errorf("source size %v: spec %s, want %s", tc.size, data, tc.want)
+		}
 	}
 }
 
@@ -138,11 +154,11 @@ func TestArtifactNamesAreAimEngines(t *testing.T) {
 func TestInUse(t *testing.T) {
 	dedicated := testCache("c", aimv1.AIMTemplateCacheModeDedicated)
 	current := DesiredArtifact(dedicated, src, 0, runtimeconfig.Resolved{})
-	current.Status.Status = aimv1.AIMStatusReady
+	current.Status = reported(aimv1.AIMStatusReady, "")
 	if p := PlanCache(observe(dedicated, readyTemplate(src), current)); len(p.InUse) != 1 || p.InUse[0] != current.Name {
 		t.Errorf("ready cache: in use %v", p.InUse)
 	}
-	current.Status.Status = aimv1.AIMStatusProgressing
+	current.Status = reported(aimv1.AIMStatusProgressing, "")
 	if p := PlanCache(observe(dedicated, readyTemplate(src), current)); p.InUse != nil {
 		t.Errorf("downloading cache: in use %v, want nil", p.InUse)
 	}
@@ -151,11 +167,20 @@ func TestInUse(t *testing.T) {
 	}
 }
 
+// reported is an artifact status as the artifact controller writes it: with its Ready condition.
+func reported(st aimv1.AIMStatus, pvc string) aimv1.AIMArtifactStatus {
+	ready := metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: "DownloadJobNotReady", Message: "artifact is " + string(st)}
+	if st == aimv1.AIMStatusReady {
+		ready = metav1.Condition{Type: "Ready", Status: metav1.ConditionTrue, Reason: "AllComponentsReady", Message: "All components are ready"}
+	}
+	return aimv1.AIMArtifactStatus{Status: st, PersistentVolumeClaim: pvc, Conditions: []metav1.Condition{ready}}
+}
+
 func artifact(name string, status aimv1.AIMStatus, owners ...metav1.OwnerReference) *aimv1.AIMArtifact {
 	return &aimv1.AIMArtifact{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team", UID: types.UID("uid-a-" + name), OwnerReferences: owners},
 		Spec:       aimv1.AIMArtifactSpec{SourceURI: src.SourceURI, StorageClassName: "fast"},
-		Status:     aimv1.AIMArtifactStatus{Status: status, PersistentVolumeClaim: name + "-cache"},
+		Status:     reported(status, name+"-cache"),
 	}
 }
 
@@ -166,7 +191,7 @@ func TestPlanCache(t *testing.T) {
 	owned := metav1.OwnerReference{Kind: "AIMTemplateCache", Name: "c", UID: dedicated.UID, Controller: ptr.To(true)}
 	upToDate := func() *aimv1.AIMArtifact {
 		a := DesiredArtifact(dedicated, src, 0, runtimeconfig.Resolved{})
-		a.UID, a.Status = "uid-d", aimv1.AIMArtifactStatus{Status: aimv1.AIMStatusReady, PersistentVolumeClaim: "pvc-d"}
+		a.UID, a.Status = "uid-d", reported(aimv1.AIMStatusReady, "pvc-d")
 		return a
 	}
 	second := aimv1.AIMModelSource{ModelID: "org/n", SourceURI: "s3://b/n"}
@@ -218,7 +243,21 @@ func TestPlanCache(t *testing.T) {
 			unlisted: sharedName, kind: KindNamespaced, comp: ComponentArtifacts, reason: "CreatingCaches"},
 		{name: "shared: a failed artifact fails the cache", status: aimv1.AIMStatusFailed,
 			obs:      observe(shared, readyTemplate(src), artifact(sharedName, aimv1.AIMStatusFailed)),
-			artifact: sharedName, pvc: sharedName + "-cache", entryStatus: aimv1.AIMStatusFailed, kind: KindNamespaced, comp: ComponentArtifacts, reason: "CachesNotReady"},
+			artifact: sharedName, pvc: sharedName + "-cache", entryStatus: aimv1.AIMStatusFailed, kind: KindNamespaced, comp: ComponentArtifacts, reason: "DownloadJobNotReady"},
+		{name: "shared: an artifact its controller has not reported on is still being created", status: aimv1.AIMStatusProgressing,
+			obs: func() Observation {
+				a := artifact(sharedName, aimv1.AIMStatusPending)
+				a.Status = aimv1.AIMArtifactStatus{Status: aimv1.AIMStatusPending}
+				return observe(shared, readyTemplate(src), a)
+			}(),
+			artifact: sharedName, entryStatus: aimv1.AIMStatusPending, kind: KindNamespaced, comp: ComponentArtifacts, reason: "CreatingCaches"},
+		{name: "shared: without an artifact controller, the artifact's Ready reason", status: aimv1.AIMStatusPending,
+			obs: func() Observation {
+				a := artifact(sharedName, aimv1.AIMStatusPending)
+				a.Status.Conditions = []metav1.Condition{{Type: "Ready", Status: metav1.ConditionUnknown, Reason: "ControllerNotRunning", Message: "no controller"}}
+				return observe(shared, readyTemplate(src), a)
+			}(),
+			artifact: sharedName, pvc: sharedName + "-cache", entryStatus: aimv1.AIMStatusPending, kind: KindNamespaced, comp: ComponentArtifacts, reason: "ControllerNotRunning"},
 		{name: "dedicated: applies its own artifact", obs: observe(dedicated, readyTemplate(src)), status: aimv1.AIMStatusProgressing,
 			apply: 1, unlisted: dedicatedName, kind: KindNamespaced, comp: ComponentArtifacts, reason: "CreatingCaches"},
 		{name: "dedicated: an up-to-date artifact costs no request", obs: observe(dedicated, readyTemplate(src), upToDate()), status: aimv1.AIMStatusReady,
@@ -294,7 +333,8 @@ func TestPlanCache(t *testing.T) {
 			if !ok {
 				t.Fatalf("no status entry %q in %v", tc.artifact, p.Status.Artifacts)
 			}
-			if e.Name != tc.artifact || e.Model != "org/m" || e.MountPoint != "/workspace/cache/org/m" || e.Status != tc.entryStatus ||
+			// No mountPoint, as aim-engine lists its artifacts.
+			if e.Name != tc.artifact || e.Model != "org/m" || e.MountPoint != "" || e.Status != tc.entryStatus ||
 				e.PersistentVolumeClaim != tc.pvc {
 				t.Errorf("entry %+v", e)
 			}
@@ -348,6 +388,11 @@ func TestArtifactsComponentPropagatesTheWorstReason(t *testing.T) {
 		{name: "c", status: aimv1.AIMStatusProgressing},
 	}, nil)
 	if c.State != aimv1.AIMStatusFailed || c.Reason != "DownloadFailed" || c.Message != "One or more caches are not ready: 401 from huggingface.co" {
+		t.Errorf("component %+v", c)
+	}
+	// Without a Ready condition to lend, aim-engine's own words (reconcile.go:453).
+	c = artifactsComponent([]artifactState{{name: "a", status: aimv1.AIMStatusDegraded}}, nil)
+	if c.State != aimv1.AIMStatusDegraded || c.Reason != ReasonCachesNotReady || c.Message != "One or more caches are not ready" {
 		t.Errorf("component %+v", c)
 	}
 }
