@@ -117,7 +117,7 @@ func Accepted(status gatewayv1.HTTPRouteStatus) Acceptance {
 	var a Acceptance
 	for _, p := range status.Parents {
 		said := func(c metav1.Condition) Acceptance {
-			return Acceptance{Known: true, Reason: c.Reason, Message: fmt.Sprintf("gateway %s: %s", p.ParentRef.Name, redact.Excerpt(c.Message, redact.DefaultLimit))}
+			return Acceptance{Known: true, Reason: c.Reason, Message: redact.Excerpt(c.Message, redact.DefaultLimit)}
 		}
 		for _, c := range p.Conditions {
 			accepted := c.Type == string(gatewayv1.RouteConditionAccepted)

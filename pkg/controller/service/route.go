@@ -75,21 +75,22 @@ func PlanRoute(svc *aimv1.AIMService, rc runtimeconfig.Resolved) RoutePlan {
 		Labels: childlabels.For(childlabels.Service, svc, rc, map[string]string{labelComponent: "routing", aimv1.LabelService: naming.LabelValue(svc.Name)}),
 		Parent: *gw, Path: path, Backend: WorkloadName(svc) + "-predictor", Timeout: timeout,
 	}
-	comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonHTTPRouteCreating, "creating HTTPRoute "+name
+	comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonHTTPRouteCreating, "HTTPRoute is being created"
 	return RoutePlan{Route: in, Path: path, Component: &comp}
 }
 
-// RouteComponent reports an existing route by what its gateways say.
+// RouteComponent reports an existing route by what its gateways say, in aim-engine's words
+// (GetHTTPRouteHealth, health_fetchers.go:699; HTTPRouteCreating, reconcile.go:518).
 func RouteComponent(comp state.Component, a gateway.Acceptance) state.Component {
 	switch {
 	case a.Accepted:
-		comp.State, comp.Reason, comp.Message = "", ReasonHTTPRouteAccepted, ""
+		comp.State, comp.Reason, comp.Message = "", ReasonHTTPRouteAccepted, "HTTPRoute is accepted by gateway"
 	case a.Unresolved:
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, cmp.Or(a.Reason, ReasonHTTPRoutePending), a.Message
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, cmp.Or(a.Reason, ReasonHTTPRoutePending), "HTTPRoute backend not resolved: "+a.Message
 	case a.Known:
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, cmp.Or(a.Reason, ReasonHTTPRouteRejected), a.Message
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, cmp.Or(a.Reason, ReasonHTTPRouteRejected), "HTTPRoute rejected: "+a.Message
 	default:
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonHTTPRoutePending, "waiting for the gateway to accept the route"
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonHTTPRoutePending, "HTTPRoute is waiting for gateway acceptance"
 	}
 	return comp
 }

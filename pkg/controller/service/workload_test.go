@@ -309,19 +309,26 @@ func TestRouteComponent(t *testing.T) {
 	base := *PlanRoute(service(func(s *aimv1.AIMService) {
 		s.Spec.Routing = &aimv1.AIMRuntimeRoutingConfig{Enabled: ptr.To(true), GatewayRef: &aimv1.AIMGatewayParentReference{Name: "gw"}}
 	}), runtimeconfig.Resolved{}).Component
+	if base.Message != "HTTPRoute is being created" {
+		t.Errorf("creating: message %q", base.Message)
+	}
+	// Messages in aim-engine's words (health_fetchers.go:699).
 	for _, tc := range []struct {
-		a      gateway.Acceptance
-		state  aimv1.AIMStatus
-		reason string
+		a               gateway.Acceptance
+		state           aimv1.AIMStatus
+		reason, message string
 	}{
-		{gateway.Acceptance{}, aimv1.AIMStatusProgressing, "HTTPRoutePending"},
-		{gateway.Acceptance{Known: true, Accepted: true}, aimv1.AIMStatusReady, "HTTPRouteAccepted"},
-		{gateway.Acceptance{Known: true, Reason: "NotAllowedByListeners"}, aimv1.AIMStatusFailed, "NotAllowedByListeners"},
+		{gateway.Acceptance{}, aimv1.AIMStatusProgressing, "HTTPRoutePending", "HTTPRoute is waiting for gateway acceptance"},
+		{gateway.Acceptance{Known: true, Accepted: true}, aimv1.AIMStatusReady, "HTTPRouteAccepted", "HTTPRoute is accepted by gateway"},
+		{gateway.Acceptance{Known: true, Reason: "NotAllowedByListeners", Message: "no listener"}, aimv1.AIMStatusFailed, "NotAllowedByListeners",
+			"HTTPRoute rejected: no listener"},
 		// The predictor Service does not exist yet while the service starts: waited for, not Failed.
-		{gateway.Acceptance{Known: true, Unresolved: true, Reason: "BackendNotFound"}, aimv1.AIMStatusProgressing, "BackendNotFound"},
+		{gateway.Acceptance{Known: true, Unresolved: true, Reason: "BackendNotFound", Message: "no svc"}, aimv1.AIMStatusProgressing, "BackendNotFound",
+			"HTTPRoute backend not resolved: no svc"},
 	} {
-		if st, reason := outcome(RouteComponent(base, tc.a)); st != tc.state || reason != tc.reason {
-			t.Errorf("%+v: %s %s, want %s %s", tc.a, st, reason, tc.state, tc.reason)
+		c := RouteComponent(base, tc.a)
+		if st, reason := outcome(c); st != tc.state || reason != tc.reason || c.Message != tc.message {
+			t.Errorf("%+v: %s %s %q, want %s %s %q", tc.a, st, reason, c.Message, tc.state, tc.reason, tc.message)
 		}
 	}
 }
