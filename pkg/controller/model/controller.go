@@ -262,9 +262,15 @@ func (ctl *Controller) metadata(ctx context.Context, generation int64, spec aimv
 	case spec.ImageMetadata != nil:
 		return spec.ImageMetadata.DeepCopy(), found(spec.ImageMetadata)
 	case spec.Discovery != nil && spec.Discovery.ExtractMetadata != nil && !*spec.Discovery.ExtractMetadata:
+		// The labels read before extraction was turned off stay, and templates are planned from them, as in
+		// aim-engine, which skips the fetch (internal/aimmodel/reconcile.go:315), writes status.imageMetadata
+		// only from a fetch (reconcile.go:516) and plans from the status (reconcile.go:461).
 		comp.Reason, comp.Message = ReasonExtractionDisabled, "spec.discovery.extractMetadata is false"
-		return nil, comp
-	case current.ImageMetadata != nil && current.ObservedGeneration == generation:
+		if current.ImageMetadata != nil {
+			comp.Message += "; the labels read before are kept"
+		}
+		return current.ImageMetadata, comp
+	case current.ImageMetadata != nil && current.ObservedGeneration == generation && !readFailed(current):
 		comp = found(current.ImageMetadata)
 		// The message of the read says which mirror answered; it stays while the labels read then are used.
 		if c := apimeta.FindStatusCondition(current.Conditions, ComponentImageMetadata+state.ComponentSuffix); c != nil && c.Reason == comp.Reason && strings.HasPrefix(c.Message, comp.Message) {
@@ -294,6 +300,14 @@ func (ctl *Controller) metadata(ctx context.Context, generation int64, spec aimv
 		comp.Message = strings.TrimPrefix(comp.Message+"; labels read from the mirror "+from, "; ")
 	}
 	return md, comp
+}
+
+// readFailed reports that the last read of the labels failed: the labels in the status are then of an earlier
+// spec (another image, perhaps) and are read again until a read succeeds, rather than taken as this spec's on
+// the reconcile after the failure.
+func readFailed(current aimv1.AIMModelStatus) bool {
+	c := apimeta.FindStatusCondition(current.Conditions, ComponentImageMetadata+state.ComponentSuffix)
+	return c != nil && c.Status == metav1.ConditionFalse
 }
 
 // templateMeta is the metadata of a model's template: its labels (childlabels.For) and the model as its

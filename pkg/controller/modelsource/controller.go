@@ -73,8 +73,9 @@ func Register(m *manager.Manager, registries *mirrors.Source) error {
 	return m.Add(c, manager.Dependency{Informer: v.AIMClusterModels().Informer(), Handler: owners.Handler()})
 }
 
-// reconcile lists the registry when a sync is due and otherwise only refreshes the count of owned models:
-// every event of an owned model lands here, and listing a registry for each would be a hot loop.
+// reconcile lists the registry when a sync is due or an owned model was deleted (ModelsMissing), and otherwise
+// only refreshes the count of owned models: every event of an owned model lands here, and listing a registry
+// for each would be a hot loop.
 func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
 	name := key.Name
 	src, ok, err := reconcile.Lookup(func() (*aimv1.AIMClusterModelSource, error) { return ctl.sources.Get(name) })
@@ -89,8 +90,12 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 	current := src.Status
 	status := *current.DeepCopy()
 	write := reconcile.StatusWriter(ctx, src, ctl.c.AIM.AimV1alpha1().AIMClusterModelSources().UpdateStatus, FieldManager)
-	status.DiscoveredModels = int32(countOwned(existing))
+	owned := countOwned(existing)
+	status.DiscoveredModels = int32(owned)
 	due, wait := SyncDue(src, now)
+	if !due && ModelsMissing(src, owned) {
+		due = true
+	}
 	if !due {
 		// Not due: only the count of owned models may have changed.
 		return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: src, What: "model source " + name, Status: status, Stored: src.Status,
@@ -220,6 +225,16 @@ func countOwned(existing map[string]bool) int {
 		}
 	}
 	return n
+}
+
+// ModelsMissing reports whether src owns fewer models than its last sync left it with, that is whether one was
+// deleted since: the reconcile the deletion's event queues then lists the registry and re-creates the model, as
+// aim-engine, which watches the models it owns (internal/controller/aimclustermodelsource_controller.go:127) and
+// creates every selected image that has no model on each reconcile (internal/aimclustermodelsource/reconcile.go:206),
+// does at once. Comparing counts keeps the steady state free of registry listings. A source being deleted is left
+// alone: the garbage collector removing its models is no reason to make them again.
+func ModelsMissing(src *aimv1.AIMClusterModelSource, owned int) bool {
+	return src.DeletionTimestamp == nil && src.Status.LastSyncTime != nil && owned < int(src.Status.DiscoveredModels)
 }
 
 // SyncDue reports whether the registry must be listed now, else how long until it must. A sync is due for a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -262,6 +263,99 @@ func TestFiltersOutcome(t *testing.T) {
 		reason, msg, st := FiltersOutcome(tc.filters, tc.images, tc.errs)
 		if reason != tc.reason || !strings.Contains(msg, tc.contains) || st != tc.state {
 			t.Errorf("%s: %s %q %q, want %s containing %q, state %q", tc.name, reason, msg, st, tc.reason, tc.contains, tc.state)
+		}
+	}
+}
+
+// TestDeletedModelIsRecreated: as aim-engine, which watches the models it owns and creates every selected image
+// without a model on each reconcile (internal/aimclustermodelsource/reconcile.go:206), a model deleted by a user
+// comes back on the reconcile its deletion queues, not at the next syncInterval; maxModels still applies, an image
+// no longer selected is not made again, and once the count is right the steady state neither lists nor writes.
+func TestDeletedModelIsRecreated(t *testing.T) {
+	src := &aimv1.AIMClusterModelSource{ObjectMeta: metav1.ObjectMeta{Name: "src", UID: "uid-src", Generation: 1},
+		Spec: aimv1.AIMClusterModelSourceSpec{Registry: "r.example", MaxModels: ptr.To[int32](2),
+			SyncInterval: &aimv1.Duration{Duration: time.Hour}, Filters: []aimv1.AIMModelSourceFilter{{Image: "aim/*"}}}}
+	h := newHarness(t, src, map[string][]string{"aim/qwen": {"0.8.5", "0.9.0"}, "aim/llama": {"1.0.0"}})
+	ctx, key := context.Background(), cache.NewObjectName("", "src")
+	_, err := h.ctl.reconcile(ctx, key)
+	must(t, err)
+	h.refresh(t)
+	del := func(name string) {
+		t.Helper()
+		must(t, h.client.AimV1alpha1().AIMClusterModels().Delete(ctx, name, metav1.DeleteOptions{}))
+		must(t, h.models.Delete(&aimv1.AIMClusterModel{ObjectMeta: metav1.ObjectMeta{Name: name}}))
+	}
+	models := func() []string {
+		t.Helper()
+		ms, err := h.client.AimV1alpha1().AIMClusterModels().List(ctx, metav1.ListOptions{})
+		must(t, err)
+		var out []string
+		for _, m := range ms.Items {
+			out = append(out, m.Name)
+		}
+		return out
+	}
+	newest, llama := ModelName(img("aim/qwen", "0.9.0")), ModelName(img("aim/llama", "1.0.0"))
+	steady := func(step string) {
+		t.Helper()
+		h.lister.calls = nil
+		before := len(h.client.Actions())
+		h.now = h.now.Add(time.Minute)
+		_, err := h.ctl.reconcile(ctx, key)
+		if err != nil || len(h.lister.calls) > 0 || len(h.client.Actions()) != before {
+			t.Errorf("%s, steady state: err %v registry calls %v API actions %v", step, err, h.lister.calls, h.client.Actions()[before:])
+		}
+	}
+
+	// The limit keeps the same two models: the deleted one comes back, not the third image.
+	del(newest)
+	h.now = h.now.Add(10 * time.Minute)
+	_, err = h.ctl.reconcile(ctx, key)
+	must(t, err)
+	s := h.refresh(t)
+	if got := models(); !cmp.Equal(got, []string{llama, newest}, cmpSort) || s.Status.DiscoveredModels != 2 || !s.Status.ModelsLimitReached {
+		t.Errorf("after deleting %s: models %v, status %+v", newest, got, s.Status)
+	}
+	steady("re-created")
+
+	// An image no longer selected: one listing, nothing made, the count follows.
+	h.lister.repos = map[string][]string{"aim/qwen": {"0.9.0"}}
+	del(llama)
+	_, err = h.ctl.reconcile(ctx, key)
+	must(t, err)
+	s = h.refresh(t)
+	if got := models(); !cmp.Equal(got, []string{newest}) || s.Status.DiscoveredModels != 1 || len(h.lister.calls) == 0 {
+		t.Errorf("image gone: models %v, discovered %d, registry calls %v", got, s.Status.DiscoveredModels, h.lister.calls)
+	}
+	steady("image gone")
+}
+
+var cmpSort = cmp.Transformer("sort", func(in []string) []string {
+	out := append([]string(nil), in...)
+	slices.Sort(out)
+	return out
+})
+
+func TestModelsMissing(t *testing.T) {
+	synced := &aimv1.AIMClusterModelSource{Status: aimv1.AIMClusterModelSourceStatus{DiscoveredModels: 2, LastSyncTime: ptr.To(metav1.Now())}}
+	deleting := synced.DeepCopy()
+	deleting.DeletionTimestamp = ptr.To(metav1.Now())
+	never := synced.DeepCopy()
+	never.Status.LastSyncTime = nil
+	for _, tc := range []struct {
+		name  string
+		src   *aimv1.AIMClusterModelSource
+		owned int
+		want  bool
+	}{
+		{"all there", synced, 2, false},
+		{"more than made (adopted)", synced, 3, false},
+		{"one deleted", synced, 1, true},
+		{"source being deleted: the garbage collector's deletions", deleting, 0, false},
+		{"never synced (SyncDue lists anyway)", never, 0, false},
+	} {
+		if got := ModelsMissing(tc.src, tc.owned); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }
