@@ -130,6 +130,11 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 			fail(ComponentVolume, err)
 		}
 	}
+	if plan.StaleJob != nil {
+		if err := ctl.deleteStaleJob(ctx, plan.StaleJob); err != nil {
+			fail(ComponentDownloadJob, err)
+		}
+	}
 	if plan.Job != nil {
 		if _, err := reconcile.Apply(ctx, plan.Job, ctl.c.Kube.BatchV1().Jobs(namespace).Apply, FieldManager); err != nil {
 			component := ComponentDownloadJob
@@ -152,7 +157,7 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 
 // observe gathers an artifact's inputs from the informer caches; only children the artifact owns count.
 func (ctl *Controller) observe(ctx context.Context, a *aimv1.AIMArtifact) Observation {
-	o := Observation{Artifact: a, Mirrors: ctl.registries.Config()}
+	o := Observation{Artifact: a, Mirrors: ctl.registries.Config(), Now: time.Now()}
 	o.RuntimeConfig, o.RuntimeConfigErr = ctl.configs.Lookup(a.Spec.RuntimeConfigName, a.Namespace)
 	if _, err := ctl.accounts.ServiceAccounts(a.Namespace).Get(DownloaderName); err == nil {
 		o.ServiceAccountReady = true
@@ -189,6 +194,22 @@ func (ctl *Controller) observe(ctx context.Context, a *aimv1.AIMArtifact) Observ
 		}
 	}
 	return o
+}
+
+// deleteStaleJob deletes a download Job that wrote an earlier volume, so that the Job of the same name for the
+// current one can be created. Foreground: the Job is gone only once its pods are, so that the new Job of its name
+// is never shown the old one's pods (pods are found by the job-name label). The UID precondition spares a Job
+// created under the name meanwhile.
+func (ctl *Controller) deleteStaleJob(ctx context.Context, j *batchv1.Job) error {
+	jobs := ctl.c.Kube.BatchV1().Jobs(j.Namespace)
+	_, err := reconcile.DeleteSeen(ctx, j, func(ctx context.Context, name string, opts metav1.DeleteOptions) error {
+		opts.PropagationPolicy = ptr.To(metav1.DeletePropagationForeground)
+		return jobs.Delete(ctx, name, opts)
+	})
+	if err != nil {
+		return fmt.Errorf("deleting Job %s/%s, which downloaded into an earlier volume: %w", j.Namespace, j.Name, err)
+	}
+	return nil
 }
 
 // componentJob is the artifact's Job of a component: the one of the current spec (named by its hash), else

@@ -2,11 +2,13 @@
 // the model when its size is unknown (check-size Job), creates a volume with headroom, and runs the download
 // Job under a dedicated service account (F15). The downloader patches status.progress and status.download
 // itself; the controller keeps those fields as they are until the Job succeeds, then reports the full size and
-// download message Complete, as aim-engine does.
+// download message Complete, as aim-engine does. A re-created volume is downloaded again, its progress counted
+// afresh.
 package artifact
 
 import (
 	"slices"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -31,6 +33,8 @@ const displayPercentageNotKnown = "N/A"
 // Observation is what one reconcile of an artifact saw. Children are only given when the artifact owns them.
 type Observation struct {
 	Artifact *aimv1.AIMArtifact
+	// Now is when the observation was made, by this controller's clock.
+	Now time.Time
 	// Mirrors may rewrite the Jobs' image (rewriteImages).
 	Mirrors *mirrors.Config
 
@@ -61,6 +65,9 @@ type Plan struct {
 	RoleBinding    *rbacv1.RoleBinding
 	PVC            *corev1.PersistentVolumeClaim
 	Job            *batchv1.Job
+	// StaleJob, when set, is deleted: a download Job that wrote an earlier volume and has the name of the one
+	// the current volume needs.
+	StaleJob *batchv1.Job
 
 	Components    []state.Component
 	Informational []metav1.Condition
@@ -246,26 +253,75 @@ func planVolume(o Observation, p *Plan, size int64) bool {
 
 // planDownload runs the download Job and follows it, with its pods and the DownloadComplete condition as
 // aim-engine reports them. A success is remembered in DownloadComplete (Verified), so that the artifact stays
-// Ready after the Job expires and is never downloaded twice onto the same volume.
+// Ready after the Job expires and is never downloaded twice onto the same volume; but only for the volume it
+// was written to. A volume created since (deleted and re-created, say after it was Lost) is empty: it gets a
+// new download, and the artifact is not Ready until that succeeded. In aim-engine a lost volume takes the
+// artifact out of Ready, and only its own Ready status holds the download back (reconcile.go:277-286,
+// 383-387), so a new Job runs once the old one expired (download.go:109).
 func planDownload(o Observation, p *Plan, size int64) {
 	a := o.Artifact
+	build := func() *batchv1.Job { return BuildDownloadJob(a, o.RuntimeConfig, o.Mirrors, size, o.Volume()) }
 	j := o.DownloadJob
-	if done := meta.FindStatusCondition(a.Status.Conditions, ConditionDownloadComplete); j == nil && done != nil &&
-		done.Status == metav1.ConditionTrue && (done.Reason == ReasonVerified || done.Reason == reasonLegacyDownloadDone) {
+	if j != nil && wroteEarlierVolume(j, o.PVC) {
+		if j.Name == build().Name {
+			replaceDownloadJob(o, p, j)
+			return
+		}
+		j = nil
+	}
+	done := meta.FindStatusCondition(a.Status.Conditions, ConditionDownloadComplete)
+	earlier := done != nil && done.Status == metav1.ConditionTrue && volumeSince(o.PVC, done.LastTransitionTime)
+	if j == nil && !earlier && done != nil && done.Status == metav1.ConditionTrue &&
+		(done.Reason == ReasonVerified || done.Reason == reasonLegacyDownloadDone) {
 		p.Informational = append(p.Informational, *done)
 		return
 	}
+	// A True condition about an earlier volume goes False first, whatever the Job says: only a change of status
+	// moves its transition time, which must follow this volume's creation for the success to come to count.
+	cond := newVolumeCondition(o)
 	if j == nil {
+		if earlier {
+			// The downloader's count was of the earlier volume.
+			p.Status.Progress = nil
+			p.Informational = append(p.Informational, cond)
+		}
 		comp := health.Job(ComponentDownloadJob, nil)
 		if !o.ServiceAccountReady || !o.RoleBindingReady {
 			comp.Reason, comp.Message = ReasonWaitingForAccount, "the download waits for ServiceAccount "+DownloaderName
 		} else {
-			p.Job = BuildDownloadJob(a, o.RuntimeConfig, o.Mirrors, size, o.Volume())
+			p.Job = build()
 			comp.Message = "creating download Job " + p.Job.Name
 		}
 		p.Components = append(p.Components, comp)
 		return
 	}
+	if followed := followDownload(o, p, j, size); !earlier {
+		cond = afterVolume(followed, o)
+	}
+	p.Informational = append(p.Informational, cond)
+}
+
+// replaceDownloadJob makes way for the download into a new volume while the Job of the same name, which wrote
+// the earlier volume of the same name, has not expired: it is deleted (Plan.StaleJob), and the new Job created
+// once it is gone. Job names hash the pod spec, which names the volume but not which one.
+func replaceDownloadJob(o Observation, p *Plan, j *batchv1.Job) {
+	if j.DeletionTimestamp == nil {
+		p.StaleJob = j
+	}
+	p.report(ComponentDownloadJob, state.DependencyDownstream, aimv1.AIMStatusProgressing, health.ReasonResourceNotReady,
+		"deleting Job "+j.Name+", which downloaded into an earlier volume")
+	p.Informational = append(p.Informational, newVolumeCondition(o))
+	p.Status.Progress = nil
+}
+
+// newVolumeCondition is DownloadComplete while a volume newer than the last download waits for its own.
+func newVolumeCondition(o Observation) metav1.Condition {
+	return downloadCondition(false, ReasonDownloading, "Volume "+o.Volume()+" is newer than the last download: downloading again")
+}
+
+// followDownload reports a download Job, its pods and progress, and returns the DownloadComplete condition they
+// give, as aim-engine's decorateDownloadPhase (reconcile.go:470) does.
+func followDownload(o Observation, p *Plan, j *batchv1.Job, size int64) metav1.Condition {
 	p.Components = append(p.Components, health.Job(ComponentDownloadJob, j))
 	if !health.Succeeded(j) {
 		p.Components = append(p.Components, health.Pods(ComponentDownloadJobPods, o.Pods, o.Events))
@@ -275,28 +331,68 @@ func planDownload(o Observation, p *Plan, size int64) {
 	podFailed := slices.ContainsFunc(o.Pods, func(pod *corev1.Pod) bool { return pod.Status.Phase == corev1.PodFailed })
 	switch {
 	case health.Succeeded(j):
-		p.Informational = append(p.Informational, downloadCondition(true, ReasonVerified, "Download and verification complete"))
 		// The verified download is the expected size, whatever the downloader last counted.
 		p.Status.Progress = &aimv1.AIMDownloadProgress{TotalBytes: size, DownloadedBytes: size, Percentage: 100, DisplayPercentage: "100 %"}
 		if p.Status.Download != nil {
 			p.Status.Download.Message = "Complete"
 		}
+		return downloadCondition(true, ReasonVerified, "Download and verification complete")
 	case podFailed || health.Failed(j):
-		if downloaded {
-			p.Informational = append(p.Informational, downloadCondition(false, ReasonVerificationFailed, "Download completed but verification failed"))
-		} else {
-			p.Informational = append(p.Informational, downloadCondition(false, ReasonDownloading, "Download failed before completion"))
-		}
 		if pr == nil {
 			pr = &aimv1.AIMDownloadProgress{}
 		}
 		pr.DisplayPercentage = displayPercentageNotKnown
 		p.Status.Progress = pr
+		if downloaded {
+			return downloadCondition(false, ReasonVerificationFailed, "Download completed but verification failed")
+		}
+		return downloadCondition(false, ReasonDownloading, "Download failed before completion")
 	case downloaded:
-		p.Informational = append(p.Informational, downloadCondition(true, ReasonVerifying, "Download complete, verifying integrity..."))
+		return downloadCondition(true, ReasonVerifying, "Download complete, verifying integrity...")
 	default:
-		p.Informational = append(p.Informational, downloadCondition(false, ReasonDownloading, "Download in progress"))
+		return downloadCondition(false, ReasonDownloading, "Download in progress")
 	}
+}
+
+// wroteEarlierVolume reports whether a Job succeeded before the volume was created, so into an earlier volume
+// of the same name: a volume that a pod uses cannot go away (the kubernetes.io/pvc-protection finalizer), so
+// the pod of a Job that succeeded after the volume was created wrote this one. A success in the second the
+// volume was made counts as this volume's: a Job is created only once its volume exists, and a fast download
+// (a small model, a test cluster) may end within that second, while no volume is deleted and made again
+// within the second its Job ended.
+func wroteEarlierVolume(j *batchv1.Job, pvc *corev1.PersistentVolumeClaim) bool {
+	if !health.Succeeded(j) || pvc == nil || pvc.CreationTimestamp.IsZero() {
+		return false
+	}
+	if t := j.Status.CompletionTime; t != nil {
+		return t.Before(&pvc.CreationTimestamp)
+	}
+	for _, c := range j.Status.Conditions {
+		if c.Type == batchv1.JobComplete && c.Status == corev1.ConditionTrue {
+			return c.LastTransitionTime.Before(&pvc.CreationTimestamp)
+		}
+	}
+	return false
+}
+
+// afterVolume dates a True DownloadComplete after its volume's creation when this controller's clock is behind
+// the API server's, which dated the volume: the success would otherwise seem to predate its volume, and the
+// artifact be downloaded again after every success.
+func afterVolume(c metav1.Condition, o Observation) metav1.Condition {
+	if c.Status != metav1.ConditionTrue || o.PVC == nil || o.PVC.CreationTimestamp.IsZero() {
+		return c
+	}
+	if after := o.PVC.CreationTimestamp.Add(time.Second); o.Now.Before(after) {
+		c.LastTransitionTime = metav1.NewTime(after)
+	}
+	return c
+}
+
+// volumeSince reports whether the volume was created at or after t, when both times are known. Timestamps have
+// whole seconds: the same second counts as after, since no download is created, run and verified within the
+// second its volume was made, while a volume deleted and re-created right after a download may be.
+func volumeSince(pvc *corev1.PersistentVolumeClaim, t metav1.Time) bool {
+	return pvc != nil && !pvc.CreationTimestamp.IsZero() && !t.IsZero() && !t.After(pvc.CreationTimestamp.Time)
 }
 
 func downloadCondition(done bool, reason, msg string) metav1.Condition {
