@@ -212,6 +212,41 @@ func TestBuildJob(t *testing.T) {
 	}
 }
 
+// TestHashLeavesOutPullSecrets: the pull secrets and the service account decide whether the pod can pull the
+// image, not what discovery finds: they change the Job (its name and pod) but not the hash a result is recorded
+// under. JobHash is the hash earlier releases recorded and named Jobs by, unchanged.
+func TestHashLeavesOutPullSecrets(t *testing.T) {
+	s := jobSpec()
+	s.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "regcred"}}
+	s.ServiceAccountName = "puller"
+	// The earlier releases' Hash of this spec, which their status.discovery.specHash and Job names hold.
+	if got, want := s.JobHash(), "2e1ba4c9b00c9f27"; got != want {
+		t.Errorf("JobHash %s, want the earlier releases' %s", got, want)
+	}
+	if got, want := BuildJob(s).Name, "discover-qwen3-32b-mi300x-fp8-latency-2e1ba4c9-1"; got != want {
+		t.Errorf("Job name %s, want %s (unchanged from earlier releases)", got, want)
+	}
+	for name, change := range map[string]func(*JobSpec){
+		"secret rotated":          func(s *JobSpec) { s.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "regcred-2"}} },
+		"secrets removed":         func(s *JobSpec) { s.ImagePullSecrets = nil },
+		"service account changed": func(s *JobSpec) { s.ServiceAccountName = "other" },
+	} {
+		c := s
+		change(&c)
+		if c.Hash() != s.Hash() {
+			t.Errorf("%s: the result's hash changed (%s, was %s)", name, c.Hash(), s.Hash())
+		}
+		if c.JobHash() == s.JobHash() || BuildJob(c).Name == BuildJob(s).Name {
+			t.Errorf("%s: same Job %s", name, BuildJob(c).Name)
+		}
+	}
+	other := s
+	other.Image = "other:1"
+	if other.Hash() == s.Hash() {
+		t.Error("a new image kept the result's hash")
+	}
+}
+
 // TestBuildJobPodSpecIsAIMEngines: the Job's lifetime and its pod's resources and security are aim-engine's: no
 // deadline (a pull of a large image over a slow registry must not fail every attempt), a TTL of 60 seconds, no
 // resources (above all no GPU), and uid 65532 with no group of its own.

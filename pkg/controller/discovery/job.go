@@ -30,7 +30,7 @@ const (
 
 	NameValue      = "aim-discovery"
 	ComponentValue = "discovery"
-	// AnnotationSpecHash records the inputs a discovery Job ran with.
+	// AnnotationSpecHash records the inputs a discovery Job ran with (JobHash).
 	AnnotationSpecHash = "aim.eai.amd.com/discovery-spec-hash"
 
 	namePrefix = "discover-"
@@ -80,10 +80,27 @@ type JobSpec struct {
 	PriorityClassName string
 }
 
-// Hash identifies the inputs of discovery; a new hash means a new Job and a reset retry count.
+// Hash identifies the inputs of discovery's result, what status.discovery.specHash records: a result holds, and
+// the backoff counts, while the hash is unchanged. The pull secrets and the service account are no inputs: they
+// decide whether the pod can pull the image, not what discovery finds, so changing them (a rotated secret of a
+// model that has many templates) leaves Ready templates Ready. They are in JobHash.
 func (s JobSpec) Hash() string {
-	// The owner's UID is an input so that a template re-created under the same name never adopts the Jobs of
-	// its predecessor.
+	// The owner's UID is an input so that a template re-created under the same name never adopts the result or
+	// the Jobs of its predecessor.
+	inputs := struct {
+		Template, Kind, UID, Image, Metric, Precision, GPUModel, ProfileID string
+		GPUCount                                                           int32
+		Env                                                                []corev1.EnvVar
+	}{s.TemplateName, s.TemplateKind, string(s.Owner.UID), s.Image, s.Metric, s.Precision,
+		s.GPUModel, s.ProfileID, s.GPUCount, s.Env}
+	return hash(inputs)
+}
+
+// JobHash identifies the Job: the inputs of Hash and the pull secrets and service account its pod runs with, so
+// that a discovery run after one of them changed gets a new Job instead of the one that could not pull. It is
+// the hash earlier releases recorded as status.discovery.specHash, computed as they did (their Job names stay
+// the same, and their records are recognised).
+func (s JobSpec) JobHash() string {
 	inputs := struct {
 		Template, Kind, UID, Image, SA, Metric, Precision, GPUModel, ProfileID string
 		GPUCount                                                               int32
@@ -91,7 +108,12 @@ func (s JobSpec) Hash() string {
 		Secrets                                                                []corev1.LocalObjectReference
 	}{s.TemplateName, s.TemplateKind, string(s.Owner.UID), s.Image, s.ServiceAccountName, s.Metric, s.Precision,
 		s.GPUModel, s.ProfileID, s.GPUCount, s.Env, s.ImagePullSecrets}
-	data, _ := json.Marshal(inputs) // plain structs: cannot fail
+	return hash(inputs)
+}
+
+// hash is the first 16 hex digits of the SHA-256 of v's JSON.
+func hash(v any) string {
+	data, _ := json.Marshal(v) // plain structs: cannot fail
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])[:16]
 }
@@ -99,7 +121,7 @@ func (s JobSpec) Hash() string {
 // JobName is "discover-<template>-<hash>-<attempt>", within the 63 characters a Job's pod labels allow.
 func (s JobSpec) JobName() string {
 	t := strings.TrimRight(truncate(s.TemplateName, maxTemplateInJob), "-.")
-	return namePrefix + t + "-" + s.Hash()[:8] + "-" + strconv.Itoa(int(min(max(s.Attempt, 1), maxAttempt)))
+	return namePrefix + t + "-" + s.JobHash()[:8] + "-" + strconv.Itoa(int(min(max(s.Attempt, 1), maxAttempt)))
 }
 
 // AttemptOf returns the attempt number of a discovery Job name, or 0.
@@ -144,7 +166,7 @@ func BuildJob(s JobSpec) *batchv1.Job {
 		TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name: s.JobName(), Namespace: s.Namespace, Labels: labels,
-			Annotations:     map[string]string{AnnotationSpecHash: s.Hash()},
+			Annotations:     map[string]string{AnnotationSpecHash: s.JobHash()},
 			OwnerReferences: []metav1.OwnerReference{s.Owner},
 		},
 		Spec: batchv1.JobSpec{

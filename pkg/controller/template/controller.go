@@ -163,9 +163,9 @@ func (ctl *Controller) observe(kind string, meta *metav1.ObjectMeta, spec aimv1.
 	o.ActiveDiscoveryJobs = ctl.activeDiscoveryJobs()
 	if o.Model != nil {
 		js := jobSpec(o, 1)
-		// The Job of the attempt the planner will look for, by the record it keeps (a migrated result adopted).
-		hash := js.Hash()
-		if d := recordedDiscovery(o, hash); d != nil && d.SpecHash == hash {
+		// The Job of the attempt the planner will look for, by the record it keeps (a migrated result adopted, an
+		// earlier release's record taken under today's hash).
+		if d := recordedDiscovery(o, js); d != nil && d.SpecHash == js.Hash() {
 			js.Attempt = d.Attempts + 1
 		}
 		if j, err := ctl.jobs.Jobs(jobNamespace).Get(js.JobName()); err == nil && reconcile.OwnedBy(j, meta.UID) {

@@ -14,6 +14,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -104,9 +105,10 @@ func PlanTemplate(o Observation) Plan {
 	p := Plan{Status: *o.Status.DeepCopy()}
 	st := &p.Status
 	st.ObservedGeneration = o.Generation
-	// The discovery inputs' hash, computed once: the record, the result and the Job are all told by it.
-	hash := jobSpec(o, 1).Hash()
-	st.Discovery = recordedDiscovery(o, hash)
+	// The discovery inputs' hash, computed once: the record and the result are told by it, the Job by its JobHash.
+	js := jobSpec(o, 1)
+	hash := js.Hash()
+	st.Discovery = recordedDiscovery(o, js)
 	done := discovered(o, st.Discovery, hash)
 
 	planRuntimeConfig(o, &p)
@@ -127,13 +129,15 @@ func PlanTemplate(o Observation) Plan {
 			p.Informational[0].Reason = ReasonDiscoveryComplete
 		}
 	default:
-		planDiscovery(o, &p, hash, done)
+		planDiscovery(o, &p, js, done)
 	}
 
 	if c := o.Caching; c != nil && c.Enabled && len(st.ModelSources) > 0 && !blocked {
 		p.Cache = templateCache(o)
 	}
-	planHardware(o, st)
+	// A result is new when it changes the profile (a rediscovery clears it first); sources from the spec and a
+	// result kept, also while the template is blocked, are not.
+	planHardware(o, st, equality.Semantic.DeepEqual(o.Status.Profile, st.Profile))
 	return p
 }
 
@@ -204,11 +208,16 @@ func planGPU(o Observation, p *Plan) bool {
 }
 
 // planHardware fills the status with the hardware the profile resolved, its summary and the node affinity
-// of the GPU models that satisfy it.
-func planHardware(o Observation, st *aimv1.AIMServiceTemplateStatus) {
+// of the GPU models that satisfy it. settled says the profile is the one the status already held: no new
+// result is written in this reconcile.
+func planHardware(o Observation, st *aimv1.AIMServiceTemplateStatus, settled bool) {
 	hw := resolvedHardware(o.Spec.Hardware, st.Profile)
+	keep := settled && keepsAffinity(o.Status, hw)
 	st.ResolvedHardware = hw
-	st.HardwareSummary, st.ResolvedNodeAffinity = "", nil
+	st.HardwareSummary = ""
+	if !keep {
+		st.ResolvedNodeAffinity = nil
+	}
 	if hw == nil {
 		return
 	}
@@ -217,13 +226,27 @@ func planHardware(o Observation, st *aimv1.AIMServiceTemplateStatus) {
 	var model string
 	if hasGPU {
 		count, model = hw.GPU.Requests, hw.GPU.Model
-		if r, ok := requirement(placement(o.Spec.Hardware, hw)); ok {
+		if r, ok := requirement(placement(o.Spec.Hardware, hw)); ok && !keep {
 			if m := o.Inventory.Find(gpu.Requirement{Model: r.Model, MinMemory: r.MinMemory, ResourceName: r.ResourceName}); m.Available {
 				st.ResolvedNodeAffinity = o.Inventory.Affinity(m.Models)
 			}
 		}
 	}
 	st.HardwareSummary = gpu.Summary(hasGPU, count, model)
+}
+
+// keepsAffinity reports whether the node affinity the status holds stays, for hardware hw resolved from a result
+// the status already held. The affinity follows the nodes the cluster has (the models that satisfy minVram, the
+// family labels seen on nodes), and a service re-applies its InferenceService, rolling its pods, whenever it
+// changes: so, as aim-engine computes it only when it parses a discovery result (decorateTemplateStatusCommon,
+// internal/aimservicetemplate/reconcile.go:708-718) and its services use the stored value
+// (internal/aimservice/kserve.go:317-321), it is computed again only with a new result, for other hardware,
+// when there is none yet, and when the template comes back from NotAvailable (whose nodes may have changed).
+// Templates with inline sources keep theirs too, where aim-engine recomputes it on every reconcile
+// (reconcile.go:656-664): their services would roll on the same node changes.
+func keepsAffinity(prev aimv1.AIMServiceTemplateStatus, hw *aimv1.AIMHardwareRequirements) bool {
+	return prev.ResolvedNodeAffinity != nil && prev.Status != aimv1.AIMStatusNotAvailable &&
+		equality.Semantic.DeepEqual(prev.ResolvedHardware, hw)
 }
 
 // placement is the hardware the template's pods are placed by: the spec's GPU model or minVram, as aim-engine
@@ -262,18 +285,22 @@ func discovered(o Observation, d *aimv1.AIMDiscoveryState, hash string) bool {
 	return len(o.Status.ModelSources) > 0 && d != nil && o.Model != nil && d.SpecHash == hash
 }
 
-// recordedDiscovery is a copy of status.discovery as this controller records it: a result aim-engine left
-// (migratedResult) is adopted as the result for the current inputs, so a migrated template keeps it; a later
-// change of the inputs discovers again, as for any result (R9.19). hash is the current inputs' (jobSpec).
-func recordedDiscovery(o Observation, hash string) *aimv1.AIMDiscoveryState {
+// recordedDiscovery is a copy of status.discovery as this controller records it, under js.Hash(): a result
+// aim-engine left (migratedResult) is adopted as the result for the current inputs, so a migrated template keeps
+// it; a later change of the inputs discovers again, as for any result (R9.19). A record of an earlier release,
+// whose hash also covered the pull secrets and the service account (js.JobHash()), is the same record under
+// the hash of today, so that upgrading discovers nothing again and keeps the backoff's count.
+func recordedDiscovery(o Observation, js discovery.JobSpec) *aimv1.AIMDiscoveryState {
 	d := o.Status.Discovery.DeepCopy()
-	if !migratedResult(o) {
+	switch {
+	case migratedResult(o):
+		if d == nil {
+			d = &aimv1.AIMDiscoveryState{}
+		}
+	case d == nil || d.SpecHash != js.JobHash():
 		return d
 	}
-	if d == nil {
-		d = &aimv1.AIMDiscoveryState{}
-	}
-	d.SpecHash = hash
+	d.SpecHash = js.Hash()
 	return d
 }
 
@@ -313,11 +340,11 @@ func aimEngineDiscoveryHash(spec aimv1.AIMServiceTemplateSpecCommon, image strin
 }
 
 // planDiscovery runs discovery: keep a result for the same inputs (F5), read a finished Job, retry a failed
-// one after the backoff, or start one when a slot is free. hash is the inputs' hash, done whether the status
-// holds their result.
-func planDiscovery(o Observation, p *Plan, hash string, done bool) {
+// one after the backoff, or start one when a slot is free. js is the first attempt's Job, whose Hash is the
+// inputs', done whether the status holds their result.
+func planDiscovery(o Observation, p *Plan, js discovery.JobSpec, done bool) {
 	st := &p.Status
-	js := jobSpec(o, 1)
+	hash := js.Hash()
 	if done {
 		p.Informational = append(p.Informational, state.Condition(ConditionDiscovered, true, ReasonDiscoveryComplete, "discovery found the profile"))
 		return
@@ -329,66 +356,89 @@ func planDiscovery(o Observation, p *Plan, hash string, done bool) {
 	}
 	js.Attempt = st.Discovery.Attempts + 1
 	name := js.JobName()
-	component := func(s aimv1.AIMStatus, reason, msg string) {
-		p.Components = append(p.Components, state.Component{Name: ComponentDiscoveryJob, Dependency: state.DependencyDownstream,
-			State: s, Reason: reason, Message: msg})
-	}
-	awaiting := func(msg string) {
-		p.Informational = append(p.Informational, state.Condition(ConditionDiscovered, false, ReasonAwaitingDiscovery, msg))
-	}
-
 	if o.Job != nil && o.Job.Name == name {
 		st.DiscoveryJob = jobReference(name, o.JobNamespace, o.Job.UID)
-		switch finished, failedMsg := health.Finished(o.Job); {
-		case !finished:
-			component(aimv1.AIMStatusProgressing, ReasonJobRunning, "discovery Job "+name+" is running")
-			awaiting("discovery is running")
-			// A pod that cannot start (a refused pull, no node) says so now, not when the Job times out.
-			if len(o.JobPods) > 0 {
-				p.Components = append(p.Components, health.Pods(ComponentDiscoveryPods, o.JobPods, o.JobEvents))
-			}
-		case failedMsg != "":
-			fail(o, p, ReasonJobFailed, "discovery Job "+name+" failed: "+failedMsg)
-		default:
-			out, err := o.JobOutput, o.JobOutputErr
-			var res *discovery.Result
-			if err == nil {
-				res, err = discovery.Parse([]byte(out))
-			}
-			if err != nil {
-				fail(o, p, ReasonDiscoveryOutputInvalid, err.Error())
-				return
-			}
-			st.ModelSources, st.Profile = res.ModelSources, &res.Profile
-			component(aimv1.AIMStatusReady, ReasonDiscoveryComplete, "")
-			p.Informational = append(p.Informational, state.Condition(ConditionDiscovered, true, ReasonDiscoveryComplete, "discovery found the profile"))
-		}
+		planJob(o, p)
 		return
 	}
-
-	if wait := o.Backoff.Wait(st.Discovery, hash, o.Now); wait > 0 {
-		// Keep telling what went wrong (the output excerpt) while waiting.
-		reason := cmp.Or(st.Discovery.LastFailureReason, ReasonJobFailed)
-		msg := fmt.Sprintf("attempt %d failed", st.Discovery.Attempts)
-		if prev := meta.FindStatusCondition(o.Status.Conditions, ComponentDiscoveryJob+state.ComponentSuffix); prev != nil && prev.Reason == reason {
-			msg, _, _ = strings.Cut(prev.Message, retryingIn)
-		}
-		component(aimv1.AIMStatusFailed, reason, fmt.Sprintf("%s%s%s", msg, retryingIn, wait.Round(time.Second)))
-		awaiting(fmt.Sprintf("waiting %s before attempt %d", wait.Round(time.Second), js.Attempt))
-		p.RequeueAfter = wait
+	if waiting(o, p, js) {
 		return
 	}
 	if limit := int(o.RuntimeConfig.MaxConcurrentDiscoveryJobs()); o.ActiveDiscoveryJobs >= limit {
-		component(aimv1.AIMStatusProgressing, ReasonWaitingForSlot,
+		jobComponent(p, aimv1.AIMStatusProgressing, ReasonWaitingForSlot,
 			fmt.Sprintf("%d discovery Jobs are running, the limit is %d", o.ActiveDiscoveryJobs, limit))
-		awaiting("waiting for a discovery slot")
+		awaiting(p, "waiting for a discovery slot")
 		p.RequeueAfter = slotRetry
 		return
 	}
 	p.Job = discovery.BuildJob(js)
 	st.DiscoveryJob = jobReference(name, o.JobNamespace, "")
-	component(aimv1.AIMStatusProgressing, ReasonJobCreated, "created discovery Job "+name)
-	awaiting("discovery is starting")
+	jobComponent(p, aimv1.AIMStatusProgressing, ReasonJobCreated, "created discovery Job "+name)
+	awaiting(p, "discovery is starting")
+}
+
+// planJob follows the Job of the current attempt, o.Job: running, failed, or finished with the result.
+func planJob(o Observation, p *Plan) {
+	name := o.Job.Name
+	switch finished, failedMsg := health.Finished(o.Job); {
+	case !finished:
+		jobComponent(p, aimv1.AIMStatusProgressing, ReasonJobRunning, "discovery Job "+name+" is running")
+		awaiting(p, "discovery is running")
+		// A pod that cannot start (a refused pull, no node) says so now, not when the Job times out.
+		if len(o.JobPods) > 0 {
+			p.Components = append(p.Components, health.Pods(ComponentDiscoveryPods, o.JobPods, o.JobEvents))
+		}
+	case failedMsg != "":
+		fail(o, p, ReasonJobFailed, "discovery Job "+name+" failed: "+failedMsg)
+	default:
+		out, err := o.JobOutput, o.JobOutputErr
+		var res *discovery.Result
+		if err == nil {
+			res, err = discovery.Parse([]byte(out))
+		}
+		if err != nil {
+			fail(o, p, ReasonDiscoveryOutputInvalid, err.Error())
+			return
+		}
+		p.Status.ModelSources, p.Status.Profile = res.ModelSources, &res.Profile
+		jobComponent(p, aimv1.AIMStatusReady, ReasonDiscoveryComplete, "")
+		p.Informational = append(p.Informational, state.Condition(ConditionDiscovered, true, ReasonDiscoveryComplete, "discovery found the profile"))
+	}
+}
+
+// jobComponent reports the discovery Job.
+func jobComponent(p *Plan, s aimv1.AIMStatus, reason, msg string) {
+	p.Components = append(p.Components, state.Component{Name: ComponentDiscoveryJob, Dependency: state.DependencyDownstream,
+		State: s, Reason: reason, Message: msg})
+}
+
+// awaiting reports Discovered=False while discovery has no result.
+func awaiting(p *Plan, msg string) {
+	p.Informational = append(p.Informational, state.Condition(ConditionDiscovered, false, ReasonAwaitingDiscovery, msg))
+}
+
+// waiting reports whether the next attempt, js, waits for the backoff after a failed one, and reports the wait.
+// An attempt whose Job pulls with other pull secrets or another service account than the failed one (its name
+// differs from status.discoveryJob's) starts at once: changing them, to fix a refused pull, reset the backoff
+// while they were inputs of its hash.
+func waiting(o Observation, p *Plan, js discovery.JobSpec) bool {
+	d := p.Status.Discovery
+	wait := o.Backoff.Wait(d, js.Hash(), o.Now)
+	last := js
+	last.Attempt = d.Attempts
+	if wait <= 0 || (o.Status.DiscoveryJob != nil && o.Status.DiscoveryJob.Name != last.JobName()) {
+		return false
+	}
+	// Keep telling what went wrong (the output excerpt) while waiting.
+	reason := cmp.Or(d.LastFailureReason, ReasonJobFailed)
+	msg := fmt.Sprintf("attempt %d failed", d.Attempts)
+	if prev := meta.FindStatusCondition(o.Status.Conditions, ComponentDiscoveryJob+state.ComponentSuffix); prev != nil && prev.Reason == reason {
+		msg, _, _ = strings.Cut(prev.Message, retryingIn)
+	}
+	jobComponent(p, aimv1.AIMStatusFailed, reason, fmt.Sprintf("%s%s%s", msg, retryingIn, wait.Round(time.Second)))
+	awaiting(p, fmt.Sprintf("waiting %s before attempt %d", wait.Round(time.Second), d.Attempts+1))
+	p.RequeueAfter = wait
+	return true
 }
 
 // jobReference names the discovery Job in status; its uid is known once the Job has been observed.

@@ -2,6 +2,7 @@ package template
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -85,7 +86,7 @@ func TestPlacementFollowsTheSpec(t *testing.T) {
 	o.Status.Profile = &aimv1.AIMProfile{Metadata: aimv1.AIMProfileMetadata{GPU: "MI325X", GPUCount: 1}}
 	var st aimv1.AIMServiceTemplateStatus
 	st.Profile = o.Status.Profile
-	planHardware(o, &st)
+	planHardware(o, &st, false)
 	if st.ResolvedNodeAffinity == nil || !strings.Contains(st.ResolvedNodeAffinity.String(), "74a1") {
 		t.Errorf("spec MI300X, discovery MI325X: affinity %v, want MI300X's nodes", st.ResolvedNodeAffinity)
 	}
@@ -93,7 +94,7 @@ func TestPlacementFollowsTheSpec(t *testing.T) {
 	o.Spec.Hardware.GPU.Model = ""
 	o.Status.Profile.Metadata.GPU = "MI300X"
 	st = aimv1.AIMServiceTemplateStatus{Profile: o.Status.Profile}
-	planHardware(o, &st)
+	planHardware(o, &st, false)
 	if st.ResolvedNodeAffinity == nil || !strings.Contains(st.ResolvedNodeAffinity.String(), "74a1") {
 		t.Errorf("spec with a count only, discovery MI300X: affinity %v, want MI300X's nodes", st.ResolvedNodeAffinity)
 	}
@@ -451,5 +452,249 @@ func TestPlanDoesNotAdoptWhatItDidNotDiscover(t *testing.T) {
 		if p.Status.Discovery == nil || p.Status.Discovery.SpecHash != jobSpec(o, 1).Hash() || p.Status.Discovery.Attempts != 0 {
 			t.Errorf("%s: status.discovery %+v, want a fresh record of the current inputs", name, p.Status.Discovery)
 		}
+	}
+}
+
+// gpuNodes is an inventory of nodes with 8 allocatable GPUs each, labelled as given.
+func gpuNodes(labels ...map[string]string) gpu.Inventory {
+	var nodes []corev1.Node
+	for i, l := range labels {
+		nodes = append(nodes, corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n" + strconv.Itoa(i), Labels: l},
+			Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{"amd.com/gpu": resource.MustParse("8")}}})
+	}
+	return gpu.NewInventory(nodes)
+}
+
+// discoveredTemplate is a template of ours whose discovery succeeded (or whose sources are inline): the
+// observation of the reconcile after the result was written, with the template Ready.
+func discoveredTemplate(o Observation) Observation {
+	first := PlanTemplate(o)
+	o.Status = first.Status
+	if first.Job == nil {
+		o.Status.Status = aimv1.AIMStatusReady
+		return o
+	}
+	o.Job = first.Job.DeepCopy()
+	o.Job.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}}
+	o.JobOutput = goodOutput
+	done := PlanTemplate(o)
+	o.Job, o.JobOutput = nil, ""
+	o.Status = done.Status
+	o.Status.Status = aimv1.AIMStatusReady
+	return o
+}
+
+// TestPlanKeepsTheResultWhenPullSettingsChange: pull secrets and service accounts decide whether the discovery
+// pod can pull the image, not what it finds. Changing them (the template's, the model's, the runtime config's
+// discovery account) leaves a Ready template's result, with no Job; a discovery needed anyway runs with them.
+func TestPlanKeepsTheResultWhenPullSettingsChange(t *testing.T) {
+	for name, change := range map[string]func(*Observation){
+		"template's pull secrets": func(o *Observation) {
+			o.Spec.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "regcred-2"}}
+		},
+		"template's service account": func(o *Observation) { o.Spec.ServiceAccountName = "puller-2" },
+		"model's pull secret rotated": func(o *Observation) {
+			o.Model.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "model-regcred-2"}}
+		},
+		"model's service account": func(o *Observation) { o.Model.ServiceAccountName = "model-puller-2" },
+		"runtime config's discovery account": func(o *Observation) {
+			o.RuntimeConfig.Spec.Discovery = &aimv1.AIMDiscoveryConfig{ServiceAccountName: ptr.To("discovery")}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			o := observation()
+			o.Model.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "model-regcred"}}
+			o.Model.ServiceAccountName = "model-puller"
+			o = discoveredTemplate(o)
+			before := o.Status.DeepCopy()
+			change(&o)
+			p := PlanTemplate(o)
+			if p.Job != nil {
+				t.Errorf("rediscovered a Ready template: Job %s", p.Job.Name)
+			}
+			if diff := cmp.Diff(before, &p.Status); diff != "" {
+				t.Errorf("status changed (-before +after):\n%s", diff)
+			}
+
+			// New inputs discover again, with the new pull settings.
+			o.Spec.ProfileID = "other"
+			js := jobSpec(o, 1)
+			again := PlanTemplate(o)
+			if again.Job == nil {
+				t.Fatal("new inputs, no Job")
+			}
+			pod := again.Job.Spec.Template.Spec
+			if again.Job.Name != js.JobName() || pod.ServiceAccountName != js.ServiceAccountName ||
+				!cmp.Equal(pod.ImagePullSecrets, js.ImagePullSecrets) {
+				t.Errorf("Job %s pulls with %v as %q, want %s with %v as %q", again.Job.Name, pod.ImagePullSecrets, pod.ServiceAccountName,
+					js.JobName(), js.ImagePullSecrets, js.ServiceAccountName)
+			}
+		})
+	}
+}
+
+// TestPlanTakesAnEarlierReleasesRecord: earlier releases recorded status.discovery.specHash with the pull secrets
+// and the service account among the inputs (JobHash). Such a record is taken under today's hash: a Ready
+// template discovers nothing again after the upgrade, and a template in its backoff keeps waiting with its
+// count. One write restamps the hash; then the status stays, and rotating a secret rediscovers nothing.
+func TestPlanTakesAnEarlierReleasesRecord(t *testing.T) {
+	o := observation()
+	o.Model.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "regcred"}}
+	o = discoveredTemplate(o)
+	js := jobSpec(o, 1)
+	if js.JobHash() == js.Hash() {
+		t.Fatal("test needs the two hashes to differ")
+	}
+	o.Status.Discovery = &aimv1.AIMDiscoveryState{SpecHash: js.JobHash()}
+	p := PlanTemplate(o)
+	if p.Job != nil || len(p.Status.ModelSources) != 1 || p.Status.Profile == nil {
+		t.Fatalf("an earlier release's result rediscovered: job %v status %+v", p.Job, p.Status)
+	}
+	if diff := cmp.Diff(&aimv1.AIMDiscoveryState{SpecHash: js.Hash()}, p.Status.Discovery); diff != "" {
+		t.Errorf("status.discovery (-want +got):\n%s", diff)
+	}
+	o.Status = p.Status
+	if again := PlanTemplate(o); !cmp.Equal(o.Status, again.Status) || again.Job != nil {
+		t.Errorf("the restamped status does not stay (-before +after):\n%s", cmp.Diff(o.Status, again.Status))
+	}
+	o.Model.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "regcred-2"}}
+	if rotated := PlanTemplate(o); rotated.Job != nil || len(rotated.Status.ModelSources) != 1 {
+		t.Errorf("after the upgrade, a rotated secret rediscovered: job %v", rotated.Job)
+	}
+
+	// A template in its backoff keeps the count and the wait.
+	failing := observation()
+	failing.Model.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "regcred"}}
+	js = jobSpec(failing, 1)
+	failedAt := metav1.NewTime(now.Add(-30 * time.Second))
+	failing.Status = aimv1.AIMServiceTemplateStatus{Status: aimv1.AIMStatusFailed,
+		Discovery:    &aimv1.AIMDiscoveryState{SpecHash: js.JobHash(), Attempts: 1, LastAttemptTime: &failedAt, LastFailureReason: ReasonJobFailed},
+		DiscoveryJob: jobReference(js.JobName(), "aim-system", "")}
+	w := PlanTemplate(failing)
+	if w.Job != nil || w.RequeueAfter != 30*time.Second || w.Status.Discovery.Attempts != 1 || w.Status.Discovery.SpecHash != js.Hash() {
+		t.Errorf("backoff across the upgrade: job %v requeue %s discovery %+v", w.Job, w.RequeueAfter, w.Status.Discovery)
+	}
+}
+
+// TestPlanRetriesAtOnceWithNewPullSettings: a failed attempt (a refused pull) waits for the backoff, but
+// changing the pull secret, the fix, runs the next attempt at once with it, as when the secret was an input of
+// the hash; the count goes on.
+func TestPlanRetriesAtOnceWithNewPullSettings(t *testing.T) {
+	o := observation()
+	first := PlanTemplate(o)
+	o.Status, o.Job = first.Status, first.Job.DeepCopy()
+	o.Job.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded"}}
+	failed := PlanTemplate(o)
+	o.Status, o.Job = failed.Status, nil
+	o.Now = now.Add(10 * time.Second)
+	if p := PlanTemplate(o); p.Job != nil {
+		t.Fatalf("no backoff after a failure: Job %s", p.Job.Name)
+	}
+	o.Model.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "regcred"}}
+	p := PlanTemplate(o)
+	if p.Job == nil || !strings.HasSuffix(p.Job.Name, "-2") || p.Job.Name == first.Job.Name[:len(first.Job.Name)-1]+"2" {
+		t.Fatalf("a new pull secret during the backoff: Job %v, want attempt 2 with the secret", p.Job)
+	}
+	if got := p.Job.Spec.Template.Spec.ImagePullSecrets; len(got) != 1 || got[0].Name != "regcred" {
+		t.Errorf("pull secrets %v", got)
+	}
+	if p.Status.Discovery.Attempts != 1 || p.Status.Discovery.SpecHash != jobSpec(o, 1).Hash() {
+		t.Errorf("status.discovery %+v, want the count kept", p.Status.Discovery)
+	}
+}
+
+// TestPlanKeepsTheNodeAffinity: a template's resolvedNodeAffinity follows the nodes (the family labels seen on
+// them, the models that satisfy minVram), and a service rolls its pods whenever it changes. Once written it
+// stays while nodes come and go, as aim-engine's, computed when it parses the discovery output; it is computed
+// again with a new result, when there is none, and when the template comes back from NotAvailable. Templates
+// with inline sources keep theirs too.
+func TestPlanKeepsTheNodeAffinity(t *testing.T) {
+	mi300 := map[string]string{gpu.LabelDeviceID: "74a1"}
+	family300 := map[string]string{gpu.LabelFamily: "MI300X"}
+	mi325 := map[string]string{gpu.LabelDeviceID: "74a5"}
+	byModel := func(*Observation) {} // observation()'s spec names MI300X
+	byVRAM := func(o *Observation) {
+		o.Spec.Hardware.GPU.Model, o.Spec.Hardware.GPU.MinVRAM = "", ptr.To(resource.MustParse("128Gi"))
+	}
+	inline := func(o *Observation) {
+		o.Spec.ModelSources = []aimv1.AIMModelSource{{ModelID: "org/m", SourceURI: "s3://b/m"}}
+	}
+	for name, tc := range map[string]struct {
+		spec          func(*Observation)
+		before, after gpu.Inventory // the nodes when the result was written, and after some came or went
+	}{
+		"gpu model, a node labelled by family joins": {byModel, gpuNodes(mi300), gpuNodes(mi300, family300)},
+		"minVram, a node of another model joins":     {byVRAM, gpuNodes(mi300), gpuNodes(mi300, mi325)},
+		"minVram, a node of another model leaves":    {byVRAM, gpuNodes(mi300, mi325), gpuNodes(mi300)},
+		"inline sources, a family-labelled node":     {inline, gpuNodes(mi300), gpuNodes(mi300, family300)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			o := observation()
+			tc.spec(&o)
+			o.Inventory = tc.before
+			o = discoveredTemplate(o)
+			written := o.Status.ResolvedNodeAffinity
+			if written == nil {
+				t.Fatal("no affinity written")
+			}
+			o.Inventory = tc.after
+			fresh := o
+			fresh.Status.ResolvedNodeAffinity = nil
+			recomputed := PlanTemplate(fresh).Status.ResolvedNodeAffinity
+			if recomputed == nil || cmp.Equal(written, recomputed) {
+				t.Fatalf("the node change does not change the affinity (a template without one gets it): %v", recomputed)
+			}
+
+			p := PlanTemplate(o)
+			if diff := cmp.Diff(o.Status, p.Status); diff != "" {
+				t.Errorf("a Ready template's status followed the nodes (-before +after):\n%s", diff)
+			}
+			failed := o
+			failed.Status.Status = aimv1.AIMStatusFailed
+			if got := PlanTemplate(failed).Status.ResolvedNodeAffinity; !cmp.Equal(written, got) {
+				t.Errorf("a template failed by its model (it keeps its result) changed its affinity:\n%s", cmp.Diff(written, got))
+			}
+			blocked := o
+			blocked.Model, blocked.Status.Status = nil, aimv1.AIMStatusFailed
+			if got := PlanTemplate(blocked).Status.ResolvedNodeAffinity; !cmp.Equal(written, got) {
+				t.Errorf("a template whose model is gone (it keeps its result) changed its affinity:\n%s", cmp.Diff(written, got))
+			}
+			back := o
+			back.Status.Status = aimv1.AIMStatusNotAvailable
+			if got := PlanTemplate(back).Status.ResolvedNodeAffinity; !cmp.Equal(recomputed, got) {
+				t.Errorf("back from NotAvailable, affinity (-want +got):\n%s", cmp.Diff(recomputed, got))
+			}
+		})
+	}
+}
+
+// TestPlanComputesTheNodeAffinityOfANewResult: a result written in this reconcile, one for other inputs, or
+// other hardware brings the affinity of the nodes there are now.
+func TestPlanComputesTheNodeAffinityOfANewResult(t *testing.T) {
+	o := observation()
+	o.Inventory = gpuNodes(map[string]string{gpu.LabelDeviceID: "74a1"})
+	stale := &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+		NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "gone", Operator: corev1.NodeSelectorOpExists}}}}}}
+	want := PlanTemplate(o).Status.ResolvedNodeAffinity
+
+	parsed := finished(goodOutput, nil)
+	parsed.Inventory = o.Inventory
+	// The same hardware as the new result's, and Ready: only the new result tells the affinity is stale.
+	parsed.Status.ResolvedHardware = PlanTemplate(parsed).Status.ResolvedHardware
+	parsed.Status.Status, parsed.Status.ResolvedNodeAffinity = aimv1.AIMStatusReady, stale
+	if got := PlanTemplate(parsed).Status.ResolvedNodeAffinity; !cmp.Equal(want, got) {
+		t.Errorf("a new result kept the affinity (-want +got):\n%s", cmp.Diff(want, got))
+	}
+
+	ready := discoveredTemplate(o)
+	ready.Status.ResolvedNodeAffinity = stale
+	otherHardware := ready
+	otherHardware.Status.ResolvedHardware = &aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Model: "MI325X", Requests: 2}}
+	if got := PlanTemplate(otherHardware).Status.ResolvedNodeAffinity; cmp.Equal(stale, got) {
+		t.Errorf("the affinity of other hardware stayed: %v", got)
+	}
+	ready.Spec.ProfileID = "other" // new inputs: discovery again
+	if got := PlanTemplate(ready).Status.ResolvedNodeAffinity; cmp.Equal(stale, got) {
+		t.Errorf("new inputs kept the affinity of the old result: %v", got)
 	}
 }
