@@ -120,7 +120,8 @@ func PlanTemplate(o Observation) Plan {
 	case len(o.Spec.ModelSources) > 0:
 		st.ModelSources = append([]aimv1.AIMModelSource(nil), o.Spec.ModelSources...)
 		st.Profile = profileFromSpec(o.Spec)
-		st.Discovery, st.DiscoveryJob = nil, nil
+		// The discovery state goes, the reference to the last Job stays, as aim-engine leaves it (reconcile.go:665).
+		st.Discovery = nil
 		p.Informational = append(p.Informational, state.Condition(ConditionDiscovered, true, ReasonInlineModelSources, "Model sources provided in-line in spec"))
 	case blocked:
 		p.Informational = append(p.Informational, state.Condition(ConditionDiscovered, done, ReasonAwaitingDiscovery,

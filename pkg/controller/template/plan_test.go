@@ -133,6 +133,13 @@ func TestPlanInlineSourcesSkipDiscovery(t *testing.T) {
 		p.Informational[0].Message != "Model sources provided in-line in spec" {
 		t.Errorf("Discovered %+v", p.Informational)
 	}
+	// Sources added to a template that ran discovery: its discovery state goes, the reference to its last Job
+	// stays, as aim-engine leaves status.discoveryJob (reconcile.go:665).
+	o.Status.Discovery = &aimv1.AIMDiscoveryState{Attempts: 2}
+	o.Status.DiscoveryJob = &aimv1.AIMResolvedReference{Name: "discover-tpl-0123abcd-2", Namespace: "aim-system"}
+	if p := PlanTemplate(o); p.Status.Discovery != nil || p.Status.DiscoveryJob == nil || p.Status.DiscoveryJob.Name != "discover-tpl-0123abcd-2" {
+		t.Errorf("inline sources after discovery: discovery %+v, discoveryJob %+v", p.Status.Discovery, p.Status.DiscoveryJob)
+	}
 }
 
 // finished returns the observation after the first Job finished with output.
