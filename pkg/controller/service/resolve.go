@@ -321,18 +321,7 @@ func ResolveTemplate(svc *aimv1.AIMService, model *Model, templates []Template, 
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, ReasonAwaitingModel, "the model is not resolved yet"
 		return TemplateResolution{Component: comp}
 	}
-	// Listers return objects in no particular order; the recorded candidates (and so the status) must not
-	// change from one reconcile to the next. Only the model's templates are sorted: every resync of every
-	// service does this, over every template of the cluster.
-	var mine []Template
-	for _, t := range templates {
-		if t.Spec.ModelName == model.Name && !t.Derived() {
-			mine = append(mine, t)
-		}
-	}
-	slices.SortFunc(mine, func(a, b Template) int {
-		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
-	})
+	mine := modelTemplates(model.Name, templates)
 	var cands []Candidate
 	byKey := map[string]Template{}
 	for _, t := range mine {
@@ -366,6 +355,23 @@ func ResolveTemplate(svc *aimv1.AIMService, model *Model, templates []Template, 
 	}
 	res.Component = comp
 	return res
+}
+
+// modelTemplates are the templates of the model a selection chooses from (derived ones are a service's own), in
+// a fixed order: listers return objects in no particular order, and the recorded candidates (and so the status)
+// must not change from one reconcile to the next. Only the model's templates are sorted: every resync of every
+// service does this, over every template of the cluster.
+func modelTemplates(model string, templates []Template) []Template {
+	var mine []Template
+	for _, t := range templates {
+		if t.Spec.ModelName == model && !t.Derived() {
+			mine = append(mine, t)
+		}
+	}
+	slices.SortFunc(mine, func(a, b Template) int {
+		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
+	})
+	return mine
 }
 
 // selectionRequest is what a service asks of the model's templates: the model's default, its overrides'
