@@ -59,7 +59,7 @@ func engineCRDs(t *testing.T) []map[string]any {
 	}
 	// Right after a migration kube-apiserver has not aggregated aim-apiserver's OpenAPI again yet.
 	var openAPI string
-	eventually(t, 60*time.Second, "aim-apiserver's OpenAPI aggregated", func() error {
+	eventually(t, openAPIAggregation, "aim-apiserver's OpenAPI aggregated", func() error {
 		var err error
 		openAPI, err = k.run("", "get", "--raw", "/openapi/v3/apis/aim.eai.amd.com/v1alpha1")
 		return err

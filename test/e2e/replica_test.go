@@ -102,11 +102,18 @@ func (h *harnessServer) restart(t *testing.T) {
 	})
 	// kube-apiserver aggregates the OpenAPI document again a little later; kubectl explain and tests that read
 	// it need it.
-	eventually(t, 60*time.Second, "OpenAPI of aim.eai.amd.com aggregated again", func() error {
+	eventually(t, openAPIAggregation, "OpenAPI of aim.eai.amd.com aggregated again", func() error {
 		_, err := admin(t).run("", "get", "--raw", "/openapi/v3/apis/aim.eai.amd.com/v1alpha1")
 		return err
 	})
 }
+
+// openAPIAggregation bounds how long kube-apiserver takes to serve aim-apiserver's OpenAPI v3 again after its
+// server restarted or its APIService changed hands (a migration): kube-aggregator refreshes an APIService's
+// OpenAPI v3 discovery once a minute after a success (successfulUpdateDelay in its openapiv3 controller), and
+// with a growing backoff after failures while the server was away, so a wait of one refresh period loses the
+// race whenever the last refresh came just before the restart.
+const openAPIAggregation = 3 * time.Minute
 
 // replica is an aim-apiserver process started by the test.
 type replica struct {
