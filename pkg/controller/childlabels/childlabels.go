@@ -33,18 +33,19 @@ func Key(controller string) string { return aimv1.GroupName + "/" + controller +
 
 // For returns the labels of a child of parent created by controller, with own labels first.
 func For(controller string, parent metav1.Object, rc runtimeconfig.Resolved, own map[string]string) map[string]string {
-	out := make(map[string]string, len(own)+4)
-	for k, v := range own {
-		out[k] = v
-	}
-	for k, v := range rc.PropagatedLabels(parent.GetLabels()) {
-		if _, set := out[k]; !set {
-			out[k] = v
-		}
-	}
-	for k, v := range map[string]string{Key(controller): naming.LabelValue(parent.GetName()), aimv1.LabelManagedBy: aimv1.ManagedByValue} {
-		if _, set := out[k]; !set {
-			out[k] = v
+	return Merge(controller, parent.GetName(), own, rc.PropagatedLabels(parent.GetLabels()))
+}
+
+// Merge is For over labels already propagated: own, then propagated, then the framework label of controller
+// naming parent and managed-by, each only where its key is still free.
+func Merge(controller, parent string, own, propagated map[string]string) map[string]string {
+	out := make(map[string]string, len(own)+len(propagated)+2)
+	for _, m := range []map[string]string{own, propagated,
+		{Key(controller): naming.LabelValue(parent), aimv1.LabelManagedBy: aimv1.ManagedByValue}} {
+		for k, v := range m {
+			if _, set := out[k]; !set {
+				out[k] = v
+			}
 		}
 	}
 	return out

@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
 )
 
 const validOutput = `[{"filename":"vllm-mi300x-fp8-tp1-latency.yaml",
@@ -133,10 +134,10 @@ func jobSpec() JobSpec {
 		TemplateName: "qwen3-32b-mi300x-fp8-latency", TemplateKind: "AIMClusterServiceTemplate", Namespace: "aim-system",
 		Owner: *metav1.NewControllerRef(&metav1.ObjectMeta{Name: "qwen3-32b-mi300x-fp8-latency", UID: "u1"},
 			aimv1.SchemeGroupVersion.WithKind("AIMClusterServiceTemplate")),
-		ControllerLabel: "aim.eai.amd.com/cluster-service-template.name",
-		Labels:          map[string]string{"team": "a", aimv1.LabelManagedBy: "someone-else"},
-		Image:           "amdenterpriseai/aim-qwen-qwen3-32b:0.8.5",
-		Metric:          "latency", Precision: "fp8", GPUModel: "MI300X", GPUCount: 1, ProfileID: "p1",
+		Controller: childlabels.ClusterServiceTemplate,
+		Labels:     map[string]string{"team": "a", aimv1.LabelManagedBy: "someone-else"},
+		Image:      "amdenterpriseai/aim-qwen-qwen3-32b:0.8.5",
+		Metric:     "latency", Precision: "fp8", GPUModel: "MI300X", GPUCount: 1, ProfileID: "p1",
 		Env: []corev1.EnvVar{{Name: "HF_TOKEN", Value: "x"}, {Name: "AIM_METRIC", Value: "throughput"}},
 		NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
 			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "amd.com/gpu.device-id", Operator: "In", Values: []string{"74a1"}}}}}}},

@@ -51,10 +51,11 @@ type JobSpec struct {
 	Namespace    string
 	// Owner is the template's controller reference, so that deleting it removes the Job.
 	Owner metav1.OwnerReference
-	// ControllerLabel is the per-controller label key (aim.eai.amd.com/<controller>.name).
-	ControllerLabel string
-	// Labels are propagated from the template; they never override the Job's own labels, and win over
-	// ControllerLabel, as in aim-engine.
+	// Controller names the template's controller in the framework label (childlabels.ServiceTemplate or
+	// ClusterServiceTemplate).
+	Controller string
+	// Labels are propagated from the template; they never override the Job's own labels, and win over the
+	// framework label, as in aim-engine.
 	Labels map[string]string
 
 	Image string
@@ -210,26 +211,15 @@ func BuildJob(s JobSpec) *batchv1.Job {
 	}
 }
 
-// labels are the Job's labels in aim-engine's order, first wins: the Job's own (BuildDiscoveryJob,
-// internal/aimservicetemplate/discovery.go:198), then the template's propagated labels (PropagateLabels,
-// internal/controller/utils/apply.go:292), then the controller's label naming the template, which its pipeline
-// adds after propagating (internal/controller/utils/reconciler.go:326-333) and only where the key is absent
-// (apply.go:229). A propagated label of the controller label's key thus keeps its value, on the Job and on
-// its pods (ForPods), as on every other child (childlabels.For).
+// labels are the Job's labels in aim-engine's order, first wins (childlabels.Merge): the Job's own
+// (BuildDiscoveryJob, internal/aimservicetemplate/discovery.go:198), then the template's propagated labels
+// (PropagateLabels, internal/controller/utils/apply.go:292), then the controller's label naming the template,
+// which its pipeline adds after propagating (internal/controller/utils/reconciler.go:326-333) and only where
+// the key is absent (apply.go:229).
 func (s JobSpec) labels() map[string]string {
-	labels := map[string]string{
-		LabelName: NameValue, LabelComponent: ComponentValue,
-		aimv1.LabelManagedBy: aimv1.ManagedByValue, LabelTemplate: naming.LabelValue(s.TemplateName),
-	}
-	for k, v := range s.Labels {
-		if _, own := labels[k]; !own {
-			labels[k] = v
-		}
-	}
-	if _, set := labels[s.ControllerLabel]; s.ControllerLabel != "" && !set {
-		labels[s.ControllerLabel] = naming.LabelValue(s.TemplateName)
-	}
-	return labels
+	own := map[string]string{LabelName: NameValue, LabelComponent: ComponentValue,
+		aimv1.LabelManagedBy: aimv1.ManagedByValue, LabelTemplate: naming.LabelValue(s.TemplateName)}
+	return childlabels.Merge(s.Controller, s.TemplateName, own, s.Labels)
 }
 
 func truncate(s string, n int) string {

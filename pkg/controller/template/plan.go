@@ -468,10 +468,10 @@ func fail(o Observation, p *Plan, reason, msg string) {
 func jobSpec(o Observation, attempt int32) discovery.JobSpec {
 	js := discovery.JobSpec{
 		TemplateName: o.Name, TemplateKind: o.Kind, Namespace: o.JobNamespace, Attempt: attempt,
-		Owner:           o.controllerRef(),
-		ControllerLabel: "aim.eai.amd.com/" + controllerLabelName(o.Kind) + ".name",
-		Labels:          o.RuntimeConfig.PropagatedLabels(o.Labels),
-		ProfileID:       o.Spec.ProfileID, Env: o.Spec.Env,
+		Owner:      o.controllerRef(),
+		Controller: controllerName(o.Kind),
+		Labels:     o.RuntimeConfig.PropagatedLabels(o.Labels),
+		ProfileID:  o.Spec.ProfileID, Env: o.Spec.Env,
 	}
 	if o.Model != nil {
 		js.Image, js.PullImage = o.Model.Image, o.Mirrors.Rewrite(o.Model.Image)
@@ -505,11 +505,12 @@ func jobSpec(o Observation, attempt int32) discovery.JobSpec {
 	return js
 }
 
-func controllerLabelName(kind string) string {
+// controllerName is the template controller's name in the labels of its children, by the template's kind.
+func controllerName(kind string) string {
 	if kind == "AIMClusterServiceTemplate" {
-		return "cluster-service-template"
+		return childlabels.ClusterServiceTemplate
 	}
-	return "service-template"
+	return childlabels.ServiceTemplate
 }
 
 // requirement turns template hardware into a GPU requirement; false when no GPU is needed.
