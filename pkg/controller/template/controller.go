@@ -165,7 +165,8 @@ func (ctl *Controller) observe(kind string, meta *metav1.ObjectMeta, spec aimv1.
 		js := jobSpec(o, 1)
 		// The Job of the attempt the planner will look for, by the record it keeps (a migrated result adopted, an
 		// earlier release's record taken under today's hash).
-		if d := recordedDiscovery(o, js); d != nil && d.SpecHash == js.Hash() {
+		hash := js.Hash()
+		if d := recordedDiscovery(o, js, hash); d != nil && d.SpecHash == hash {
 			js.Attempt = d.Attempts + 1
 		}
 		if j, err := ctl.jobs.Jobs(jobNamespace).Get(js.JobName()); err == nil && reconcile.OwnedBy(j, meta.UID) {

@@ -108,7 +108,7 @@ func PlanTemplate(o Observation) Plan {
 	// The discovery inputs' hash, computed once: the record and the result are told by it, the Job by its JobHash.
 	js := jobSpec(o, 1)
 	hash := js.Hash()
-	st.Discovery = recordedDiscovery(o, js)
+	st.Discovery = recordedDiscovery(o, js, hash)
 	done := discovered(o, st.Discovery, hash)
 
 	planRuntimeConfig(o, &p)
@@ -130,7 +130,7 @@ func PlanTemplate(o Observation) Plan {
 			p.Informational[0].Reason = ReasonDiscoveryComplete
 		}
 	default:
-		planDiscovery(o, &p, js, done)
+		planDiscovery(o, &p, js, hash)
 	}
 
 	if c := o.Caching; c != nil && c.Enabled && len(st.ModelSources) > 0 && !blocked {
@@ -286,14 +286,16 @@ func discovered(o Observation, d *aimv1.AIMDiscoveryState, hash string) bool {
 	return len(o.Status.ModelSources) > 0 && d != nil && o.Model != nil && d.SpecHash == hash
 }
 
-// recordedDiscovery is a copy of status.discovery as this controller records it, under js.Hash(): a result
+// recordedDiscovery is a copy of status.discovery as this controller records it, under hash (js.Hash()): a result
 // aim-engine left (migratedResult) is adopted as the result for the current inputs, so a migrated template keeps
 // it; a later change of the inputs discovers again, as for any result (R9.19). A record of an earlier release,
 // whose hash also covered the pull secrets and the service account (js.JobHash()), is the same record under
 // the hash of today, so that upgrading discovers nothing again and keeps the backoff's count.
-func recordedDiscovery(o Observation, js discovery.JobSpec) *aimv1.AIMDiscoveryState {
+func recordedDiscovery(o Observation, js discovery.JobSpec, hash string) *aimv1.AIMDiscoveryState {
 	d := o.Status.Discovery.DeepCopy()
 	switch {
+	case d != nil && d.SpecHash == hash:
+		return d
 	case migratedResult(o):
 		if d == nil {
 			d = &aimv1.AIMDiscoveryState{}
@@ -301,7 +303,7 @@ func recordedDiscovery(o Observation, js discovery.JobSpec) *aimv1.AIMDiscoveryS
 	case d == nil || d.SpecHash != js.JobHash():
 		return d
 	}
-	d.SpecHash = js.Hash()
+	d.SpecHash = hash
 	return d
 }
 
@@ -341,12 +343,11 @@ func aimEngineDiscoveryHash(spec aimv1.AIMServiceTemplateSpecCommon, image strin
 }
 
 // planDiscovery runs discovery: keep a result for the same inputs (F5), read a finished Job, retry a failed
-// one after the backoff, or start one when a slot is free. js is the first attempt's Job, whose Hash is the
-// inputs', done whether the status holds their result.
-func planDiscovery(o Observation, p *Plan, js discovery.JobSpec, done bool) {
+// one after the backoff, or start one when a slot is free. js is the first attempt's Job, hash its Hash, the
+// inputs'.
+func planDiscovery(o Observation, p *Plan, js discovery.JobSpec, hash string) {
 	st := &p.Status
-	hash := js.Hash()
-	if done {
+	if discovered(o, st.Discovery, hash) {
 		p.Informational = append(p.Informational, state.Condition(ConditionDiscovered, true, ReasonDiscoveryComplete, "discovery found the profile"))
 		return
 	}
@@ -362,7 +363,7 @@ func planDiscovery(o Observation, p *Plan, js discovery.JobSpec, done bool) {
 		planJob(o, p)
 		return
 	}
-	if waiting(o, p, js) {
+	if waiting(o, p, js, hash) {
 		return
 	}
 	if limit := int(o.RuntimeConfig.MaxConcurrentDiscoveryJobs()); o.ActiveDiscoveryJobs >= limit {
@@ -422,9 +423,9 @@ func awaiting(p *Plan, msg string) {
 // An attempt whose Job pulls with other pull secrets or another service account than the failed one (its name
 // differs from status.discoveryJob's) starts at once: changing them, to fix a refused pull, reset the backoff
 // while they were inputs of its hash.
-func waiting(o Observation, p *Plan, js discovery.JobSpec) bool {
+func waiting(o Observation, p *Plan, js discovery.JobSpec, hash string) bool {
 	d := p.Status.Discovery
-	wait := o.Backoff.Wait(d, js.Hash(), o.Now)
+	wait := o.Backoff.Wait(d, hash, o.Now)
 	last := js
 	last.Attempt = d.Attempts
 	if wait <= 0 || (o.Status.DiscoveryJob != nil && o.Status.DiscoveryJob.Name != last.JobName()) {
