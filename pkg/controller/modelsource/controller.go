@@ -92,10 +92,7 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 	write := reconcile.StatusWriter(ctx, src, ctl.c.AIM.AimV1alpha1().AIMClusterModelSources().UpdateStatus, FieldManager)
 	owned := countOwned(existing)
 	status.DiscoveredModels = int32(owned)
-	due, wait := SyncDue(src, now)
-	if !due && ModelsMissing(src, owned) {
-		due = true
-	}
+	due, wait := SyncDue(src, owned, now)
 	if !due {
 		// Not due: only the count of owned models may have changed.
 		return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: src, What: "model source " + name, Status: status, Stored: src.Status,
@@ -112,7 +109,7 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 	out := state.Derive(state.Input{Components: comps, Previous: current.Conditions,
 		Generation: src.Generation, Now: now, Informational: []metav1.Condition{limitCondition(status)}})
 	status.Conditions, status.Status = out.Conditions, out.Status
-	_, wait = SyncDue(&aimv1.AIMClusterModelSource{ObjectMeta: src.ObjectMeta, Spec: src.Spec, Status: status}, now)
+	_, wait = SyncDue(&aimv1.AIMClusterModelSource{ObjectMeta: src.ObjectMeta, Spec: src.Spec, Status: status}, int(status.DiscoveredModels), now)
 	return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: src, What: "model source " + name, Status: status, Stored: src.Status,
 		Write: func() error { return write(status) }, Out: out, RequeueAfter: wait})
 }
@@ -228,21 +225,23 @@ func countOwned(existing map[string]bool) int {
 }
 
 // ModelsMissing reports whether src owns fewer models than its last sync left it with, that is whether one was
-// deleted since: the reconcile the deletion's event queues then lists the registry and re-creates the model, as
-// aim-engine, which watches the models it owns (internal/controller/aimclustermodelsource_controller.go:127) and
-// creates every selected image that has no model on each reconcile (internal/aimclustermodelsource/reconcile.go:206),
-// does at once. Comparing counts keeps the steady state free of registry listings. A source being deleted is left
-// alone: the garbage collector removing its models is no reason to make them again.
+// deleted since: the reconcile the deletion's event queues then lists the registry (SyncDue) and re-creates the
+// model, as aim-engine, which watches the models it owns (internal/controller/aimclustermodelsource_controller.go:127)
+// and creates every selected image that has no model on each reconcile
+// (internal/aimclustermodelsource/reconcile.go:206), does at once. Comparing counts keeps the steady state free of
+// registry listings. A source being deleted is left alone: the garbage collector removing its models is no reason
+// to make them again.
 func ModelsMissing(src *aimv1.AIMClusterModelSource, owned int) bool {
 	return src.DeletionTimestamp == nil && src.Status.LastSyncTime != nil && owned < int(src.Status.DiscoveredModels)
 }
 
 // SyncDue reports whether the registry must be listed now, else how long until it must. A sync is due for a
-// new or changed spec, after syncInterval, at once after infrastructure errors (the work queue's backoff
-// spaces the retries), and every 30 s while a pull secret is missing.
-func SyncDue(src *aimv1.AIMClusterModelSource, now time.Time) (bool, time.Duration) {
+// new or changed spec, when a model the source owns is gone (ModelsMissing; owned is how many it owns), after
+// syncInterval, at once after infrastructure errors (the work queue's backoff spaces the retries), and every
+// 30 s while a pull secret is missing.
+func SyncDue(src *aimv1.AIMClusterModelSource, owned int, now time.Time) (bool, time.Duration) {
 	st := src.Status
-	if st.LastSyncTime == nil || st.ObservedGeneration != src.Generation {
+	if st.LastSyncTime == nil || st.ObservedGeneration != src.Generation || ModelsMissing(src, owned) {
 		return true, 0
 	}
 	wait := aimv1.DefaultSyncInterval

@@ -66,7 +66,7 @@ func TestSyncDue(t *testing.T) {
 		{"user errors wait for the interval or a spec change", synced(10*time.Second,
 			metav1.Condition{Type: "FiltersReady", Status: metav1.ConditionFalse, Reason: "CatalogNotSupported"}), false, time.Hour - 10*time.Second},
 	} {
-		due, wait := SyncDue(tc.src, now)
+		due, wait := SyncDue(tc.src, int(tc.src.Status.DiscoveredModels), now)
 		if due != tc.due || wait != tc.wait {
 			t.Errorf("%s: due %v wait %s; want %v %s", tc.name, due, wait, tc.due, tc.wait)
 		}
