@@ -182,8 +182,8 @@ func stillResolved(svc *aimv1.AIMService, found []Model) (Model, bool) {
 		return Model{}, false
 	}
 	for _, f := range found {
-		if r := f.Ref(); r.Name == ref.Name && r.Namespace == ref.Namespace && r.Scope == ref.Scope &&
-			f.Status == aimv1.AIMStatusReady && !f.Stale {
+		// A stale status reads Pending (currentModel).
+		if r := f.Ref(); r.Name == ref.Name && r.Namespace == ref.Namespace && r.Scope == ref.Scope && f.Status == aimv1.AIMStatusReady {
 			return f, true
 		}
 	}
