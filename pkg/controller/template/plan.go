@@ -200,12 +200,21 @@ func planGPU(o Observation, p *Plan) bool {
 	m := o.Inventory.Find(req)
 	if m.Available {
 		p.Components = append(p.Components, state.Component{Name: ComponentGPU, Dependency: state.DependencyUpstream, Reason: gpu.ReasonGPUAvailable,
-			Message: fmt.Sprintf("%s on %d node(s)", strings.Join(m.Models, ", "), len(m.Nodes))})
+			Message: gpuAvailableMessage(req, m)})
 	} else {
 		p.Components = append(p.Components, state.Component{Name: ComponentGPU, Dependency: state.DependencyUpstream,
 			State: aimv1.AIMStatusNotAvailable, Reason: m.Reason, Message: m.Message})
 	}
 	return m.Available
+}
+
+// gpuAvailableMessage is aim-engine's sentence (gpu.go): it names the models, never how many nodes have
+// them, so that nodes joining or leaving do not write the status of every template needing a GPU.
+func gpuAvailableMessage(req gpu.Requirement, m gpu.Match) string {
+	if req.Model != "" {
+		return "GPU model '" + gpu.NormalizeModel(req.Model) + "' is available"
+	}
+	return "GPU available (any model accepted): " + strings.Join(m.Models, ", ")
 }
 
 // planHardware fills the status with the hardware the profile resolved, its summary and the node affinity

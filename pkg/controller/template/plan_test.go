@@ -675,6 +675,31 @@ func TestPlanKeepsTheNodeAffinity(t *testing.T) {
 	}
 }
 
+// TestGPUMessageIgnoresNodeCount: the GPU component names the models in aim-engine's words, not how many nodes
+// have them, so a node joining writes no template's status.
+func TestGPUMessageIgnoresNodeCount(t *testing.T) {
+	mi300 := map[string]string{gpu.LabelDeviceID: "74a1"}
+	for name, tc := range map[string]struct {
+		spec func(*Observation)
+		want string
+	}{
+		"by model": {func(*Observation) {}, "GPU model 'MI300X' is available"},
+		"by VRAM": {func(o *Observation) {
+			o.Spec.Hardware.GPU.Model, o.Spec.Hardware.GPU.MinVRAM = "", ptr.To(resource.MustParse("128Gi"))
+		}, "GPU available (any model accepted): MI300X"},
+	} {
+		for _, nodes := range []gpu.Inventory{gpuNodes(mi300), gpuNodes(mi300, mi300, mi300)} {
+			o := observation()
+			tc.spec(&o)
+			o.Inventory = nodes
+			c := component(PlanTemplate(o), ComponentGPU)
+			if c == nil || c.Reason != gpu.ReasonGPUAvailable || c.Message != tc.want {
+				t.Errorf("%s, %d node(s): GPU component %+v, want %s: %q", name, len(nodes.Nodes()), c, gpu.ReasonGPUAvailable, tc.want)
+			}
+		}
+	}
+}
+
 // TestPlanComputesTheNodeAffinityOfANewResult: a result written in this reconcile, one for other inputs, or
 // other hardware brings the affinity of the nodes there are now.
 func TestPlanComputesTheNodeAffinityOfANewResult(t *testing.T) {
