@@ -48,6 +48,7 @@ type config struct {
 	watchers      int
 	watchEvents   int
 	keep          bool
+	settle        time.Duration
 	timeout       time.Duration
 	namespaceBase string
 	// only names the paths to run (all when empty), e.g. to profile one.
@@ -73,6 +74,7 @@ func main() {
 	fs.IntVar(&c.watchers, "watchers", 100, "Concurrent watches for the watch delivery measure.")
 	fs.IntVar(&c.watchEvents, "watch-events", 1000, "Changes each watcher must receive.")
 	fs.BoolVar(&c.keep, "keep", false, "Leave the CRD twin and the namespaces in the cluster.")
+	fs.DurationVar(&c.settle, "settle", 30*time.Second, "After each path, wait at most this long for the servers to go idle, so that the work it left behind is not charged to the next path (0: go on at once, for a run that only checks the program).")
 	fs.DurationVar(&c.timeout, "timeout", 90*time.Minute, "Give up after this long.")
 	fs.StringVar(&c.namespaceBase, "namespace", "bench-api", "Prefix of the namespaces the benchmark works in.")
 	fs.Func("paths", "Comma-separated paths to run (aggregated, CRD twin, direct, etcd); all unless set. For profiling one path.", func(v string) error {
@@ -101,6 +103,8 @@ type harness struct {
 	aggregated, crd, direct *apiPath
 	servers                 []measure.Server
 	etcd                    *clientv3.Client
+	// maxSettle bounds the wait for idle servers after each path (-settle).
+	maxSettle time.Duration
 }
 
 func connect(c config) (*harness, error) {
@@ -152,7 +156,8 @@ func connect(c config) (*harness, error) {
 			etcdPrefix: "/registry/" + c.twinGroup + "/aimservices/"},
 		direct: &apiPath{name: pathDirect, base: c.aimServer + "/apis/aim.eai.amd.com/v1alpha1", group: "aim.eai.amd.com", client: direct, protobuf: true,
 			etcdPrefix: "/registry/aim.eai.amd.com/aim.eai.amd.com/aimservices/"},
-		etcd: etcd,
+		etcd:      etcd,
+		maxSettle: c.settle,
 		servers: []measure.Server{
 			{Name: "kube-apiserver", Client: kubeHTTP, MetricsURL: kube.Host + "/metrics", Profiling: true},
 			{Name: "aim-apiserver", Client: aimMetrics, MetricsURL: c.aimServer + "/metrics", Profiling: true},

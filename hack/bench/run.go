@@ -190,11 +190,11 @@ func (h *harness) benchPath(ctx context.Context, c config, r *results, p *apiPat
 	return h.settle(ctx)
 }
 
-// settle waits until the servers are nearly idle (under a fifth of a core together for a second), at most 30
-// seconds: the work a path leaves behind (deletes reaching the watch caches, garbage collection, etcd
-// compaction) must not be charged to the path after it.
+// settle waits until the servers are nearly idle (under a fifth of a core together for a second), at most
+// h.maxSettle: the work a path leaves behind (deletes reaching the watch caches, garbage collection, etcd
+// compaction, the controller's reconciles of the deleted services) must not be charged to the path after it.
 func (h *harness) settle(ctx context.Context) error {
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(h.maxSettle)
 	for time.Now().Before(deadline) {
 		before, err := readAll(h.servers)
 		if err != nil {
@@ -217,7 +217,9 @@ func (h *harness) settle(ctx context.Context) error {
 			return nil
 		}
 	}
-	logf("  the servers were still busy after 30 s; going on")
+	if h.maxSettle > 0 {
+		logf("  the servers were still busy after %s; going on", h.maxSettle)
+	}
 	return nil
 }
 
