@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -166,10 +167,16 @@ func (c *etcdCluster) leader() int {
 	return -1
 }
 
-func (c *etcdCluster) stop() {
-	for _, m := range c.members {
-		m.stop(syscall.SIGTERM, 20*time.Second)
+func (c *etcdCluster) stop() { stopAll(c.members, 20*time.Second) }
+
+// stopAll sends SIGTERM to every process at once and waits for all: each replica keeps serving for its
+// shutdown delay, which one after the other would add up.
+func stopAll(procs []*process, timeout time.Duration) {
+	var wg sync.WaitGroup
+	for _, p := range procs {
+		wg.Go(func() { p.stop(syscall.SIGTERM, timeout) })
 	}
+	wg.Wait()
 }
 
 // replicas are the soak's two aim-apiserver processes, at 127.0.0.1 and 127.0.0.2 on the harness's port,
@@ -277,8 +284,4 @@ func (rs *replicas) leader() int {
 	return -1
 }
 
-func (rs *replicas) stop() {
-	for _, p := range rs.procs {
-		p.stop(syscall.SIGTERM, 30*time.Second)
-	}
-}
+func (rs *replicas) stop() { stopAll(rs.procs, 30*time.Second) }
