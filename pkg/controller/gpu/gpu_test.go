@@ -101,6 +101,25 @@ func TestFind(t *testing.T) {
 	}
 }
 
+// TestFindListsModelsInOneOrder: models of one rank are listed by name, whatever nodes come and go; the list
+// ends up in templates' GPUReady message, which a joining node must not rewrite.
+func TestFindListsModelsInOneOrder(t *testing.T) {
+	mi300a, mi308x := map[string]string{LabelDeviceID: "74a0"}, map[string]string{LabelDeviceID: "74a2"}
+	want := []string{"MI300A", "MI308X"}
+	for name, nodes := range map[string][]corev1.Node{
+		"MI308X's node first":            {node("n-b", 8, mi308x), node("n-c", 8, mi300a)},
+		"an MI300A node joins before it": {node("n-a", 8, mi300a), node("n-b", 8, mi308x), node("n-c", 8, mi300a)},
+	} {
+		inv := NewInventory(nodes)
+		if got := inv.Find(Requirement{Count: 1}).Models; !slices.Equal(got, want) {
+			t.Errorf("%s: Find lists %v, want %v", name, got, want)
+		}
+		if got := inv.Models(); !slices.Equal(got, want) {
+			t.Errorf("%s: Models lists %v, want %v", name, got, want)
+		}
+	}
+}
+
 // TestAffinityAgreesWithInventory: every node the inventory counts for a model is selected by the affinity
 // built for that model, whatever label form identified it, and no node of another model is (F11).
 func TestAffinityAgreesWithInventory(t *testing.T) {

@@ -97,12 +97,7 @@ func (inv Inventory) Models() []string {
 			models = append(models, n.Model)
 		}
 	}
-	slices.SortFunc(models, func(a, b string) int {
-		if d := Rank(a) - Rank(b); d != 0 {
-			return d
-		}
-		return strings.Compare(a, b)
-	})
+	slices.SortFunc(models, CompareModels)
 	return models
 }
 
@@ -167,7 +162,7 @@ func (inv Inventory) Find(req Requirement) Match {
 			m.Models = append(m.Models, n.Model)
 		}
 	}
-	slices.SortFunc(m.Models, func(a, b string) int { return Rank(a) - Rank(b) })
+	slices.SortFunc(m.Models, CompareModels)
 	m.Available = len(m.Nodes) > 0
 	switch {
 	case m.Available:

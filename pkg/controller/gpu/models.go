@@ -5,6 +5,7 @@
 package gpu
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
 	"strings"
@@ -76,6 +77,12 @@ func Rank(model string) int {
 		}
 	}
 	return len(rankOrder)
+}
+
+// CompareModels orders models best ranked first, and models of one rank (every model rankOrder does not
+// list) by name: lists of models end up in messages, which must not change with the order nodes are seen in.
+func CompareModels(a, b string) int {
+	return cmp.Or(Rank(a)-Rank(b), strings.Compare(a, b))
 }
 
 // MemoryPerGPU returns the memory of one GPU of a model, if known.
