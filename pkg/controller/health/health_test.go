@@ -1,6 +1,7 @@
 package health
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -181,5 +182,22 @@ func TestInferenceService(t *testing.T) {
 		if st, reason, _ := state.Outcome(InferenceService("InferenceService", tc.s, tc.ev)); st != tc.state || reason != tc.reason {
 			t.Errorf("%+v: %s %s, want %s %s", tc.s, st, reason, tc.state, tc.reason)
 		}
+	}
+}
+
+// TestLatestIsOneEventWhateverTheOrder: events of the same second are picked by reason and name, not by the
+// order the informer lists them in.
+func TestLatestIsOneEventWhateverTheOrder(t *testing.T) {
+	at := metav1.NewTime(time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC))
+	events := []corev1.Event{
+		{ObjectMeta: metav1.ObjectMeta{Name: "p.1"}, Reason: "FailedMount", LastTimestamp: at},
+		{ObjectMeta: metav1.ObjectMeta{Name: "p.2"}, Reason: "FailedAttachVolume", LastTimestamp: at},
+		{ObjectMeta: metav1.ObjectMeta{Name: "p.0"}, Reason: "Scheduled", LastTimestamp: metav1.NewTime(at.Add(-time.Minute))},
+	}
+	reversed := slices.Clone(events)
+	slices.Reverse(reversed)
+	a, b := Latest(events), Latest(reversed)
+	if a == nil || b == nil || a.Name != b.Name || a.Name != "p.1" {
+		t.Errorf("Latest picked %v and %v in the two orders, want p.1 both times", a, b)
 	}
 }

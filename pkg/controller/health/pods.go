@@ -1,6 +1,7 @@
 package health
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -199,16 +200,25 @@ func Ready(p *corev1.Pod) bool {
 	return false
 }
 
-// Latest is the most recent event.
+// Latest is the most recent event. Event times have whole seconds and informers list in no fixed order, so
+// events of one second are told apart by reason and name: the pick, and the message quoted from it, must not
+// flap between reconciles.
 func Latest(events []corev1.Event) *corev1.Event {
 	var out *corev1.Event
 	for i := range events {
 		e := &events[i]
-		if out == nil || eventTime(e).After(eventTime(out)) {
+		if out == nil || laterEvent(e, out) {
 			out = e
 		}
 	}
 	return out
+}
+
+func laterEvent(a, b *corev1.Event) bool {
+	if c := eventTime(a).Compare(eventTime(b)); c != 0 {
+		return c > 0
+	}
+	return cmp.Or(strings.Compare(a.Reason, b.Reason), strings.Compare(a.Name, b.Name)) > 0
 }
 
 func eventTime(e *corev1.Event) time.Time {
