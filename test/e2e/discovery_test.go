@@ -138,7 +138,7 @@ func TestMalformedDiscoveryOutputFailsAndRetries(t *testing.T) {
 	eventually(t, 60*time.Second, "template Failed with DiscoveryOutputInvalid", func() error {
 		out := k.must("get", "aimcltpl", "e2e-malformed", "-o", `jsonpath={.status.status} {.status.conditions[?(@.type=="Ready")].reason} {.status.conditions[?(@.type=="DiscoveryJobReady")].message}`)
 		seen[out] = true
-		if !strings.HasPrefix(out, "Failed DiscoveryOutputInvalid ") || !strings.Contains(out, "KeyError") || !strings.Contains(out, "retrying in") {
+		if !strings.HasPrefix(out, "Failed DiscoveryOutputInvalid ") || !strings.Contains(out, "KeyError") || !strings.Contains(out, "; retrying at ") {
 			return fmt.Errorf("%q", out)
 		}
 		return nil

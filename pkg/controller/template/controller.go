@@ -253,10 +253,7 @@ func (ctl *Controller) reconcile(ctx context.Context, obj reconcile.Object, o Ob
 			plan.Components = append(plan.Components, state.Component{Name: ComponentDiscoveryJob, Dependency: state.DependencyDownstream, Errors: []error{err}})
 		case !created:
 			// Another template took the last slot since we looked: wait, as the planner does.
-			plan.Status.DiscoveryJob = o.Status.DiscoveryJob
-			plan.Components = append(plan.Components, state.Component{Name: ComponentDiscoveryJob, Dependency: state.DependencyDownstream,
-				State: aimv1.AIMStatusProgressing, Reason: ReasonWaitingForSlot, Message: "waiting for a discovery slot"})
-			plan.RequeueAfter = slotRetry
+			waitForSlot(o, &plan)
 		default:
 			rec.Eventf(obj, corev1.EventTypeNormal, ReasonJobCreated, "Created discovery Job %s/%s", plan.Job.Namespace, plan.Job.Name)
 		}

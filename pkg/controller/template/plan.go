@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +32,9 @@ import (
 )
 
 const (
+	// retryingAt joins a failed attempt's message and the time of the next attempt. Statuses written by earlier
+	// releases joined it with retryingIn and the time left; failureOf reads both.
+	retryingAt = "; retrying at "
 	retryingIn = "; retrying in "
 
 	// slotRetry is how often a template waiting for a discovery slot looks again.
@@ -375,11 +379,8 @@ func planDiscovery(o Observation, p *Plan, js discovery.JobSpec, hash string) {
 	if waiting(o, p, js, hash) {
 		return
 	}
-	if limit := int(o.RuntimeConfig.MaxConcurrentDiscoveryJobs()); o.ActiveDiscoveryJobs >= limit {
-		jobComponent(p, aimv1.AIMStatusProgressing, ReasonWaitingForSlot,
-			fmt.Sprintf("%d discovery Jobs are running, the limit is %d", o.ActiveDiscoveryJobs, limit))
-		awaiting(p, "waiting for a discovery slot")
-		p.RequeueAfter = slotRetry
+	if o.ActiveDiscoveryJobs >= int(o.RuntimeConfig.MaxConcurrentDiscoveryJobs()) {
+		waitForSlot(o, p)
 		return
 	}
 	p.Job = discovery.BuildJob(js)
@@ -417,6 +418,23 @@ func planJob(o Observation, p *Plan) {
 	}
 }
 
+// waitForSlot plans to wait for a free discovery slot instead of starting the Job: the planner's choice when every
+// slot is taken, and the controller's when another template took the last one first. Either says the same, from
+// the template's own inputs only: the count of running Jobs, cluster-wide, and who won a race change while the
+// template waits, and each waiting template looks again every slotRetry; with them in the message it would write
+// its status on most looks.
+func waitForSlot(o Observation, p *Plan) {
+	p.Job = nil
+	p.Status.DiscoveryJob = o.Status.DiscoveryJob.DeepCopy()
+	// The controller's plan, made to start the Job, reported it.
+	p.Components = slices.DeleteFunc(p.Components, func(c state.Component) bool { return c.Name == ComponentDiscoveryJob })
+	p.Informational = slices.DeleteFunc(p.Informational, func(c metav1.Condition) bool { return c.Type == ConditionDiscovered })
+	jobComponent(p, aimv1.AIMStatusProgressing, ReasonWaitingForSlot, fmt.Sprintf(
+		"waiting for a discovery slot: at most %d discovery Jobs run at once", o.RuntimeConfig.MaxConcurrentDiscoveryJobs()))
+	awaiting(p, "waiting for a discovery slot")
+	p.RequeueAfter = slotRetry
+}
+
 // jobComponent reports the discovery Job.
 func jobComponent(p *Plan, s aimv1.AIMStatus, reason, msg string) {
 	p.Components = append(p.Components, state.Component{Name: ComponentDiscoveryJob, Dependency: state.DependencyDownstream,
@@ -444,12 +462,37 @@ func waiting(o Observation, p *Plan, js discovery.JobSpec, hash string) bool {
 	reason := cmp.Or(d.LastFailureReason, ReasonJobFailed)
 	msg := fmt.Sprintf("attempt %d failed", d.Attempts)
 	if prev := meta.FindStatusCondition(o.Status.Conditions, ComponentDiscoveryJob+state.ComponentSuffix); prev != nil && prev.Reason == reason {
-		msg, _, _ = strings.Cut(prev.Message, retryingIn)
+		msg = failureOf(prev.Message)
 	}
-	jobComponent(p, aimv1.AIMStatusFailed, reason, fmt.Sprintf("%s%s%s", msg, retryingIn, wait.Round(time.Second)))
-	awaiting(p, fmt.Sprintf("waiting %s before attempt %d", wait.Round(time.Second), d.Attempts+1))
+	next := nextAttempt(o.Backoff, d, o.Now)
+	jobComponent(p, aimv1.AIMStatusFailed, reason, msg+retryingAt+next)
+	awaiting(p, fmt.Sprintf("waiting until %s before attempt %d", next, d.Attempts+1))
 	p.RequeueAfter = wait
 	return true
+}
+
+// nextAttempt is when the attempt after d's failed one may start, in RFC 3339, UTC, to the second. The messages
+// of the backoff name this time, which is fixed for the attempt, and not the time left, which would make every
+// reconcile during a backoff of up to an hour (resyncs, GPU node changes, the model's changes) write the status.
+func nextAttempt(b discovery.Backoff, d *aimv1.AIMDiscoveryState, now time.Time) string {
+	last := now // a record without the time (written by hand, or by another operator) waits from now
+	if d.LastAttemptTime != nil {
+		last = d.LastAttemptTime.Time
+	}
+	// From lastAttemptTime as the API server keeps it, to the second: the reconcile that records the failure
+	// names the time every later one reads.
+	return last.Truncate(time.Second).Add(b.Delay(d.Attempts)).UTC().Format(time.RFC3339)
+}
+
+// failureOf is what failed, from a DiscoveryJobReady message about a failed attempt: the message without the
+// retry's time, in this release's words or in earlier ones'.
+func failureOf(msg string) string {
+	for _, sep := range []string{retryingAt, retryingIn} {
+		if i := strings.LastIndex(msg, sep); i >= 0 {
+			return msg[:i]
+		}
+	}
+	return msg
 }
 
 // jobReference names the discovery Job in status; its uid is known once the Job has been observed.
@@ -469,7 +512,7 @@ func fail(o Observation, p *Plan, reason, msg string) {
 	}
 	wait := o.Backoff.Wait(d, d.SpecHash, o.Now)
 	p.Components = append(p.Components, state.Component{Name: ComponentDiscoveryJob, Dependency: state.DependencyDownstream,
-		State: aimv1.AIMStatusFailed, Reason: reason, Message: fmt.Sprintf("%s%s%s", msg, retryingIn, wait.Round(time.Second))})
+		State: aimv1.AIMStatusFailed, Reason: reason, Message: msg + retryingAt + nextAttempt(o.Backoff, d, o.Now)})
 	p.Informational = append(p.Informational, state.Condition(ConditionDiscovered, false, ReasonAwaitingDiscovery, "the last discovery attempt failed"))
 	p.RequeueAfter = max(wait, time.Second)
 }

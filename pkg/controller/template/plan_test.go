@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -185,7 +186,7 @@ func TestPlanFailsOnBadOutputAndRetriesAfterBackoff(t *testing.T) {
 	} {
 		p := PlanTemplate(o)
 		c := component(p, "DiscoveryJob")
-		if c == nil || c.State != aimv1.AIMStatusFailed || c.Reason != ReasonDiscoveryOutputInvalid || !strings.Contains(c.Message, "retrying in 1m0s") {
+		if c == nil || c.State != aimv1.AIMStatusFailed || c.Reason != ReasonDiscoveryOutputInvalid || !strings.HasSuffix(c.Message, "; retrying at 2026-11-23T12:01:00Z") {
 			t.Errorf("%s: component %+v", name, c)
 		}
 		if p.Status.Discovery.Attempts != 1 || p.Status.Discovery.LastFailureReason != ReasonDiscoveryOutputInvalid || len(p.Status.ModelSources) != 0 {
@@ -211,6 +212,93 @@ func TestPlanFailsOnBadOutputAndRetriesAfterBackoff(t *testing.T) {
 	o2.Now = now.Add(61 * time.Second)
 	if retry := PlanTemplate(o2); retry.Job == nil || !strings.HasSuffix(retry.Job.Name, "-2") {
 		t.Errorf("after backoff: %+v", retry.Job)
+	}
+}
+
+// TestPlanBackoffMessagesStayDuringTheWait: the messages of a discovery backoff name the time of the next
+// attempt, not the time left, so the reconciles during a wait of up to an hour (resyncs, GPU node changes) write
+// nothing new. A message an earlier release stored, with the time left ("retrying in"), keeps its failure's text.
+func TestPlanBackoffMessagesStayDuringTheWait(t *testing.T) {
+	o := observation()
+	long := metav1.NewTime(now.Add(-2 * time.Hour))
+	o.Status.Discovery = &aimv1.AIMDiscoveryState{SpecHash: jobSpec(o, 1).Hash(), Attempts: 6, LastAttemptTime: &long,
+		LastFailureReason: ReasonJobFailed}
+	seventh := PlanTemplate(o)
+	if seventh.Job == nil || !strings.HasSuffix(seventh.Job.Name, "-7") {
+		t.Fatalf("planned Job %v, want attempt 7", seventh.Job)
+	}
+	// Attempt 7 fails within the second after now; the next waits the longest backoff, an hour.
+	o.Status, o.Job = seventh.Status, seventh.Job.DeepCopy()
+	o.Job.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue,
+		Reason: "BackoffLimitExceeded"}}
+	o.Now = now.Add(400 * time.Millisecond)
+	failed := PlanTemplate(o)
+	const retry = "; retrying at 2026-11-23T13:00:00Z"
+	failedMsg := component(failed, ComponentDiscoveryJob).Message
+	if !strings.HasSuffix(failedMsg, retry) || !strings.Contains(failedMsg, "BackoffLimitExceeded") {
+		t.Errorf("DiscoveryJob message of the failed attempt %q, want the failure and %q", failedMsg, retry)
+	}
+	// The status as the API server keeps it: lastAttemptTime to the second, the conditions derived.
+	stored := failed.Status.DeepCopy()
+	at := stored.Discovery.LastAttemptTime.Rfc3339Copy()
+	stored.Discovery.LastAttemptTime = &at
+	stored.Conditions = state.Derive(state.Input{Components: failed.Components, Informational: failed.Informational,
+		Generation: o.Generation, Now: o.Now}).Conditions
+
+	type messages struct{ DiscoveryJob, Discovered, Ready string }
+	plan := func(st *aimv1.AIMServiceTemplateStatus, at time.Time) messages {
+		w := observation()
+		w.Status, w.Now = *st, at
+		p := PlanTemplate(w)
+		if p.Job != nil {
+			t.Errorf("at %s, within the backoff: Job %s", at, p.Job.Name)
+		}
+		conds := state.Derive(state.Input{Components: p.Components, Informational: p.Informational, Previous: st.Conditions,
+			Generation: w.Generation, Now: at}).Conditions
+		return messages{DiscoveryJob: component(p, ComponentDiscoveryJob).Message,
+			Discovered: meta.FindStatusCondition(conds, ConditionDiscovered).Message,
+			Ready:      meta.FindStatusCondition(conds, state.ConditionReady).Message}
+	}
+	early, late := plan(stored, now.Add(time.Minute)), plan(stored, now.Add(11*time.Minute))
+	if diff := cmp.Diff(early, late); diff != "" {
+		t.Errorf("messages 1 and 11 minutes into the backoff (-1m +11m):\n%s", diff)
+	}
+	want := messages{DiscoveryJob: failedMsg, Discovered: "waiting until 2026-11-23T13:00:00Z before attempt 8", Ready: late.Ready}
+	if diff := cmp.Diff(want, late); diff != "" || !strings.HasSuffix(late.Ready, retry) {
+		t.Errorf("messages during the backoff (-want +got):\n%s\nReady %q", diff, late.Ready)
+	}
+
+	old := stored.DeepCopy()
+	for i := range old.Conditions {
+		if c := &old.Conditions[i]; c.Type == ComponentDiscoveryJob+state.ComponentSuffix {
+			c.Message = strings.TrimSuffix(c.Message, retry) + "; retrying in 59m0s"
+		}
+	}
+	if got := plan(old, now.Add(11*time.Minute)).DiscoveryJob; got != failedMsg {
+		t.Errorf("after a message in earlier words: %q, want %q", got, failedMsg)
+	}
+}
+
+// TestPlanSlotWaitIgnoresRunningJobs: a template waiting for a discovery slot says so with its own limit only.
+// The count of discovery Jobs running in the cluster moves all the time, and each waiting template looks again
+// every slotRetry.
+func TestPlanSlotWaitIgnoresRunningJobs(t *testing.T) {
+	plan := func(active int) Plan {
+		o := observation()
+		o.ActiveDiscoveryJobs = active
+		return PlanTemplate(o)
+	}
+	full, more := plan(10), plan(14)
+	want := state.Component{Name: ComponentDiscoveryJob, Dependency: state.DependencyDownstream, State: aimv1.AIMStatusProgressing,
+		Reason: ReasonWaitingForSlot, Message: "waiting for a discovery slot: at most 10 discovery Jobs run at once"}
+	if diff := cmp.Diff(&want, component(full, ComponentDiscoveryJob)); diff != "" {
+		t.Errorf("DiscoveryJob with 10 Jobs running (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(full.Components, more.Components); diff != "" {
+		t.Errorf("components with 10 and 14 Jobs running (-10 +14):\n%s", diff)
+	}
+	if diff := cmp.Diff(full.Informational, more.Informational); diff != "" {
+		t.Errorf("Discovered with 10 and 14 Jobs running (-10 +14):\n%s", diff)
 	}
 }
 
