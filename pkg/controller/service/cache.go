@@ -2,8 +2,6 @@ package service
 
 import (
 	"cmp"
-	"fmt"
-	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -31,9 +29,9 @@ type CachePlan struct {
 }
 
 // PlanCache decides on the cache of a service running template t. existing are the namespace's template
-// caches, artifacts its artifacts (for the progress of downloads). A Shared cache is any shared cache of the
-// template and belongs to no service; a Dedicated one is the service's own.
-func PlanCache(svc *aimv1.AIMService, t Template, existing []*aimv1.AIMTemplateCache, artifacts []*aimv1.AIMArtifact, rc runtimeconfig.Resolved) CachePlan {
+// caches. A Shared cache is any shared cache of the template and belongs to no service; a Dedicated one is the
+// service's own.
+func PlanCache(svc *aimv1.AIMService, t Template, existing []*aimv1.AIMTemplateCache, rc runtimeconfig.Resolved) CachePlan {
 	if len(t.Status.ModelSources) == 0 {
 		return CachePlan{}
 	}
@@ -55,20 +53,17 @@ func PlanCache(svc *aimv1.AIMService, t Template, existing []*aimv1.AIMTemplateC
 		return CachePlan{Create: want, Component: &comp}
 	}
 	what := "AIMTemplateCache " + use.Name
+	// A cache that is not Ready is quoted by its status alone, as aim-engine says "Template cache is
+	// progressing" (reconcile.go:664): how far a download is shows on its artifact, and quoting that here
+	// would rewrite the status of every service of the cache at each step the downloader reports.
+	notReady := what + " is " + string(cmp.Or(use.Status.Status, aimv1.AIMStatusPending))
 	switch use.Status.Status {
 	case aimv1.AIMStatusReady:
 		comp.Reason, comp.Message = ReasonCacheReady, what
 	case aimv1.AIMStatusFailed, aimv1.AIMStatusDegraded:
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, ReasonCacheFailed, what+" is "+string(use.Status.Status)
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, ReasonCacheFailed, notReady
 	default:
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonCacheNotReady, what+" is downloading the model"
-		byName := map[string]*aimv1.AIMArtifact{}
-		for _, a := range artifacts {
-			byName[a.Name] = a
-		}
-		if p := DownloadProgress(use, byName); p != "" {
-			comp.Message += ": " + p
-		}
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonCacheNotReady, notReady
 	}
 	return CachePlan{Use: use, Mounts: Mounts(use), Component: &comp}
 }
@@ -135,24 +130,6 @@ func cacheInUse(want *aimv1.AIMTemplateCache, existing []*aimv1.AIMTemplateCache
 		return nil
 	}
 	return shared[0]
-}
-
-// DownloadProgress says how far a cache's downloads are, for the CacheReady message: each artifact not yet
-// Ready with the progress its downloader reports.
-func DownloadProgress(c *aimv1.AIMTemplateCache, artifacts map[string]*aimv1.AIMArtifact) string {
-	var parts []string
-	for _, name := range slices.Sorted(maps.Keys(c.Status.Artifacts)) {
-		entry := c.Status.Artifacts[name]
-		if entry.Status == aimv1.AIMStatusReady {
-			continue
-		}
-		progress := cmp.Or(string(entry.Status), "Pending")
-		if a := artifacts[name]; a != nil && a.Status.Progress != nil && a.Status.Progress.DisplayPercentage != "" {
-			progress = a.Status.Progress.DisplayPercentage
-		}
-		parts = append(parts, fmt.Sprintf("%s %s", cmp.Or(entry.Model, name), progress))
-	}
-	return strings.Join(parts, ", ")
 }
 
 // Mounts are a cache's ready artifacts as volumes, in a stable order.

@@ -61,7 +61,6 @@ type Controller struct {
 	clusterTemplates aimlisters.AIMClusterServiceTemplateLister
 	configs          runtimeconfig.Configs
 	caches           aimlisters.AIMTemplateCacheLister
-	artifacts        aimlisters.AIMArtifactLister
 	gpus             *gpu.Tracker
 	pods             corelisters.PodLister
 	hpas             autoscalinglisters.HorizontalPodAutoscalerLister
@@ -87,7 +86,7 @@ func Register(m *manager.Manager, gpus *gpu.Tracker, registries *mirrors.Source)
 		services: v.AIMServices().Lister(), models: v.AIMModels().Lister(), clusterModels: v.AIMClusterModels().Lister(),
 		templates: v.AIMServiceTemplates().Lister(), clusterTemplates: v.AIMClusterServiceTemplates().Lister(),
 		configs: runtimeconfig.ConfigsOf(v),
-		caches:  v.AIMTemplateCaches().Lister(), artifacts: v.AIMArtifacts().Lister(), gpus: gpus, pods: pods.Core().V1().Pods().Lister(),
+		caches:  v.AIMTemplateCaches().Lister(), gpus: gpus, pods: pods.Core().V1().Pods().Lister(),
 		hpas: hpas.Autoscaling().V2().HorizontalPodAutoscalers().Lister(),
 	}
 	// Events name the controller as their source, as aim-engine's do.
@@ -104,14 +103,14 @@ func Register(m *manager.Manager, gpus *gpu.Tracker, registries *mirrors.Source)
 	// Template selection ranks the GPU models present: a model appearing or going re-checks every service.
 	gpus.OnChange(func(before, after gpu.Inventory) {
 		if !slices.Equal(before.Models(), after.Models()) {
-			ctl.enqueue("")
+			ctl.enqueueAll()
 		}
 	})
 	return m.Add(ctl.q, deps...)
 }
 
 // dependencyHandlers indexes what services depend on and returns the handlers that queue them: for those objects
-// (models, templates, runtime configs, caches, artifacts), the services' children and the children's pods,
+// (models, templates, runtime configs, caches), the services' children and the children's pods,
 // Warning events and autoscalers.
 func (ctl *Controller) dependencyHandlers(m *manager.Manager, pods, hpas informers.SharedInformerFactory) ([]manager.Dependency, error) {
 	v := m.AIMInformers.Aim().V1alpha1()
@@ -139,8 +138,6 @@ func (ctl *Controller) dependencyHandlers(m *manager.Manager, pods, hpas informe
 		{Informer: v.AIMClusterModels().Informer(), Handler: dependents},
 		{Informer: v.AIMClusterServiceTemplates().Informer(), Handler: dependents},
 		{Informer: v.AIMClusterRuntimeConfigs().Informer(), Handler: dependents},
-		// Download progress shows in CacheReady's message.
-		{Informer: v.AIMArtifacts().Informer(), Handler: ctl.namespaceHandler()},
 		{Informer: pods.Core().V1().Pods().Informer(), Handler: ctl.podHandler()},
 		{Informer: events, Handler: ctl.eventHandler()},
 		{Informer: hpas.Autoscaling().V2().HorizontalPodAutoscalers().Informer(), Handler: ctl.hpaHandler()},
@@ -451,19 +448,9 @@ func (ctl *Controller) applyDerived(ctx context.Context, t, live *aimv1.AIMServi
 	return err
 }
 
-// namespaceHandler re-checks the services of the object's namespace.
-func (ctl *Controller) namespaceHandler() cache.ResourceEventHandler {
-	return manager.OnEvery(func(m metav1.Object) { ctl.enqueue(m.GetNamespace()) })
-}
-
-// enqueue adds the services of a namespace, or of all namespaces for "".
-func (ctl *Controller) enqueue(namespace string) {
-	var list []*aimv1.AIMService
-	if namespace == "" {
-		list, _ = ctl.services.List(labels.Everything())
-	} else {
-		list, _ = ctl.services.AIMServices(namespace).List(labels.Everything())
-	}
+// enqueueAll adds every service of the cluster.
+func (ctl *Controller) enqueueAll() {
+	list, _ := ctl.services.List(labels.Everything())
 	for _, s := range list {
 		ctl.q.Add(cache.MetaObjectToName(s))
 	}

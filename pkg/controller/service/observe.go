@@ -40,7 +40,6 @@ type Observation struct {
 	// DerivedTemplates are the namespace's derived templates, for those of earlier names.
 	DerivedTemplates []*aimv1.AIMServiceTemplate
 	Caches           []*aimv1.AIMTemplateCache
-	Artifacts        []*aimv1.AIMArtifact
 
 	// ISVC is the InferenceService of WorkloadName, nil if there is none; ISVCErr why it cannot be read.
 	ISVC    *kservev1beta1.InferenceService
@@ -74,7 +73,6 @@ func (ctl *Controller) observe(svc *aimv1.AIMService) Observation {
 	}
 	o.DerivedTemplates, _ = ctl.templates.AIMServiceTemplates(ns).List(labels.SelectorFromSet(labels.Set{aimv1.LabelOrigin: aimv1.OriginDerived}))
 	o.Caches, _ = ctl.caches.AIMTemplateCaches(ns).List(labels.Everything())
-	o.Artifacts, _ = ctl.artifacts.AIMArtifacts(ns).List(labels.Everything())
 
 	o.ISVC, o.ISVCErr = ctl.getISVC(ns, wname)
 	if ctl.isvcsIndexer != nil {

@@ -205,7 +205,7 @@ func (p *Plan) planWorkload(o Observation, observed kserve.Live, model *Model, r
 // planCache plans the cache of a service whose template is ready and reports it. It returns the volumes the
 // InferenceService mounts and whether the cache is ready.
 func (p *Plan) planCache(o Observation, observed kserve.Live, run Template) ([]kserve.CacheMount, bool) {
-	cp := PlanCache(o.Service, run, o.Caches, o.Artifacts, o.RuntimeConfig)
+	cp := PlanCache(o.Service, run, o.Caches, o.RuntimeConfig)
 	p.CreateCache = cp.Create
 	cacheReady := true
 	if cp.Component != nil {

@@ -3,6 +3,7 @@ package service
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -252,7 +253,7 @@ func TestPlanServiceRewritesTheImage(t *testing.T) {
 func TestPlanServiceCacheConflictCreatesNothing(t *testing.T) {
 	o := observation(nil)
 	o.Templates[0].Status.ModelSources = []aimv1.AIMModelSource{{ModelID: "org/qwen", SourceURI: "hf://org/qwen"}}
-	want := PlanCache(o.Service, o.Templates[0], nil, nil, o.RuntimeConfig).Create
+	want := PlanCache(o.Service, o.Templates[0], nil, o.RuntimeConfig).Create
 	other := want.DeepCopy()
 	other.Spec.TemplateName = "another-template"
 	o.Caches = []*aimv1.AIMTemplateCache{other}
@@ -315,7 +316,7 @@ func TestPlanServiceKeepsWhatItResolved(t *testing.T) {
 		s.Spec.Caching = &aimv1.AIMServiceCaching{Mode: aimv1.AIMCachingModeDedicated}
 	})
 	o.Templates[0].Status.ModelSources = []aimv1.AIMModelSource{{ModelID: "org/qwen", SourceURI: "hf://org/qwen"}}
-	c := PlanCache(o.Service, o.Templates[0], nil, nil, o.RuntimeConfig).Create
+	c := PlanCache(o.Service, o.Templates[0], nil, o.RuntimeConfig).Create
 	c.Status.Status = aimv1.AIMStatusReady
 	o.Caches = []*aimv1.AIMTemplateCache{c}
 	ready := PlanService(o)
@@ -326,5 +327,39 @@ func TestPlanServiceKeepsWhatItResolved(t *testing.T) {
 	c.Status.Status = aimv1.AIMStatusProgressing
 	if p := PlanService(o); p.CacheInUse != "" || p.Status.Cache == nil || p.Status.Cache.TemplateCacheRef.Name != c.Name {
 		t.Errorf("cache in use %q, status %+v: want none in use and the status kept", p.CacheInUse, p.Status.Cache)
+	}
+}
+
+// TestPlanServiceQuotesTheCacheByItsStatus: a cache that is not Ready is quoted by its status alone, not by how
+// far its downloads are (their artifacts show that): each step a downloader reports would otherwise rewrite the
+// status of every service of the cache.
+func TestPlanServiceQuotesTheCacheByItsStatus(t *testing.T) {
+	for _, tc := range []struct {
+		cache aimv1.AIMStatus
+		want  state.Component
+	}{
+		{aimv1.AIMStatusProgressing, state.Component{State: aimv1.AIMStatusProgressing, Reason: ReasonCacheNotReady, Message: "is Progressing"}},
+		{aimv1.AIMStatusPending, state.Component{State: aimv1.AIMStatusProgressing, Reason: ReasonCacheNotReady, Message: "is Pending"}},
+		{"", state.Component{State: aimv1.AIMStatusProgressing, Reason: ReasonCacheNotReady, Message: "is Pending"}},
+		{aimv1.AIMStatusDegraded, state.Component{State: aimv1.AIMStatusFailed, Reason: ReasonCacheFailed, Message: "is Degraded"}},
+	} {
+		o := observation(func(s *aimv1.AIMService) { s.Spec.Caching = &aimv1.AIMServiceCaching{Mode: aimv1.AIMCachingModeShared} })
+		o.Templates[0].Status.ModelSources = []aimv1.AIMModelSource{{ModelID: "Org/Draft", SourceURI: "hf://Org/Draft"},
+			{ModelID: "Org/Model", SourceURI: "hf://Org/Model"}}
+		c := PlanCache(o.Service, o.Templates[0], nil, o.RuntimeConfig).Create
+		c.Status = aimv1.AIMTemplateCacheStatus{Status: tc.cache, Artifacts: map[string]aimv1.AIMTemplateCacheArtifactStatus{
+			"art-a": {Name: "art-a", Model: "Org/Draft", Status: aimv1.AIMStatusProgressing, PersistentVolumeClaim: "pvc-a"},
+			"art-b": {Name: "art-b", Model: "Org/Model", Status: aimv1.AIMStatusPending}}}
+		o.Caches = []*aimv1.AIMTemplateCache{c}
+		want := tc.want
+		want.Name, want.Dependency, want.Message = ComponentCache, state.DependencyDownstream, "AIMTemplateCache "+c.Name+" "+want.Message
+		p := PlanService(o)
+		i := slices.IndexFunc(p.Components, func(c state.Component) bool { return c.Name == ComponentCache })
+		if i < 0 {
+			t.Fatalf("cache %q: no cache component in %+v", tc.cache, p.Components)
+		}
+		if d := cmp.Diff(want, p.Components[i]); d != "" {
+			t.Errorf("cache %q: component (-want +got):\n%s", tc.cache, d)
+		}
 	}
 }

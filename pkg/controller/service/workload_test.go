@@ -73,16 +73,16 @@ func TestPlanCache(t *testing.T) {
 
 	// The legacy Never is Dedicated, as aim-engine has it: the service's own cache, owned by it.
 	never := service(func(s *aimv1.AIMService) { s.Spec.Caching = &aimv1.AIMServiceCaching{Mode: aimv1.AIMCachingModeNever} })
-	if p := PlanCache(never, tpl, nil, nil, rc); p.Create == nil || p.Create.Spec.Mode != aimv1.AIMTemplateCacheModeDedicated ||
+	if p := PlanCache(never, tpl, nil, rc); p.Create == nil || p.Create.Spec.Mode != aimv1.AIMTemplateCacheModeDedicated ||
 		len(p.Create.OwnerReferences) != 1 || p.Create.OwnerReferences[0].UID != never.UID {
 		t.Errorf("mode Never planned %+v, want the service's Dedicated cache", p.Create)
 	}
-	if p := PlanCache(service(nil), template("t", "", "qwen", aimv1.AIMStatusReady, "optimized", ""), nil, nil, rc); p.Component != nil {
+	if p := PlanCache(service(nil), template("t", "", "qwen", aimv1.AIMStatusReady, "optimized", ""), nil, rc); p.Component != nil {
 		t.Errorf("a template without sources planned a cache: %+v", p)
 	}
 
 	svc := service(func(s *aimv1.AIMService) { s.Spec.Env = []corev1.EnvVar{{Name: "B", Value: "service"}} })
-	p := PlanCache(svc, tpl, nil, nil, rc)
+	p := PlanCache(svc, tpl, nil, rc)
 	if p.Create == nil || p.Create.Spec.Mode != aimv1.AIMTemplateCacheModeShared || len(p.Create.OwnerReferences) != 0 ||
 		p.Create.Spec.TemplateScope != aimv1.AIMTemplateScopeCluster || p.Create.Spec.StorageClassName != "rc-class" {
 		t.Fatalf("shared cache to create = %+v", p.Create)
@@ -96,7 +96,7 @@ func TestPlanCache(t *testing.T) {
 
 	// An existing shared cache of the template is used, ready ones first; a dedicated one of another service is not.
 	p = PlanCache(svc, tpl, []*aimv1.AIMTemplateCache{readyCache("b-pending", aimv1.AIMTemplateCacheModeShared, aimv1.AIMStatusProgressing),
-		readyCache("z-ready", "", aimv1.AIMStatusReady), readyCache("dedicated", aimv1.AIMTemplateCacheModeDedicated, aimv1.AIMStatusReady)}, nil, rc)
+		readyCache("z-ready", "", aimv1.AIMStatusReady), readyCache("dedicated", aimv1.AIMTemplateCacheModeDedicated, aimv1.AIMStatusReady)}, rc)
 	if p.Create != nil || p.Use == nil || p.Use.Name != "z-ready" {
 		t.Fatalf("used %+v, created %+v", p.Use, p.Create)
 	}
@@ -108,9 +108,9 @@ func TestPlanCache(t *testing.T) {
 	}
 
 	downloading := readyCache("z-ready", aimv1.AIMTemplateCacheModeShared, aimv1.AIMStatusProgressing)
-	p = PlanCache(svc, tpl, []*aimv1.AIMTemplateCache{downloading}, []*aimv1.AIMArtifact{{ObjectMeta: metav1.ObjectMeta{Name: "art-a"},
-		Status: aimv1.AIMArtifactStatus{Progress: &aimv1.AIMDownloadProgress{DisplayPercentage: "45 %"}}}}, rc)
-	if st, reason := outcome(*p.Component); st != aimv1.AIMStatusProgressing || reason != "CacheNotReady" || !strings.HasSuffix(p.Component.Message, ": Org/Draft 45 %") {
+	p = PlanCache(svc, tpl, []*aimv1.AIMTemplateCache{downloading}, rc)
+	if st, reason := outcome(*p.Component); st != aimv1.AIMStatusProgressing || reason != "CacheNotReady" ||
+		p.Component.Message != "AIMTemplateCache z-ready is Progressing" {
 		t.Errorf("downloading cache component = %s %s %q", st, reason, p.Component.Message)
 	}
 
@@ -119,13 +119,13 @@ func TestPlanCache(t *testing.T) {
 		s.Spec.Caching = &aimv1.AIMServiceCaching{Mode: aimv1.AIMCachingModeDedicated}
 		s.Spec.Storage = &aimv1.AIMStorageConfig{DefaultStorageClassName: ptr.To("svc-class")}
 	})
-	p = PlanCache(ded, tpl, []*aimv1.AIMTemplateCache{readyCache("z-ready", aimv1.AIMTemplateCacheModeShared, aimv1.AIMStatusReady)}, nil, rc)
+	p = PlanCache(ded, tpl, []*aimv1.AIMTemplateCache{readyCache("z-ready", aimv1.AIMTemplateCacheModeShared, aimv1.AIMStatusReady)}, rc)
 	if p.Create == nil || p.Create.Spec.Mode != aimv1.AIMTemplateCacheModeDedicated || p.Create.OwnerReferences[0].UID != "svc-uid" ||
 		p.Create.Spec.StorageClassName != "svc-class" {
 		t.Fatalf("dedicated cache = %+v", p.Create)
 	}
 	failed := readyCache(p.Create.Name, aimv1.AIMTemplateCacheModeDedicated, aimv1.AIMStatusFailed)
-	p = PlanCache(ded, tpl, []*aimv1.AIMTemplateCache{failed}, nil, rc)
+	p = PlanCache(ded, tpl, []*aimv1.AIMTemplateCache{failed}, rc)
 	if st, reason := outcome(*p.Component); st != aimv1.AIMStatusFailed || reason != "CacheFailed" {
 		t.Errorf("failed cache component = %s %s", st, reason)
 	}
@@ -156,7 +156,7 @@ func TestCacheNamesAreAimEngines(t *testing.T) {
 		// The template's name is shortened, the service's is kept.
 		{aimv1.AIMCachingModeDedicated, long, "aim-qwen-qwen3-32b-0-8-5-1x-mi300x-lat-fp8-a-qwen-chat-a942824e"},
 	} {
-		if p := PlanCache(svc(tc.mode), tpl(tc.template), nil, nil, runtimeconfig.Resolved{}); p.Create == nil || p.Create.Name != tc.want {
+		if p := PlanCache(svc(tc.mode), tpl(tc.template), nil, runtimeconfig.Resolved{}); p.Create == nil || p.Create.Name != tc.want {
 			t.Errorf("%s cache of %s = %+v, want %s", tc.mode, tc.template, p.Create, tc.want)
 		}
 	}
@@ -164,7 +164,7 @@ func TestCacheNamesAreAimEngines(t *testing.T) {
 	// one's service says so instead of waiting for a cache that cannot be created.
 	namespaced := readyCache("qwen3-32b-mi300x-lat-fp8-e204f50a", aimv1.AIMTemplateCacheModeShared, aimv1.AIMStatusReady)
 	namespaced.Spec.TemplateName, namespaced.Spec.TemplateScope = "qwen3-32b-mi300x-lat-fp8", aimv1.AIMTemplateScopeNamespace
-	p := PlanCache(svc(aimv1.AIMCachingModeShared), tpl("qwen3-32b-mi300x-lat-fp8"), []*aimv1.AIMTemplateCache{namespaced}, nil, runtimeconfig.Resolved{})
+	p := PlanCache(svc(aimv1.AIMCachingModeShared), tpl("qwen3-32b-mi300x-lat-fp8"), []*aimv1.AIMTemplateCache{namespaced}, runtimeconfig.Resolved{})
 	if st, reason := outcome(*p.Component); p.Create != nil || p.Use != nil || st != aimv1.AIMStatusFailed || reason != ReasonCacheConflict {
 		t.Errorf("cache name taken: create %v use %v, component %s %s", p.Create, p.Use, st, reason)
 	}
@@ -387,14 +387,5 @@ func TestCachesToClean(t *testing.T) {
 	}
 	if got := CachesToClean(resolved("never-resolved", "5", "", true), caches, nil); len(got) != 0 {
 		t.Errorf("a service that never resolved a template cleaned %v", got)
-	}
-}
-
-func TestDownloadProgress(t *testing.T) {
-	c := readyCache("c", aimv1.AIMTemplateCacheModeShared, aimv1.AIMStatusProgressing)
-	c.Status.Artifacts["art-c"] = aimv1.AIMTemplateCacheArtifactStatus{Name: "art-c", Model: "Org/Third", Status: aimv1.AIMStatusPending}
-	arts := map[string]*aimv1.AIMArtifact{"art-a": {Status: aimv1.AIMArtifactStatus{Progress: &aimv1.AIMDownloadProgress{DisplayPercentage: "45 %"}}}}
-	if got := DownloadProgress(c, arts); got != "Org/Draft 45 %, Org/Third Pending" {
-		t.Errorf("DownloadProgress = %q (ready artifacts left out, sorted by name)", got)
 	}
 }
