@@ -8,11 +8,14 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/authn"
@@ -311,5 +314,50 @@ func TestRegistryErrorNamesEveryEndpoint(t *testing.T) {
 	msg := RegistryError("reading x", err).Error()
 	if !strings.Contains(msg, "https://first.example: connection refused") || !strings.Contains(msg, "https://second.example/proxy: i/o timeout") {
 		t.Errorf("message %q", msg)
+	}
+}
+
+// TestRegistryErrorIsTheSameOnEveryAttempt: a registry or DNS outage is quoted the same on every attempt, though
+// each attempt reads from its own local port, so that the model's status is not written again on every attempt.
+func TestRegistryErrorIsTheSameOnEveryAttempt(t *testing.T) {
+	registry := &net.TCPAddr{IP: net.ParseIP("203.0.113.5"), Port: 443}
+	dns := &net.UDPAddr{IP: net.ParseIP("10.96.0.10"), Port: 53}
+	cases := []struct {
+		name    string
+		attempt func(localPort int) error
+		// remote is the quoted remote endpoint of the socket: it says what could not be reached.
+		remote string
+	}{
+		{name: "connection reset", remote: "read tcp ->203.0.113.5:443", attempt: func(port int) error {
+			return &url.Error{Op: "Get", URL: "https://r.example/v2/", Err: &net.OpError{Op: "read", Net: "tcp",
+				Source: &net.TCPAddr{IP: net.ParseIP("10.244.0.5"), Port: port}, Addr: registry, Err: syscall.ECONNRESET}}
+		}},
+		// As net's resolver reports a timeout: the DNSError quotes the text of the socket's error.
+		{name: "DNS timeout", remote: "read udp ->10.96.0.10:53", attempt: func(port int) error {
+			read := &net.OpError{Op: "read", Net: "udp", Source: &net.UDPAddr{IP: net.ParseIP("10.244.0.5"), Port: port},
+				Addr: dns, Err: os.ErrDeadlineExceeded}
+			return &url.Error{Op: "Get", URL: "https://r.example/v2/", Err: &net.OpError{Op: "dial", Net: "tcp",
+				Err: &net.DNSError{Err: read.Error(), Name: "r.example", Server: dns.String(), IsTimeout: true}}}
+		}},
+		{name: "every mirror", remote: "read tcp ->203.0.113.5:443", attempt: func(port int) error {
+			return &mirrors.Error{Tried: []mirrors.Attempt{
+				{Endpoint: mirrors.Endpoint{Host: "m.example", Mirror: true}, Err: &net.OpError{Op: "read", Net: "tcp",
+					Source: &net.TCPAddr{IP: net.ParseIP("10.244.0.5"), Port: port}, Addr: registry, Err: syscall.ECONNRESET}},
+				{Endpoint: mirrors.Endpoint{Host: "r.example"}, Err: &net.OpError{Op: "read", Net: "tcp",
+					Source: &net.TCPAddr{IP: net.ParseIP("10.244.0.5"), Port: port + 1}, Addr: registry, Err: syscall.ECONNRESET}},
+			}}
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			first := RegistryError("reading x", tc.attempt(39874)).Error()
+			second := RegistryError("reading x", tc.attempt(41002)).Error()
+			if first != second {
+				t.Errorf("attempts quoted differently:\n%s\n%s", first, second)
+			}
+			if !strings.Contains(first, tc.remote) {
+				t.Errorf("%q is not quoted: %s", tc.remote, first)
+			}
+		})
 	}
 }

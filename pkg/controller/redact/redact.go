@@ -3,6 +3,10 @@
 // Events and logs, which users with only the view role can read. Such text may echo credentials: a registry
 // that repeats the Authorization header it got, a downloader that prints its S3 key. Excerpt removes what looks
 // like a credential, every value the caller knows to be secret, control characters and excess length.
+//
+// Quoted text must also be the same when the same failure repeats: a status that changes on every attempt is
+// written on every attempt, and the write's own event brings the object straight back, past the error backoff.
+// So the local endpoint of a socket error, a new ephemeral port on each attempt, is dropped too.
 package redact
 
 import (
@@ -40,14 +44,17 @@ var (
 	blobPattern = regexp.MustCompile(`[A-Za-z0-9+/_-]{32,}={0,2}`)
 	// alnumRun is an unbroken run of letters and digits.
 	alnumRun = regexp.MustCompile(`[A-Za-z0-9]+`)
+	// The local endpoint of a connected socket in a Go net.OpError ("read tcp 10.244.0.5:39874->203.0.113.5:443",
+	// also inside a DNS error: "read udp 10.244.0.5:51234->10.96.0.10:53"): the remote endpoint stays, it says
+	// what could not be reached. The host may be bracketed IPv6, with a zone.
+	localEndpointPattern = regexp.MustCompile(`\b((?:tcp|udp)[46]?) (?:\[[^\]\s]*\]|[^\s\[\]>:]*):\d+->`)
 )
 
 // OutputLimit is how much of a program's output a condition message quotes.
 const OutputLimit = 300
 
-// Excerpt returns text with credentials and known secrets removed, control characters and runs of
-// whitespace folded to single spaces, cut to at most limit bytes (DefaultLimit when limit <= 0) on a rune
-// boundary, with "..." where it was cut.
+// Excerpt returns text as Text leaves it, with control characters and runs of whitespace folded to single spaces,
+// cut to at most limit bytes (DefaultLimit when limit <= 0) on a rune boundary, with "..." where it was cut.
 func Excerpt(text string, limit int, secrets ...string) string {
 	if limit <= 0 {
 		limit = DefaultLimit
@@ -76,7 +83,8 @@ func Output(out []byte) string {
 	return fmt.Sprintf("%q ... %q", s[:half], s[len(s)-half:])
 }
 
-// Text returns text with credentials and known secrets removed, otherwise unchanged.
+// Text returns text with credentials, known secrets and the local endpoints of sockets removed, otherwise
+// unchanged.
 func Text(text string, secrets ...string) string {
 	s := strings.ToValidUTF8(text, "?")
 	for _, secret := range expand(secrets) {
@@ -102,6 +110,9 @@ func Text(text string, secrets ...string) string {
 		}
 		return m
 	})
+	// Last, on what the credential patterns left. The "->" stays: nothing before it is an endpoint any more, so
+	// removing again changes nothing.
+	s = localEndpointPattern.ReplaceAllString(s, "${1} ->")
 	return s
 }
 

@@ -66,6 +66,38 @@ func TestExcerptKeepsNames(t *testing.T) {
 	}
 }
 
+// TestTextDropsLocalSocketEndpoints: a failure that repeats is quoted the same on every attempt, although each
+// attempt has its own ephemeral local port; the remote endpoint stays.
+func TestTextDropsLocalSocketEndpoints(t *testing.T) {
+	cases := []struct{ name, in, want string }{
+		{name: "tcp reset",
+			in:   `Get "https://r.example/v2/": read tcp 10.244.0.5:39874->203.0.113.5:443: connection reset by peer`,
+			want: `Get "https://r.example/v2/": read tcp ->203.0.113.5:443: connection reset by peer`},
+		{name: "dns timeout",
+			in:   "dial tcp: lookup r.example on 10.96.0.10:53: read udp 10.244.0.5:51234->10.96.0.10:53: i/o timeout",
+			want: "dial tcp: lookup r.example on 10.96.0.10:53: read udp ->10.96.0.10:53: i/o timeout"},
+		{name: "ipv6 with zone", in: "write tcp6 [fe80::1%eth0]:40112->[2001:db8::5]:443: write: broken pipe",
+			want: "write tcp6 ->[2001:db8::5]:443: write: broken pipe"},
+		{name: "unspecified local host", in: "read tcp :39874->203.0.113.5:443: i/o timeout",
+			want: "read tcp ->203.0.113.5:443: i/o timeout"},
+		{name: "every endpoint of a list", in: "tried https://m.example: read tcp 10.0.0.1:1->10.0.0.9:443: EOF; " +
+			"https://r.example: read tcp 10.0.0.1:2->203.0.113.5:443: EOF",
+			want: "tried https://m.example: read tcp ->10.0.0.9:443: EOF; https://r.example: read tcp ->203.0.113.5:443: EOF"},
+		// Without a local endpoint the text is already the same on every attempt.
+		{name: "dial error", in: "dial tcp 203.0.113.5:443: connect: connection refused",
+			want: "dial tcp 203.0.113.5:443: connect: connection refused"},
+		{name: "unix socket", in: "read unix @->/run/containerd.sock: EOF", want: "read unix @->/run/containerd.sock: EOF"},
+		{name: "prose", in: "tcp port 8080->8081 mapping; udp 53 open", want: "tcp port 8080->8081 mapping; udp 53 open"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Text(tc.in); got != tc.want {
+				t.Errorf("Text(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
 func TestExcerptFoldsAndCaps(t *testing.T) {
 	out := Excerpt("line one\n\tline\x00two\r\n   three", 0)
 	if out != "line one line two three" {
@@ -84,6 +116,7 @@ func TestExcerptFoldsAndCaps(t *testing.T) {
 func FuzzExcerpt(f *testing.F) {
 	f.Add("Authorization: Basic dXNlcjpwYXNz", "pass")
 	f.Add("password=x https://u:p@h/ X-Amz-Signature=1", "")
+	f.Add("read tcp 10.244.0.5:39874->203.0.113.5:443: connection reset by peer", "10.244.0.5")
 	f.Fuzz(func(t *testing.T, in, secret string) {
 		out := Excerpt(in, 128, secret)
 		if len(out) > 128 || !utf8.ValidString(out) {
@@ -107,6 +140,8 @@ func FuzzTextIsIdempotent(f *testing.F) {
 		"value AKIAIOSFODNN7EXAMPLEwJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY end",
 		"Set-Cookie: session=abcdef; Path=/",
 		"AIMClusterServiceTemplate qwen3-32b-mi300x-fp8-latency is not ready: discovery Job discover-qwen-1 is running",
+		"lookup r.example on 10.96.0.10:53: read udp 10.244.0.5:51234->10.96.0.10:53: i/o timeout",
+		"read tcp6 [fe80::1%eth0]:1->[::1]:2->tcp a:3->b:4 token=tcp c:5->d:6",
 	} {
 		f.Add(s)
 	}
