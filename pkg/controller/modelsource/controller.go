@@ -57,13 +57,10 @@ func Register(m *manager.Manager, registries *mirrors.Source) error {
 	ctl.c.Recorder = m.RecorderFor(FieldManager)
 	c := manager.NewController("clustermodelsource", manager.ReconcilerFunc(ctl.reconcile), v.AIMClusterModelSources().Informer().GetStore())
 	owners := manager.Owners{"AIMClusterModelSource": {Controller: c}}
-	// The controller's own status writes are no news: only spec, label and annotation changes are.
 	if _, err := v.AIMClusterModelSources().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: c.Enqueue, DeleteFunc: c.Enqueue,
 		UpdateFunc: func(old, obj any) {
-			o, n := old.(*aimv1.AIMClusterModelSource), obj.(*aimv1.AIMClusterModelSource)
-			if o.Generation != n.Generation || !apiequality.Semantic.DeepEqual(o.ObjectMeta.Annotations, n.ObjectMeta.Annotations) ||
-				!apiequality.Semantic.DeepEqual(o.ObjectMeta.Labels, n.ObjectMeta.Labels) {
+			if news(old.(*aimv1.AIMClusterModelSource), obj.(*aimv1.AIMClusterModelSource)) {
 				c.Enqueue(obj)
 			}
 		},
@@ -71,6 +68,15 @@ func Register(m *manager.Manager, registries *mirrors.Source) error {
 		return fmt.Errorf("watching model sources: %w", err)
 	}
 	return m.Add(c, manager.Dependency{Informer: v.AIMClusterModels().Informer(), Handler: owners.Handler()})
+}
+
+// news says whether an update of a source is news to its controller. Its own status writes are not: only spec,
+// label and annotation changes are, and the informer's periodic resync (the same version delivered again), which
+// every kind controller gets: it brings a source back whose scheduled sync was lost (a reconcile that ended on a
+// conflict returns no requeue).
+func news(old, obj *aimv1.AIMClusterModelSource) bool {
+	return old.ResourceVersion == obj.ResourceVersion || old.Generation != obj.Generation ||
+		!apiequality.Semantic.DeepEqual(old.Annotations, obj.Annotations) || !apiequality.Semantic.DeepEqual(old.Labels, obj.Labels)
 }
 
 // reconcile lists the registry when a sync is due or an owned model was deleted (ModelsMissing), and otherwise

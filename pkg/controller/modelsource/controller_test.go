@@ -359,3 +359,30 @@ func TestModelsMissing(t *testing.T) {
 		}
 	}
 }
+
+// TestNews: the controller's own status writes do not queue a source; changes of its spec, labels or
+// annotations do, and so does the periodic resync, the same version delivered again.
+func TestNews(t *testing.T) {
+	src := &aimv1.AIMClusterModelSource{ObjectMeta: metav1.ObjectMeta{Name: "s", ResourceVersion: "10", Generation: 2,
+		Labels: map[string]string{"team": "a"}}}
+	changed := func(f func(*aimv1.AIMClusterModelSource)) *aimv1.AIMClusterModelSource {
+		n := src.DeepCopy()
+		n.ResourceVersion = "11"
+		f(n)
+		return n
+	}
+	for name, tc := range map[string]struct {
+		obj  *aimv1.AIMClusterModelSource
+		want bool
+	}{
+		"resync":      {src.DeepCopy(), true},
+		"status":      {changed(func(n *aimv1.AIMClusterModelSource) { n.Status.DiscoveredModels = 3 }), false},
+		"spec":        {changed(func(n *aimv1.AIMClusterModelSource) { n.Generation = 3 }), true},
+		"labels":      {changed(func(n *aimv1.AIMClusterModelSource) { n.Labels["team"] = "b" }), true},
+		"annotations": {changed(func(n *aimv1.AIMClusterModelSource) { n.Annotations = map[string]string{"a": "b"} }), true},
+	} {
+		if got := news(src, tc.obj); got != tc.want {
+			t.Errorf("%s: news %v, want %v", name, got, tc.want)
+		}
+	}
+}
