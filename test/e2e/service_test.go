@@ -242,7 +242,7 @@ func TestServiceWithSharedCacheMountsTheVolume(t *testing.T) {
 	if out, _ := k.run("", "get", "inferenceservice", "-n", ns, "-o", "name"); strings.TrimSpace(out) != "" {
 		t.Errorf("InferenceService before the cache is ready: %q", out)
 	}
-	jsonpathEquals(t, 30*time.Second, "False CacheNotReady Starting", "aimsvc", "cached", "-n", ns, "-o",
+	jsonpathEquals(t, 30*time.Second, "False CacheCreating Starting", "aimsvc", "cached", "-n", ns, "-o",
 		`jsonpath={.status.conditions[?(@.type=="CacheReady")].status} {.status.conditions[?(@.type=="CacheReady")].reason} {.status.status}`)
 
 	// Play the downloader (progress in the artifact's status) and kubelet (the download pod succeeds). The
@@ -402,8 +402,20 @@ func TestCachingModesAsAimEngineGivesThem(t *testing.T) {
 		}
 		return nil
 	})
+	// CacheReady's reason follows the cache's status, as aim-engine's does: CacheNotReady while the cache is
+	// Progressing, CacheCreating while it is Pending (or NotAvailable, Degraded).
+	cacheWait := regexp.MustCompile(`^False (CacheNotReady|CacheCreating) AIMTemplateCache \S+ is (Progressing|Pending|NotAvailable|Degraded)$`)
+	reasonOf := map[string]string{"Progressing": "CacheNotReady", "Pending": "CacheCreating", "NotAvailable": "CacheCreating", "Degraded": "CacheCreating"}
 	for _, name := range []string{"always", "auto", "never"} {
-		conditionReads(t, "aimsvc/"+name, ns, "CacheReady", "False CacheNotReady")
+		eventually(t, 60*time.Second, name+" waits for its cache", func() error {
+			out := k.must("get", "aimsvc", name, "-n", ns, "-o", `jsonpath={.status.conditions[?(@.type=="CacheReady")].status} `+
+				`{.status.conditions[?(@.type=="CacheReady")].reason} {.status.conditions[?(@.type=="CacheReady")].message}`)
+			m := cacheWait.FindStringSubmatch(out)
+			if m == nil || m[1] != reasonOf[m[2]] {
+				return fmt.Errorf("CacheReady %q", out)
+			}
+			return nil
+		})
 		if out, err := k.run("", "get", "inferenceservice", inferenceServiceName(ns, name), "-n", ns, "-o", "name"); err == nil {
 			t.Errorf("%s: InferenceService before its cache is ready: %q", name, out)
 		}

@@ -57,13 +57,17 @@ func PlanCache(svc *aimv1.AIMService, t Template, existing []*aimv1.AIMTemplateC
 	// progressing" (reconcile.go:664): how far a download is shows on its artifact, and quoting that here
 	// would rewrite the status of every service of the cache at each step the downloader reports.
 	notReady := what + " is " + string(cmp.Or(use.Status.Status, aimv1.AIMStatusPending))
+	// The reasons and states are aim-engine's (getCacheHealth): only a Failed cache fails the service; one that
+	// is Pending, NotAvailable or Degraded is still being made.
 	switch use.Status.Status {
 	case aimv1.AIMStatusReady:
 		comp.Reason, comp.Message = ReasonCacheReady, what
-	case aimv1.AIMStatusFailed, aimv1.AIMStatusDegraded:
+	case aimv1.AIMStatusProgressing:
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonCacheNotReady, notReady
+	case aimv1.AIMStatusFailed:
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, ReasonCacheFailed, notReady
 	default:
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonCacheNotReady, notReady
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonCacheCreating, notReady
 	}
 	return CachePlan{Use: use, Mounts: Mounts(use), Component: &comp}
 }

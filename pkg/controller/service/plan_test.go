@@ -332,16 +332,19 @@ func TestPlanServiceKeepsWhatItResolved(t *testing.T) {
 
 // TestPlanServiceQuotesTheCacheByItsStatus: a cache that is not Ready is quoted by its status alone, not by how
 // far its downloads are (their artifacts show that): each step a downloader reports would otherwise rewrite the
-// status of every service of the cache.
+// status of every service of the cache. Reasons and states are aim-engine's: only a Failed cache fails the
+// service; a Progressing one is CacheNotReady, any other CacheCreating.
 func TestPlanServiceQuotesTheCacheByItsStatus(t *testing.T) {
 	for _, tc := range []struct {
 		cache aimv1.AIMStatus
 		want  state.Component
 	}{
 		{aimv1.AIMStatusProgressing, state.Component{State: aimv1.AIMStatusProgressing, Reason: ReasonCacheNotReady, Message: "is Progressing"}},
-		{aimv1.AIMStatusPending, state.Component{State: aimv1.AIMStatusProgressing, Reason: ReasonCacheNotReady, Message: "is Pending"}},
-		{"", state.Component{State: aimv1.AIMStatusProgressing, Reason: ReasonCacheNotReady, Message: "is Pending"}},
-		{aimv1.AIMStatusDegraded, state.Component{State: aimv1.AIMStatusFailed, Reason: ReasonCacheFailed, Message: "is Degraded"}},
+		{aimv1.AIMStatusPending, state.Component{State: aimv1.AIMStatusProgressing, Reason: ReasonCacheCreating, Message: "is Pending"}},
+		{"", state.Component{State: aimv1.AIMStatusProgressing, Reason: ReasonCacheCreating, Message: "is Pending"}},
+		{aimv1.AIMStatusNotAvailable, state.Component{State: aimv1.AIMStatusProgressing, Reason: ReasonCacheCreating, Message: "is NotAvailable"}},
+		{aimv1.AIMStatusDegraded, state.Component{State: aimv1.AIMStatusProgressing, Reason: ReasonCacheCreating, Message: "is Degraded"}},
+		{aimv1.AIMStatusFailed, state.Component{State: aimv1.AIMStatusFailed, Reason: ReasonCacheFailed, Message: "is Failed"}},
 	} {
 		o := observation(func(s *aimv1.AIMService) { s.Spec.Caching = &aimv1.AIMServiceCaching{Mode: aimv1.AIMCachingModeShared} })
 		o.Templates[0].Status.ModelSources = []aimv1.AIMModelSource{{ModelID: "Org/Draft", SourceURI: "hf://Org/Draft"},
