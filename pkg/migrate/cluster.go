@@ -418,3 +418,43 @@ func (c *cluster) namespaceExists(ctx context.Context, name string) (bool, error
 	}
 	return false, fmt.Errorf("reading namespace %s: %w", name, err)
 }
+
+// openAPIWait is how long migrate waits for kube-apiserver to serve the OpenAPI document after the switch before
+// it registers the APIService anew (ensureOpenAPI).
+const openAPIWait = 10 * time.Second
+
+// openAPIPath is where kube-apiserver serves the group's OpenAPI v3 document once it has aggregated it.
+const openAPIPath = "/openapi/v3/apis/aim.eai.amd.com/v1alpha1"
+
+// ensureOpenAPI makes kube-apiserver serve aim-apiserver's OpenAPI v3 document, and reports whether it had to
+// register the APIService anew for that. kube-aggregator fetches the document when an APIService is added, a
+// minute after a success and after a failure; an existing APIService that changes from the CRDs to a Service is
+// none of these (its OpenAPI controller re-queues an updated APIService only after a failed fetch), so the
+// migrated group could go without a schema (kubectl explain) until kube-apiserver restarts. When the document is
+// not served within that time, the APIService is deleted and created again as it is: the group is unserved for that
+// moment (clients retry, as after any APIService change).
+func (c *cluster) ensureOpenAPI(ctx context.Context, within time.Duration) (bool, error) {
+	served := func(ctx context.Context) (bool, error) {
+		return c.kube.Discovery().RESTClient().Get().AbsPath(openAPIPath).Do(ctx).Error() == nil, nil
+	}
+	if err := wait.PollUntilContextTimeout(ctx, 2*time.Second, within, false, served); err == nil {
+		return false, nil
+	}
+	as, err := c.dynamic.Resource(apiServiceGVR).Get(ctx, apiServiceName, metav1.GetOptions{})
+	if err != nil {
+		return false, fmt.Errorf("reading APIService %s: %w", apiServiceName, err)
+	}
+	again := &unstructured.Unstructured{Object: map[string]any{"apiVersion": as.GetAPIVersion(), "kind": as.GetKind(),
+		"metadata": map[string]any{"name": as.GetName()}, "spec": as.Object["spec"]}}
+	again.SetLabels(as.GetLabels())
+	again.SetAnnotations(as.GetAnnotations())
+	uid := as.GetUID()
+	err = c.dynamic.Resource(apiServiceGVR).Delete(ctx, apiServiceName, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return false, fmt.Errorf("registering APIService %s anew: deleting it: %w", apiServiceName, err)
+	}
+	if _, err := c.dynamic.Resource(apiServiceGVR).Create(ctx, again, metav1.CreateOptions{}); err != nil {
+		return true, fmt.Errorf("registering APIService %s anew: creating it: %w", apiServiceName, err)
+	}
+	return true, nil
+}

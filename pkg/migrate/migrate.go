@@ -426,6 +426,16 @@ func (m *migrator) afterSwitch(ctx context.Context, st *state) error {
 	if err := m.deleteCRDs(ctx, st.crds); err != nil {
 		return err
 	}
+	// Until the CRDs were gone, their OpenAPI answered for the group.
+	if again, err := m.c.ensureOpenAPI(ctx, openAPIWait); err != nil {
+		return err
+	} else if again {
+		m.logf("kube-apiserver did not serve aim-apiserver's OpenAPI: registered APIService %s anew, which makes it "+
+			"fetch the document", apiServiceName)
+		if err := m.c.waitAvailable(ctx, m.o.Timeout); err != nil {
+			return err
+		}
+	}
 	m.logf("done: %d objects are served by aim-apiserver with their UIDs; the CRDs are gone. The backup stays in %s "+
 		"(aim-apiserver migrate --rollback restores the CRDs from aim-apiserver's objects)", len(st.backup.Objects), m.o.BackupDir)
 	return nil
