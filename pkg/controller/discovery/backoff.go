@@ -36,9 +36,20 @@ func (b Backoff) Wait(state *aimv1.AIMDiscoveryState, specHash string, now time.
 	if state == nil || state.SpecHash != specHash || state.Attempts <= 0 || state.LastAttemptTime == nil {
 		return 0
 	}
-	next := state.LastAttemptTime.Add(b.Delay(state.Attempts))
+	next := b.Next(state, now)
 	if !now.Before(next) {
 		return 0
 	}
 	return next.Sub(now)
+}
+
+// Next is when the attempt after state's last failed one may start: its lastAttemptTime to the second, as the
+// API server keeps it (so the reconcile that records a failure and every later one agree), plus Delay. A state
+// without the time (written by hand, or by another operator) waits from now.
+func (b Backoff) Next(state *aimv1.AIMDiscoveryState, now time.Time) time.Time {
+	last := now
+	if state.LastAttemptTime != nil {
+		last = state.LastAttemptTime.Time
+	}
+	return last.Truncate(time.Second).Add(b.Delay(state.Attempts))
 }

@@ -123,6 +123,15 @@ func TestBackoff(t *testing.T) {
 	if got := b.Wait(nil, "h", now); got != 0 {
 		t.Errorf("no state: wait %s", got)
 	}
+	// The next attempt's time is the same in the reconcile that records the failure (sub-second) and in every
+	// later one, which reads it back to the second.
+	recorded := &aimv1.AIMDiscoveryState{Attempts: 2, LastAttemptTime: &metav1.Time{Time: now.Add(400 * time.Millisecond)}}
+	if got, want := b.Next(recorded, now), now.Add(2*time.Minute); !got.Equal(want) {
+		t.Errorf("Next %s, want %s", got, want)
+	}
+	if got, want := b.Next(&aimv1.AIMDiscoveryState{Attempts: 1}, now), now.Add(time.Minute); !got.Equal(want) {
+		t.Errorf("Next without lastAttemptTime %s, want %s (from now)", got, want)
+	}
 	fast := Backoff{Base: time.Second, Max: 10 * time.Second}
 	if got := fast.Delay(5); got != 10*time.Second {
 		t.Errorf("flag-sized backoff: %s", got)

@@ -471,17 +471,11 @@ func waiting(o Observation, p *Plan, js discovery.JobSpec, hash string) bool {
 	return true
 }
 
-// nextAttempt is when the attempt after d's failed one may start, in RFC 3339, UTC, to the second. The messages
+// nextAttempt is when the attempt after d's failed one may start (Backoff.Next), in RFC 3339, UTC. The messages
 // of the backoff name this time, which is fixed for the attempt, and not the time left, which would make every
 // reconcile during a backoff of up to an hour (resyncs, GPU node changes, the model's changes) write the status.
 func nextAttempt(b discovery.Backoff, d *aimv1.AIMDiscoveryState, now time.Time) string {
-	last := now // a record without the time (written by hand, or by another operator) waits from now
-	if d.LastAttemptTime != nil {
-		last = d.LastAttemptTime.Time
-	}
-	// From lastAttemptTime as the API server keeps it, to the second: the reconcile that records the failure
-	// names the time every later one reads.
-	return last.Truncate(time.Second).Add(b.Delay(d.Attempts)).UTC().Format(time.RFC3339)
+	return b.Next(d, now).UTC().Format(time.RFC3339)
 }
 
 // failureOf is what failed, from a DiscoveryJobReady message about a failed attempt: the message without the
