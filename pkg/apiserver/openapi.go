@@ -14,13 +14,15 @@ import (
 	generatedopenapi "github.com/aim-apiserver/aim-apiserver/pkg/generated/openapi"
 )
 
-const openAPITitle = "aim-apiserver"
+// OpenAPITitle is the info.title of the OpenAPI documents aim-apiserver serves; migrate tells them by it from
+// the CRDs' that kube-apiserver served for the group before.
+const OpenAPITitle = "aim-apiserver"
 
 // OpenAPIConfig is the configuration of the server's /openapi/v2: the definitions (openAPIDefinitions), named
 // after the scheme's kinds.
 func OpenAPIConfig() *openapicommon.Config {
 	c := genericapiserver.DefaultOpenAPIConfig(openAPIDefinitions, openapinamer.NewDefinitionNamer(Scheme))
-	c.Info.Title = openAPITitle
+	c.Info.Title = OpenAPITitle
 	c.Info.Version = v1alpha1.SchemeGroupVersion.Version
 	return c
 }
@@ -28,7 +30,7 @@ func OpenAPIConfig() *openapicommon.Config {
 // OpenAPIV3Config is the configuration of the server's /openapi/v3, from the same definitions.
 func OpenAPIV3Config() *openapicommon.OpenAPIV3Config {
 	c := genericapiserver.DefaultOpenAPIV3Config(openAPIDefinitions, openapinamer.NewDefinitionNamer(Scheme))
-	c.Info.Title = openAPITitle
+	c.Info.Title = OpenAPITitle
 	c.Info.Version = v1alpha1.SchemeGroupVersion.Version
 	return c
 }

@@ -28,6 +28,7 @@ import (
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/apiserver"
 	"github.com/aim-apiserver/aim-apiserver/pkg/migrate/freeze"
 )
 
@@ -423,19 +424,28 @@ func (c *cluster) namespaceExists(ctx context.Context, name string) (bool, error
 // it registers the APIService anew (ensureOpenAPI).
 const openAPIWait = 10 * time.Second
 
-// openAPIPath is where kube-apiserver serves the group's OpenAPI v3 document once it has aggregated it.
-const openAPIPath = "/openapi/v3/apis/aim.eai.amd.com/v1alpha1"
+// openAPIPath is where kube-apiserver serves the group's OpenAPI v3 document once it has aggregated it (the
+// version as in apiServiceName).
+const openAPIPath = "/openapi/v3/apis/" + aim.GroupName + "/v1alpha1"
 
 // ensureOpenAPI makes kube-apiserver serve aim-apiserver's OpenAPI v3 document, and reports whether it had to
 // register the APIService anew for that. kube-aggregator fetches the document when an APIService is added, a
 // minute after a success and after a failure; an existing APIService that changes from the CRDs to a Service is
 // none of these (its OpenAPI controller re-queues an updated APIService only after a failed fetch), so the
-// migrated group could go without a schema (kubectl explain) until kube-apiserver restarts. When the document is
-// not served within that time, the APIService is deleted and created again as it is: the group is unserved for that
-// moment (clients retry, as after any APIService change).
+// migrated group could go without a schema (kubectl explain) until kube-apiserver restarts. When aim-apiserver's
+// document (its title tells it from the CRDs', which kube-apiserver may serve for a moment after they are gone)
+// is not served within that time, the APIService is deleted and created again as it is: the group is unserved for
+// that moment (clients retry, as after any APIService change).
 func (c *cluster) ensureOpenAPI(ctx context.Context, within time.Duration) (bool, error) {
 	served := func(ctx context.Context) (bool, error) {
-		return c.kube.Discovery().RESTClient().Get().AbsPath(openAPIPath).Do(ctx).Error() == nil, nil
+		body, err := c.kube.Discovery().RESTClient().Get().AbsPath(openAPIPath).DoRaw(ctx)
+		if err != nil {
+			return false, nil
+		}
+		var doc struct {
+			Info struct{ Title string } `json:"info"`
+		}
+		return json.Unmarshal(body, &doc) == nil && doc.Info.Title == apiserver.OpenAPITitle, nil
 	}
 	if err := wait.PollUntilContextTimeout(ctx, 2*time.Second, within, false, served); err == nil {
 		return false, nil

@@ -109,10 +109,9 @@ func (h *harnessServer) restart(t *testing.T) {
 }
 
 // openAPIAggregation bounds how long kube-apiserver takes to serve aim-apiserver's OpenAPI v3 again after its
-// server restarted or its APIService changed hands (a migration): kube-aggregator refreshes an APIService's
-// OpenAPI v3 discovery once a minute after a success (successfulUpdateDelay in its openapiv3 controller), and
-// with a growing backoff after failures while the server was away, so a wait of one refresh period loses the
-// race whenever the last refresh came just before the restart.
+// server restarted (seconds: kube-aggregator fetches it again when the APIService turns Available) or after a
+// migration (migrate registers the APIService anew when kube-aggregator would not fetch it: pkg/migrate
+// ensureOpenAPI). The bound is generous because kube-aggregator retries failed fetches with a growing backoff.
 const openAPIAggregation = 3 * time.Minute
 
 // replica is an aim-apiserver process started by the test.
