@@ -71,6 +71,9 @@ func Build(p Platform, r Release) (v1.Image, error) {
 	cfg.Config.Entrypoint = []string{binaryPath}
 	cfg.Config.User = fmt.Sprintf("%d:%d", nonRootID, nonRootID)
 	cfg.Config.WorkingDir = "/"
+	// The ECR credential helper (registry reads with the pod's AWS identity) caches tokens under $HOME, which is
+	// read-only here: every attempt would fail and log. Without the cache it asks ECR each time.
+	cfg.Config.Env = []string{"AWS_ECR_DISABLE_CACHE=true"}
 	cfg.Config.Labels = map[string]string{
 		"org.opencontainers.image.title":       "aim-apiserver",
 		"org.opencontainers.image.description": "Aggregated API server for AMD Inference Microservices (aim.eai.amd.com)",

@@ -30,6 +30,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -171,6 +172,9 @@ func TestImageTarball(t *testing.T) {
 		}
 		if cfg.Config.User != "65532:65532" {
 			t.Errorf("%s: user %q, want 65532:65532", platform, cfg.Config.User)
+		}
+		if !slices.Contains(cfg.Config.Env, "AWS_ECR_DISABLE_CACHE=true") {
+			t.Errorf("%s: env %v lacks AWS_ECR_DISABLE_CACHE=true (the root file system is read-only)", platform, cfg.Config.Env)
 		}
 		if len(cfg.Config.Entrypoint) != 1 || cfg.Config.Entrypoint[0] != "/aim-apiserver" {
 			t.Errorf("%s: entrypoint %v", platform, cfg.Config.Entrypoint)

@@ -1,6 +1,6 @@
 // Package imagemeta reads what an AIM image says about itself: its com.amd.aim.* labels (legacy
 // org.amd.silogen.*) and the standard org.opencontainers.image.* labels, fetched from the registry with the
-// model's pull secrets.
+// model's pull secrets or aim-apiserver's own registry credentials.
 package imagemeta
 
 import (
@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/authn/k8schain"
 	k8sauthn "github.com/google/go-containerregistry/pkg/authn/kubernetes"
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
@@ -138,8 +139,8 @@ type Fetcher struct {
 	Transport http.RoundTripper
 }
 
-// Labels fetches the labels of image with the credentials of the pull secrets (a mirror's host has its own
-// entry in them), from the registry's mirrors in order and then the registry itself. from names the mirror that
+// Labels fetches the labels of image with the credentials Keychain finds (a mirror's host has its own entry in
+// them), from the registry's mirrors in order and then the registry itself. from names the mirror that
 // answered; "" is the registry itself.
 func (f Fetcher) Labels(ctx context.Context, image string, secrets []corev1.Secret) (labels map[string]string, from string, err error) {
 	ref, err := name.ParseReference(image)
@@ -223,7 +224,7 @@ func RegistryError(what string, err error, secrets ...string) error {
 		switch terr.StatusCode {
 		case http.StatusUnauthorized, http.StatusForbidden:
 			return state.NewError(state.Auth, ReasonImagePullAuthFailure,
-				"%s: the registry refused the credentials of the pull secrets (%s): %s", what, code, excerpt)
+				"%s: the registry refused the credentials of the pull secrets or of aim-apiserver (%s): %s", what, code, excerpt)
 		case http.StatusNotFound:
 			return state.NewError(state.MissingUpstream, ReasonImageNotFound, "%s: not found in the registry (%s): %s", what, code, excerpt)
 		case http.StatusTooManyRequests:
@@ -254,12 +255,26 @@ func PullSecrets(ctx context.Context, kube kubernetes.Interface, namespace strin
 	return secrets, nil
 }
 
-// Keychain resolves registry credentials from kubernetes.io/dockerconfigjson and kubernetes.io/dockercfg
-// secrets as the kubelet does (go-containerregistry's authn/kubernetes): the longest matching entry wins, so
-// an entry for "registry.example/team-a" serves that team's repositories and one for "registry.example" the
-// rest. A secret whose config does not parse is left out, so that the others still apply; the registry's
-// refusal then says what is missing.
+// Keychain resolves registry credentials as aim-engine's keychain (go-containerregistry's k8schain) does: first
+// from the pull secrets, then from aim-apiserver's own environment, that is a docker config ($DOCKER_CONFIG) and
+// the cloud identity of its pod for Google's, Amazon's (ECR) and Azure's (ACR) registries. Unlike aim-engine's,
+// the environment applies also when no pull secret is named (docs/compatibility.md, "Registry credentials"): a
+// cluster whose nodes pull from a cloud registry by their identity needs none.
 func Keychain(secrets []corev1.Secret) authn.Keychain {
+	// NewNoClient reads no Kubernetes object; its context is unused.
+	ambient, err := k8schain.NewNoClient(context.Background())
+	if err != nil {
+		ambient = authn.NewMultiKeychain() // anonymous; NewNoClient has no error to return
+	}
+	return authn.NewMultiKeychain(pullSecretKeychain(secrets), ambient)
+}
+
+// pullSecretKeychain resolves registry credentials from kubernetes.io/dockerconfigjson and
+// kubernetes.io/dockercfg secrets as the kubelet does (go-containerregistry's authn/kubernetes): the longest
+// matching entry wins, so an entry for "registry.example/team-a" serves that team's repositories and one for
+// "registry.example" the rest. A secret whose config does not parse is left out, so that the others still
+// apply; the registry's refusal then says what is missing.
+func pullSecretKeychain(secrets []corev1.Secret) authn.Keychain {
 	// NewFromPullSecrets reads only the secrets it is given; its context is unused.
 	ctx := context.Background()
 	kc, err := k8sauthn.NewFromPullSecrets(ctx, secrets)

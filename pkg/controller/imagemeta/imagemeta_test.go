@@ -17,6 +17,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
@@ -88,6 +89,7 @@ func TestRegistryAllowlist(t *testing.T) {
 }
 
 func TestKeychain(t *testing.T) {
+	t.Setenv("DOCKER_CONFIG", t.TempDir()) // no credentials of this machine's
 	secrets := []corev1.Secret{
 		{Type: corev1.SecretTypeDockerConfigJson, Data: map[string][]byte{corev1.DockerConfigJsonKey: []byte(
 			`{"auths":{"https://index.docker.io/v1/":{"auth":"dXNlcjpwYXNz"},"ghcr.io":{"username":"g","password":"p"}}}`)}},
@@ -119,6 +121,64 @@ func TestKeychain(t *testing.T) {
 	}
 	if a, _ := kc.Resolve(registryResource("quay.io")); a != authn.Anonymous {
 		t.Errorf("unknown registry: %v, want anonymous", a)
+	}
+}
+
+// TestKeychainFallsBackToTheServersCredentials: a registry the pull secrets have no entry for is read with
+// aim-apiserver's own credentials, as aim-engine's k8schain reads it: its docker config, then its cloud
+// identity (here ECR's, from static AWS credentials and a fake ECR API). An entry of a pull secret wins.
+func TestKeychainFallsBackToTheServersCredentials(t *testing.T) {
+	dockerConfig := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dockerConfig, "config.json"), []byte(
+		`{"auths":{"registry.example":{"auth":"`+base64.StdEncoding.EncodeToString([]byte("server:s"))+`"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DOCKER_CONFIG", dockerConfig)
+	const ecrHost = "111122223333.dkr.ecr.us-east-1.amazonaws.com"
+	ecrAPI := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if got := r.Header.Get("X-Amz-Target"); !strings.HasSuffix(got, ".GetAuthorizationToken") {
+			http.Error(w, "unexpected call "+got, http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/x-amz-json-1.1")
+		fmt.Fprintf(w, `{"authorizationData":[{"authorizationToken":%q,"expiresAt":%d,"proxyEndpoint":"https://%s"}]}`,
+			base64.StdEncoding.EncodeToString([]byte("AWS:ecr-token")), time.Now().Add(time.Hour).Unix(), ecrHost)
+	}))
+	t.Cleanup(ecrAPI.Close)
+	for k, v := range map[string]string{
+		"AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret", "AWS_ENDPOINT_URL_ECR": ecrAPI.URL,
+		"AWS_ECR_DISABLE_CACHE": "true", "AWS_EC2_METADATA_DISABLED": "true",
+		"AWS_CONFIG_FILE": filepath.Join(dockerConfig, "none"), "AWS_SHARED_CREDENTIALS_FILE": filepath.Join(dockerConfig, "none"),
+	} {
+		t.Setenv(k, v)
+	}
+	for _, tc := range []struct {
+		name    string
+		secrets []corev1.Secret
+		host    string
+		want    authn.AuthConfig
+	}{
+		{"the server's docker config", nil, "registry.example", authn.AuthConfig{Username: "server", Password: "s"}},
+		{"a pull secret wins", []corev1.Secret{pullSecret("registry.example", "model", "m")}, "registry.example",
+			authn.AuthConfig{Username: "model", Password: "m"}},
+		{"the server's cloud identity", nil, ecrHost, authn.AuthConfig{Username: "AWS", Password: "ecr-token"}},
+		{"the cloud identity beside other registries' secrets", []corev1.Secret{pullSecret("registry.example", "model", "m")}, ecrHost,
+			authn.AuthConfig{Username: "AWS", Password: "ecr-token"}},
+		{"nobody's", nil, "quay.io", authn.AuthConfig{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := Keychain(tc.secrets).Resolve(registryResource(tc.host))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := authn.Authorization(context.Background(), a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *got != tc.want {
+				t.Errorf("%s: %+v, want %+v", tc.host, *got, tc.want)
+			}
+		})
 	}
 }
 
