@@ -44,15 +44,20 @@ func (c *Creations) Observed(key string) {
 // Pending counts the creations the cache does not show yet; seen reports whether it shows key. Entries the
 // cache shows, and expired ones, are forgotten: from then on the cache counts them.
 func (c *Creations) Pending(seen func(key string) bool) int {
+	return len(c.PendingKeys(seen))
+}
+
+// PendingKeys are the keys Pending counts.
+func (c *Creations) PendingKeys(seen func(key string) bool) []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	n := 0
+	var keys []string
 	for key, at := range c.pending {
 		if seen(key) || c.now().Sub(at) > c.ttl {
 			delete(c.pending, key)
 			continue
 		}
-		n++
+		keys = append(keys, key)
 	}
-	return n
+	return keys
 }

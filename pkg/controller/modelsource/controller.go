@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/expectations"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/imagemeta"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
@@ -44,7 +45,11 @@ type Controller struct {
 	// newLister lists registries with the credentials of the source's pull secrets, through the mirrors.
 	newLister func(secrets []corev1.Secret, cfg *mirrors.Config) Lister
 	mirrors   *mirrors.Source
-	now       func() time.Time
+	// created are the models a sync created that the informer does not show yet: counted as owned, so that a
+	// reconcile which sees the sync's status before the models takes none for deleted (ModelsMissing) and does
+	// not list the registry again.
+	created *expectations.Creations
+	now     func() time.Time
 }
 
 // Register adds the model source controller to the manager: it reconciles on events of sources and of the
@@ -52,7 +57,8 @@ type Controller struct {
 func Register(m *manager.Manager, registries *mirrors.Source) error {
 	v := m.AIMInformers.Aim().V1alpha1()
 	ctl := &Controller{c: m.Clients, sources: v.AIMClusterModelSources().Lister(), models: v.AIMClusterModels().Lister(),
-		configs: runtimeconfig.ConfigsOf(v), newLister: newRegistryLister, mirrors: registries, now: time.Now}
+		configs: runtimeconfig.ConfigsOf(v), newLister: newRegistryLister, mirrors: registries,
+		created: expectations.NewCreations(expectations.DefaultTTL), now: time.Now}
 	// Events name the controller as their source, as aim-engine's do.
 	ctl.c.Recorder = m.RecorderFor(FieldManager)
 	c := manager.NewController("clustermodelsource", manager.ReconcilerFunc(ctl.reconcile), v.AIMClusterModelSources().Informer().GetStore())
@@ -66,6 +72,10 @@ func Register(m *manager.Manager, registries *mirrors.Source) error {
 		},
 	}); err != nil {
 		return fmt.Errorf("watching model sources: %w", err)
+	}
+	// A model the cache has shown is no longer expected, even if it is deleted before the next count.
+	if _, err := v.AIMClusterModels().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: ctl.modelSeen}); err != nil {
+		return fmt.Errorf("watching cluster models: %w", err)
 	}
 	return m.Add(c, manager.Dependency{Informer: v.AIMClusterModels().Informer(), Handler: owners.Handler()})
 }
@@ -157,7 +167,11 @@ func (ctl *Controller) sync(ctx context.Context, src *aimv1.AIMClusterModelSourc
 		return []state.Component{filters, models}, 0, plan, len(images)
 	}
 	for _, img := range plan.Create {
-		if err := ctl.apply(ctx, NewModel(src, rc, img)); err != nil {
+		m := NewModel(src, rc, img)
+		// Expected before the apply: the informer may show the model before the apply returns.
+		ctl.created.Expect(creationKey(src.Name, m.Name))
+		if err := ctl.apply(ctx, m); err != nil {
+			ctl.created.Observed(creationKey(src.Name, m.Name))
 			models.Errors = []error{err}
 			break
 		}
@@ -200,7 +214,28 @@ func limitCondition(st aimv1.AIMClusterModelSourceStatus) metav1.Condition {
 		Message: fmt.Sprintf("Created %d models, within limit", st.DiscoveredModels)}
 }
 
-// existing maps the names of every AIMClusterModel to whether src owns it.
+// modelSeen is the model informer's handler for the creations the controller expects.
+func (ctl *Controller) modelSeen(obj any) {
+	m, ok := obj.(*aimv1.AIMClusterModel)
+	if !ok {
+		return
+	}
+	if ref := metav1.GetControllerOf(m); ref != nil && ref.Kind == "AIMClusterModelSource" {
+		ctl.created.Observed(creationKey(ref.Name, m.Name))
+	}
+}
+
+// creationKey is the expectation of a model a source creates: source and model name, as two sources listing
+// the same image derive the same model name (ModelName).
+func creationKey(source, model string) string { return source + "/" + model }
+
+// modelOf is the model name of a creationKey.
+func modelOf(key string) string {
+	_, model, _ := strings.Cut(key, "/")
+	return model
+}
+
+// existing maps the names of every AIMClusterModel, and of the models being created, to whether src owns them.
 func (ctl *Controller) existing(src *aimv1.AIMClusterModelSource) (map[string]bool, error) {
 	all, err := ctl.models.List(labels.Everything())
 	if err != nil {
@@ -209,6 +244,12 @@ func (ctl *Controller) existing(src *aimv1.AIMClusterModelSource) (map[string]bo
 	out := make(map[string]bool, len(all))
 	for _, m := range all {
 		out[m.Name] = reconcile.OwnedBy(m, src.UID)
+	}
+	// Models a sync of src created that the cache does not show yet are src's.
+	for _, key := range ctl.created.PendingKeys(func(key string) bool { _, ok := out[modelOf(key)]; return ok }) {
+		if source, name, _ := strings.Cut(key, "/"); source == src.Name {
+			out[name] = true
+		}
 	}
 	return out, nil
 }

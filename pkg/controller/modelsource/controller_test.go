@@ -23,6 +23,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/expectations"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/imagemeta"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
@@ -105,7 +106,8 @@ func newHarness(t *testing.T, src *aimv1.AIMClusterModelSource, repos map[string
 		sources: aimlisters.NewAIMClusterModelSourceLister(h.sources), models: aimlisters.NewAIMClusterModelLister(h.models),
 		configs: runtimeconfig.Configs{Namespaced: aimlisters.NewAIMRuntimeConfigLister(cache.NewIndexer(cache.MetaNamespaceKeyFunc, nil)),
 			Cluster: aimlisters.NewAIMClusterRuntimeConfigLister(h.clusterConfigs)},
-		newLister: func([]corev1.Secret, *mirrors.Config) Lister { return h.lister }, now: func() time.Time { return h.now },
+		newLister: func([]corev1.Secret, *mirrors.Config) Lister { return h.lister },
+		created:   expectations.NewCreations(expectations.DefaultTTL), now: func() time.Time { return h.now },
 	}
 	h.refresh(t)
 	return h
@@ -125,8 +127,17 @@ func (h *harness) refresh(t *testing.T) *aimv1.AIMClusterModelSource {
 	}
 	for i := range ms.Items {
 		must(t, h.models.Update(&ms.Items[i]))
+		h.ctl.modelSeen(&ms.Items[i]) // the informer's add handler
 	}
 	return s
+}
+
+// refreshSource copies only the source into its lister: its informer is ahead of the models'.
+func (h *harness) refreshSource(t *testing.T) {
+	t.Helper()
+	s, err := h.client.AimV1alpha1().AIMClusterModelSources().Get(context.Background(), "src", metav1.GetOptions{})
+	must(t, err)
+	must(t, h.sources.Update(s))
 }
 
 // TestReconcile runs the controller against fake clients: the first reconcile lists and creates models up to
@@ -328,6 +339,38 @@ func TestDeletedModelIsRecreated(t *testing.T) {
 		t.Errorf("image gone: models %v, discovered %d, registry calls %v", got, s.Status.DiscoveredModels, h.lister.calls)
 	}
 	steady("image gone")
+}
+
+// TestSyncSeenBeforeItsModels: the source's informer may show the status a sync wrote before the model
+// informer shows the models that sync created. Those models are expected, not missing: the reconcile lists
+// nothing and writes nothing, and another source's expectations are not its.
+func TestSyncSeenBeforeItsModels(t *testing.T) {
+	src := &aimv1.AIMClusterModelSource{ObjectMeta: metav1.ObjectMeta{Name: "src", UID: "uid-src", Generation: 1},
+		Spec: aimv1.AIMClusterModelSourceSpec{Registry: "r.example", SyncInterval: &aimv1.Duration{Duration: time.Hour},
+			Filters: []aimv1.AIMModelSourceFilter{{Image: "aim/*"}}}}
+	h := newHarness(t, src, map[string][]string{"aim/qwen": {"0.9.0"}, "aim/llama": {"1.0.0"}})
+	ctx, key := context.Background(), cache.NewObjectName("", "src")
+	_, err := h.ctl.reconcile(ctx, key)
+	must(t, err)
+	h.refreshSource(t)
+	// A source of another name listing the same images expects models of the same names.
+	other := &aimv1.AIMClusterModelSource{ObjectMeta: metav1.ObjectMeta{Name: "other", UID: "uid-other"}}
+	existing, err := h.ctl.existing(other)
+	if n := countOwned(existing); err != nil || n != 0 {
+		t.Errorf("another source owns %d of src's expected models (%v), want 0", n, err)
+	}
+	for _, step := range []struct {
+		name    string
+		refresh func()
+	}{{"status seen, models not yet", func() {}}, {"models seen", func() { h.refresh(t) }}} {
+		step.refresh()
+		h.lister.calls = nil
+		before := len(h.client.Actions())
+		h.now = h.now.Add(time.Second)
+		if _, err := h.ctl.reconcile(ctx, key); err != nil || len(h.lister.calls) > 0 || len(h.client.Actions()) != before {
+			t.Errorf("%s: err %v registry calls %v API actions %v", step.name, err, h.lister.calls, h.client.Actions()[before:])
+		}
+	}
 }
 
 var cmpSort = cmp.Transformer("sort", func(in []string) []string {
