@@ -1,7 +1,16 @@
 // Package registrytest holds helpers for tests that serve an OCI registry in-process.
 package registrytest
 
-import "net/http"
+import (
+	"net/http"
+	"testing"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+)
 
 // BasicAuth passes requests with the user's basic credentials to next and answers the others 401 with a Basic
 // challenge, as a registry that wants a login does.
@@ -14,4 +23,22 @@ func BasicAuth(user, pass string, next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// PushLabelled writes an image without layers whose config carries labels, as an AIM image carries its
+// metadata, to ref (host/repository:tag; plain HTTP for a loopback host), with opts for the transport and
+// credentials.
+func PushLabelled(t testing.TB, ref string, labels map[string]string, opts ...remote.Option) {
+	t.Helper()
+	img, err := mutate.Config(empty.Image, v1.Config{Labels: labels})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag, err := name.NewTag(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := remote.Write(tag, img, opts...); err != nil {
+		t.Fatal(err)
+	}
 }

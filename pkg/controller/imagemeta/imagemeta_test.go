@@ -22,9 +22,6 @@ import (
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/registry"
-	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/empty"
-	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	corev1 "k8s.io/api/core/v1"
 
@@ -268,17 +265,7 @@ func mirrorWith(t *testing.T, repository, tag string, labels map[string]string) 
 	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
 	t.Cleanup(srv.Close)
 	host := strings.TrimPrefix(srv.URL, "http://")
-	img, err := mutate.Config(empty.Image, v1.Config{Labels: labels})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref, err := name.NewTag(host+"/"+repository+":"+tag, name.Insecure)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := remote.Write(ref, img); err != nil {
-		t.Fatal(err)
-	}
+	registrytest.PushLabelled(t, host+"/"+repository+":"+tag, labels)
 	return host
 }
 
@@ -334,14 +321,8 @@ func TestMirrorCredentialsAndTLS(t *testing.T) {
 	srv := httptest.NewTLSServer(registrytest.BasicAuth("mirror-user", "mirror-pass", registry.New(registry.Logger(log.New(io.Discard, "", 0)))))
 	defer srv.Close()
 	host := strings.TrimPrefix(srv.URL, "https://")
-	img, err := mutate.Config(empty.Image, v1.Config{Labels: map[string]string{"com.amd.aim.model.canonicalName": "org/tls"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref, _ := name.NewTag(host + "/hub/org/tls:1")
-	if err := remote.Write(ref, img, remote.WithTransport(srv.Client().Transport), remote.WithAuth(&authn.Basic{Username: "mirror-user", Password: "mirror-pass"})); err != nil {
-		t.Fatal(err)
-	}
+	registrytest.PushLabelled(t, host+"/hub/org/tls:1", map[string]string{"com.amd.aim.model.canonicalName": "org/tls"},
+		remote.WithTransport(srv.Client().Transport), remote.WithAuth(&authn.Basic{Username: "mirror-user", Password: "mirror-pass"}))
 	caFile := filepath.Join(t.TempDir(), "ca.crt")
 	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
 		t.Fatal(err)
