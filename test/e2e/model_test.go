@@ -4,7 +4,9 @@ package e2e
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -79,7 +81,15 @@ func TestImageLabelsFromRegistry(t *testing.T) {
 	k := admin(t)
 	ns := namespace(t, "e2e-registry")
 	const user, pass = "aim", "s3cret"
-	host := loopbackRegistry(t, registrytest.BasicAuth(user, pass, registry.New()))
+	// Reads of the manifest with the credentials: the labels are read once.
+	var reads atomic.Int32
+	authed := registrytest.BasicAuth(user, pass, registry.New())
+	host := loopbackRegistry(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/manifests/") && r.Header.Get("Authorization") != "" {
+			reads.Add(1)
+		}
+		authed.ServeHTTP(w, r)
+	}))
 
 	img, err := random.Image(64, 1)
 	must(t, err)
@@ -130,6 +140,11 @@ spec:
 		}
 		return nil
 	})
+	// The template's events come before the model's own status write: no reconcile takes the model for one
+	// whose labels were never read.
+	if n := reads.Load(); n != 1 {
+		t.Errorf("the manifest was read %d times with the pull secret, want once", n)
+	}
 }
 
 // TestCustomTemplatesCarryAliasAndMergedHardware: a custom model's named custom templates carry aim-engine's

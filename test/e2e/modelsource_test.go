@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,10 +25,23 @@ import (
 
 // TestClusterModelSource lists an in-process registry on loopback: a source with a versioned filter and a
 // wildcard filter creates one model per selected image; a source with maxModels 2 creates exactly 2 and says
-// the limit was reached; a wildcard on Docker Hub fails visibly. Settled sources are not written again.
+// the limit was reached; a wildcard on Docker Hub fails visibly. Settled sources are not written again, and each
+// listed its registry once.
 func TestClusterModelSource(t *testing.T) {
 	k := admin(t)
-	host := loopbackRegistry(t, registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	// Tag listings by the host name a source uses: each source here lists its registry once.
+	var listingsMu sync.Mutex
+	listings := map[string]int{}
+	listed := func(host string) int { listingsMu.Lock(); defer listingsMu.Unlock(); return listings[host] }
+	reg := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
+	host := loopbackRegistry(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/aim/qwen/tags/list") {
+			listingsMu.Lock()
+			listings[r.Host]++
+			listingsMu.Unlock()
+		}
+		reg.ServeHTTP(w, r)
+	}))
 	port := host[strings.LastIndex(host, ":")+1:]
 	pushImages(t, host, "aim/qwen:0.8.4", "aim/qwen:0.8.5", "aim/qwen:0.9.0", "aim/qwen:latest", "aim/llama:1.0.0")
 
@@ -103,6 +117,10 @@ func TestClusterModelSource(t *testing.T) {
 		}
 		return nil
 	})
+	// One sync each: the events of the models a sync creates, seen after its status, list nothing again.
+	if all, limited := listed(host), listed(local); all != 1 || limited != 1 {
+		t.Errorf("aim/qwen's tags listed %d times by e2e-src-all and %d by e2e-src-max, want once each", all, limited)
+	}
 }
 
 // applySource applies an AIMClusterModelSource and deletes it, and the models it made, when the test ends.

@@ -61,3 +61,47 @@ func (c *Creations) PendingKeys(seen func(key string) bool) []string {
 	}
 	return keys
 }
+
+// Writes remembers, by object key, the resourceVersion an object had when the controller last wrote it, until
+// the cache shows another version: a cache that still shows the version the write replaced has not seen the
+// write, and a plan made from it would do again what the write recorded as done.
+type Writes struct {
+	mu       sync.Mutex
+	replaced map[string]string
+}
+
+// NewWrites returns an empty set.
+func NewWrites() *Writes {
+	return &Writes{replaced: map[string]string{}}
+}
+
+// Wrote records that the controller wrote key over its version replaced. An object without a version cannot be
+// told from its successor and is not remembered.
+func (w *Writes) Wrote(key, replaced string) {
+	if replaced == "" {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.replaced[key] = replaced
+}
+
+// Unseen reports whether the cache, which shows key at version cached, has not seen the last write of key yet.
+// Once it has, the write is forgotten.
+func (w *Writes) Unseen(key, cached string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	replaced, ok := w.replaced[key]
+	if ok && replaced == cached {
+		return true
+	}
+	delete(w.replaced, key)
+	return false
+}
+
+// Forget drops key: the object is gone.
+func (w *Writes) Forget(key string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.replaced, key)
+}

@@ -29,3 +29,26 @@ func TestPendingUntilSeenOrExpired(t *testing.T) {
 		t.Fatalf("pending after the TTL = %d, want 0", n)
 	}
 }
+
+func TestWritesUnseenUntilTheCacheMoves(t *testing.T) {
+	w := NewWrites()
+	if w.Unseen("a", "5") {
+		t.Fatal("unseen before any write")
+	}
+	w.Wrote("a", "5")
+	w.Wrote("b", "") // no version: nothing to compare
+	if !w.Unseen("a", "5") || !w.Unseen("a", "5") {
+		t.Fatal("the cache still shows the version the write replaced: unseen, and again")
+	}
+	if w.Unseen("b", "") {
+		t.Fatal("an object written without a version is never unseen")
+	}
+	if w.Unseen("a", "6") || w.Unseen("a", "5") {
+		t.Fatal("once the cache showed another version, the write is forgotten")
+	}
+	w.Wrote("a", "6")
+	w.Forget("a")
+	if w.Unseen("a", "6") {
+		t.Fatal("a forgotten object is not unseen")
+	}
+}

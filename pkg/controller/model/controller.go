@@ -16,6 +16,7 @@ import (
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/expectations"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/imagemeta"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
@@ -46,6 +47,8 @@ type Controller struct {
 	templates        aimlisters.AIMServiceTemplateLister
 	clusterTemplates aimlisters.AIMClusterServiceTemplateLister
 	configs          runtimeconfig.Configs
+	// written are the models whose last status write the cache does not show yet (reconcile.LookupWritten).
+	written *expectations.Writes
 }
 
 // Register adds the model controllers to the manager.
@@ -54,7 +57,7 @@ func Register(m *manager.Manager, fetcher imagemeta.Fetcher) error {
 	ctl := &Controller{c: m.Clients, fetcher: fetcher,
 		models: v.AIMModels().Lister(), clusterModels: v.AIMClusterModels().Lister(),
 		templates: v.AIMServiceTemplates().Lister(), clusterTemplates: v.AIMClusterServiceTemplates().Lister(),
-		configs: runtimeconfig.ConfigsOf(v),
+		configs: runtimeconfig.ConfigsOf(v), written: expectations.NewWrites(),
 	}
 	// Events name the controller as their source, as aim-engine's do.
 	ctl.c.Recorder = m.RecorderFor(FieldManager)
@@ -107,9 +110,10 @@ func (ctl *Controller) configHandler(ns, cl *manager.Controller, namespaced bool
 
 func (ctl *Controller) reconcileNamespaced(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
 	namespace, name := key.Namespace, key.Name
-	m, ok, err := reconcile.Lookup(func() (*aimv1.AIMModel, error) { return ctl.models.AIMModels(namespace).Get(name) })
+	wkey := writtenKey("AIMModel", key)
+	m, ok, after, err := reconcile.LookupWritten(func() (*aimv1.AIMModel, error) { return ctl.models.AIMModels(namespace).Get(name) }, ctl.written, wkey)
 	if !ok {
-		return 0, err
+		return after, err
 	}
 	ofModel := labels.SelectorFromSet(labels.Set{LabelModel: naming.LabelValue(name)})
 	owned := func() []TemplateState {
@@ -131,15 +135,16 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key cache.Object
 		_, err := reconcile.ApplyChanged(ctx, obj, live, reconcile.Sender(ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(namespace).Apply, FieldManager))
 		return err
 	}
-	write := reconcile.StatusWriter(ctx, m, ctl.c.AIM.AimV1alpha1().AIMModels(namespace).UpdateStatus, FieldManager)
+	write := reconcile.TrackedStatusWriter(ctx, m, ctl.c.AIM.AimV1alpha1().AIMModels(namespace).UpdateStatus, FieldManager, ctl.written, wkey)
 	return ctl.reconcile(ctx, m, m.Spec, m.Status, namespace, owned, apply, deleteStale, write)
 }
 
 func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
 	name := key.Name
-	m, ok, err := reconcile.Lookup(func() (*aimv1.AIMClusterModel, error) { return ctl.clusterModels.Get(name) })
+	wkey := writtenKey("AIMClusterModel", key)
+	m, ok, after, err := reconcile.LookupWritten(func() (*aimv1.AIMClusterModel, error) { return ctl.clusterModels.Get(name) }, ctl.written, wkey)
 	if !ok {
-		return 0, err
+		return after, err
 	}
 	ofModel := labels.SelectorFromSet(labels.Set{LabelModel: naming.LabelValue(name)})
 	owned := func() []TemplateState {
@@ -162,10 +167,14 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectNam
 		_, err := reconcile.ApplyChanged(ctx, obj, live, reconcile.Sender(ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().Apply, FieldManager))
 		return err
 	}
-	write := reconcile.StatusWriter(ctx, m, ctl.c.AIM.AimV1alpha1().AIMClusterModels().UpdateStatus, FieldManager)
+	write := reconcile.TrackedStatusWriter(ctx, m, ctl.c.AIM.AimV1alpha1().AIMClusterModels().UpdateStatus, FieldManager, ctl.written, wkey)
 	// Pull secrets of cluster models live in the system namespace, like their discovery Jobs.
 	return ctl.reconcile(ctx, m, m.Spec, m.Status, ctl.c.Options.SystemNamespace, owned, apply, deleteStale, write)
 }
+
+// writtenKey is the key of a model in written, which both kinds share. Keeping the model's read of its image's
+// labels to once is why its status writes are tracked: the templates' events come before the status.
+func writtenKey(kind string, key cache.ObjectName) string { return kind + "/" + key.String() }
 
 // ownedStates are the states of the templates among ts that uid owns.
 func ownedStates[T metav1.Object](ts []T, uid types.UID, status func(T) aimv1.AIMStatus) []TemplateState {

@@ -2,20 +2,36 @@ package model
 
 import (
 	"context"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/google/go-containerregistry/pkg/registry"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/expectations"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/imagemeta"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+	aimfake "github.com/aim-apiserver/aim-apiserver/pkg/generated/clientset/versioned/fake"
 	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/test/registrytest"
 )
 
 // TestExtractionTurnedOffKeepsMetadata: a model whose labels were read before spec.discovery.extractMetadata
@@ -89,5 +105,78 @@ func TestFailedReadIsRetried(t *testing.T) {
 	read.Conditions = []metav1.Condition{{Type: ComponentImageMetadata + state.ComponentSuffix, Status: metav1.ConditionTrue, Reason: ReasonImageMetadataFound}}
 	if md, comp := ctl.metadata(context.Background(), 2, aimv1.AIMModelSpec{Image: "r.example/aim/qwen:2"}, read, "aim-system"); len(comp.Errors) != 0 || md != earlier {
 		t.Errorf("after a good read: errors %v, metadata %v; want the labels of the status, no read", comp.Errors, md)
+	}
+}
+
+// TestOwnStatusUnseenReadsNoLabelsAgain: the template events of a reconcile that read the image's labels may
+// reach the controller before the status it wrote. The reconcile they cause must not take the model of the
+// cache, still without status.imageMetadata, for one never read: it waits for the write (reconcile.WriteSettle),
+// and afterwards takes the labels from the status, without a registry request or a write.
+func TestOwnStatusUnseenReadsNoLabelsAgain(t *testing.T) {
+	var manifests atomic.Int32
+	reg := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.URL.Path, "/manifests/") {
+			manifests.Add(1)
+		}
+		reg.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	image := strings.TrimPrefix(srv.URL, "http://") + "/aim/qwen:1.0.0"
+	registrytest.PushLabelled(t, image, map[string]string{"com.amd.aim.model.canonicalName": "Qwen/Qwen3-32B"})
+	manifests.Store(0) // the push's
+
+	m := &aimv1.AIMClusterModel{ObjectMeta: metav1.ObjectMeta{Name: "qwen", UID: "uid-m", Generation: 1, ResourceVersion: "1"},
+		Spec: aimv1.AIMModelSpec{Image: image}}
+	client := aimfake.NewSimpleClientset(m) //nolint:staticcheck // the field-managed fake has no schema for AIM kinds
+	client.PrependReactor("update", "aimclustermodels", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		u := a.(clienttesting.UpdateAction).GetObject().(*aimv1.AIMClusterModel).DeepCopy()
+		v, _ := strconv.Atoi(u.ResourceVersion)
+		u.ResourceVersion = strconv.Itoa(v + 1) // as the API server does; the fake keeps none
+		return true, u, client.Tracker().Update(a.GetResource(), u, "")
+	})
+	models := cache.NewIndexer(cache.MetaNamespaceKeyFunc, nil)
+	must(t, models.Add(m))
+	none := func() cache.Indexer { return cache.NewIndexer(cache.MetaNamespaceKeyFunc, nil) }
+	ctl := &Controller{c: manager.Clients{AIM: client, Kube: kubefake.NewClientset(), Recorder: record.NewFakeRecorder(10)},
+		fetcher: imagemeta.Fetcher{Allowed: []string{"*"}}, clusterModels: aimlisters.NewAIMClusterModelLister(models),
+		clusterTemplates: aimlisters.NewAIMClusterServiceTemplateLister(none()), written: expectations.NewWrites(),
+		configs: runtimeconfig.Configs{Namespaced: aimlisters.NewAIMRuntimeConfigLister(none()),
+			Cluster: aimlisters.NewAIMClusterRuntimeConfigLister(none())}}
+	key := cache.NewObjectName("", "qwen")
+
+	for _, step := range []struct {
+		name            string
+		refresh         bool
+		wait            time.Duration
+		manifests, acts int
+	}{
+		{"first reconcile: the labels are read and written", false, 0, 1, 1},
+		{"the cache shows the model from before the write", false, reconcile.WriteSettle, 1, 1},
+		{"the cache shows the write", true, 0, 1, 1},
+	} {
+		if step.refresh {
+			stored, err := client.AimV1alpha1().AIMClusterModels().Get(context.Background(), "qwen", metav1.GetOptions{})
+			must(t, err)
+			must(t, models.Update(stored))
+		}
+		wait, err := ctl.reconcileCluster(context.Background(), key)
+		acts := 0
+		for _, a := range client.Actions() {
+			if a.GetVerb() == "update" {
+				acts++
+			}
+		}
+		if err != nil || wait != step.wait || int(manifests.Load()) != step.manifests || acts != step.acts {
+			t.Errorf("%s: wait %s (want %s), err %v, manifest requests %d (want %d), status writes %d (want %d)",
+				step.name, wait, step.wait, err, manifests.Load(), step.manifests, acts, step.acts)
+		}
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -49,6 +49,9 @@ type Controller struct {
 	// reconcile which sees the sync's status before the models takes none for deleted (ModelsMissing) and does
 	// not list the registry again.
 	created *expectations.Creations
+	// written are the sources whose last status write the cache does not show yet: a reconcile that read the
+	// source from before its sync's status would find the sync due and list the registry again.
+	written *expectations.Writes
 	now     func() time.Time
 }
 
@@ -58,7 +61,7 @@ func Register(m *manager.Manager, registries *mirrors.Source) error {
 	v := m.AIMInformers.Aim().V1alpha1()
 	ctl := &Controller{c: m.Clients, sources: v.AIMClusterModelSources().Lister(), models: v.AIMClusterModels().Lister(),
 		configs: runtimeconfig.ConfigsOf(v), newLister: newRegistryLister, mirrors: registries,
-		created: expectations.NewCreations(expectations.DefaultTTL), now: time.Now}
+		created: expectations.NewCreations(expectations.DefaultTTL), written: expectations.NewWrites(), now: time.Now}
 	// Events name the controller as their source, as aim-engine's do.
 	ctl.c.Recorder = m.RecorderFor(FieldManager)
 	c := manager.NewController("clustermodelsource", manager.ReconcilerFunc(ctl.reconcile), v.AIMClusterModelSources().Informer().GetStore())
@@ -94,9 +97,10 @@ func news(old, obj *aimv1.AIMClusterModelSource) bool {
 // for each would be a hot loop.
 func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
 	name := key.Name
-	src, ok, err := reconcile.Lookup(func() (*aimv1.AIMClusterModelSource, error) { return ctl.sources.Get(name) })
+	// The events of the models a sync created may come before its status: wait for the status (LookupWritten).
+	src, ok, after, err := reconcile.LookupWritten(func() (*aimv1.AIMClusterModelSource, error) { return ctl.sources.Get(name) }, ctl.written, name)
 	if !ok {
-		return 0, err
+		return after, err
 	}
 	now := ctl.now()
 	existing, err := ctl.existing(src)
@@ -105,7 +109,7 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 	}
 	current := src.Status
 	status := *current.DeepCopy()
-	write := reconcile.StatusWriter(ctx, src, ctl.c.AIM.AimV1alpha1().AIMClusterModelSources().UpdateStatus, FieldManager)
+	write := reconcile.TrackedStatusWriter(ctx, src, ctl.c.AIM.AimV1alpha1().AIMClusterModelSources().UpdateStatus, FieldManager, ctl.written, name)
 	owned := countOwned(existing)
 	status.DiscoveredModels = int32(owned)
 	due, wait := SyncDue(src, owned, now)

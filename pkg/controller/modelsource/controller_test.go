@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -88,10 +89,21 @@ type harness struct {
 
 func newHarness(t *testing.T, src *aimv1.AIMClusterModelSource, repos map[string][]string) *harness {
 	t.Helper()
+	if src.ResourceVersion == "" {
+		src = src.DeepCopy()
+		src.ResourceVersion = "1"
+	}
 	h := &harness{client: aimfake.NewSimpleClientset(src), //nolint:staticcheck // the field-managed fake has no schema for AIM kinds
 		sources: cache.NewIndexer(cache.MetaNamespaceKeyFunc, nil), models: cache.NewIndexer(cache.MetaNamespaceKeyFunc, nil),
 		clusterConfigs: cache.NewIndexer(cache.MetaNamespaceKeyFunc, nil), lister: &fakeLister{repos: repos},
 		now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
+	// Every write of the source gives it a new resourceVersion, as the API server does (the fake keeps none).
+	h.client.PrependReactor("update", "aimclustermodelsources", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		u := a.(clienttesting.UpdateAction).GetObject().(*aimv1.AIMClusterModelSource).DeepCopy()
+		v, _ := strconv.Atoi(u.ResourceVersion)
+		u.ResourceVersion = strconv.Itoa(v + 1)
+		return true, u, h.client.Tracker().Update(a.GetResource(), u, "")
+	})
 	// The fake cannot server-side apply AIM kinds: an apply of a new model creates it.
 	h.client.PrependReactor("patch", "aimclustermodels", func(a clienttesting.Action) (bool, runtime.Object, error) {
 		p := a.(clienttesting.PatchAction)
@@ -107,7 +119,7 @@ func newHarness(t *testing.T, src *aimv1.AIMClusterModelSource, repos map[string
 		configs: runtimeconfig.Configs{Namespaced: aimlisters.NewAIMRuntimeConfigLister(cache.NewIndexer(cache.MetaNamespaceKeyFunc, nil)),
 			Cluster: aimlisters.NewAIMClusterRuntimeConfigLister(h.clusterConfigs)},
 		newLister: func([]corev1.Secret, *mirrors.Config) Lister { return h.lister },
-		created:   expectations.NewCreations(expectations.DefaultTTL), now: func() time.Time { return h.now },
+		created:   expectations.NewCreations(expectations.DefaultTTL), written: expectations.NewWrites(), now: func() time.Time { return h.now },
 	}
 	h.refresh(t)
 	return h
@@ -341,9 +353,10 @@ func TestDeletedModelIsRecreated(t *testing.T) {
 	steady("image gone")
 }
 
-// TestSyncSeenBeforeItsModels: the source's informer may show the status a sync wrote before the model
-// informer shows the models that sync created. Those models are expected, not missing: the reconcile lists
-// nothing and writes nothing, and another source's expectations are not its.
+// TestSyncSeenBeforeItsModels: the informers may show the events of the models a sync created before the
+// status the sync wrote, or that status before the models. Neither is a reason to sync again: the reconcile lists
+// nothing and writes nothing (it looks again shortly while its own status is unseen), and another source's
+// expected models are not its.
 func TestSyncSeenBeforeItsModels(t *testing.T) {
 	src := &aimv1.AIMClusterModelSource{ObjectMeta: metav1.ObjectMeta{Name: "src", UID: "uid-src", Generation: 1},
 		Spec: aimv1.AIMClusterModelSourceSpec{Registry: "r.example", SyncInterval: &aimv1.Duration{Duration: time.Hour},
@@ -352,7 +365,6 @@ func TestSyncSeenBeforeItsModels(t *testing.T) {
 	ctx, key := context.Background(), cache.NewObjectName("", "src")
 	_, err := h.ctl.reconcile(ctx, key)
 	must(t, err)
-	h.refreshSource(t)
 	// A source of another name listing the same images expects models of the same names.
 	other := &aimv1.AIMClusterModelSource{ObjectMeta: metav1.ObjectMeta{Name: "other", UID: "uid-other"}}
 	existing, err := h.ctl.existing(other)
@@ -362,13 +374,20 @@ func TestSyncSeenBeforeItsModels(t *testing.T) {
 	for _, step := range []struct {
 		name    string
 		refresh func()
-	}{{"status seen, models not yet", func() {}}, {"models seen", func() { h.refresh(t) }}} {
+		wait    time.Duration
+	}{
+		{"nothing seen yet", func() {}, reconcile.WriteSettle},
+		{"status seen, models not yet", func() { h.refreshSource(t) }, time.Hour - 2*time.Second},
+		{"models seen", func() { h.refresh(t) }, time.Hour - 3*time.Second},
+	} {
 		step.refresh()
 		h.lister.calls = nil
 		before := len(h.client.Actions())
 		h.now = h.now.Add(time.Second)
-		if _, err := h.ctl.reconcile(ctx, key); err != nil || len(h.lister.calls) > 0 || len(h.client.Actions()) != before {
-			t.Errorf("%s: err %v registry calls %v API actions %v", step.name, err, h.lister.calls, h.client.Actions()[before:])
+		wait, err := h.ctl.reconcile(ctx, key)
+		if err != nil || wait != step.wait || len(h.lister.calls) > 0 || len(h.client.Actions()) != before {
+			t.Errorf("%s: wait %s (want %s), err %v, registry calls %v, API actions %v", step.name, wait, step.wait, err,
+				h.lister.calls, h.client.Actions()[before:])
 		}
 	}
 }

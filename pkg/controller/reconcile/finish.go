@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/expectations"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
@@ -111,11 +112,31 @@ func sameStatus(status, stored any) bool {
 func StatusWriter[T interface {
 	DeepCopy() T
 	GetStatus() *S
+	metav1.Object
 }, S any](ctx context.Context, obj T, update func(context.Context, T, metav1.UpdateOptions) (T, error), fieldManager string) func(S) error {
+	return TrackedStatusWriter(ctx, obj, update, fieldManager, nil, "")
+}
+
+// WriteSettle is how long a reconcile that finds its own last status write unseen (expectations.Writes) waits for
+// the cache to show it: the informer delivers it within milliseconds.
+const WriteSettle = time.Second
+
+// TrackedStatusWriter is StatusWriter that also records, under key in written, a write that gave obj a new
+// resourceVersion: until the cache shows the write, written.Unseen(key, ...) says so. A controller whose
+// reconcile does outside work that its status records as done (a registry read, a listing) checks it first.
+func TrackedStatusWriter[T interface {
+	DeepCopy() T
+	GetStatus() *S
+	metav1.Object
+}, S any](ctx context.Context, obj T, update func(context.Context, T, metav1.UpdateOptions) (T, error), fieldManager string,
+	written *expectations.Writes, key string) func(S) error {
 	return func(status S) error {
 		u := obj.DeepCopy()
 		*u.GetStatus() = status
-		_, err := update(ctx, u, metav1.UpdateOptions{FieldManager: fieldManager})
+		out, err := update(ctx, u, metav1.UpdateOptions{FieldManager: fieldManager})
+		if err == nil && written != nil && out.GetResourceVersion() != obj.GetResourceVersion() {
+			written.Wrote(key, obj.GetResourceVersion())
+		}
 		return err
 	}
 }

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/expectations"
 )
 
 // Lookup fetches the object a reconcile is about and says whether to reconcile it: not when it is gone (its
@@ -25,6 +27,22 @@ func Lookup[T metav1.Object](get func() (T, error)) (obj T, reconcile bool, err 
 		return obj, false, nil
 	}
 	return obj, true, nil
+}
+
+// LookupWritten is Lookup for a controller that records its status writes (TrackedStatusWriter, under key in
+// written). While the cache shows the object from before the last of them, it does not reconcile and says to
+// look again after WriteSettle: the events a reconcile causes (of the children it applied) may come before its
+// status, and a reconcile of the older object would redo what the status records as done. An object that is
+// gone is forgotten.
+func LookupWritten[T metav1.Object](get func() (T, error), written *expectations.Writes, key string) (obj T, reconcile bool, after time.Duration, err error) {
+	obj, reconcile, err = Lookup(get)
+	switch {
+	case !reconcile:
+		written.Forget(key)
+	case written.Unseen(key, obj.GetResourceVersion()):
+		return obj, false, WriteSettle, nil
+	}
+	return obj, reconcile, 0, err
 }
 
 // SetFinalizer adds (present) or removes a finalizer, and removes the legacy names of it, with a merge patch
