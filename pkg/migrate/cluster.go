@@ -447,7 +447,7 @@ func (c *cluster) ensureOpenAPI(ctx context.Context, within time.Duration) (bool
 		}
 		return json.Unmarshal(body, &doc) == nil && doc.Info.Title == apiserver.OpenAPITitle, nil
 	}
-	if err := wait.PollUntilContextTimeout(ctx, 2*time.Second, within, false, served); err == nil {
+	if err := wait.PollUntilContextTimeout(ctx, 2*time.Second, within, true, served); err == nil {
 		return false, nil
 	}
 	as, err := c.dynamic.Resource(apiServiceGVR).Get(ctx, apiServiceName, metav1.GetOptions{})
