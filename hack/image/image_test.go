@@ -36,6 +36,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/registry"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -52,6 +53,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/aim-apiserver/aim-apiserver/test/framework"
+	"github.com/aim-apiserver/aim-apiserver/test/registrytest"
 )
 
 func env(t *testing.T, key string) string {
@@ -402,6 +404,47 @@ func TestImageTrustsAMountedPrivateCA(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestImageReadsECRWithThePodsIdentity: a registry in ECR (here a mirror of Docker Hub, as an ECR pull-through
+// cache is) is read with the credentials of the pod's AWS identity, with no pull secret: the AWS SDK's default
+// chain (static keys here; IRSA or Pod Identity in a cluster) gets a token from the ECR API (a fake, through
+// AWS_ENDPOINT_URL_ECR), as aim-engine's keychain does. The environment is the image's own (AWS_ECR_DISABLE_CACHE)
+// with $HOME unwritable, as in the pod: the ECR helper then logs no failed cache writes.
+func TestImageReadsECRWithThePodsIdentity(t *testing.T) {
+	root := rootFS(t)
+	const ecrHost, token = "111122223333.dkr.ecr.us-east-1.amazonaws.com", "ecr-token"
+	ecrAPI, tokens := registrytest.ECRAPI(t, ecrHost, token)
+	reg := httptest.NewServer(registrytest.BasicAuth("AWS", token, registry.New(registry.Logger(log.New(io.Discard, "", 0)))))
+	defer reg.Close()
+	port := reg.URL[strings.LastIndex(reg.URL, ":")+1:]
+	registrytest.PushLabelled(t, "127.0.0.1:"+port+"/dockerhub/amd/aim-llama:1.0",
+		map[string]string{"com.amd.aim.model.canonicalName": "meta-llama/Llama-3.1-8B-Instruct"}, remote.WithAuth(&authn.Basic{Username: "AWS", Password: token}))
+
+	// The ECR host names this loopback registry inside the image, and the mirrors file sends Docker Hub to it.
+	if err := os.WriteFile(filepath.Join(root, "etc", "hosts"), []byte("127.0.0.1 localhost "+ecrHost+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mirrors := fmt.Sprintf("registries:\n  docker.io:\n    fallback: false\n    mirrors: [{endpoint: \"http://%s:%s/dockerhub\"}]\n", ecrHost, port)
+	if err := os.WriteFile(filepath.Join(root, "registries.yaml"), []byte(mirrors), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := platformImages(t, unpackArchive(t, env(t, "IMAGE_TARBALL")))["linux/amd64"].ConfigFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	environ := append(slices.Clone(cfg.Config.Env), "HOME=/home/nonroot", "AWS_ACCESS_KEY_ID=AKIDEXAMPLE",
+		"AWS_SECRET_ACCESS_KEY=secret", "AWS_EC2_METADATA_DISABLED=true", "AWS_ENDPOINT_URL_ECR="+ecrAPI)
+	out, err := inImage(t, root, environ, "check-registry", "--registry-config", "/registries.yaml", "docker.io/amd/aim-llama:1.0")
+	if err != nil || !strings.Contains(out, `model: "meta-llama/Llama-3.1-8B-Instruct"`) {
+		t.Fatalf("check-registry through the ECR mirror: %v\n%s", err, out)
+	}
+	if tokens.Load() == 0 {
+		t.Errorf("the ECR API was not asked for a token:\n%s", out)
+	}
+	if strings.Contains(out, "cache") {
+		t.Errorf("the ECR helper logged about its cache:\n%s", out)
 	}
 }
 

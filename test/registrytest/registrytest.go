@@ -2,8 +2,14 @@
 package registrytest
 
 import (
+	"encoding/base64"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -41,4 +47,24 @@ func PushLabelled(t testing.TB, ref string, labels map[string]string, opts ...re
 	if err := remote.Write(tag, img, opts...); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// ECRAPI serves the one call of Amazon ECR's API that registry clients make, GetAuthorizationToken, answering
+// with the token for the user "AWS" and registry (an ECR host), as ECR does; point the AWS SDK at it with
+// AWS_ENDPOINT_URL_ECR. It returns the server's URL and the number of tokens handed out so far.
+func ECRAPI(t testing.TB, registry, token string) (string, *atomic.Int32) {
+	t.Helper()
+	var tokens atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if target := r.Header.Get("X-Amz-Target"); !strings.HasSuffix(target, ".GetAuthorizationToken") {
+			http.Error(w, "unexpected call "+target, http.StatusBadRequest)
+			return
+		}
+		tokens.Add(1)
+		w.Header().Set("Content-Type", "application/x-amz-json-1.1")
+		fmt.Fprintf(w, `{"authorizationData":[{"authorizationToken":%q,"expiresAt":%d,"proxyEndpoint":"https://%s"}]}`,
+			base64.StdEncoding.EncodeToString([]byte("AWS:"+token)), time.Now().Add(time.Hour).Unix(), registry)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, &tokens
 }

@@ -17,7 +17,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
@@ -132,18 +131,9 @@ func TestKeychainFallsBackToTheServersCredentials(t *testing.T) {
 	}
 	t.Setenv("DOCKER_CONFIG", dockerConfig)
 	const ecrHost = "111122223333.dkr.ecr.us-east-1.amazonaws.com"
-	ecrAPI := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if got := r.Header.Get("X-Amz-Target"); !strings.HasSuffix(got, ".GetAuthorizationToken") {
-			http.Error(w, "unexpected call "+got, http.StatusBadRequest)
-			return
-		}
-		w.Header().Set("Content-Type", "application/x-amz-json-1.1")
-		fmt.Fprintf(w, `{"authorizationData":[{"authorizationToken":%q,"expiresAt":%d,"proxyEndpoint":"https://%s"}]}`,
-			base64.StdEncoding.EncodeToString([]byte("AWS:ecr-token")), time.Now().Add(time.Hour).Unix(), ecrHost)
-	}))
-	t.Cleanup(ecrAPI.Close)
+	ecrAPI, _ := registrytest.ECRAPI(t, ecrHost, "ecr-token")
 	for k, v := range map[string]string{
-		"AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret", "AWS_ENDPOINT_URL_ECR": ecrAPI.URL,
+		"AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret", "AWS_ENDPOINT_URL_ECR": ecrAPI,
 		"AWS_ECR_DISABLE_CACHE": "true", "AWS_EC2_METADATA_DISABLED": "true",
 		"AWS_CONFIG_FILE": filepath.Join(dockerConfig, "none"), "AWS_SHARED_CREDENTIALS_FILE": filepath.Join(dockerConfig, "none"),
 	} {
