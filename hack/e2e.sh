@@ -2,11 +2,12 @@
 # Brings up the local control plane (hack/local-up.sh), runs the end-to-end suite against it with the pinned
 # kubectl, and stops it again. KEEP_UP=1 leaves the stack running for debugging.
 #
-# E2E_COMPAT=1 (make test) also runs the whole suite against the other Kubernetes minor (COMPAT_KUBE_VERSION of
-# hack/tools/versions.env, built into _output/bin/compat) at the same time, on a second harness: its state in
-# _output/compat, its servers in a network namespace of their own, so that both use the same loopback addresses
-# and ports without meeting. The suite mostly waits on controllers and timers, so two runs take about the time of
-# one. Its output is in _output/compat/e2e.log, printed at the end; either run failing fails the whole.
+# E2E_COMPAT=1 (make test) also runs the suite, the soak aside, against the other Kubernetes minor
+# (COMPAT_KUBE_VERSION of hack/tools/versions.env, built into _output/bin/compat) at the same time, on a second
+# harness: its state in _output/compat, its servers in a network namespace of their own, so that both use the same
+# loopback addresses and ports without meeting. The suite mostly waits on controllers and timers, so two runs take
+# about the time of one. Its output is in _output/compat/e2e.log, printed at the end; either run failing fails the
+# whole.
 set -o errexit -o nounset -o pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${ROOT}"
@@ -65,8 +66,10 @@ if [[ "${E2E_COMPAT:-}" == "1" ]]; then
 	rm -rf "${COMPAT_DIR}" && mkdir -p "${COMPAT_DIR}"
 	# The other minor's control plane is built outside the namespace, which has no network for the module
 	# proxy. The first run begins meanwhile; on a fresh machine the build (from source) yields it the CPU.
+	# The soak runs in the first suite only: it measures aim-apiserver's replicas under faults of their own etcd,
+	# which the Kubernetes minor does not change, and two at once would hold both cores for minutes.
 	{ KUBE_COMPAT=1 nice -n 10 hack/tools/build-tools.sh &&
-		netns env HARNESS_DIR="${COMPAT_DIR}" KUBE_COMPAT=1 E2E_COMPAT= KEEP_UP= hack/e2e.sh "$@"; } \
+		netns env HARNESS_DIR="${COMPAT_DIR}" KUBE_COMPAT=1 E2E_COMPAT= KEEP_UP= hack/e2e.sh -skip '^TestSoakShortRuns$' "$@"; } \
 		>"${COMPAT_DIR}/e2e.log" 2>&1 &
 	compat_pid=$!
 	echo "e2e: the suite runs against Kubernetes ${COMPAT_KUBE_VERSION} too, alongside (log: ${COMPAT_DIR}/e2e.log)"
