@@ -254,12 +254,28 @@ func imageFiles(t *testing.T, img v1.Image) map[string][]byte {
 	}
 }
 
-// rootFS unpacks the linux/amd64 image into a directory to chroot into.
-func rootFS(t *testing.T) string {
+// imageFS is the linux/amd64 image unpacked into a directory to chroot into, with the environment its config
+// gives the process.
+type imageFS struct {
+	dir string
+	env []string
+}
+
+// path is the file at elem (below the image's /) on the host.
+func (f imageFS) path(elem ...string) string {
+	return filepath.Join(append([]string{f.dir}, elem...)...)
+}
+
+// rootFS unpacks the linux/amd64 image (imageFS).
+func rootFS(t *testing.T) imageFS {
 	t.Helper()
 	img := platformImages(t, unpackArchive(t, env(t, "IMAGE_TARBALL")))["linux/amd64"]
 	if img == nil {
 		t.Fatal("no linux/amd64 image")
+	}
+	cfg, err := img.ConfigFile()
+	if err != nil {
+		t.Fatal(err)
 	}
 	root := t.TempDir()
 	rc := mutate.Extract(img)
@@ -284,16 +300,17 @@ func rootFS(t *testing.T) string {
 			}
 		})
 	}
-	return root
+	return imageFS{dir: root, env: cfg.Config.Env}
 }
 
 // imageCommand is the image's binary chrooted into root, as the image's user (65532) when the test runs as
-// root, else as root of a new user namespace, with exactly the environment given: nothing of the host is visible.
-func imageCommand(root string, environ []string, args ...string) *exec.Cmd {
+// root, else as root of a new user namespace, with the image's environment and environ over it, as a container
+// runtime gives them (environ is the pod's): nothing of the host is visible.
+func imageCommand(root imageFS, environ []string, args ...string) *exec.Cmd {
 	cmd := exec.Command("/aim-apiserver", args...)
-	cmd.Env = environ
+	cmd.Env = append(slices.Clone(root.env), environ...) // the last of a name wins
 	cmd.Dir = "/"
-	attr := &syscall.SysProcAttr{Chroot: root}
+	attr := &syscall.SysProcAttr{Chroot: root.dir}
 	if os.Geteuid() == 0 {
 		attr.Credential = &syscall.Credential{Uid: nonRootID, Gid: nonRootID}
 	} else {
@@ -306,7 +323,7 @@ func imageCommand(root string, environ []string, args ...string) *exec.Cmd {
 }
 
 // inImage runs the image's binary (imageCommand) to its end and returns what it printed.
-func inImage(t *testing.T, root string, environ []string, args ...string) (string, error) {
+func inImage(t *testing.T, root imageFS, environ []string, args ...string) (string, error) {
 	t.Helper()
 	cmd := imageCommand(root, environ, args...)
 	var out bytes.Buffer
@@ -343,7 +360,7 @@ func TestImageTrustsPublicCAs(t *testing.T) {
 		}
 	}
 	// Without the file, the bundle built into the binary takes over.
-	if err := os.Remove(filepath.Join(root, CABundlePath)); err != nil {
+	if err := os.Remove(root.path(CABundlePath)); err != nil {
 		t.Fatal(err)
 	}
 	out, err = inImage(t, root, nil, "check-registry", "--list-roots")
@@ -395,7 +412,7 @@ func TestImageTrustsAMountedPrivateCA(t *testing.T) {
 	if err == nil || !strings.Contains(out, "certificate signed by unknown authority") {
 		t.Fatalf("before the CA is mounted the registry must be refused as unknown, got %v:\n%s", err, out)
 	}
-	mountLikeKubelet(t, filepath.Join(root, mountPath), map[string][]byte{"private-ca.crt": caPEM})
+	mountLikeKubelet(t, root.path(mountPath), map[string][]byte{"private-ca.crt": caPEM})
 	out, err = inImage(t, root, chartEnv, "check-registry", "--list-roots", ref.String())
 	if err != nil {
 		t.Fatalf("with the CA mounted at %s: %v\n%s", mountPath, err, out)
@@ -410,8 +427,8 @@ func TestImageTrustsAMountedPrivateCA(t *testing.T) {
 // TestImageReadsECRWithThePodsIdentity: a registry in ECR (here a mirror of Docker Hub, as an ECR pull-through
 // cache is) is read with the credentials of the pod's AWS identity, with no pull secret: the AWS SDK's default
 // chain (static keys here; IRSA or Pod Identity in a cluster) gets a token from the ECR API (a fake, through
-// AWS_ENDPOINT_URL_ECR), as aim-engine's keychain does. The environment is the image's own (AWS_ECR_DISABLE_CACHE)
-// with $HOME unwritable, as in the pod: the ECR helper then logs no failed cache writes.
+// AWS_ENDPOINT_URL_ECR), as aim-engine's keychain does. With the image's environment (AWS_ECR_DISABLE_CACHE) and
+// $HOME unwritable, as in the pod, the ECR helper logs no failed cache writes.
 func TestImageReadsECRWithThePodsIdentity(t *testing.T) {
 	root := rootFS(t)
 	const ecrHost, token = "111122223333.dkr.ecr.us-east-1.amazonaws.com", "ecr-token"
@@ -423,19 +440,16 @@ func TestImageReadsECRWithThePodsIdentity(t *testing.T) {
 		map[string]string{"com.amd.aim.model.canonicalName": "meta-llama/Llama-3.1-8B-Instruct"}, remote.WithAuth(&authn.Basic{Username: "AWS", Password: token}))
 
 	// The ECR host names this loopback registry inside the image, and the mirrors file sends Docker Hub to it.
-	if err := os.WriteFile(filepath.Join(root, "etc", "hosts"), []byte("127.0.0.1 localhost "+ecrHost+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(root.path("etc", "hosts"), []byte("127.0.0.1 localhost "+ecrHost+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	mirrors := fmt.Sprintf("registries:\n  docker.io:\n    fallback: false\n    mirrors: [{endpoint: \"http://%s:%s/dockerhub\"}]\n", ecrHost, port)
-	if err := os.WriteFile(filepath.Join(root, "registries.yaml"), []byte(mirrors), 0o644); err != nil {
+	if err := os.WriteFile(root.path("registries.yaml"), []byte(mirrors), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := platformImages(t, unpackArchive(t, env(t, "IMAGE_TARBALL")))["linux/amd64"].ConfigFile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	environ := append(slices.Clone(cfg.Config.Env), "HOME=/home/nonroot", "AWS_ACCESS_KEY_ID=AKIDEXAMPLE",
-		"AWS_SECRET_ACCESS_KEY=secret", "AWS_EC2_METADATA_DISABLED=true", "AWS_ENDPOINT_URL_ECR="+ecrAPI)
+	// HOME as the runtime sets it from the image's /etc/passwd: a directory the image does not have.
+	environ := []string{"HOME=/home/nonroot", "AWS_ACCESS_KEY_ID=AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY=secret",
+		"AWS_EC2_METADATA_DISABLED=true", "AWS_ENDPOINT_URL_ECR=" + ecrAPI}
 	out, err := inImage(t, root, environ, "check-registry", "--registry-config", "/registries.yaml", "docker.io/amd/aim-llama:1.0")
 	if err != nil || !strings.Contains(out, `model: "meta-llama/Llama-3.1-8B-Instruct"`) {
 		t.Fatalf("check-registry through the ECR mirror: %v\n%s", err, out)
@@ -619,7 +633,7 @@ func TestImageLocalMode(t *testing.T) {
 	for _, format := range []string{"text", "json"} {
 		t.Run(format, func(t *testing.T) {
 			root := rootFS(t)
-			data := filepath.Join(root, "data")
+			data := root.path("data")
 			if err := os.Mkdir(data, 0o777); err != nil {
 				t.Fatal(err)
 			}
