@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -82,14 +81,13 @@ func TestImageLabelsFromRegistry(t *testing.T) {
 	ns := namespace(t, "e2e-registry")
 	const user, pass = "aim", "s3cret"
 	// Reads of the manifest with the credentials: the labels are read once.
-	var reads atomic.Int32
-	authed := registrytest.BasicAuth(user, pass, registry.New())
-	host := loopbackRegistry(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	reg, requests := registrytest.Counting(registrytest.BasicAuth(user, pass, registry.New()), func(r *http.Request) string {
 		if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/manifests/") && r.Header.Get("Authorization") != "" {
-			reads.Add(1)
+			return "read"
 		}
-		authed.ServeHTTP(w, r)
-	}))
+		return ""
+	})
+	host := loopbackRegistry(t, reg)
 
 	img, err := random.Image(64, 1)
 	must(t, err)
@@ -142,7 +140,7 @@ spec:
 	})
 	// The template's events come before the model's own status write: no reconcile takes the model for one
 	// whose labels were never read.
-	if n := reads.Load(); n != 1 {
+	if n := requests.Get("read"); n != 1 {
 		t.Errorf("the manifest was read %d times with the pull secret, want once", n)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,18 +29,13 @@ import (
 func TestClusterModelSource(t *testing.T) {
 	k := admin(t)
 	// Tag listings by the host name a source uses: each source here lists its registry once.
-	var listingsMu sync.Mutex
-	listings := map[string]int{}
-	listed := func(host string) int { listingsMu.Lock(); defer listingsMu.Unlock(); return listings[host] }
-	reg := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
-	host := loopbackRegistry(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	reg, listings := registrytest.Counting(registry.New(registry.Logger(log.New(io.Discard, "", 0))), func(r *http.Request) string {
 		if strings.HasSuffix(r.URL.Path, "/aim/qwen/tags/list") {
-			listingsMu.Lock()
-			listings[r.Host]++
-			listingsMu.Unlock()
+			return r.Host
 		}
-		reg.ServeHTTP(w, r)
-	}))
+		return ""
+	})
+	host := loopbackRegistry(t, reg)
 	port := host[strings.LastIndex(host, ":")+1:]
 	pushImages(t, host, "aim/qwen:0.8.4", "aim/qwen:0.8.5", "aim/qwen:0.9.0", "aim/qwen:latest", "aim/llama:1.0.0")
 
@@ -118,7 +112,7 @@ func TestClusterModelSource(t *testing.T) {
 		return nil
 	})
 	// One sync each: the events of the models a sync creates, seen after its status, list nothing again.
-	if all, limited := listed(host), listed(local); all != 1 || limited != 1 {
+	if all, limited := listings.Get(host), listings.Get(local); all != 1 || limited != 1 {
 		t.Errorf("aim/qwen's tags listed %d times by e2e-src-all and %d by e2e-src-max, want once each", all, limited)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -29,6 +30,40 @@ func BasicAuth(user, pass string, next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// Counter counts the requests a registry received, by a key of each.
+type Counter struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// Counting passes every request to next and counts it in the returned Counter under key(r); a request whose key
+// is "" is not counted.
+func Counting(next http.Handler, key func(r *http.Request) string) (http.Handler, *Counter) {
+	c := &Counter{n: map[string]int{}}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if k := key(r); k != "" {
+			c.mu.Lock()
+			c.n[k]++
+			c.mu.Unlock()
+		}
+		next.ServeHTTP(w, r)
+	}), c
+}
+
+// Get is the number of requests counted under key.
+func (c *Counter) Get(key string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[key]
+}
+
+// Reset forgets every count.
+func (c *Counter) Reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.n)
 }
 
 // PushLabelled writes an image without layers whose config carries labels, as an AIM image carries its

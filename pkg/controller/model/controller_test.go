@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -113,18 +112,17 @@ func TestFailedReadIsRetried(t *testing.T) {
 // cache, still without status.imageMetadata, for one never read: it waits for the write (reconcile.WriteSettle),
 // and afterwards takes the labels from the status, without a registry request or a write.
 func TestOwnStatusUnseenReadsNoLabelsAgain(t *testing.T) {
-	var manifests atomic.Int32
-	reg := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	reg, requests := registrytest.Counting(registry.New(registry.Logger(log.New(io.Discard, "", 0))), func(r *http.Request) string {
 		if strings.Contains(r.URL.Path, "/manifests/") {
-			manifests.Add(1)
+			return "manifests"
 		}
-		reg.ServeHTTP(w, r)
-	}))
+		return ""
+	})
+	srv := httptest.NewServer(reg)
 	t.Cleanup(srv.Close)
 	image := strings.TrimPrefix(srv.URL, "http://") + "/aim/qwen:1.0.0"
 	registrytest.PushLabelled(t, image, map[string]string{"com.amd.aim.model.canonicalName": "Qwen/Qwen3-32B"})
-	manifests.Store(0) // the push's
+	requests.Reset() // the push's
 
 	m := &aimv1.AIMClusterModel{ObjectMeta: metav1.ObjectMeta{Name: "qwen", UID: "uid-m", Generation: 1, ResourceVersion: "1"},
 		Spec: aimv1.AIMModelSpec{Image: image}}
@@ -167,9 +165,9 @@ func TestOwnStatusUnseenReadsNoLabelsAgain(t *testing.T) {
 				acts++
 			}
 		}
-		if err != nil || wait != step.wait || int(manifests.Load()) != step.manifests || acts != step.acts {
+		if err != nil || wait != step.wait || requests.Get("manifests") != step.manifests || acts != step.acts {
 			t.Errorf("%s: wait %s (want %s), err %v, manifest requests %d (want %d), status writes %d (want %d)",
-				step.name, wait, step.wait, err, manifests.Load(), step.manifests, acts, step.acts)
+				step.name, wait, step.wait, err, requests.Get("manifests"), step.manifests, acts, step.acts)
 		}
 	}
 }
