@@ -450,9 +450,12 @@ func (c *cluster) ensureOpenAPI(ctx context.Context, within time.Duration) (bool
 	if err := wait.PollUntilContextTimeout(ctx, 2*time.Second, within, true, served); err == nil {
 		return false, nil
 	}
-	as, err := c.dynamic.Resource(apiServiceGVR).Get(ctx, apiServiceName, metav1.GetOptions{})
+	as, err := c.apiService(ctx)
 	if err != nil {
-		return false, fmt.Errorf("reading APIService %s: %w", apiServiceName, err)
+		return false, err
+	}
+	if as == nil {
+		return false, fmt.Errorf("APIService %s is gone: nothing serves the group", apiServiceName)
 	}
 	again := &unstructured.Unstructured{Object: map[string]any{"apiVersion": as.GetAPIVersion(), "kind": as.GetKind(),
 		"metadata": map[string]any{"name": as.GetName()}, "spec": as.Object["spec"]}}
