@@ -11,10 +11,16 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/yaml"
 )
 
 // backupFile is the latest backup in the backup directory; every backup is also kept under its time.
 const backupFile = "backup.json"
+
+// pendingAPIServiceFile, in the backup directory, is the APIService that migrate deletes to register it anew
+// (ensureOpenAPI), saved before the delete and removed once it is created again. While it exists, nothing may serve
+// the group: a second run creates the APIService from it.
+const pendingAPIServiceFile = "apiservice-pending.yaml"
 
 // Backup is everything the migration read before it changed anything: the CRDs, the APIService and every
 // object of the group, as the CRDs served them.
@@ -83,4 +89,40 @@ func writeFileAtomic(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// savePendingAPIService writes the APIService to pendingAPIServiceFile in dir and returns the file's path.
+func savePendingAPIService(dir string, as *unstructured.Unstructured) (string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("creating the backup directory: %w", err)
+	}
+	data, err := yaml.Marshal(as.Object)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, pendingAPIServiceFile)
+	if err := writeFileAtomic(path, data); err != nil {
+		return "", fmt.Errorf("saving the APIService to %s: %w", path, err)
+	}
+	return path, nil
+}
+
+// readPendingAPIService reads pendingAPIServiceFile in dir: nil when there is none.
+func readPendingAPIService(dir string) (*unstructured.Unstructured, string, error) {
+	path := filepath.Join(dir, pendingAPIServiceFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, path, nil
+	}
+	if err != nil {
+		return nil, path, fmt.Errorf("reading the saved APIService: %w", err)
+	}
+	var as unstructured.Unstructured
+	if data, err = yaml.YAMLToJSON(data); err == nil {
+		err = as.UnmarshalJSON(data)
+	}
+	if err != nil {
+		return nil, path, fmt.Errorf("reading the saved APIService %s: %w", path, err)
+	}
+	return &as, path, nil
 }

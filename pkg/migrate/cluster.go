@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -435,8 +436,9 @@ const openAPIPath = "/openapi/v3/apis/" + aim.GroupName + "/v1alpha1"
 // migrated group could go without a schema (kubectl explain) until kube-apiserver restarts. When aim-apiserver's
 // document (its title tells it from the CRDs', which kube-apiserver may serve for a moment after they are gone)
 // is not served within that time, the APIService is deleted and created again as it is: the group is unserved for
-// that moment (clients retry, as after any APIService change).
-func (c *cluster) ensureOpenAPI(ctx context.Context, within time.Duration) (bool, error) {
+// that moment (clients retry, as after any APIService change). The copy to create is saved in dir first
+// (pendingAPIServiceFile), so that a failed create or a stopped run loses nothing.
+func (c *cluster) ensureOpenAPI(ctx context.Context, within time.Duration, dir string) (bool, error) {
 	served := func(ctx context.Context) (bool, error) {
 		body, err := c.kube.Discovery().RESTClient().Get().AbsPath(openAPIPath).DoRaw(ctx)
 		if err != nil {
@@ -461,13 +463,45 @@ func (c *cluster) ensureOpenAPI(ctx context.Context, within time.Duration) (bool
 		"metadata": map[string]any{"name": as.GetName()}, "spec": as.Object["spec"]}}
 	again.SetLabels(as.GetLabels())
 	again.SetAnnotations(as.GetAnnotations())
+	path, err := savePendingAPIService(dir, again)
+	if err != nil {
+		return false, fmt.Errorf("registering APIService %s anew: %w", apiServiceName, err)
+	}
 	uid := as.GetUID()
 	err = c.dynamic.Resource(apiServiceGVR).Delete(ctx, apiServiceName, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return false, fmt.Errorf("registering APIService %s anew: deleting it: %w", apiServiceName, err)
 	}
-	if _, err := c.dynamic.Resource(apiServiceGVR).Create(ctx, again, metav1.CreateOptions{}); err != nil {
-		return true, fmt.Errorf("registering APIService %s anew: creating it: %w", apiServiceName, err)
+	if err := c.createAPIService(ctx, again, within); err != nil {
+		return true, fmt.Errorf("registering APIService %s anew: %w; nothing serves %s until it exists: run migrate "+
+			"again, or kubectl create -f %s", apiServiceName, err, aim.GroupName, path)
+	}
+	if err := os.Remove(path); err != nil {
+		return true, fmt.Errorf("registered APIService %s anew, but %s is left (remove it): %w", apiServiceName, path, err)
 	}
 	return true, nil
+}
+
+// createAPIService creates the APIService, trying again for within while kube-apiserver answers with an error
+// that can pass (a timeout, a lost connection, a throttle). One that exists already was created by someone else
+// (a Helm upgrade, a GitOps sync): that serves too.
+func (c *cluster) createAPIService(ctx context.Context, as *unstructured.Unstructured, within time.Duration) error {
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, within/10, within, true, func(ctx context.Context) (bool, error) {
+		_, last = c.dynamic.Resource(apiServiceGVR).Create(ctx, as, metav1.CreateOptions{})
+		switch {
+		case last == nil, apierrors.IsAlreadyExists(last):
+			return true, nil
+		case apierrors.IsInvalid(last), apierrors.IsForbidden(last), apierrors.IsBadRequest(last):
+			return false, last
+		}
+		return false, nil
+	})
+	if err != nil && last != nil {
+		return fmt.Errorf("creating it: %w", last)
+	}
+	if err != nil {
+		return fmt.Errorf("creating it: %w", err)
+	}
+	return nil
 }

@@ -154,6 +154,9 @@ func (m *migrator) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := m.restorePendingAPIService(ctx, st); err != nil {
+		return err
+	}
 	switch {
 	case st.switched && len(st.crds) == 0:
 		if err := m.c.unfreeze(ctx); err != nil {
@@ -178,6 +181,35 @@ func (m *migrator) migrate(ctx context.Context) error {
 		return m.afterSwitch(ctx, st)
 	}
 	return m.beforeSwitch(ctx, st)
+}
+
+// restorePendingAPIService creates the APIService that an earlier run deleted to register it anew and could not
+// create again (ensureOpenAPI), from the copy it saved: until then nothing serves the group. Only after the CRDs are
+// gone, and only a copy that points at aim-apiserver.
+func (m *migrator) restorePendingAPIService(ctx context.Context, st *state) error {
+	if st.apiService != nil || len(st.crds) > 0 {
+		return nil
+	}
+	saved, path, err := readPendingAPIService(m.o.BackupDir)
+	if err != nil || saved == nil {
+		return err
+	}
+	ns, name, _ := splitRef(m.o.Service)
+	if !switched(saved, ns, name) {
+		return nil
+	}
+	if err := m.c.createAPIService(ctx, saved, openAPIWait); err != nil {
+		return fmt.Errorf("APIService %s is missing; creating it from %s: %w", apiServiceName, path, err)
+	}
+	m.logf("APIService %s was missing after an earlier run registered it anew: created it from %s", apiServiceName, path)
+	if err := os.Remove(path); err != nil {
+		return fmt.Errorf("created APIService %s, but %s is left (remove it): %w", apiServiceName, path, err)
+	}
+	if err := m.c.waitAvailable(ctx, m.o.Timeout); err != nil {
+		return err
+	}
+	st.apiService, st.switched = saved, true
+	return nil
 }
 
 // preflight checks what must hold before anything changes, and prints it.
@@ -427,7 +459,7 @@ func (m *migrator) afterSwitch(ctx context.Context, st *state) error {
 		return err
 	}
 	// Until the CRDs were gone, their OpenAPI answered for the group.
-	if again, err := m.c.ensureOpenAPI(ctx, openAPIWait); err != nil {
+	if again, err := m.c.ensureOpenAPI(ctx, openAPIWait, m.o.BackupDir); err != nil {
 		return err
 	} else if again {
 		m.logf("kube-apiserver did not serve aim-apiserver's OpenAPI: registered APIService %s anew, which makes it "+
