@@ -266,7 +266,21 @@ func Keychain(secrets []corev1.Secret) authn.Keychain {
 	if err != nil {
 		ambient = authn.NewMultiKeychain() // anonymous; NewNoClient has no error to return
 	}
-	return authn.NewMultiKeychain(pullSecretKeychain(secrets), ambient)
+	return authn.NewMultiKeychain(pullSecretKeychain(secrets), recovering{ambient})
+}
+
+// recovering turns a panic of a keychain into an error. Amazon's ECR helper panics when the AWS SDK cannot load
+// its configuration (an AWS_PROFILE that names no profile, a config file that does not parse): in the controller
+// that would fail a reconcile with a stack instead of a message, and it would end check-registry.
+type recovering struct{ authn.Keychain }
+
+func (k recovering) Resolve(r authn.Resource) (a authn.Authenticator, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			a, err = nil, fmt.Errorf("reading aim-apiserver's own credentials for %s: %v", r.RegistryStr(), p)
+		}
+	}()
+	return k.Keychain.Resolve(r)
 }
 
 // pullSecretKeychain resolves registry credentials from kubernetes.io/dockerconfigjson and

@@ -169,6 +169,25 @@ func TestKeychainFallsBackToTheServersCredentials(t *testing.T) {
 	}
 }
 
+// TestKeychainSurvivesABrokenAWSConfig: Amazon's ECR helper panics when the AWS SDK cannot load its
+// configuration; resolving an ECR host then is an error that names the registry, not a panic.
+func TestKeychainSurvivesABrokenAWSConfig(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "config")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]string{"AWS_PROFILE": "no-such-profile", "AWS_CONFIG_FILE": empty,
+		"AWS_SHARED_CREDENTIALS_FILE": empty, "AWS_EC2_METADATA_DISABLED": "true", "AWS_ECR_DISABLE_CACHE": "true"} {
+		t.Setenv(k, v)
+	}
+	const ecrHost = "111122223333.dkr.ecr.us-east-1.amazonaws.com"
+	a, err := Keychain(nil).Resolve(registryResource(ecrHost))
+	if err == nil || !strings.Contains(err.Error(), "own credentials for "+ecrHost) || !strings.Contains(err.Error(), "no-such-profile") {
+		t.Fatalf("Resolve(%s) = %v, %v; want an error naming the registry and the profile", ecrHost, a, err)
+	}
+}
+
 type registryResource string
 
 func (r registryResource) String() string      { return string(r) }
