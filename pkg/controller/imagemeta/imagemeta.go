@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/authn"
@@ -177,7 +178,7 @@ func (f Fetcher) Labels(ctx context.Context, image string, secrets []corev1.Secr
 		return cfg.Config.Labels, nil
 	})
 	if err != nil {
-		return nil, "", RegistryError("reading "+image, err, SecretValues(secrets)...)
+		return nil, "", RegistryError("reading "+image, err, keychain.Values()...)
 	}
 	if answered.Mirror {
 		from = answered.String()
@@ -259,14 +260,87 @@ func PullSecrets(ctx context.Context, kube kubernetes.Interface, namespace strin
 // from the pull secrets, then from aim-apiserver's own environment, that is a docker config ($DOCKER_CONFIG) and
 // the cloud identity of its pod for Google's, Amazon's (ECR) and Azure's (ACR) registries. Unlike aim-engine's,
 // the environment applies also when no pull secret is named (docs/compatibility.md, "Registry credentials"): a
-// cluster whose nodes pull from a cloud registry by their identity needs none.
-func Keychain(secrets []corev1.Secret) authn.Keychain {
+// cluster whose nodes pull from a cloud registry by their identity needs none. One Credentials serves one read
+// or listing: it collects the secret values it hands out.
+func Keychain(secrets []corev1.Secret) *Credentials {
+	c := &Credentials{secrets: SecretValues(secrets)}
 	// NewNoClient reads no Kubernetes object; its context is unused.
 	ambient, err := k8schain.NewNoClient(context.Background())
 	if err != nil {
 		ambient = authn.NewMultiKeychain() // anonymous; NewNoClient has no error to return
 	}
-	return authn.NewMultiKeychain(pullSecretKeychain(secrets), recovering{ambient})
+	c.keychain = authn.NewMultiKeychain(pullSecretKeychain(secrets), remembering{recovering{ambient}, c})
+	return c
+}
+
+// Credentials are the registry credentials of one read or listing (Keychain). A nil Credentials is anonymous.
+type Credentials struct {
+	keychain authn.Keychain
+	// secrets are the values of the pull secrets; own those aim-apiserver's own credentials handed out.
+	secrets []string
+	mu      sync.Mutex
+	own     []string
+}
+
+// Resolve implements authn.Keychain.
+func (c *Credentials) Resolve(r authn.Resource) (authn.Authenticator, error) {
+	if c == nil {
+		return authn.Anonymous, nil
+	}
+	return c.keychain.Resolve(r)
+}
+
+// Values are the secret values these credentials hold or handed out, for redact to remove wherever a registry
+// echoes them: the pull secrets' from the start, aim-apiserver's own (a docker config's password, a cloud
+// token) once a request used them.
+func (c *Credentials) Values() []string {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append(slices.Clone(c.secrets), c.own...)
+}
+
+func (c *Credentials) remember(a *authn.AuthConfig) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, v := range authValues(*a) {
+		if !slices.Contains(c.own, v) {
+			c.own = append(c.own, v)
+		}
+	}
+}
+
+// remembering hands out authenticators that tell the Credentials what they gave a request.
+type remembering struct {
+	authn.Keychain
+	into *Credentials
+}
+
+func (k remembering) Resolve(r authn.Resource) (authn.Authenticator, error) {
+	a, err := k.Keychain.Resolve(r)
+	if err != nil || a == authn.Anonymous {
+		return a, err
+	}
+	return rememberedAuth{a, k.into}, nil
+}
+
+type rememberedAuth struct {
+	inner authn.Authenticator
+	into  *Credentials
+}
+
+func (a rememberedAuth) Authorization() (*authn.AuthConfig, error) {
+	return a.AuthorizationContext(context.Background())
+}
+
+func (a rememberedAuth) AuthorizationContext(ctx context.Context) (*authn.AuthConfig, error) {
+	cfg, err := authn.Authorization(ctx, a.inner)
+	if err == nil && cfg != nil {
+		a.into.remember(cfg)
+	}
+	return cfg, err
 }
 
 // recovering turns a panic of a keychain into an error. Amazon's ECR helper panics when the AWS SDK cannot load
@@ -310,10 +384,16 @@ func pullSecretKeychain(secrets []corev1.Secret) authn.Keychain {
 func SecretValues(secrets []corev1.Secret) []string {
 	var out []string
 	for _, a := range registryCredentials(secrets) {
-		out = append(out, a.Password, a.Auth, a.IdentityToken, a.RegistryToken)
-		if a.Username != "" && a.Password != "" {
-			out = append(out, a.Username+":"+a.Password)
-		}
+		out = append(out, authValues(a)...)
+	}
+	return out
+}
+
+// authValues are the secret values of one set of credentials, alone and as a registry may quote them.
+func authValues(a authn.AuthConfig) []string {
+	out := []string{a.Password, a.Auth, a.IdentityToken, a.RegistryToken}
+	if a.Username != "" && a.Password != "" {
+		out = append(out, a.Username+":"+a.Password)
 	}
 	return slices.DeleteFunc(out, func(s string) bool { return s == "" })
 }

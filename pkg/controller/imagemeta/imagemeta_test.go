@@ -3,6 +3,7 @@ package imagemeta
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -221,9 +222,21 @@ func pullSecret(host, user, pass string) corev1.Secret {
 }
 
 // TestRegistryErrorsQuoteNoSecret: whatever the registry answers, the error (which becomes a condition
-// message, an Event and a log line) is classified and carries neither the password nor its encodings.
+// message, an Event and a log line) is classified and carries neither the password nor its encodings, be they a
+// pull secret's or those of aim-apiserver's own docker config. The password is short, so only knowing the
+// value removes it: nothing about it looks like a token.
 func TestRegistryErrorsQuoteNoSecret(t *testing.T) {
-	const pass = "Tr0ub4dor-and-3"
+	const pass = "hunter2"
+	auth := base64.StdEncoding.EncodeToString([]byte("alice:" + pass))
+	type registryCase struct {
+		status int
+		reason string
+		cat    state.Category
+		host   string
+		own    bool // the credentials are aim-apiserver's docker config's, not a pull secret's
+	}
+	var cases []registryCase
+	ownAuths := map[string]any{}
 	for status, want := range map[int]struct {
 		reason string
 		cat    state.Category
@@ -234,29 +247,52 @@ func TestRegistryErrorsQuoteNoSecret(t *testing.T) {
 		http.StatusTooManyRequests:     {"RegistryRateLimited", state.Infrastructure},
 		http.StatusInternalServerError: {"RegistryUnreachable", state.Infrastructure},
 	} {
-		host := echoingRegistry(t, status)
-		secrets := []corev1.Secret{pullSecret(host, "alice", pass)}
-		_, _, err := Fetcher{Allowed: []string{"*"}}.Labels(context.Background(), host+"/amd/aim:1", secrets)
-		var e *state.Error
-		if !errors.As(err, &e) || e.Reason != want.reason || state.Categorize(err) != want.cat {
-			t.Errorf("HTTP %d: got %v (%T), want reason %s", status, err, err, want.reason)
-			continue
-		}
-		msg := err.Error()
-		for _, leak := range []string{pass, base64.StdEncoding.EncodeToString([]byte("alice:" + pass))} {
-			if strings.Contains(msg, leak) {
-				t.Errorf("HTTP %d: message quotes a secret %q: %s", status, leak, msg)
+		for _, own := range []bool{false, true} {
+			c := registryCase{status, want.reason, want.cat, echoingRegistry(t, status), own}
+			if own {
+				ownAuths[c.host] = map[string]string{"auth": auth}
 			}
+			cases = append(cases, c)
 		}
-		if !strings.Contains(msg, fmt.Sprint(status)) || !strings.Contains(msg, "DENIED") {
-			t.Errorf("HTTP %d: message does not say what happened: %s", status, msg)
-		}
-		if len(msg) > 2*redact.DefaultLimit+len(host)+100 {
-			t.Errorf("HTTP %d: message of %d bytes is not capped", status, len(msg))
-		}
-		if errors.Unwrap(e.Err) != nil {
-			t.Errorf("HTTP %d: the registry's error is wrapped, so logs would print it", status)
-		}
+	}
+	dockerConfig := t.TempDir()
+	data, err := json.Marshal(map[string]any{"auths": ownAuths})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dockerConfig, "config.json"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DOCKER_CONFIG", dockerConfig)
+	for _, c := range cases {
+		// The client retries 429 and 5xx answers for seconds.
+		t.Run(fmt.Sprintf("HTTP %d, own credentials %v", c.status, c.own), func(t *testing.T) {
+			t.Parallel()
+			var secrets []corev1.Secret
+			if !c.own {
+				secrets = []corev1.Secret{pullSecret(c.host, "alice", pass)}
+			}
+			_, _, err := Fetcher{Allowed: []string{"*"}}.Labels(context.Background(), c.host+"/amd/aim:1", secrets)
+			var e *state.Error
+			if !errors.As(err, &e) || e.Reason != c.reason || state.Categorize(err) != c.cat {
+				t.Fatalf("got %v (%T), want reason %s", err, err, c.reason)
+			}
+			msg := err.Error()
+			for _, leak := range []string{pass, auth} {
+				if strings.Contains(msg, leak) {
+					t.Errorf("message quotes a secret %q: %s", leak, msg)
+				}
+			}
+			if !strings.Contains(msg, fmt.Sprint(c.status)) || !strings.Contains(msg, "DENIED") {
+				t.Errorf("message does not say what happened: %s", msg)
+			}
+			if len(msg) > 2*redact.DefaultLimit+len(c.host)+100 {
+				t.Errorf("message of %d bytes is not capped", len(msg))
+			}
+			if errors.Unwrap(e.Err) != nil {
+				t.Errorf("the registry's error is wrapped, so logs would print it")
+			}
+		})
 	}
 }
 

@@ -3,10 +3,13 @@ package modelsource
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -226,6 +229,35 @@ func TestRegistryListerAuth(t *testing.T) {
 	}
 	if _, err := l.Repositories(ctx, host, ""); !errors.As(err, &se) || se.Reason != "CatalogNotSupported" || se.Category != state.InvalidSpec {
 		t.Errorf("no catalog: %v", err)
+	}
+}
+
+// TestListingErrorsQuoteNoOwnSecret: a registry that quotes back the password it got, here from aim-apiserver's
+// own docker config, has it removed from the error (a condition message, an Event, a log line).
+func TestListingErrorsQuoteNoOwnSecret(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		user, pass, ok := r.BasicAuth()
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Basic realm="echo"`)
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		http.Error(w, fmt.Sprintf(`{"errors":[{"code":"DENIED","message":"%s may not list with %s"}]}`, user, pass), http.StatusForbidden)
+	}))
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"auths":{"`+host+`":{"username":"aim","password":"s3cret"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DOCKER_CONFIG", dir)
+	_, err := newRegistryLister(nil, nil).Tags(context.Background(), host, "aim/qwen")
+	var se *state.Error
+	if !errors.As(err, &se) || se.Category != state.Auth || !strings.Contains(err.Error(), "aim may not list") {
+		t.Fatalf("got %v; want the registry's refusal", err)
+	}
+	if strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("the error quotes the password: %v", err)
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
@@ -33,10 +32,9 @@ type Lister interface {
 
 // RegistryLister lists registries over the OCI distribution API.
 type RegistryLister struct {
-	// Keychain holds the credentials of the source's pull secrets.
-	Keychain authn.Keychain
-	// Secrets are the credential values in Keychain, never to be quoted from a registry's answer.
-	Secrets []string
+	// Credentials are the source's pull secrets and aim-apiserver's own; nil: anonymous. Their values are never
+	// quoted from a registry's answer.
+	Credentials *imagemeta.Credentials
 	// Transport, if set, carries registry and API requests (tests).
 	Transport http.RoundTripper
 	// DockerHubAPI and GitHubAPI are the base URLs of those APIs; empty: the public ones.
@@ -76,15 +74,11 @@ func (l RegistryLister) MirrorsUsed() []string {
 
 // newRegistryLister lists with the credentials of pull secrets, through the mirrors of cfg.
 func newRegistryLister(secrets []corev1.Secret, cfg *mirrors.Config) Lister {
-	return RegistryLister{Keychain: imagemeta.Keychain(secrets), Secrets: imagemeta.SecretValues(secrets), Mirrors: cfg, used: &mirrorsUsed{}}
+	return RegistryLister{Credentials: imagemeta.Keychain(secrets), Mirrors: cfg, used: &mirrorsUsed{}}
 }
 
 func (l RegistryLister) options(ctx context.Context, e mirrors.Endpoint) []remote.Option {
-	kc := l.Keychain
-	if kc == nil {
-		kc = authn.NewMultiKeychain() // anonymous
-	}
-	opts := []remote.Option{remote.WithContext(ctx), remote.WithAuthFromKeychain(kc)}
+	opts := []remote.Option{remote.WithContext(ctx), remote.WithAuthFromKeychain(l.Credentials)}
 	if t := cmp.Or(l.Transport, e.Transport); t != nil {
 		opts = append(opts, remote.WithTransport(t))
 	}
@@ -140,7 +134,7 @@ func (l RegistryLister) catalog(ctx context.Context, registry string) ([]string,
 		return nil, catalogUnsupported(registry)
 	}
 	if err != nil {
-		return nil, imagemeta.RegistryError("listing the repositories of "+registry, err, l.Secrets...)
+		return nil, imagemeta.RegistryError("listing the repositories of "+registry, err, l.Credentials.Values()...)
 	}
 	return repos, nil
 }
@@ -161,7 +155,7 @@ func (l RegistryLister) Tags(ctx context.Context, registry, repository string) (
 		l.used.add(answered)
 	}
 	if err != nil {
-		return nil, imagemeta.RegistryError(fmt.Sprintf("listing the tags of %s/%s", registry, repository), err, l.Secrets...)
+		return nil, imagemeta.RegistryError(fmt.Sprintf("listing the tags of %s/%s", registry, repository), err, l.Credentials.Values()...)
 	}
 	return tags, nil
 }

@@ -90,10 +90,8 @@ func (l RegistryLister) ghcrRepositories(ctx context.Context, org string) ([]str
 func (l RegistryLister) ghcrToken() (string, error) {
 	reg, _ := name.NewRegistry(ghcrRegistry)
 	var cfg *authn.AuthConfig
-	if l.Keychain != nil {
-		if a, err := l.Keychain.Resolve(reg); err == nil && a != authn.Anonymous {
-			cfg, _ = authn.Authorization(context.Background(), a)
-		}
+	if a, err := l.Credentials.Resolve(reg); err == nil && a != authn.Anonymous {
+		cfg, _ = authn.Authorization(context.Background(), a)
 	}
 	switch {
 	case cfg == nil:
@@ -130,7 +128,7 @@ func (l RegistryLister) getJSON(ctx context.Context, service, u, token string, i
 		resp, err := client.Do(req)
 		if err != nil {
 			return state.NewError(state.Infrastructure, imagemeta.ReasonRegistryUnreachable, "%s cannot be reached: %s", service,
-				redact.Excerpt(err.Error(), redact.DefaultLimit, append(l.Secrets, token)...))
+				redact.Excerpt(err.Error(), redact.DefaultLimit, append(l.Credentials.Values(), token)...))
 		}
 		data, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 		_ = resp.Body.Close()
@@ -152,7 +150,7 @@ func (l RegistryLister) getJSON(ctx context.Context, service, u, token string, i
 				return state.NewError(state.Infrastructure, imagemeta.ReasonRegistryRateLimited, "%s limits the request rate; gave up waiting: %v", service, ctx.Err())
 			}
 		}
-		return apiError(service, resp.StatusCode, wait, limited, redact.Excerpt(string(data), redact.DefaultLimit, append(l.Secrets, token)...))
+		return apiError(service, resp.StatusCode, wait, limited, redact.Excerpt(string(data), redact.DefaultLimit, append(l.Credentials.Values(), token)...))
 	}
 }
 
