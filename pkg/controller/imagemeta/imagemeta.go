@@ -284,10 +284,15 @@ type Credentials struct {
 
 // Resolve implements authn.Keychain.
 func (c *Credentials) Resolve(r authn.Resource) (authn.Authenticator, error) {
+	return c.ResolveContext(context.Background(), r)
+}
+
+// ResolveContext implements authn.ContextKeychain: the request's context reaches a cloud's token exchange.
+func (c *Credentials) ResolveContext(ctx context.Context, r authn.Resource) (authn.Authenticator, error) {
 	if c == nil {
 		return authn.Anonymous, nil
 	}
-	return c.keychain.Resolve(r)
+	return authn.Resolve(ctx, c.keychain, r)
 }
 
 // Values are the secret values these credentials hold or handed out, for redact to remove wherever a registry
@@ -319,7 +324,11 @@ type remembering struct {
 }
 
 func (k remembering) Resolve(r authn.Resource) (authn.Authenticator, error) {
-	a, err := k.Keychain.Resolve(r)
+	return k.ResolveContext(context.Background(), r)
+}
+
+func (k remembering) ResolveContext(ctx context.Context, r authn.Resource) (authn.Authenticator, error) {
+	a, err := authn.Resolve(ctx, k.Keychain, r)
 	if err != nil || a == authn.Anonymous {
 		return a, err
 	}
@@ -348,13 +357,17 @@ func (a rememberedAuth) AuthorizationContext(ctx context.Context) (*authn.AuthCo
 // that would fail a reconcile with a stack instead of a message, and it would end check-registry.
 type recovering struct{ authn.Keychain }
 
-func (k recovering) Resolve(r authn.Resource) (a authn.Authenticator, err error) {
+func (k recovering) Resolve(r authn.Resource) (authn.Authenticator, error) {
+	return k.ResolveContext(context.Background(), r)
+}
+
+func (k recovering) ResolveContext(ctx context.Context, r authn.Resource) (a authn.Authenticator, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			a, err = nil, fmt.Errorf("reading aim-apiserver's own credentials for %s: %v", r.RegistryStr(), p)
 		}
 	}()
-	return k.Keychain.Resolve(r)
+	return authn.Resolve(ctx, k.Keychain, r)
 }
 
 // pullSecretKeychain resolves registry credentials from kubernetes.io/dockerconfigjson and
