@@ -10,8 +10,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/apiserver/pkg/server/healthz"
@@ -115,6 +117,7 @@ func (c completedConfig) New() (*AIMServer, error) {
 	}
 	apiGroupInfo := genericapiserver.NewDefaultAPIGroupInfo(aim.GroupName, Scheme, metav1.ParameterCodec, Codecs)
 	storage := map[string]rest.Storage{}
+	mains := map[string]*resource.REST{}
 	for _, r := range Resources() {
 		main, status, err := r.NewStorage(Scheme, c.GenericConfig.RESTOptionsGetter)
 		if err != nil {
@@ -123,8 +126,12 @@ func (c completedConfig) New() (*AIMServer, error) {
 		if c.NoControllerNote != "" {
 			main.MarkUnreconciled(c.NoControllerNote)
 		}
+		mains[r.ResourceName()] = main
 		storage[r.ResourceName()] = main
 		storage[r.ResourceName()+"/status"] = status
+	}
+	for _, main := range mains {
+		main.WarnOfMissingReferences(existsIn(mains))
 	}
 	apiGroupInfo.VersionedResourcesStorageMap[v1alpha1.SchemeGroupVersion.Version] = storage
 	if err := generic.InstallAPIGroup(&apiGroupInfo); err != nil {
@@ -141,6 +148,25 @@ func (c completedConfig) New() (*AIMServer, error) {
 		}
 	}
 	return &AIMServer{GenericAPIServer: generic}, nil
+}
+
+// existsIn looks objects up in the stores of the AIM kinds, from the watch cache (resourceVersion 0), so that
+// a create's reference warnings cost no etcd read.
+func existsIn(stores map[string]*resource.REST) resource.Exists {
+	return func(ctx context.Context, res, namespace, name string) (bool, error) {
+		store, ok := stores[res]
+		if !ok {
+			return false, fmt.Errorf("no AIM resource %s", res)
+		}
+		_, err := store.Get(genericapirequest.WithNamespace(ctx, namespace), name, &metav1.GetOptions{ResourceVersion: "0"})
+		switch {
+		case err == nil:
+			return true, nil
+		case apierrors.IsNotFound(err):
+			return false, nil
+		}
+		return false, err
+	}
 }
 
 // checkFieldFormats puts the field format check innermost in the handler chain, right before the handlers:

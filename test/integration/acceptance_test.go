@@ -27,6 +27,14 @@ func (w *warnings) HandleWarningHeader(_ int, _ string, text string) {
 	w.seen = append(w.seen, text)
 }
 
+// warningConfig is the shared server's client config with a handler that keeps the warnings of the responses.
+func warningConfig() (*rest.Config, *warnings) {
+	seen := &warnings{}
+	cfg := rest.CopyConfig(shared.Config)
+	cfg.WarningHandler = seen
+	return cfg, seen
+}
+
 func (w *warnings) take() []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -100,9 +108,7 @@ var acceptedCases = []acceptedCase{
 // field, and docs/compatibility.md names the decision.
 func TestAcceptsWhatAimEngineAccepts(t *testing.T) {
 	c, ns := ctx(t), namespace(t)
-	seen := &warnings{}
-	cfg := rest.CopyConfig(shared.Config)
-	cfg.WarningHandler = seen
+	cfg, seen := warningConfig()
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -366,7 +366,11 @@ func newClients(loopback, kube *rest.Config, opts Options,
 		c.Wrap(fence.WrapTransport)
 		return c
 	}
-	aimClient, err := versioned.NewForConfig(preferProtobuf(fenced(loopback)))
+	// The warnings aim-apiserver answers writes with (advice, references to missing objects) are for users; the
+	// controller's objects say the same in their status, and client-go would log each one.
+	aim := preferProtobuf(fenced(loopback))
+	aim.WarningHandler = rest.NoWarnings{}
+	aimClient, err := versioned.NewForConfig(aim)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("AIM client: %w", err)
 	}

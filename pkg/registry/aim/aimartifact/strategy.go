@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/validation"
@@ -25,6 +26,9 @@ func Definition() resource.Definition[*aim.AIMArtifact] {
 		Validate:        validation.ValidateAIMArtifact,
 		ValidateUpdate:  validation.ValidateAIMArtifactUpdate,
 		ValidateStatus:  validation.ValidateAIMArtifactStatus,
+		References: func(o *aim.AIMArtifact) []resource.Reference {
+			return resource.RuntimeConfigReference(field.NewPath("spec", "runtimeConfigName"), o.Spec.RuntimeConfigName, o.Namespace)
+		},
 		SelectableFields: func(o *aim.AIMArtifact) fields.Set {
 			return fields.Set{aim.FieldSourceURI: o.Spec.SourceURI, aim.FieldStatus: string(o.Status.Status)}
 		},

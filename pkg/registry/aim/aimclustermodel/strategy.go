@@ -25,6 +25,9 @@ func Definition() resource.Definition[*aim.AIMClusterModel] {
 		ValidateUpdate: validation.ValidateAIMClusterModelUpdate,
 		ValidateStatus: func(o *aim.AIMClusterModel) field.ErrorList { return validation.ValidateAIMModelStatus(&o.Status) },
 		Warnings:       func(o, _ *aim.AIMClusterModel) []string { return aimmodel.Warnings(&o.Spec) },
+		References: func(o *aim.AIMClusterModel) []resource.Reference {
+			return resource.RuntimeConfigReference(field.NewPath("spec", "runtimeConfigName"), o.Spec.RuntimeConfigName, "")
+		},
 		SelectableFields: func(o *aim.AIMClusterModel) fields.Set {
 			return aimmodel.SelectableFields(&o.Spec, &o.Status)
 		},

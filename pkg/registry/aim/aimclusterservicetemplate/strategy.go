@@ -29,6 +29,9 @@ func Definition() resource.Definition[*aim.AIMClusterServiceTemplate] {
 		Warnings: func(o, _ *aim.AIMClusterServiceTemplate) []string {
 			return aimservicetemplate.Warnings(&o.Spec.AIMServiceTemplateSpecCommon)
 		},
+		References: func(o *aim.AIMClusterServiceTemplate) []resource.Reference {
+			return aimservicetemplate.References(&o.Spec.AIMServiceTemplateSpecCommon, "")
+		},
 		SelectableFields: func(o *aim.AIMClusterServiceTemplate) fields.Set {
 			return aimservicetemplate.SelectableFields(&o.Spec.AIMServiceTemplateSpecCommon, &o.Status)
 		},

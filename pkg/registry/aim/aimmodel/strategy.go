@@ -25,6 +25,9 @@ func Definition() resource.Definition[*aim.AIMModel] {
 		ValidateUpdate:  validation.ValidateAIMModelUpdate,
 		ValidateStatus:  func(o *aim.AIMModel) field.ErrorList { return validation.ValidateAIMModelStatus(&o.Status) },
 		Warnings:        func(o, _ *aim.AIMModel) []string { return Warnings(&o.Spec) },
+		References: func(o *aim.AIMModel) []resource.Reference {
+			return resource.RuntimeConfigReference(field.NewPath("spec", "runtimeConfigName"), o.Spec.RuntimeConfigName, o.Namespace)
+		},
 		SelectableFields: func(o *aim.AIMModel) fields.Set {
 			return SelectableFields(&o.Spec, &o.Status)
 		},

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/validation"
@@ -26,6 +27,7 @@ func Definition() resource.Definition[*aim.AIMService] {
 		ValidateUpdate:   validation.ValidateAIMServiceUpdate,
 		ValidateStatus:   validation.ValidateAIMServiceStatus,
 		Warnings:         warnings,
+		References:       references,
 		SelectableFields: func(o *aim.AIMService) fields.Set { return fields.Set{aim.FieldStatus: string(o.Status.Status)} },
 		Columns:          columns,
 	}
@@ -46,6 +48,19 @@ func warnings(obj, old *aim.AIMService) []string {
 		w = append(w, "spec.autoScaling: has no effect unless minReplicas or maxReplicas is set")
 	}
 	return w
+}
+
+// references are the model, template and runtime config a service names.
+func references(o *aim.AIMService) []resource.Reference {
+	spec := field.NewPath("spec")
+	var refs []resource.Reference
+	if n := o.Spec.Model.Name; n != nil {
+		refs = append(refs, resource.Reference{Field: spec.Child("model", "name"), Name: *n, Namespace: o.Namespace, Targets: resource.Models})
+	}
+	if t := o.Spec.Template; t != nil {
+		refs = append(refs, resource.Reference{Field: spec.Child("template", "name"), Name: t.Name, Namespace: o.Namespace, Targets: resource.Templates})
+	}
+	return append(refs, resource.RuntimeConfigReference(spec.Child("runtimeConfigName"), o.Spec.RuntimeConfigName, o.Namespace)...)
 }
 
 func service(obj runtime.Object) *aim.AIMService { return obj.(*aim.AIMService) }

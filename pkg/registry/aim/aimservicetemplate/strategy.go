@@ -28,6 +28,9 @@ func Definition() resource.Definition[*aim.AIMServiceTemplate] {
 			return validation.ValidateAIMServiceTemplateStatus(&o.Status)
 		},
 		Warnings: func(o, _ *aim.AIMServiceTemplate) []string { return Warnings(&o.Spec.AIMServiceTemplateSpecCommon) },
+		References: func(o *aim.AIMServiceTemplate) []resource.Reference {
+			return References(&o.Spec.AIMServiceTemplateSpecCommon, o.Namespace)
+		},
 		SelectableFields: func(o *aim.AIMServiceTemplate) fields.Set {
 			return SelectableFields(&o.Spec.AIMServiceTemplateSpecCommon, &o.Status)
 		},
@@ -71,4 +74,16 @@ func Columns(get func(runtime.Object) (*aim.AIMServiceTemplateSpecCommon, *aim.A
 		resource.StringColumn("Metric", "Optimisation goal of the discovered profile.", false, func(o runtime.Object) string { return string(profile(o).Metric) }),
 		resource.StringColumn("Precision", "Precision of the discovered profile.", false, func(o runtime.Object) string { return string(profile(o).Precision) }),
 	}
+}
+
+// References are the model and runtime config a template names: in namespace, then the cluster's; a cluster
+// template ("" namespace) the cluster's only.
+func References(spec *aim.AIMServiceTemplateSpecCommon, namespace string) []resource.Reference {
+	path := field.NewPath("spec")
+	models := resource.Models
+	if namespace == "" {
+		models = resource.ClusterModels
+	}
+	refs := []resource.Reference{{Field: path.Child("modelName"), Name: spec.ModelName, Namespace: namespace, Targets: models}}
+	return append(refs, resource.RuntimeConfigReference(path.Child("runtimeConfigName"), spec.RuntimeConfigName, namespace)...)
 }

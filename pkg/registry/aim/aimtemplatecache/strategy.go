@@ -4,6 +4,7 @@ package aimtemplatecache
 import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/validation"
@@ -23,11 +24,26 @@ func Definition() resource.Definition[*aim.AIMTemplateCache] {
 		Validate:        validation.ValidateAIMTemplateCache,
 		ValidateUpdate:  validation.ValidateAIMTemplateCacheUpdate,
 		ValidateStatus:  validation.ValidateAIMTemplateCacheStatus,
+		References:      references,
 		SelectableFields: func(o *aim.AIMTemplateCache) fields.Set {
 			return fields.Set{aim.FieldTemplateName: o.Spec.TemplateName, aim.FieldStatus: string(o.Status.Status)}
 		},
 		Columns: columns,
 	}
+}
+
+// references are the template and runtime config a cache names; its templateScope says which kind of template.
+func references(o *aim.AIMTemplateCache) []resource.Reference {
+	spec := field.NewPath("spec")
+	templates := resource.Templates
+	switch o.Spec.TemplateScope {
+	case aim.AIMTemplateScopeNamespace:
+		templates = resource.NamespaceTemplates
+	case aim.AIMTemplateScopeCluster:
+		templates = resource.ClusterTemplates
+	}
+	refs := []resource.Reference{{Field: spec.Child("templateName"), Name: o.Spec.TemplateName, Namespace: o.Namespace, Targets: templates}}
+	return append(refs, resource.RuntimeConfigReference(spec.Child("runtimeConfigName"), o.Spec.RuntimeConfigName, o.Namespace)...)
 }
 
 func cache(o runtime.Object) *aim.AIMTemplateCache { return o.(*aim.AIMTemplateCache) }

@@ -50,6 +50,9 @@ type Definition[T Object] struct {
 	ValidateStatus func(obj T) field.ErrorList
 	// Warnings returns deprecation and advice messages; old is nil on create.
 	Warnings func(obj, old T) []string
+	// References are the fields of obj that name other AIM objects, warned of when they name none
+	// (REST.WarnOfMissingReferences); nil: none.
+	References func(obj T) []Reference
 	// SelectableFields returns the values of the kind's field selectors (see aim.SelectableFields).
 	SelectableFields func(obj T) fields.Set
 	// Columns are the kind's kubectl columns.

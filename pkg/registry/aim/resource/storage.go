@@ -20,6 +20,8 @@ type REST struct {
 	*genericregistry.Store
 	shortNames []string
 	singular   string
+	// references are the references of an object of the kind, for WarnOfMissingReferences; nil: none.
+	references func(obj runtime.Object) []Reference
 }
 
 var (
@@ -98,7 +100,11 @@ func NewStorage[T Object](scheme *runtime.Scheme, optsGetter generic.RESTOptions
 	statusStore.UpdateStrategy = statusStrategy
 	statusStore.ResetFieldsStrategy = statusStrategy
 
-	return &REST{Store: store, shortNames: def.ShortNames, singular: def.Singular}, &StatusREST{store: &statusStore}, nil
+	main := &REST{Store: store, shortNames: def.ShortNames, singular: def.Singular}
+	if def.References != nil {
+		main.references = func(obj runtime.Object) []Reference { return def.References(obj.(T)) }
+	}
+	return main, &StatusREST{store: &statusStore}, nil
 }
 
 // Installer is a Definition of any kind, as the API server installs it.
