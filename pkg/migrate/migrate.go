@@ -185,9 +185,10 @@ func (m *migrator) migrate(ctx context.Context) error {
 
 // restorePendingAPIService creates the APIService that an earlier run deleted to register it anew and could not
 // create again (ensureOpenAPI), from the copy it saved: until then nothing serves the group. Only after the CRDs are
-// gone, and only a copy that points at aim-apiserver.
+// gone, and only a copy that points at aim-apiserver. When someone created it meanwhile (a Helm upgrade, by hand),
+// the copy is removed.
 func (m *migrator) restorePendingAPIService(ctx context.Context, st *state) error {
-	if st.apiService != nil || len(st.crds) > 0 {
+	if len(st.crds) > 0 {
 		return nil
 	}
 	saved, path, err := readPendingAPIService(m.o.BackupDir)
@@ -195,7 +196,11 @@ func (m *migrator) restorePendingAPIService(ctx context.Context, st *state) erro
 		return err
 	}
 	ns, name, _ := splitRef(m.o.Service)
-	if !switched(saved, ns, name) {
+	switch {
+	case st.apiService != nil && st.switched:
+		m.logf("APIService %s exists again: removing the copy an earlier run saved in %s", apiServiceName, path)
+		return os.Remove(path)
+	case st.apiService != nil, !switched(saved, ns, name):
 		return nil
 	}
 	if err := m.c.createAPIService(ctx, saved, openAPIWait); err != nil {

@@ -207,5 +207,17 @@ func TestRegisterAnewSurvivesFailedCreates(t *testing.T) {
 		if saved, _, _ := readPendingAPIService(dir); saved != nil {
 			t.Errorf("%s is left after the second run created the APIService", path)
 		}
+
+		// A copy left while someone else created the APIService (a Helm upgrade) is removed by the next run.
+		if _, err := savePendingAPIService(dir, servedAPIService()); err != nil {
+			t.Fatal(err)
+		}
+		out.Reset()
+		if err := m.migrate(context.Background()); err != nil {
+			t.Fatalf("third run: %v\n%s", err, out.String())
+		}
+		if saved, _, _ := readPendingAPIService(dir); saved != nil || !strings.Contains(out.String(), "exists again") {
+			t.Errorf("a copy beside an existing APIService: left %v; the run says:\n%s", saved != nil, out.String())
+		}
 	})
 }
