@@ -154,7 +154,7 @@ func (m *migrator) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := m.restorePendingAPIService(ctx, st); err != nil {
+	if stop, err := m.restorePendingAPIService(ctx, st); stop || err != nil {
 		return err
 	}
 	switch {
@@ -185,36 +185,45 @@ func (m *migrator) migrate(ctx context.Context) error {
 
 // restorePendingAPIService creates the APIService that an earlier run deleted to register it anew and could not
 // create again (ensureOpenAPI), from the copy it saved: until then nothing serves the group. Only after the CRDs are
-// gone, and only a copy that points at aim-apiserver. When someone created it meanwhile (a Helm upgrade, by hand),
-// the copy is removed.
-func (m *migrator) restorePendingAPIService(ctx context.Context, st *state) error {
+// gone, only a copy that points at aim-apiserver, and as any change, after the confirmation. When someone created
+// it meanwhile (a Helm upgrade, by hand), the copy is removed. stop: a dry run has said what it would do.
+func (m *migrator) restorePendingAPIService(ctx context.Context, st *state) (stop bool, err error) {
 	if len(st.crds) > 0 {
-		return nil
+		return false, nil
 	}
 	saved, path, err := readPendingAPIService(m.o.BackupDir)
 	if err != nil || saved == nil {
-		return err
+		return false, err
 	}
 	ns, name, _ := splitRef(m.o.Service)
 	switch {
+	case st.apiService != nil && st.switched && m.o.DryRun:
+		m.logf("--dry-run: APIService %s exists again: would remove the copy an earlier run saved in %s", apiServiceName, path)
+		return false, nil
 	case st.apiService != nil && st.switched:
 		m.logf("APIService %s exists again: removing the copy an earlier run saved in %s", apiServiceName, path)
-		return os.Remove(path)
+		return false, os.Remove(path)
 	case st.apiService != nil, !switched(saved, ns, name):
-		return nil
+		return false, nil
+	case m.o.DryRun:
+		m.logf("--dry-run: APIService %s is missing after an earlier run registered it anew: would create it from %s", apiServiceName, path)
+		return true, nil
+	}
+	if err := m.confirm(fmt.Sprintf("APIService %s is missing after an earlier run registered it anew: about to create it from %s", apiServiceName, path)); err != nil {
+		return false, err
 	}
 	if err := m.c.createAPIService(ctx, saved, openAPIWait); err != nil {
-		return fmt.Errorf("APIService %s is missing; creating it from %s: %w", apiServiceName, path, err)
+		return false, fmt.Errorf("APIService %s is missing; creating it from %s: %w", apiServiceName, path, err)
 	}
-	m.logf("APIService %s was missing after an earlier run registered it anew: created it from %s", apiServiceName, path)
+	m.logf("created APIService %s from %s", apiServiceName, path)
 	if err := os.Remove(path); err != nil {
-		return fmt.Errorf("created APIService %s, but %s is left (remove it): %w", apiServiceName, path, err)
+		return false, fmt.Errorf("created APIService %s, but %s is left (remove it): %w", apiServiceName, path, err)
 	}
 	if err := m.c.waitAvailable(ctx, m.o.Timeout); err != nil {
-		return err
+		return false, err
 	}
 	st.apiService, st.switched = saved, true
-	return nil
+	return false, nil
 }
 
 // preflight checks what must hold before anything changes, and prints it.

@@ -189,8 +189,22 @@ func TestRegisterAnewSurvivesFailedCreates(t *testing.T) {
 		})
 		var out strings.Builder
 		o := NewOptions(&out)
-		o.BackupDir, o.Timeout = dir, 5*time.Second
+		o.BackupDir, o.Timeout, o.DryRun = dir, 5*time.Second, true
 		m := &migrator{o: o, c: &cluster{kube: kubefake.NewClientset(), dynamic: dyn}, now: time.Now}
+		missing := func() bool {
+			_, err := dyn.Resource(apiServiceGVR).Get(context.Background(), apiServiceName, metav1.GetOptions{})
+			return err != nil
+		}
+		// A dry run says what it would do; a run that is not confirmed changes nothing.
+		if err := m.migrate(context.Background()); err != nil || !missing() || !strings.Contains(out.String(), "would create it from "+path) {
+			t.Fatalf("dry run: err %v, APIService created %v; it says:\n%s", err, !missing(), out.String())
+		}
+		o.DryRun = false
+		if err := m.migrate(context.Background()); err == nil || !missing() {
+			t.Fatalf("a run without --yes and without a terminal: err %v, APIService created %v", err, !missing())
+		}
+		o.Yes = true
+		out.Reset()
 		if err := m.migrate(context.Background()); err != nil {
 			t.Fatalf("second run: %v\n%s", err, out.String())
 		}
@@ -201,7 +215,7 @@ func TestRegisterAnewSurvivesFailedCreates(t *testing.T) {
 		if diff := cmp.Diff(servedAPIService().Object["spec"], got.Object["spec"]); diff != "" {
 			t.Errorf("spec (-served +created):\n%s", diff)
 		}
-		if !strings.Contains(out.String(), "created it from "+path) || !strings.Contains(out.String(), "done already") {
+		if !strings.Contains(out.String(), "created APIService "+apiServiceName+" from "+path) || !strings.Contains(out.String(), "done already") {
 			t.Errorf("the second run says:\n%s", out.String())
 		}
 		if saved, _, _ := readPendingAPIService(dir); saved != nil {
