@@ -23,12 +23,13 @@ import (
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/yaml"
 
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/generated/clientset/versioned"
 )
 
 const (
 	// Name is the runtime config every AIM object that names none resolves.
-	Name = "default"
+	Name = aimv1.DefaultRuntimeConfigName
 	// SpecKey is the ConfigMap key holding the spec, as YAML.
 	SpecKey = "spec.yaml"
 	// FieldManager owns the fields the ConfigMap sets; users' own fields are left alone.

@@ -24,7 +24,7 @@ import (
 )
 
 // DefaultName is the config every object uses unless it names another; it may be absent.
-const DefaultName = "default"
+const DefaultName = aimv1.DefaultRuntimeConfigName
 
 // Defaults used when no config sets a field.
 const (

@@ -18,6 +18,10 @@ const (
 	LabelService = "aim.eai.amd.com/service"
 )
 
+// DefaultRuntimeConfigName is the runtime config every object uses unless its runtimeConfigName names another; it
+// may be absent (the controller reports DefaultConfigNotFound, Ready), where any other name must exist.
+const DefaultRuntimeConfigName = "default"
+
 // Paused reports whether an object's annotations pause its reconciliation.
 func Paused(annotations map[string]string) bool {
 	return annotations[AnnotationReconciliationPaused] == "true"

@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/registry/rest"
+
+	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 )
 
 // Reference is a field of an object that names other AIM objects (F16). The first of Targets that exists is
@@ -46,13 +48,10 @@ var (
 	RuntimeConfigs, ClusterRuntimeConfigs = []Target{runtimeConfigTarget, clusterRuntimeConfigTarget}, []Target{clusterRuntimeConfigTarget}
 )
 
-// defaultRuntimeConfig is the runtime config an object uses when it names none; it need not exist.
-const defaultRuntimeConfig = "default"
-
 // RuntimeConfigReference is the reference of a runtimeConfigName, none for the default config, which may be
 // missing (DefaultConfigNotFound is Ready).
 func RuntimeConfigReference(path *field.Path, name, namespace string) []Reference {
-	if name == "" || name == defaultRuntimeConfig {
+	if name == "" || name == v1alpha1.DefaultRuntimeConfigName {
 		return nil
 	}
 	targets := RuntimeConfigs
