@@ -10,17 +10,10 @@ import (
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/component-base/cli"
 
-	"github.com/aim-apiserver/aim-apiserver/pkg/cmd/etcd"
-	"github.com/aim-apiserver/aim-apiserver/pkg/cmd/migrate"
-	"github.com/aim-apiserver/aim-apiserver/pkg/cmd/registrycheck"
-	"github.com/aim-apiserver/aim-apiserver/pkg/cmd/server"
+	"github.com/aim-apiserver/aim-apiserver/pkg/cmd/app"
 )
 
 func main() {
 	ctx := genericapiserver.SetupSignalContext()
-	cmd := server.NewCommand(ctx, server.NewOptions(os.Stdout))
-	cmd.AddCommand(migrate.NewCommand(ctx, os.Stdout))
-	cmd.AddCommand(registrycheck.NewCommand(ctx, os.Stdout))
-	cmd.AddCommand(etcd.NewCommand(ctx, os.Stdout))
-	os.Exit(cli.Run(cmd))
+	os.Exit(cli.Run(app.NewCommand(ctx, os.Stdout)))
 }
