@@ -66,7 +66,11 @@ func TestMissingReferencesFailAndRecover(t *testing.T) {
 	k := admin(t)
 	ns := namespace(t, "e2e-missing")
 
-	applyService(t, ns, "no-model", "model: {name: nowhere}")
+	// The create warns (F16), through kube-apiserver's proxy, and stores the service.
+	out := k.mustApply(fmt.Sprintf("apiVersion: aim.eai.amd.com/v1alpha1\nkind: AIMService\nmetadata: {name: no-model, namespace: %s}\n"+
+		"spec: {model: {name: nowhere}}\n", ns))
+	contains(t, "kubectl apply of a service naming a missing model", out, "aimservice.aim.eai.amd.com/no-model created",
+		`Warning: spec.model.name: neither AIMModel "nowhere" in namespace "`+ns+`" nor AIMClusterModel "nowhere" exists`)
 	statusIs(t, "aimsvc/no-model", ns, "ModelReady", "Failed False ModelNotFound")
 	conditionReads(t, "aimsvc/no-model", ns, "ConfigValid", "False ReferenceNotFound")
 	conditionReads(t, "aimsvc/no-model", ns, "Ready", "False ReferenceNotFound")
