@@ -758,3 +758,38 @@ func TestImageArchiveIsReproducible(t *testing.T) {
 		t.Error("two builds of the same inputs differ")
 	}
 }
+
+// TestImageRunsTheMigrateJob: the image's binary takes the arguments of artifacts/deploy/migrate/job.yaml as the
+// Job passes them (its flags, --yes, --dry-run), passes migrate's validation, and stops only where a process
+// outside a cluster must: there is no in-cluster configuration to read. A flag the shipped binary lacks, or a
+// value it refuses, would stop it earlier.
+func TestImageRunsTheMigrateJob(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "artifacts", "deploy", "migrate", "job.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []string
+	for _, doc := range strings.Split(string(data), "\n---\n") {
+		var job struct {
+			Kind string
+			Spec struct {
+				Template struct {
+					Spec struct{ Containers []struct{ Args []string } }
+				}
+			}
+		}
+		if err := yaml.Unmarshal([]byte(doc), &job); err != nil {
+			t.Fatal(err)
+		}
+		if job.Kind == "Job" && len(job.Spec.Template.Spec.Containers) > 0 {
+			args = job.Spec.Template.Spec.Containers[0].Args
+		}
+	}
+	if len(args) == 0 || args[0] != "migrate" {
+		t.Fatalf("the Job's arguments: %v", args)
+	}
+	out, err := inImage(t, rootFS(t), nil, args...)
+	if err == nil || !strings.Contains(out, "reading the kubeconfig: invalid configuration: no configuration has been provided") {
+		t.Errorf("aim-apiserver %s in the image: %v; want it to stop at reading the cluster's configuration:\n%s", strings.Join(args, " "), err, out)
+	}
+}
