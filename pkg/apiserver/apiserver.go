@@ -130,8 +130,9 @@ func (c completedConfig) New() (*AIMServer, error) {
 		storage[r.ResourceName()] = main
 		storage[r.ResourceName()+"/status"] = status
 	}
+	exists := existsIn(mains)
 	for _, main := range mains {
-		main.WarnOfMissingReferences(existsIn(mains))
+		main.WarnOfMissingReferences(exists)
 	}
 	apiGroupInfo.VersionedResourcesStorageMap[v1alpha1.SchemeGroupVersion.Version] = storage
 	if err := generic.InstallAPIGroup(&apiGroupInfo); err != nil {

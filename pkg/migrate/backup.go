@@ -107,6 +107,15 @@ func savePendingAPIService(dir string, as *unstructured.Unstructured) (string, e
 	return path, nil
 }
 
+// removePendingAPIService removes pendingAPIServiceFile from dir once APIService exists again.
+func removePendingAPIService(dir string) error {
+	path := filepath.Join(dir, pendingAPIServiceFile)
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("APIService %s exists, but %s is left (remove it): %w", apiServiceName, path, err)
+	}
+	return nil
+}
+
 // readPendingAPIService reads pendingAPIServiceFile in dir: nil when there is none.
 func readPendingAPIService(dir string) (*unstructured.Unstructured, string, error) {
 	path := filepath.Join(dir, pendingAPIServiceFile)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -476,10 +475,7 @@ func (c *cluster) ensureOpenAPI(ctx context.Context, within time.Duration, dir s
 		return true, fmt.Errorf("registering APIService %s anew: %w; nothing serves %s until it exists: run migrate "+
 			"again, or kubectl create -f %s", apiServiceName, err, aim.GroupName, path)
 	}
-	if err := os.Remove(path); err != nil {
-		return true, fmt.Errorf("registered APIService %s anew, but %s is left (remove it): %w", apiServiceName, path, err)
-	}
-	return true, nil
+	return true, removePendingAPIService(dir)
 }
 
 // createAPIService creates the APIService, trying again for within while kube-apiserver answers with an error

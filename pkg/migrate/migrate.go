@@ -202,7 +202,7 @@ func (m *migrator) restorePendingAPIService(ctx context.Context, st *state) (sto
 		return false, nil
 	case st.apiService != nil && st.switched:
 		m.logf("APIService %s exists again: removing the copy an earlier run saved in %s", apiServiceName, path)
-		return false, os.Remove(path)
+		return false, removePendingAPIService(m.o.BackupDir)
 	case st.apiService != nil, !switched(saved, ns, name):
 		return false, nil
 	case m.o.DryRun:
@@ -216,8 +216,8 @@ func (m *migrator) restorePendingAPIService(ctx context.Context, st *state) (sto
 		return false, fmt.Errorf("APIService %s is missing; creating it from %s: %w", apiServiceName, path, err)
 	}
 	m.logf("created APIService %s from %s", apiServiceName, path)
-	if err := os.Remove(path); err != nil {
-		return false, fmt.Errorf("created APIService %s, but %s is left (remove it): %w", apiServiceName, path, err)
+	if err := removePendingAPIService(m.o.BackupDir); err != nil {
+		return false, err
 	}
 	if err := m.c.waitAvailable(ctx, m.o.Timeout); err != nil {
 		return false, err

@@ -85,6 +85,7 @@ func aimContainers(o object) []aimContainer {
 	return out
 }
 
+// stringList is a rendered list of strings (a container's command or args).
 func stringList(v any) []string {
 	raw, _ := v.([]any)
 	var out []string

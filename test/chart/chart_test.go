@@ -201,12 +201,7 @@ func containerArgs(o object, list string) []string {
 	if len(containers) == 0 {
 		return nil
 	}
-	raw, _ := containers[0].(map[string]any)[list].([]any)
-	var args []string
-	for _, a := range raw {
-		args = append(args, a.(string))
-	}
-	return args
+	return stringList(containers[0].(map[string]any)[list])
 }
 
 func volumeSecrets(o object) map[string]string {
