@@ -23,7 +23,8 @@ import (
 // release would still delete them, and with a model source every AIMClusterModel it created. Helm keeps a resource
 // on uninstall when the release's own record of it carries helm.sh/resource-policy: keep (the live object's
 // annotation counts on upgrade only), so the migration adds the annotation to both: to the records of the
-// releases (Secrets of Helm's default storage driver) and to the objects it copies.
+// releases (Secrets of Helm's default storage driver) and to the objects it copies. The chart's user roles
+// (engineroles.go) are kept the same way, in the records.
 const (
 	helmKeepAnnotation = "helm.sh/resource-policy"
 	helmKeep           = "keep"
@@ -31,19 +32,20 @@ const (
 	helmOwnerLabel = "owner=helm"
 )
 
-// helmRelease is one stored revision of a release that holds AIM objects.
+// helmRelease is one stored revision of a release that holds AIM objects or aim-engine's user roles.
 type helmRelease struct {
 	secret  *corev1.Secret
 	name    string
 	version int
 	// release is the decoded record; only its manifest is changed.
 	release map[string]any
-	// objects are the AIM objects of the manifest, as kind/namespace/name.
+	// objects are the objects of the manifest to keep, as kind/namespace/name.
 	objects []string
 }
 
-// helmReleases finds the stored releases whose manifests hold objects of the AIM group; namespaced says which
-// kinds live in namespaces (a manifest may leave the namespace to the release's).
+// helmReleases finds the stored releases whose manifests hold objects of the AIM group or aim-engine's user
+// roles; namespaced says which AIM kinds live in namespaces (a manifest may leave the namespace to the
+// release's).
 func (c *cluster) helmReleases(ctx context.Context, namespaced func(kind string) bool) ([]*helmRelease, error) {
 	list, err := c.kube.CoreV1().Secrets("").List(ctx, metav1.ListOptions{LabelSelector: helmOwnerLabel})
 	if err != nil {
@@ -58,7 +60,7 @@ func (c *cluster) helmReleases(ctx context.Context, namespaced func(kind string)
 			return nil, fmt.Errorf("reading Helm release Secret %s/%s: %w", s.Namespace, s.Name, err)
 		}
 		manifest, _ := rel["manifest"].(string)
-		objects := aimObjectsOf(manifest, s.Namespace, rel, namespaced)
+		objects := heldObjectsOf(manifest, s.Namespace, rel, namespaced)
 		if len(objects) == 0 {
 			continue
 		}
@@ -69,9 +71,9 @@ func (c *cluster) helmReleases(ctx context.Context, namespaced func(kind string)
 	return out, nil
 }
 
-// keepAIMObjects marks the AIM objects of the release's manifest with helm.sh/resource-policy: keep and stores
-// the record; it reports whether anything changed.
-func (c *cluster) keepAIMObjects(ctx context.Context, r *helmRelease) (bool, error) {
+// keepHeldObjects marks the objects of the release's manifest to keep with helm.sh/resource-policy: keep and
+// stores the record; it reports whether anything changed.
+func (c *cluster) keepHeldObjects(ctx context.Context, r *helmRelease) (bool, error) {
 	manifest, _ := r.release["manifest"].(string)
 	kept, changed, err := keepInManifest(manifest)
 	if err != nil || !changed {
@@ -95,20 +97,20 @@ func manifestDocs(manifest string) []string {
 	return strings.Split(manifest, "\n---")
 }
 
-// aimObjectsOf lists the AIM objects of a manifest as kind/namespace/name (the release's namespace for
-// namespaced objects without one).
-func aimObjectsOf(manifest, releaseNamespace string, rel map[string]any, namespaced func(kind string) bool) []string {
+// heldObjectsOf lists the objects of a manifest to keep as kind/namespace/name (the release's namespace for
+// namespaced AIM objects without one).
+func heldObjectsOf(manifest, releaseNamespace string, rel map[string]any, namespaced func(kind string) bool) []string {
 	if ns, ok := rel["namespace"].(string); ok && ns != "" {
 		releaseNamespace = ns
 	}
 	var out []string
 	for _, doc := range manifestDocs(manifest) {
-		u, ok := aimDoc(doc)
+		u, ok := heldDoc(doc)
 		if !ok {
 			continue
 		}
 		ns := u.GetNamespace()
-		if ns == "" && namespaced(u.GetKind()) {
+		if ns == "" && u.GroupVersionKind().Group == aim.GroupName && namespaced(u.GetKind()) {
 			ns = releaseNamespace
 		}
 		out = append(out, u.GetKind()+"/"+ns+"/"+u.GetName())
@@ -116,26 +118,27 @@ func aimObjectsOf(manifest, releaseNamespace string, rel map[string]any, namespa
 	return out
 }
 
-// aimDoc parses a manifest document that is an object of the AIM group.
-func aimDoc(doc string) (*unstructured.Unstructured, bool) {
+// heldDoc parses a manifest document that the migration keeps: an object of the AIM group, or one of
+// aim-engine's user roles.
+func heldDoc(doc string) (*unstructured.Unstructured, bool) {
 	var obj map[string]any
 	if err := yaml.Unmarshal([]byte(doc), &obj); err != nil || obj == nil {
 		return nil, false
 	}
 	u := &unstructured.Unstructured{Object: obj}
-	if u.GroupVersionKind().Group != aim.GroupName {
+	if u.GroupVersionKind().Group != aim.GroupName && !isEngineUserRole(u.GetAPIVersion(), u.GetKind(), u.GetName()) {
 		return nil, false
 	}
 	return u, true
 }
 
-// keepInManifest adds the keep annotation to every AIM document of a manifest that lacks it. Other documents,
+// keepInManifest adds the keep annotation to every document to keep of a manifest that lacks it. Other documents,
 // and the comment lines (# Source: ...) Helm names documents by, stay as they are.
 func keepInManifest(manifest string) (string, bool, error) {
 	docs := manifestDocs(manifest)
 	changed := false
 	for i, doc := range docs {
-		u, ok := aimDoc(doc)
+		u, ok := heldDoc(doc)
 		if !ok || u.GetAnnotations()[helmKeepAnnotation] == helmKeep {
 			continue
 		}
@@ -248,7 +251,7 @@ func (m *migrator) protectHelmOwned(ctx context.Context, objects []unstructured.
 		return nil
 	}
 	for _, r := range releases {
-		changed, err := m.c.keepAIMObjects(ctx, r)
+		changed, err := m.c.keepHeldObjects(ctx, r)
 		if err != nil {
 			return err
 		}

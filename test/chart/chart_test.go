@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
+	"github.com/aim-apiserver/aim-apiserver/pkg/migrate"
 )
 
 var (
@@ -587,6 +588,50 @@ func TestChartDefaultRuntimeConfig(t *testing.T) {
 	}
 	jsonEqual(t, "Role", find(t, objs, "Role", "aim-apiserver-default-runtime-config")["rules"],
 		`[{apiGroups: [""], resources: [configmaps], resourceNames: [aim-apiserver-default-runtime-config], verbs: [get, list, watch]}]`)
+}
+
+// TestChartEngineUserRoles: the chart installs aim-engine's user roles, by default as aim-engine's chart does, with
+// the names and rules the migration keeps (pkg/migrate), and nothing of aim-engine's else.
+func TestChartEngineUserRoles(t *testing.T) {
+	var got []object
+	for _, o := range helmTemplate(t) {
+		if o["kind"] == "ClusterRole" && strings.HasPrefix(str(o, "metadata", "name"), "aim-engine-") {
+			got = append(got, o)
+		}
+	}
+	roles := migrate.EngineUserRoles()
+	if len(got) != len(roles) {
+		t.Errorf("%d ClusterRoles named aim-engine-*, want %d", len(got), len(roles))
+	}
+	for i, r := range roles {
+		if i >= len(got) {
+			break
+		}
+		if name := str(got[i], "metadata", "name"); name != r.Name {
+			t.Errorf("role %d is %s, want %s", i, name, r.Name)
+			continue
+		}
+		want := []any{
+			map[string]any{"apiGroups": []any{"aim.eai.amd.com"}, "resources": []any{r.Resource}, "verbs": anyList(migrate.EngineUserRoleVerbs[r.Role])},
+			map[string]any{"apiGroups": []any{"aim.eai.amd.com"}, "resources": []any{r.Resource + "/status"}, "verbs": []any{"get"}},
+		}
+		if !reflect.DeepEqual(got[i]["rules"], want) {
+			t.Errorf("%s rules (- chart, + aim-engine's):\n%s", r.Name, diff.Diff(got[i]["rules"], want))
+		}
+	}
+	for _, o := range helmTemplate(t, "--set", "rbacHelpers.enabled=false") {
+		if strings.HasPrefix(str(o, "metadata", "name"), "aim-engine-") {
+			t.Errorf("rbacHelpers.enabled=false renders %s", key(o))
+		}
+	}
+}
+
+func anyList(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
 }
 
 // TestChartRegistryMirrors: registryMirrors becomes the ConfigMap aim-apiserver-registries, mounted as a directory

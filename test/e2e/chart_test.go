@@ -115,8 +115,31 @@ func TestChartInstallOverHarness(t *testing.T) {
 
 	t.Cleanup(func() { restoreHarness(t, overlay, before) })
 
+	// aim-engine's user roles are the overlay's (kubectl, no Helm release), which the chart leaves alone. As if an
+	// earlier install of this release held one and aim-engine's release another: the chart renders the first
+	// only, and keeps rendering it on upgrade (which would delete it otherwise). restoreHarness takes the marks off.
+	ownRole, engineHeld, unowned := "aim-engine-aimmodel-viewer-role", "aim-engine-aimmodel-editor-role", "aim-engine-aimmodel-admin-role"
+	for role, release := range map[string]string{ownRole: "aim-apiserver", engineHeld: "aim-engine"} {
+		k.must("annotate", "clusterrole", role, "meta.helm.sh/release-name="+release, "meta.helm.sh/release-namespace=aim-system")
+		k.must("label", "clusterrole", role, "app.kubernetes.io/managed-by=Helm")
+	}
+	engineRoles := func(when string) {
+		manifest := mustHelm(t, "get", "manifest", "aim-apiserver", "--namespace", "aim-system")
+		if !strings.Contains(manifest, "name: "+ownRole+"\n") || strings.Contains(manifest, "name: "+engineHeld+"\n") ||
+			strings.Contains(manifest, "name: "+unowned+"\n") {
+			t.Errorf("%s: the release should hold %s of aim-engine's user roles, and not %s and %s", when, ownRole, engineHeld, unowned)
+		}
+		owners := k.must("get", "clusterrole", ownRole, engineHeld, unowned, "-o",
+			`jsonpath={range .items[*]}{.metadata.annotations.meta\.helm\.sh/release-name}/{.metadata.labels.app\.kubernetes\.io/instance}{" "}{end}`)
+		// The chart's labels (instance) only where it rendered the role.
+		if want := "aim-apiserver/aim-apiserver aim-engine/ / "; owners != want {
+			t.Errorf("%s: release annotations/instance labels of the roles %q, want %q", when, owners, want)
+		}
+	}
+
 	out := mustHelm(t, "install", "aim-apiserver", chartDir, "--namespace", "aim-system", "--take-ownership")
 	contains(t, "helm install", out, "STATUS: deployed", "kubectl wait --for=condition=Available apiservice/"+apiService)
+	engineRoles("helm install")
 
 	// Helm owns the APIService now; the chart renders no caBundle, so the one aim-apiserver set stays, and the
 	// APIService stays Available.
@@ -185,6 +208,7 @@ func TestChartInstallOverHarness(t *testing.T) {
 	out = mustHelm(t, "upgrade", "aim-apiserver", chartDir, "--namespace", "aim-system", "--reuse-values",
 		"--set", "defaultRuntimeConfig.enabled=true", "--set", "defaultRuntimeConfig.spec.discovery.maxConcurrentJobs=3")
 	contains(t, "helm upgrade", out, "STATUS: deployed", "REVISION: 2")
+	engineRoles("helm upgrade")
 	if etcdCerts() != certsBefore {
 		t.Error("helm upgrade generated new etcd certificates")
 	}

@@ -179,6 +179,22 @@ func TestRBACThroughDelegation(t *testing.T) {
 	}
 	// The aggregated built-in roles include the AIM rules.
 	contains(t, "view role", k.must("get", "clusterrole", "view", "-o", "jsonpath={.rules[*].apiGroups}"), "aim.eai.amd.com")
+
+	// A RoleBinding written for aim-engine, to its editor role of AIMServices: services, and nothing else.
+	k.must("create", "rolebinding", "engine-editor", "-n", ns, "--clusterrole", "aim-engine-aimservice-editor-role", "--user", "e2e-engine-editor")
+	engineEditor := kubectl{t: t, kubeconfig: userKubeconfig(t, "e2e-engine-editor")}
+	eventually(t, 30*time.Second, "aim-engine's editor role can create", func() error {
+		out, err := engineEditor.apply(fmt.Sprintf(svc, "by-engine-editor"))
+		if err != nil {
+			return fmt.Errorf("%v: %s", err, out)
+		}
+		return nil
+	})
+	engineEditor.must("get", "aimsvc", "by-engine-editor", "-n", ns, "-o", "jsonpath={.status}")
+	out, err = engineEditor.run("", "get", "aimmodels", "-n", ns)
+	if err == nil || !strings.Contains(out, "forbidden") {
+		t.Errorf("aim-engine's AIMService editor lists models: want Forbidden, got %v: %s", err, out)
+	}
 }
 
 func TestNamespaceSemantics(t *testing.T) {

@@ -70,7 +70,8 @@ func TestEtcdServesOnlyClientsWithACertificate(t *testing.T) {
 }
 
 // TestUserRolesCannotForgeStatus: edit (through aim-edit) writes AIM objects but neither their status nor
-// their finalizers subresource, so no user can forge Ready or block the controller's cleanup.
+// their finalizers subresource, so no user can forge Ready or block the controller's cleanup. Nor does
+// aim-engine's admin role of a kind, whose "*" is on the kind alone.
 func TestUserRolesCannotForgeStatus(t *testing.T) {
 	k := admin(t)
 	ns := namespace(t, "e2e-forge")
@@ -93,6 +94,19 @@ func TestUserRolesCannotForgeStatus(t *testing.T) {
 		}
 		if out, _ := editor.run("", "auth", "can-i", "update", res, "-n", ns); strings.TrimSpace(out) != "yes" {
 			t.Errorf("edit may not update %s: %s", res, out)
+		}
+	}
+	k.must("create", "rolebinding", "engine-admin", "-n", ns, "--clusterrole", "aim-engine-aimservice-admin-role", "--user", "e2e-engine-admin")
+	engineAdmin := kubectl{t: t, kubeconfig: userKubeconfig(t, "e2e-engine-admin")}
+	eventually(t, 30*time.Second, "aim-engine's admin role may delete services", func() error {
+		if out, _ := engineAdmin.run("", "auth", "can-i", "deletecollection", "aimservices", "-n", ns); strings.TrimSpace(out) != "yes" {
+			return fmt.Errorf("can-i deletecollection aimservices: %s", out)
+		}
+		return nil
+	})
+	for _, sub := range []string{"status", "finalizers"} {
+		if out, _ := engineAdmin.run("", "auth", "can-i", "patch", "aimservices", "--subresource", sub, "-n", ns); strings.TrimSpace(out) != "no" {
+			t.Errorf("aim-engine's admin role may patch aimservices/%s: %s", sub, out)
 		}
 	}
 	out, err := editor.run("", "patch", "aimrc", "forged", "-n", ns, "--subresource=status", "--type=merge",

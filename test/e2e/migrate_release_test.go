@@ -14,7 +14,7 @@ import (
 )
 
 // engineChart is a stand-in for aim-engine's Helm chart: it holds a cluster model source and a runtime config,
-// as aim-engine's chart can.
+// as aim-engine's chart can, and one of its user roles, as it does by default.
 const engineChart = `apiVersion: v2
 name: aim-engine
 version: 0.2.0
@@ -32,7 +32,24 @@ kind: AIMRuntimeConfig
 metadata:
   name: engine-defaults
 spec: {storage: {defaultStorageClassName: standard}}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: aim-engine-aimservice-viewer-role
+rules:
+  - apiGroups: [aim.eai.amd.com]
+    resources: [aimservices]
+    verbs: [get, list, watch]
+  - apiGroups: [aim.eai.amd.com]
+    resources: [aimservices/status]
+    verbs: [get]
 `
+
+// engineRole is the user role of engineChartObjects. The harness has it already (artifacts/deploy installs
+// aim-engine's user roles): the stand-in release takes it over, as aim-engine's release holds it in a cluster
+// where aim-apiserver was applied with kustomize.
+const engineRole = "aim-engine-aimservice-viewer-role"
 
 // The server's encryption at rest for the AIM group: secretbox first (what is written), identity second (what
 // the harness wrote before stays readable).
@@ -52,7 +69,8 @@ resources:
 // created a cluster model (owned by it). aim-apiserver runs with encryption at rest. The migration, given the
 // server's encryption configuration, marks the release's objects helm.sh/resource-policy: keep in the release
 // record and writes every object encrypted; `helm uninstall` of the old release then keeps the source, and the
-// garbage collector keeps the model it owns.
+// garbage collector keeps the model it owns. The release's user role of aim-engine stays too, for the
+// RoleBindings that name it.
 func TestMigrationKeepsHelmOwnedObjectsEncrypted(t *testing.T) {
 	k := admin(t)
 	h := harness(t)
@@ -89,7 +107,12 @@ func TestMigrationKeepsHelmOwnedObjectsEncrypted(t *testing.T) {
 	must(t, os.MkdirAll(filepath.Join(chart, "templates"), 0o755))
 	must(t, os.WriteFile(filepath.Join(chart, "Chart.yaml"), []byte(engineChart), 0o644))
 	must(t, os.WriteFile(filepath.Join(chart, "templates", "objects.yaml"), []byte(engineChartObjects), 0o644))
-	mustHelm(t, "install", "aim-engine", chart, "-n", ns, "--set", "source="+source, "--set", "run="+run)
+	t.Cleanup(func() {
+		// The role is the harness's again: without the stand-in release's marks.
+		_, _ = k.run("", "annotate", "clusterrole", engineRole, "meta.helm.sh/release-name-", "meta.helm.sh/release-namespace-")
+		_, _ = k.run("", "label", "clusterrole", engineRole, "app.kubernetes.io/managed-by-")
+	})
+	mustHelm(t, "install", "aim-engine", chart, "-n", ns, "--set", "source="+source, "--set", "run="+run, "--take-ownership")
 	sourceUID := k.must("get", "aimclustermodelsource", source, "-o", "jsonpath={.metadata.uid}")
 	// The model the source created, as aim-engine's controller would: owned by the source.
 	k.mustApply(fmt.Sprintf(`{"apiVersion":"aim.eai.amd.com/v1alpha1","kind":"AIMClusterModel","metadata":{"name":%q,
@@ -102,7 +125,7 @@ func TestMigrationKeepsHelmOwnedObjectsEncrypted(t *testing.T) {
 	out, err := runMigrate(t, args)
 	must(t, err)
 	contains(t, "migration", out, fmt.Sprintf("Helm release %s/aim-engine (revision 1): marked", ns),
-		"AIMClusterModelSource//"+source, "AIMRuntimeConfig/"+ns+"/engine-defaults", "done:")
+		"AIMClusterModelSource//"+source, "AIMRuntimeConfig/"+ns+"/engine-defaults", "ClusterRole//"+engineRole, "done:")
 
 	// Stored encrypted, served in the clear.
 	etcd := h.etcd(t)
@@ -120,7 +143,7 @@ func TestMigrationKeepsHelmOwnedObjectsEncrypted(t *testing.T) {
 
 	// The old release goes, as a cleanup of aim-engine would: the source stays, and so does the model it owns.
 	contains(t, "helm uninstall", mustHelm(t, "uninstall", "aim-engine", "-n", ns), "These resources were kept due to the resource policy",
-		"[AIMClusterModelSource] "+source)
+		"[AIMClusterModelSource] "+source, "[ClusterRole] "+engineRole)
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		got := k.must("get", "aimclustermodelsource/"+source, "aimclustermodel/"+model, "-o", "jsonpath={.items[*].metadata.uid}")
