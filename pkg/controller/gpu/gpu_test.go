@@ -193,3 +193,22 @@ func ptrQ(s string) *resource.Quantity {
 	q := resource.MustParse(s)
 	return &q
 }
+
+// aim-engine's device table (KnownAmdDevices) and memory table (KnownGPUVRAM), Radeon included: a node with an
+// RX 7900 is an RX7900, found by a template naming it, with 24Gi per GPU when unlabelled.
+func TestAimEngineDeviceTable(t *testing.T) {
+	for id, want := range map[string]string{"73a2": "W6900X", "73a3": "W6800", "73ab": "W6800X", "7550": "RX9070",
+		"744c": "RX7900", "73af": "RX6900", "73bf": "RX6800", "74a1": "MI300X", "7461": "V710"} {
+		if got := ModelForDeviceID(id); got != want {
+			t.Errorf("device %s is %s, want %s", id, got, want)
+		}
+	}
+	for model, want := range map[string]string{"RX7900": "24Gi", "RX9070": "16Gi", "W6800X": "32Gi", "V710": "28Gi"} {
+		if q, ok := MemoryPerGPU(model); !ok || q.Cmp(resource.MustParse(want)) != 0 {
+			t.Errorf("memory of %s = %v (%v), want %s", model, q.String(), ok, want)
+		}
+	}
+	if ids := DeviceIDsForModel("rx7900"); len(ids) != 1 || ids[0] != "744c" {
+		t.Errorf("device ids of an RX 7900: %v", ids)
+	}
+}

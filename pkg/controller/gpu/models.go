@@ -13,7 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
-// deviceModels maps PCI device ids (lower case, no 0x) to GPU models.
+// deviceModels maps PCI device ids (lower case, no 0x) to GPU models: aim-engine's KnownAmdDevices
+// (internal/utils/resources.go), id for id.
 var deviceModels = map[string]string{
 	"738c": "MI100", "738e": "MI100",
 	"7408": "MI250X", "740c": "MI250X",
@@ -28,13 +29,18 @@ var deviceModels = map[string]string{
 	"7448": "W7900", "744a": "W7900",
 	"7449": "W7800", "745e": "W7800",
 	"73a1": "V620", "73ae": "V620",
+	"73a2": "W6900X", "73a3": "W6800", "73ab": "W6800X",
+	"7550": "RX9070", "744c": "RX7900", "73af": "RX6900", "73bf": "RX6800",
 }
 
-// memoryByModel is the memory per GPU when a node does not label it.
+// memoryByModel is the memory per GPU when a node does not label it: aim-engine's KnownGPUVRAM, read as the
+// vram label is ("192G" is 192Gi), except the V710's, which has 28 GiB where aim-engine says 32
+// (docs/compatibility.md).
 var memoryByModel = map[string]string{
 	"MI355X": "288Gi", "MI350X": "288Gi", "MI325X": "256Gi", "MI300X": "192Gi", "MI308X": "128Gi",
 	"MI300A": "128Gi", "MI250X": "128Gi", "MI210": "64Gi", "MI100": "32Gi", "V710": "28Gi", "W7900": "48Gi",
-	"W7800": "32Gi", "V620": "32Gi",
+	"W7800": "32Gi", "W6900X": "32Gi", "W6800": "32Gi", "W6800X": "32Gi", "V620": "32Gi",
+	"RX9070": "16Gi", "RX7900": "24Gi", "RX6900": "16Gi", "RX6800": "16Gi",
 }
 
 // rankOrder is automatic selection's preference, newest Instinct generation first (F11).
