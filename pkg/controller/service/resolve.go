@@ -428,7 +428,10 @@ func TemplateComponent(t *Template, comp state.Component) state.Component {
 }
 
 // DerivedTemplate is the namespaced template a service with overrides runs on (F10): the base template's spec
-// with the overrides laid over it, owned by the service. A base that is itself derived is used as it is.
+// with the overrides laid over it, owned by the service. A base that is itself derived is used as it is. As in
+// aim-engine it names the runtime config ("default" when nothing names one) and keeps the base's caching, so
+// that the caching env reaches the service's cache; unlike aim-engine it keeps the base's resources and not the
+// service's, which the InferenceService lays over them (docs/compatibility.md).
 func DerivedTemplate(svc *aimv1.AIMService, base Template, modelName string, rc runtimeconfig.Resolved) *aimv1.AIMServiceTemplate {
 	o := svc.Spec.Overrides
 	if o == nil || base.Derived() {
@@ -436,7 +439,7 @@ func DerivedTemplate(svc *aimv1.AIMService, base Template, modelName string, rc 
 	}
 	spec := *base.Spec.DeepCopy()
 	spec.ModelName = cmp.Or(spec.ModelName, modelName)
-	spec.RuntimeConfigName = cmp.Or(svc.Spec.RuntimeConfigName, spec.RuntimeConfigName)
+	spec.RuntimeConfigName = cmp.Or(svc.Spec.RuntimeConfigName, spec.RuntimeConfigName, aimv1.DefaultRuntimeConfigName)
 	if o.Hardware != nil {
 		spec.Hardware = o.Hardware.DeepCopy()
 	}
@@ -463,7 +466,7 @@ func DerivedTemplate(svc *aimv1.AIMService, base Template, modelName string, rc 
 				aimv1.LabelOrigin: aimv1.OriginDerived, aimv1.LabelService: naming.LabelValue(svc.Name)}),
 			OwnerReferences: []metav1.OwnerReference{ownerRef(svc)},
 		},
-		Spec: aimv1.AIMServiceTemplateSpec{AIMServiceTemplateSpecCommon: spec},
+		Spec: aimv1.AIMServiceTemplateSpec{AIMServiceTemplateSpecCommon: spec, Caching: base.Caching.DeepCopy()},
 	}
 }
 
@@ -472,11 +475,14 @@ func DerivedTemplate(svc *aimv1.AIMService, base Template, modelName string, rc 
 func derivedName(svc *aimv1.AIMService, base Template) string {
 	o := svc.Spec.Overrides
 	parts := []string{base.Name, "ovr"}
-	if o.Hardware != nil && o.Hardware.GPU != nil {
-		if g := o.Hardware.GPU; g.Model != "" {
-			parts = append(parts, strings.ToLower(g.Model))
+	if g := o.Hardware; g != nil && g.GPU != nil {
+		if g.GPU.Model != "" {
+			parts = append(parts, strings.ToLower(g.GPU.Model))
 		}
-		parts = append(parts, fmt.Sprintf("%dgpu", o.Hardware.GPU.Requests))
+		// As aim-engine's buildOverrideNameParts: a count only when there is one.
+		if g.GPU.Requests > 0 {
+			parts = append(parts, fmt.Sprintf("%dgpu", g.GPU.Requests))
+		}
 	}
 	if o.Precision != nil {
 		parts = append(parts, string(*o.Precision))

@@ -2,9 +2,11 @@ package service
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -281,6 +283,7 @@ func TestTemplateComponent(t *testing.T) {
 func TestDerivedTemplate(t *testing.T) {
 	base := template("base", "", "qwen", aimv1.AIMStatusReady, "optimized", "MI300X")
 	base.Spec.ProfileID = "p1"
+	base.Caching = &aimv1.AIMTemplateCachingConfig{Env: []corev1.EnvVar{{Name: "HF_TOKEN", Value: "t"}}}
 	if DerivedTemplate(service(nil), base, "qwen", runtimeconfig.Resolved{}) != nil {
 		t.Fatal("derived a template without overrides")
 	}
@@ -299,6 +302,18 @@ func TestDerivedTemplate(t *testing.T) {
 	if *s.Precision != "fp16" || *s.Metric != "latency" || s.Hardware.GPU.Requests != 2 || s.ModelName != "qwen" || s.ProfileID != "" {
 		t.Errorf("derived spec = %+v", s)
 	}
+	// aim-engine's: the runtime config named, "default" when none; the base's caching, whose env the service's
+	// cache takes.
+	if s.RuntimeConfigName != aimv1.DefaultRuntimeConfigName {
+		t.Errorf("derived runtimeConfigName %q", s.RuntimeConfigName)
+	}
+	if diff := cmp.Diff(base.Caching, d.Spec.Caching); diff != "" || d.Spec.Caching == base.Caching {
+		t.Errorf("derived caching (-base +derived):\n%s", diff)
+	}
+	if cache := desiredCache(svc, Template{Name: d.Name, Namespace: d.Namespace, Spec: s.AIMServiceTemplateSpecCommon, Caching: d.Spec.Caching}, runtimeconfig.Resolved{},
+		aimv1.AIMCachingModeShared); !slices.ContainsFunc(cache.Spec.Env, func(e corev1.EnvVar) bool { return e.Name == "HF_TOKEN" }) {
+		t.Errorf("the base's caching env does not reach the service's cache: %v", cache.Spec.Env)
+	}
 	if *base.Spec.Precision != "fp8" {
 		t.Error("deriving changed the base")
 	}
@@ -311,6 +326,13 @@ func TestDerivedTemplate(t *testing.T) {
 		s.Spec.Overrides = &aimv1.AIMRuntimeParameters{Hardware: &aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Requests: 2}}}
 	})
 	if d := DerivedTemplate(count, base, "qwen", runtimeconfig.Resolved{}); !strings.HasPrefix(d.Name, "base-ovr-2gpu-") {
+		t.Errorf("derived name %q", d.Name)
+	}
+	// ... and a GPU model without a count leaves the count out, as aim-engine's name does.
+	modelOnly := service(func(s *aimv1.AIMService) {
+		s.Spec.Overrides = &aimv1.AIMRuntimeParameters{Hardware: &aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Model: "MI325X"}}}
+	})
+	if d := DerivedTemplate(modelOnly, base, "qwen", runtimeconfig.Resolved{}); !strings.HasPrefix(d.Name, "base-ovr-mi325x-") || strings.Contains(d.Name, "0gpu") {
 		t.Errorf("derived name %q", d.Name)
 	}
 }
