@@ -4,6 +4,7 @@ package gateway
 
 import (
 	"fmt"
+	"regexp"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -75,10 +76,18 @@ func Build(in Input) *gatewayv1.HTTPRoute {
 	}
 }
 
-// Duration formats d as a Gateway API duration (hours, minutes, seconds and milliseconds only, e.g. "1m30s").
+// gatewayDuration is the Gateway API's pattern of a duration (GEP-2257).
+var gatewayDuration = regexp.MustCompile(`^([0-9]{1,5}(h|m|s|ms)){1,4}$`)
+
+// Duration formats d as a Gateway API duration. It is Go's form, as aim-engine writes it ("5m0s", "1h30m0s"),
+// when the API takes that; otherwise (fractions like "1.5s", microseconds) hours, minutes, seconds and
+// milliseconds ("1s500ms"), which the API takes and aim-engine's apply would fail on.
 func Duration(d time.Duration) gatewayv1.Duration {
 	if d <= 0 {
 		return "0s"
+	}
+	if s := d.String(); gatewayDuration.MatchString(s) {
+		return gatewayv1.Duration(s)
 	}
 	var out string
 	for _, u := range []struct {

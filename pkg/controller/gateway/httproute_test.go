@@ -45,7 +45,8 @@ func TestBuild(t *testing.T) {
 
 func TestDuration(t *testing.T) {
 	for d, want := range map[time.Duration]gatewayv1.Duration{
-		0: "0s", time.Second: "1s", 90 * time.Minute: "1h30m", 1500 * time.Millisecond: "1s500ms", time.Microsecond: "1ms",
+		0: "0s", time.Second: "1s", 90 * time.Minute: "1h30m0s", 5 * time.Minute: "5m0s", 90 * time.Second: "1m30s",
+		500 * time.Millisecond: "500ms", 1500 * time.Millisecond: "1s500ms", time.Microsecond: "1ms",
 	} {
 		if got := Duration(d); got != want {
 			t.Errorf("Duration(%s) = %s, want %s", d, got, want)

@@ -31,9 +31,11 @@ func DefaultPath(svc *aimv1.AIMService) string {
 }
 
 // RenderPath fills a path template such as /{.metadata.namespace}/{.metadata.labels['team']} from the
-// service. Each placeholder must yield exactly one value. Values become lower-case DNS-label segments;
-// the path gets a leading slash, no empty segments, and at most MaxPathLength characters. An error names the
-// placeholder, for the HTTPRouteReady condition; it never falls back silently.
+// service, as aim-engine renders it (internal/aimservice/httproute_template.go): each placeholder must yield
+// exactly one value; a value other than an annotation's becomes a DNS label ("Team A/B" is "team-a-b"); then
+// each segment of the path does, empty segments go, and a path of none is "/". A template that renders nothing
+// or more than MaxPathLength characters is an error naming it, for the HTTPRouteReady condition; unlike
+// aim-engine's, it never falls back silently to the default path.
 func RenderPath(svc *aimv1.AIMService, template string) (string, error) {
 	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(svc)
 	if err != nil {
@@ -50,7 +52,10 @@ func RenderPath(svc *aimv1.AIMService, template string) (string, error) {
 			renderErr = fmt.Errorf("path template %s: %w", m, err)
 			return ""
 		}
-		return v
+		if l := mapLookup.FindStringSubmatch(expr); l != nil && l[1] == "annotations" {
+			return strings.TrimSpace(v) // an annotation may hold several segments
+		}
+		return segment(v)
 	})
 	if renderErr != nil {
 		return "", renderErr
@@ -58,24 +63,37 @@ func RenderPath(svc *aimv1.AIMService, template string) (string, error) {
 	if strings.ContainsAny(rendered, "{}") {
 		return "", fmt.Errorf("path template %q has an unbalanced brace", template)
 	}
+	rendered = strings.TrimSpace(rendered)
+	if rendered == "" {
+		return "", fmt.Errorf("path template %q renders an empty path", template)
+	}
+	tooLong := func(n int) error {
+		return fmt.Errorf("path template %q renders %d characters; the limit is %d", template, n, MaxPathLength)
+	}
+	if n := len("/" + strings.Trim(rendered, "/")); n > MaxPathLength {
+		return "", tooLong(n)
+	}
 	var segments []string
 	for _, s := range strings.Split(rendered, "/") {
-		s = strings.Trim(notSegment.ReplaceAllString(strings.ToLower(strings.TrimSpace(s)), "-"), "-")
-		if len(s) > maxSegment {
-			s = strings.TrimRight(s[:maxSegment], "-")
-		}
-		if s != "" {
+		if s = segment(s); s != "" {
 			segments = append(segments, s)
 		}
 	}
-	if len(segments) == 0 {
-		return "", fmt.Errorf("path template %q renders an empty path", template)
-	}
 	path := "/" + strings.Join(segments, "/")
 	if len(path) > MaxPathLength {
-		return "", fmt.Errorf("path template %q renders %d characters; the limit is %d", template, len(path), MaxPathLength)
+		return "", tooLong(len(path))
 	}
 	return path, nil
+}
+
+// segment makes s a DNS label as aim-engine's MakeRFC1123Compliant does: lower case, other characters than
+// a-z, 0-9 and "-" become "-", no "-" at either end, at most 63 characters.
+func segment(s string) string {
+	s = strings.Trim(notSegment.ReplaceAllString(strings.ToLower(strings.TrimSpace(s)), "-"), "-")
+	if len(s) > maxSegment {
+		s = strings.TrimRight(s[:maxSegment], "-")
+	}
+	return s
 }
 
 func evaluate(obj map[string]any, expr string) (string, error) {

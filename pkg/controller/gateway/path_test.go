@@ -14,9 +14,9 @@ import (
 func svc() *aimv1.AIMService {
 	return &aimv1.AIMService{
 		ObjectMeta: metav1.ObjectMeta{Name: "Qwen_Chat", Namespace: "team-a", UID: "1234-abcd",
-			Labels:      map[string]string{"app.kubernetes.io/team": "Inference Team", "tier": "gold"},
-			Annotations: map[string]string{"route": "v1"}},
-		Spec: aimv1.AIMServiceSpec{Model: aimv1.AIMServiceModel{Name: ptr.To("qwen3-32b")},
+			Labels:      map[string]string{"app.kubernetes.io/team": "Inference Team", "tier": "gold", "blank": ""},
+			Annotations: map[string]string{"route": "v1", "prefix": "Models/Qwen"}},
+		Spec: aimv1.AIMServiceSpec{Model: aimv1.AIMServiceModel{Name: ptr.To("qwen3-32b"), Image: ptr.To("ghcr.io/amd/Qwen:0.8")},
 			Env: []corev1.EnvVar{{Name: "A", Value: "1"}, {Name: "B", Value: "2"}}},
 	}
 }
@@ -32,6 +32,13 @@ func TestRenderPath(t *testing.T) {
 		{"/static/path", "/static/path"},
 		// One dash per character a segment cannot hold, as aim-engine's MakeRFC1123Compliant.
 		{"/a..b/c  d/{.metadata.name}", "/a--b/c--d/qwen-chat"},
+		// A value is one segment, slashes included; an annotation's may be several, as in aim-engine.
+		{"/{.spec.model.image}", "/ghcr-io-amd-qwen-0-8"},
+		{"/{.metadata.annotations['prefix']}/{.metadata.name}", "/models/qwen/qwen-chat"},
+		// What renders to slashes only is the root, as aim-engine's normalizeRoutePath has it.
+		{"/", "/"},
+		{"/-/ /", "/"},
+		{"/{.metadata.labels['blank']}", "/"},
 	} {
 		if got, err := RenderPath(svc(), tc.template); err != nil || got != tc.want {
 			t.Errorf("%s: got %q, %v; want %q", tc.template, got, err, tc.want)
@@ -44,7 +51,7 @@ func TestRenderPath(t *testing.T) {
 		"/{.metadata.name":               "unbalanced",
 		"/{.metadata.name[}":             "not a JSONPath",
 		"/{.metadata.labels['nope']}x":   "no label",
-		"/-/ /":                          "empty path",
+		"{.metadata.labels['blank']}":    "empty path",
 		strings.Repeat("/{.metadata.namespace}-very-long-segment-for-the-route-path", 5): "the limit is 200",
 	} {
 		if got, err := RenderPath(svc(), template); err == nil || !strings.Contains(err.Error(), wantErr) {
