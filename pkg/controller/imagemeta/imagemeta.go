@@ -240,20 +240,33 @@ func RegistryError(what string, err error, secrets ...string) error {
 // reads secrets one by one, and they are not watched.
 const SecretRecheck = 30 * time.Second
 
-// PullSecrets reads the named pull secrets from namespace. A missing one is MissingUpstream (SecretNotFound):
-// secrets are not watched, so callers look again after a while.
+// PullSecrets reads the named pull secrets from namespace. A missing one is MissingUpstream (SecretNotFound), as
+// aim-engine's models check them before a registry is asked: secrets are not watched, so callers look again after
+// a while.
 func PullSecrets(ctx context.Context, kube kubernetes.Interface, namespace string, refs []corev1.LocalObjectReference) ([]corev1.Secret, error) {
+	secrets, missing, err := ExistingPullSecrets(ctx, kube, namespace, refs)
+	if err == nil && len(missing) > 0 {
+		return nil, state.NewError(state.MissingUpstream, ReasonSecretNotFound, "pull secret %s not found", missing[0])
+	}
+	return secrets, err
+}
+
+// ExistingPullSecrets reads the named pull secrets that exist in namespace and names the others
+// ("namespace/name"), skipped as go-containerregistry's k8schain skips them.
+func ExistingPullSecrets(ctx context.Context, kube kubernetes.Interface, namespace string, refs []corev1.LocalObjectReference) ([]corev1.Secret, []string, error) {
 	var secrets []corev1.Secret
+	var missing []string
 	for _, ref := range refs {
 		s, err := kube.CoreV1().Secrets(namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
-			return nil, state.NewError(state.MissingUpstream, ReasonSecretNotFound, "pull secret %s/%s not found", namespace, ref.Name)
+			missing = append(missing, namespace+"/"+ref.Name)
+			continue
 		} else if err != nil {
-			return nil, fmt.Errorf("reading pull secret %s/%s: %w", namespace, ref.Name, err)
+			return nil, nil, fmt.Errorf("reading pull secret %s/%s: %w", namespace, ref.Name, err)
 		}
 		secrets = append(secrets, *s)
 	}
-	return secrets, nil
+	return secrets, missing, nil
 }
 
 // Keychain resolves registry credentials as aim-engine's keychain (go-containerregistry's k8schain) does: first

@@ -113,6 +113,12 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 	owned := countOwned(existing)
 	status.DiscoveredModels = int32(owned)
 	due, wait := SyncDue(src, owned, now)
+	if !due && awaitsSecrets(current) {
+		// The last listing went without pull secrets that did not exist: list again once they all do.
+		if due = ctl.secretsExist(ctx, src); !due {
+			wait = min(wait, imagemeta.SecretRecheck)
+		}
+	}
 	if !due {
 		// Not due: only the count of owned models may have changed.
 		return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: src, What: "model source " + name, Status: status, Stored: src.Status,
@@ -130,6 +136,9 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 		Generation: src.Generation, Now: now, Informational: []metav1.Condition{limitCondition(status)}})
 	status.Conditions, status.Status = out.Conditions, out.Status
 	_, wait = SyncDue(&aimv1.AIMClusterModelSource{ObjectMeta: src.ObjectMeta, Spec: src.Spec, Status: status}, int(status.DiscoveredModels), now)
+	if awaitsSecrets(status) {
+		wait = min(wait, imagemeta.SecretRecheck)
+	}
 	return reconcile.Finish(ctl.c.Recorder, reconcile.End{Object: src, What: "model source " + name, Status: status, Stored: src.Status,
 		Write: func() error { return write(status) }, Out: out, RequeueAfter: wait})
 }
@@ -139,8 +148,9 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 // be listed).
 func (ctl *Controller) sync(ctx context.Context, src *aimv1.AIMClusterModelSource, existing map[string]bool) ([]state.Component, int, Plan, int) {
 	filters := state.Component{Name: ComponentFilters, Dependency: state.DependencyUpstream}
-	// Pull secrets of a cluster-scoped source live in the system namespace, like those of cluster models.
-	secrets, err := imagemeta.PullSecrets(ctx, ctl.c.Kube, ctl.c.Options.SystemNamespace, src.Spec.ImagePullSecrets)
+	// Pull secrets of a cluster-scoped source live in the system namespace, like those of cluster models. One
+	// that does not exist is skipped, as aim-engine's keychain skips it: a public registry is listed without it.
+	secrets, missing, err := imagemeta.ExistingPullSecrets(ctx, ctl.c.Kube, ctl.c.Options.SystemNamespace, src.Spec.ImagePullSecrets)
 	if err != nil {
 		filters.Errors = []error{err}
 		return []state.Component{filters}, 0, Plan{}, -1
@@ -154,6 +164,9 @@ func (ctl *Controller) sync(ctx context.Context, src *aimv1.AIMClusterModelSourc
 	if ignored := IgnoredVersions(src.Spec); len(ignored) > 0 {
 		// Not an error: aim-engine selects tags without these entries, and so do we.
 		filters.Message += fmt.Sprintf("; versions ignored as aim-engine ignores them (not semver ranges): %q", ignored)
+	}
+	if len(missing) > 0 {
+		filters.Message += "; " + secretsMissingNote + " " + strings.Join(missing, ", ")
 	}
 	if l, ok := lister.(interface{ MirrorsUsed() []string }); ok {
 		// The status says which mirrors answered, so that a stale mirror can be told from the registry.
@@ -186,6 +199,22 @@ func (ctl *Controller) sync(ctx context.Context, src *aimv1.AIMClusterModelSourc
 		models.Message = fmt.Sprintf("Found %d existing models", countOwned(existing)+created)
 	}
 	return []state.Component{filters, models}, created, plan, len(images)
+}
+
+// secretsMissingNote ends FiltersReady's message when pull secrets the source names do not exist; it is also how
+// a later reconcile knows to look for them.
+const secretsMissingNote = "listed without the pull secrets that do not exist:"
+
+// awaitsSecrets reports whether the last listing went without pull secrets that did not exist.
+func awaitsSecrets(st aimv1.AIMClusterModelSourceStatus) bool {
+	c := meta.FindStatusCondition(st.Conditions, ComponentFilters+state.ComponentSuffix)
+	return c != nil && strings.Contains(c.Message, secretsMissingNote)
+}
+
+// secretsExist reports whether every pull secret the source names exists now.
+func (ctl *Controller) secretsExist(ctx context.Context, src *aimv1.AIMClusterModelSource) bool {
+	_, missing, err := imagemeta.ExistingPullSecrets(ctx, ctl.c.Kube, ctl.c.Options.SystemNamespace, src.Spec.ImagePullSecrets)
+	return err == nil && len(missing) == 0
 }
 
 // FiltersOutcome is the FiltersReady reason and message of a listing, as aim-engine words them, with every
@@ -288,8 +317,7 @@ func ModelsMissing(src *aimv1.AIMClusterModelSource, owned int) bool {
 
 // SyncDue reports whether the registry must be listed now, else how long until it must. A sync is due for a
 // new or changed spec, when a model the source owns is gone (ModelsMissing; owned is how many it owns), after
-// syncInterval, at once after infrastructure errors (the work queue's backoff spaces the retries), and every
-// 30 s while a pull secret is missing.
+// syncInterval, and at once after infrastructure errors (the work queue's backoff spaces the retries).
 func SyncDue(src *aimv1.AIMClusterModelSource, owned int, now time.Time) (bool, time.Duration) {
 	st := src.Status
 	if st.LastSyncTime == nil || st.ObservedGeneration != src.Generation || ModelsMissing(src, owned) {
@@ -298,9 +326,6 @@ func SyncDue(src *aimv1.AIMClusterModelSource, owned int, now time.Time) (bool, 
 	wait := aimv1.DefaultSyncInterval
 	if src.Spec.SyncInterval != nil && src.Spec.SyncInterval.Duration > 0 {
 		wait = src.Spec.SyncInterval.Duration
-	}
-	if c := meta.FindStatusCondition(st.Conditions, ComponentFilters+state.ComponentSuffix); c != nil && c.Reason == imagemeta.ReasonSecretNotFound {
-		wait = min(wait, imagemeta.SecretRecheck)
 	}
 	// An unreachable registry is tried again soon, but not faster than that: each try lists the registry.
 	if meta.IsStatusConditionFalse(st.Conditions, state.ConditionDependenciesReachable) {

@@ -63,8 +63,6 @@ func TestSyncDue(t *testing.T) {
 			metav1.Condition{Type: state.ConditionDependenciesReachable, Status: metav1.ConditionFalse}), false, 29 * time.Second},
 		{"and then", synced(30*time.Second,
 			metav1.Condition{Type: state.ConditionDependenciesReachable, Status: metav1.ConditionFalse}), true, 0},
-		{"a missing pull secret is looked for every 30s", synced(10*time.Second,
-			metav1.Condition{Type: "FiltersReady", Status: metav1.ConditionFalse, Reason: "SecretNotFound"}), false, 20 * time.Second},
 		{"user errors wait for the interval or a spec change", synced(10*time.Second,
 			metav1.Condition{Type: "FiltersReady", Status: metav1.ConditionFalse, Reason: "CatalogNotSupported"}), false, time.Hour - 10*time.Second},
 	} {
@@ -84,7 +82,10 @@ type harness struct {
 	models         cache.Indexer
 	clusterConfigs cache.Indexer
 	lister         *fakeLister
-	now            time.Time
+	kube           *kubefake.Clientset
+	// secrets is how many pull secrets the last listing was given.
+	secrets int
+	now     time.Time
 }
 
 func newHarness(t *testing.T, src *aimv1.AIMClusterModelSource, repos map[string][]string) *harness {
@@ -95,7 +96,7 @@ func newHarness(t *testing.T, src *aimv1.AIMClusterModelSource, repos map[string
 	}
 	h := &harness{client: aimfake.NewSimpleClientset(src), //nolint:staticcheck // the field-managed fake has no schema for AIM kinds
 		sources: cache.NewIndexer(cache.MetaNamespaceKeyFunc, nil), models: cache.NewIndexer(cache.MetaNamespaceKeyFunc, nil),
-		clusterConfigs: cache.NewIndexer(cache.MetaNamespaceKeyFunc, nil), lister: &fakeLister{repos: repos},
+		clusterConfigs: cache.NewIndexer(cache.MetaNamespaceKeyFunc, nil), lister: &fakeLister{repos: repos}, kube: kubefake.NewClientset(),
 		now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
 	// Every write of the source gives it a new resourceVersion, as the API server does (the fake keeps none).
 	h.client.PrependReactor("update", "aimclustermodelsources", func(a clienttesting.Action) (bool, runtime.Object, error) {
@@ -114,11 +115,11 @@ func newHarness(t *testing.T, src *aimv1.AIMClusterModelSource, repos map[string
 		return true, m, h.client.Tracker().Create(p.GetResource(), m, "")
 	})
 	h.ctl = &Controller{
-		c:       manager.Clients{AIM: h.client, Kube: kubefake.NewClientset(), Recorder: record.NewFakeRecorder(100), Options: manager.Options{SystemNamespace: "aim-system"}},
+		c:       manager.Clients{AIM: h.client, Kube: h.kube, Recorder: record.NewFakeRecorder(100), Options: manager.Options{SystemNamespace: "aim-system"}},
 		sources: aimlisters.NewAIMClusterModelSourceLister(h.sources), models: aimlisters.NewAIMClusterModelLister(h.models),
 		configs: runtimeconfig.Configs{Namespaced: aimlisters.NewAIMRuntimeConfigLister(cache.NewIndexer(cache.MetaNamespaceKeyFunc, nil)),
 			Cluster: aimlisters.NewAIMClusterRuntimeConfigLister(h.clusterConfigs)},
-		newLister: func([]corev1.Secret, *mirrors.Config) Lister { return h.lister },
+		newLister: func(s []corev1.Secret, _ *mirrors.Config) Lister { h.secrets = len(s); return h.lister },
 		created:   expectations.NewCreations(expectations.DefaultTTL), written: expectations.NewWrites(), now: func() time.Time { return h.now },
 	}
 	h.refresh(t)
@@ -211,16 +212,35 @@ func TestReconcile(t *testing.T) {
 		t.Errorf("steady state: wait %s err %v registry calls %v API actions %v", wait, err, fake.calls, client.Actions()[before:])
 	}
 
-	// A missing pull secret: Failed (a reference that does not exist), looked for again in 30 s.
+	// A pull secret that does not exist is skipped, as aim-engine's keychain skips it: the registry is listed
+	// without it, FiltersReady says so, and the secret is looked for every 30 s without listing again.
 	s.Spec.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "regcred"}}
 	s.Generation = 2
 	_, err = client.AimV1alpha1().AIMClusterModelSources().Update(ctx, s, metav1.UpdateOptions{})
 	must(t, err)
 	refresh()
+	fake.calls = nil
 	wait, err = ctl.reconcile(ctx, cache.NewObjectName("", "src"))
 	s = refresh()
-	if err != nil || wait != imagemeta.SecretRecheck || s.Status.Status != aimv1.AIMStatusFailed {
-		t.Errorf("missing secret: wait %s err %v status %s %v", wait, err, s.Status.Status, s.Status.Conditions)
+	filters := meta.FindStatusCondition(s.Status.Conditions, "FiltersReady")
+	if err != nil || wait != imagemeta.SecretRecheck || s.Status.Status != aimv1.AIMStatusReady || len(fake.calls) == 0 ||
+		filters == nil || !strings.HasSuffix(filters.Message, "; listed without the pull secrets that do not exist: aim-system/regcred") {
+		t.Errorf("missing secret: wait %s err %v registry calls %d status %s FiltersReady %+v", wait, err, len(fake.calls), s.Status.Status, filters)
+	}
+	fake.calls = nil
+	h.now = h.now.Add(imagemeta.SecretRecheck)
+	if wait, err = ctl.reconcile(ctx, cache.NewObjectName("", "src")); err != nil || wait != imagemeta.SecretRecheck || len(fake.calls) > 0 {
+		t.Errorf("still missing: wait %s err %v registry calls %v", wait, err, fake.calls)
+	}
+	// Once it exists, the registry is listed again with it.
+	_, err = h.kube.CoreV1().Secrets("aim-system").Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "regcred", Namespace: "aim-system"}}, metav1.CreateOptions{})
+	must(t, err)
+	h.now = h.now.Add(imagemeta.SecretRecheck)
+	wait, err = ctl.reconcile(ctx, cache.NewObjectName("", "src"))
+	s = refresh()
+	filters = meta.FindStatusCondition(s.Status.Conditions, "FiltersReady")
+	if err != nil || wait != time.Hour || len(fake.calls) == 0 || h.secrets != 1 || filters == nil || strings.Contains(filters.Message, "pull secrets") {
+		t.Errorf("secret created: wait %s err %v registry calls %d secrets given %d FiltersReady %+v", wait, err, len(fake.calls), h.secrets, filters)
 	}
 }
 
