@@ -5,10 +5,12 @@
 package modelsource
 
 import (
+	"path"
 	"slices"
 	"strings"
 
 	"github.com/blang/semver/v4"
+	"github.com/google/go-containerregistry/pkg/name"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/validation"
@@ -33,10 +35,21 @@ type Filter struct {
 
 // ParseFilter reads a filter. The image is "[host[:port]/]repository[:tag]": the first path segment is a host
 // when it has a dot or a port or is localhost (the Docker convention), and the tag follows the last colon
-// after the last slash. Per-filter versions replace the spec's.
+// after the last slash. An image without wildcards is read as aim-engine reads it, as an image reference
+// (parseImageFilter in its filtering.go): Docker Hub's names stand for spec.registry, and a one-segment
+// repository is Docker's library/<name>. Per-filter versions replace the spec's.
 func ParseFilter(f aimv1.AIMModelSourceFilter, registry string, versions []string) (Filter, error) {
 	out := Filter{Registry: registry, Repository: strings.TrimSpace(f.Image), Exclude: f.Exclude}
-	if first, rest, ok := strings.Cut(out.Repository, "/"); ok && (strings.ContainsAny(first, ".:") || first == "localhost") {
+	if ref, err := name.ParseReference(out.Repository); err == nil && !strings.Contains(out.Repository, "*") {
+		if host := ref.Context().RegistryStr(); host != name.DefaultRegistry && host != aimv1.DefaultRegistry {
+			out.Registry = host
+		}
+		out.Repository = ref.Context().RepositoryStr()
+		// The parser adds "latest" to an image without a tag; only a tag the filter gives selects one.
+		if t, ok := ref.(name.Tag); ok && strings.Contains(path.Base(f.Image), ":") {
+			out.Tag = t.TagStr()
+		}
+	} else if first, rest, ok := strings.Cut(out.Repository, "/"); ok && (strings.ContainsAny(first, ".:") || first == "localhost") {
 		out.Registry, out.Repository = first, rest
 	}
 	if i := strings.LastIndex(out.Repository, ":"); i >= 0 && !strings.Contains(out.Repository[i:], "/") {

@@ -23,7 +23,13 @@ func TestParseFilter(t *testing.T) {
 		{"ghcr.io/amd/aim-qwen:latest", "docker.io", "ghcr.io", "amd/aim-qwen", "latest", false},
 		{"127.0.0.1:5000/aim/*:0.8.*", "docker.io", "127.0.0.1:5000", "aim/*", "0.8.*", true},
 		{"localhost/aim/llama", "docker.io", "localhost", "aim/llama", "", false},
-		{"qwen", "", "docker.io", "qwen", "", false}, // empty spec.registry: the API default
+		// As aim-engine reads an image without wildcards: a reference whose Docker Hub host stands for
+		// spec.registry, a one-segment name in Docker's library (empty spec.registry: the API default).
+		{"qwen", "", "docker.io", "library/qwen", "", false},
+		{"nginx:1.27", "docker.io", "docker.io", "library/nginx", "1.27", false},
+		{"index.docker.io/org/x:1", "docker.io", "docker.io", "org/x", "1", false},
+		{"docker.io/org/x:1", "127.0.0.1:5000", "127.0.0.1:5000", "org/x", "1", false},
+		{"localhost:5000/aim/qwen", "docker.io", "localhost:5000", "aim/qwen", "", false},
 	} {
 		f, err := ParseFilter(aimv1.AIMModelSourceFilter{Image: tc.image}, tc.registry, nil)
 		if err != nil {
