@@ -185,7 +185,6 @@ var notConditionStrings = map[string]string{
 	"artifact.ComponentDownload":            "the component label of download Jobs",
 	"discovery.ComponentValue":              "the component label of discovery Jobs",
 	"reconcile.ReasonStaleChildDeleted":     "the reason of an Event",
-	"template.ReasonDiscoveryPodNotFound":   "an error's reason: an output that cannot be read is DiscoveryOutputInvalid",
 	"modelsource.ReasonInvalidFilter":       "an error's reason: FiltersReady has FiltersOutcome's reason, the error sets a parent condition",
 	"modelsource.ReasonInvalidRegistry":     "an error's reason: FiltersReady has FiltersOutcome's reason, the error sets a parent condition",
 	"modelsource.ReasonCatalogNotSupported": "an error's reason: FiltersReady has FiltersOutcome's reason, the error sets a parent condition",

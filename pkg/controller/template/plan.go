@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -403,11 +404,20 @@ func planJob(o Observation, p *Plan) {
 	case failedMsg != "":
 		fail(o, p, ReasonJobFailed, "discovery Job "+name+" failed: "+failedMsg)
 	default:
-		out, err := o.JobOutput, o.JobOutputErr
-		var res *discovery.Result
-		if err == nil {
-			res, err = discovery.Parse([]byte(out))
+		var gone *state.Error
+		switch err := o.JobOutputErr; {
+		case errors.As(err, &gone) && gone.Reason == ReasonDiscoveryPodNotFound:
+			// The pod that succeeded is gone, and its output with it: the attempt gave nothing; the next one runs again.
+			fail(o, p, ReasonDiscoveryPodNotFound, err.Error())
+			return
+		case err != nil:
+			// The API did not give the output this time: no fault of the attempt, which is read again (with backoff).
+			p.Components = append(p.Components, state.Component{Name: ComponentDiscoveryJob, Dependency: state.DependencyDownstream,
+				Errors: []error{fmt.Errorf("reading the output of discovery Job %s: %w", name, err)}})
+			awaiting(p, "reading the output of discovery Job "+name)
+			return
 		}
+		res, err := discovery.Parse([]byte(o.JobOutput))
 		if err != nil {
 			fail(o, p, ReasonDiscoveryOutputInvalid, err.Error())
 			return

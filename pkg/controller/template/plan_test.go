@@ -178,23 +178,32 @@ func TestPlanReadsTheResult(t *testing.T) {
 }
 
 func TestPlanFailsOnBadOutputAndRetriesAfterBackoff(t *testing.T) {
-	for name, o := range map[string]Observation{
-		"malformed": finished("Traceback: KeyError 'gpu'", nil),
-		"unreadable": func() Observation {
-			return finished("", errors.New("no succeeded pod"))
-		}(),
+	for name, tc := range map[string]struct {
+		o      Observation
+		reason string
+	}{
+		"malformed": {finished("Traceback: KeyError 'gpu'", nil), ReasonDiscoveryOutputInvalid},
+		// The succeeded pod is gone with its output: the attempt failed, with the reason that says so.
+		"pod gone": {finished("", state.NewError(state.MissingDownstream, ReasonDiscoveryPodNotFound, "no succeeded pod of Job j")), ReasonDiscoveryPodNotFound},
 	} {
-		p := PlanTemplate(o)
+		p := PlanTemplate(tc.o)
 		c := component(p, "DiscoveryJob")
-		if c == nil || c.State != aimv1.AIMStatusFailed || c.Reason != ReasonDiscoveryOutputInvalid || !strings.HasSuffix(c.Message, "; retrying at 2026-11-23T12:01:00Z") {
+		if c == nil || c.State != aimv1.AIMStatusFailed || c.Reason != tc.reason || !strings.HasSuffix(c.Message, "; retrying at 2026-11-23T12:01:00Z") {
 			t.Errorf("%s: component %+v", name, c)
 		}
-		if p.Status.Discovery.Attempts != 1 || p.Status.Discovery.LastFailureReason != ReasonDiscoveryOutputInvalid || len(p.Status.ModelSources) != 0 {
+		if p.Status.Discovery.Attempts != 1 || p.Status.Discovery.LastFailureReason != tc.reason || len(p.Status.ModelSources) != 0 {
 			t.Errorf("%s: discovery state %+v", name, p.Status.Discovery)
 		}
 		if p.RequeueAfter != time.Minute {
 			t.Errorf("%s: requeue %s", name, p.RequeueAfter)
 		}
+	}
+	// An output the API did not give this time (a log read that failed) is no failed attempt: it is an
+	// infrastructure error, retried, and the next reconcile reads it again.
+	unread := PlanTemplate(finished("", errors.New("reading the log of discovery pod p: the server is currently unable to handle the request")))
+	if c := component(unread, "DiscoveryJob"); c == nil || len(c.Errors) != 1 || state.Categorize(c.Errors[0]) != state.Infrastructure ||
+		unread.Status.Discovery.Attempts != 0 || unread.Job != nil {
+		t.Errorf("unread output: component %+v discovery %+v job %v", c, unread.Status.Discovery, unread.Job)
 	}
 	o := finished("garbage", nil)
 	failed := PlanTemplate(o)
