@@ -109,12 +109,13 @@ func Desired(modelName string, spec aimv1.AIMModelSpec, metadata *aimv1.ImageMet
 	return out
 }
 
-// templatesKnown reports whether the model's templates can be planned: its metadata, sources or custom
-// templates say which, and its runtime config resolved (its label propagation labels them). Without the runtime
-// config nothing is applied or deleted and the templates that exist stay as they are, as aim-engine skips its
-// applies on a missing upstream and the service controller keeps its children then.
+// templatesKnown reports whether the model's templates can be planned: a custom model's sources say which, an
+// image's metadata does (its custom templates add to those, as in aim-engine's ExpectsTemplates, which is
+// "unknown" without metadata), and its runtime config resolved (its label propagation labels them). Otherwise
+// nothing is applied or deleted and the templates that exist stay as they are, as aim-engine skips its applies
+// then: labels that cannot be read or parsed for a new image must not take the templates of the old one away.
 func templatesKnown(spec aimv1.AIMModelSpec, metadata *aimv1.ImageMetadata, rcErr error) bool {
-	return rcErr == nil && (metadata != nil || len(spec.ModelSources) > 0 || len(spec.CustomTemplates) > 0)
+	return rcErr == nil && (metadata != nil || len(spec.ModelSources) > 0)
 }
 
 // TemplateLabels are the labels of a model's template, through childlabels.For (the template's own labels, the

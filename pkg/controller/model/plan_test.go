@@ -203,7 +203,9 @@ func TestTemplatesComponent(t *testing.T) {
 }
 
 // TestTemplatesKnown: a model plans templates once it knows which, and not while its runtime config is
-// missing (its existing templates are then left alone).
+// missing (its existing templates are then left alone). An image's custom templates add to its metadata's, as in
+// aim-engine: without metadata (labels not read yet, or unparsable after a spec change) none is planned, so the
+// templates of the earlier metadata are not deleted.
 func TestTemplatesKnown(t *testing.T) {
 	md := &aimv1.ImageMetadata{}
 	custom := aimv1.AIMModelSpec{ModelSources: []aimv1.AIMModelSource{{ModelID: "org/m"}}}
@@ -217,6 +219,8 @@ func TestTemplatesKnown(t *testing.T) {
 	}{
 		{"metadata read", aimv1.AIMModelSpec{}, md, nil, true},
 		{"metadata not read yet", aimv1.AIMModelSpec{}, nil, nil, false},
+		{"custom templates of an image without metadata", aimv1.AIMModelSpec{Image: "org/aim:1",
+			CustomTemplates: []aimv1.AIMCustomTemplate{{Name: "mine"}}}, nil, nil, false},
 		{"custom model", custom, nil, nil, true},
 		{"runtime config missing", custom, md, missing, false},
 	} {
