@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"math/big"
 	"strconv"
 	"strings"
 
@@ -58,21 +57,20 @@ func ParseSizeOutput(out string) (int64, error) {
 	return n, nil
 }
 
-// AllocatedBytes is the volume size for a model: size x (1 + headroom/100), rounded up to whole GiB so that
-// the PVC never ends up smaller than the model plus its headroom. A negative headroom counts as none; a result
-// beyond what a Quantity holds is InvalidSpec (StorageSizeError), as the headroom must then be absurd.
+// AllocatedBytes is the volume size for a model: size x (1 + headroom/100), rounded up to whole GiB, computed
+// as aim-engine's ApplyHeadroomAndRound computes it (in float64, the fraction of a byte dropped before the
+// rounding), so that the volume of an artifact adopted after a migration is the size aim-engine asked for. A
+// negative headroom counts as none; a result beyond what a Quantity holds is InvalidSpec (StorageSizeError), as
+// the headroom must then be absurd.
 func AllocatedBytes(sizeBytes int64, headroomPercent int32) (int64, error) {
-	h := max(int64(headroomPercent), 0)
-	// Big integers: size x (100 + headroom) leaves int64 for large headroom values.
-	need := new(big.Int).Mul(big.NewInt(sizeBytes), big.NewInt(100+h))
-	unit := big.NewInt(100 * gib)
-	gibs := new(big.Int).Div(new(big.Int).Add(need, new(big.Int).Sub(unit, big.NewInt(1))), unit)
-	gibs.Mul(gibs, big.NewInt(gib))
-	if !gibs.IsInt64() || gibs.Int64() > maxAllocatedBytes {
+	h := max(headroomPercent, 0)
+	withHeadroom := float64(sizeBytes) * (1.0 + float64(h)/100.0)
+	if withHeadroom > float64(maxAllocatedBytes) {
 		return 0, state.NewError(state.InvalidSpec, ReasonStorageSizeError,
 			"%d bytes with %d%% headroom is too large a volume", sizeBytes, headroomPercent)
 	}
-	return max(gibs.Int64(), gib), nil
+	n := int64(withHeadroom)
+	return max((n+gib-1)/gib*gib, gib), nil
 }
 
 // maxDisplayBytes is the largest size aim-engine formats (MaxSupportedBytes in its internal/utils/format.go).

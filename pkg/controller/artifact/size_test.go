@@ -72,6 +72,9 @@ func TestAllocatedBytes(t *testing.T) {
 		{"negative headroom counts as none", 2 * gib, -50, 2 * gib, false},
 		{"large headroom", gib, 250, 4 * gib, false},
 		{"absurd headroom fails", 1 << 50, 1 << 30, 0, true},
+		// aim-engine's float arithmetic drops the fraction of a byte before rounding: 976128931 x 1.1 is
+		// 1073741824.1 bytes, which is 1 GiB there (exactly, 2 GiB).
+		{"a fraction of a byte over a GiB is aim-engine's 1 GiB", 976128931, 10, gib, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := AllocatedBytes(tc.size, tc.headroom)
