@@ -429,9 +429,9 @@ func TemplateComponent(t *Template, comp state.Component) state.Component {
 
 // DerivedTemplate is the namespaced template a service with overrides runs on (F10): the base template's spec
 // with the overrides laid over it, owned by the service. A base that is itself derived is used as it is. As in
-// aim-engine it names the runtime config ("default" when nothing names one) and keeps the base's caching, so
-// that the caching env reaches the service's cache; unlike aim-engine it keeps the base's resources and not the
-// service's, which the InferenceService lays over them (docs/compatibility.md).
+// aim-engine it names the runtime config ("default" when nothing names one); it keeps the base's caching (in
+// Shared mode too, where aim-engine sets {enabled: true}), so that the caching env reaches the service's cache,
+// and the base's resources, over which the InferenceService lays the service's (docs/compatibility.md).
 func DerivedTemplate(svc *aimv1.AIMService, base Template, modelName string, rc runtimeconfig.Resolved) *aimv1.AIMServiceTemplate {
 	o := svc.Spec.Overrides
 	if o == nil || base.Derived() {
