@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -268,10 +270,18 @@ func keepsAffinity(prev aimv1.AIMServiceTemplateStatus, hw *aimv1.AIMHardwareReq
 // builds resolvedNodeAffinity from them (BuildNodeAffinityFromGPURequirements), whatever discovery reported; a
 // spec that names only a GPU count is placed on the GPU model discovery chose, whose profile is made for it.
 func placement(spec, resolved *aimv1.AIMHardwareRequirements) *aimv1.AIMHardwareRequirements {
-	if spec != nil && spec.GPU != nil && (spec.GPU.Model != "" || spec.GPU.MinVRAM != nil) {
+	if spec != nil && spec.GPU != nil && (spec.GPU.Model != "" || minVRAM(spec.GPU) != nil) {
 		return spec
 	}
 	return resolved
+}
+
+// minVRAM is a GPU requirement's minVram; 0 asks for nothing and is none, as aim-engine reads it.
+func minVRAM(g *aimv1.AIMGpuRequirements) *resource.Quantity {
+	if g.MinVRAM == nil || g.MinVRAM.IsZero() {
+		return nil
+	}
+	return g.MinVRAM
 }
 
 // templateCache is the AIMTemplateCache a caching template owns: named like it, downloading its sources
@@ -576,10 +586,10 @@ func requirement(hw *aimv1.AIMHardwareRequirements) (gpu.Requirement, bool) {
 		return gpu.Requirement{}, false
 	}
 	g := hw.GPU
-	if g.Requests == 0 && g.Model == "" && g.MinVRAM == nil {
+	if g.Requests == 0 && g.Model == "" && minVRAM(g) == nil {
 		return gpu.Requirement{}, false
 	}
-	return gpu.Requirement{Model: g.Model, MinMemory: g.MinVRAM, Count: int64(g.Requests), ResourceName: corev1.ResourceName(g.ResourceName)}, true
+	return gpu.Requirement{Model: g.Model, MinMemory: minVRAM(g), Count: int64(g.Requests), ResourceName: corev1.ResourceName(g.ResourceName)}, true
 }
 
 // resolvedHardware is the spec's hardware with the GPU model and count discovery chose.

@@ -99,6 +99,15 @@ func TestPlacementFollowsTheSpec(t *testing.T) {
 	if st.ResolvedNodeAffinity == nil || !strings.Contains(st.ResolvedNodeAffinity.String(), "74a1") {
 		t.Errorf("spec with a count only, discovery MI300X: affinity %v, want MI300X's nodes", st.ResolvedNodeAffinity)
 	}
+
+	// minVram 0 asks for nothing, as aim-engine reads it: the count alone places the pods.
+	o.Spec.Hardware.GPU.MinVRAM = ptr.To(resource.MustParse("0"))
+	if placement(o.Spec.Hardware, &aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Model: "MI300X"}}).GPU.Model != "MI300X" {
+		t.Error("minVram 0 placed the pods by memory")
+	}
+	if r, ok := requirement(o.Spec.Hardware); !ok || r.MinMemory != nil {
+		t.Errorf("minVram 0: requirement %+v", r)
+	}
 }
 
 func TestPlanBlockedTemplatesStartNothing(t *testing.T) {

@@ -147,8 +147,9 @@ func validateHardware(hw *aim.AIMHardwareRequirements, fldPath *field.Path) fiel
 			if gpu.Model != "" {
 				errs = append(errs, field.Forbidden(p.Child("minVram"), "may not be set together with model"))
 			}
-			if gpu.MinVRAM.Sign() <= 0 {
-				errs = append(errs, field.Invalid(p.Child("minVram"), gpu.MinVRAM.String(), "must be greater than 0"))
+			// 0 asks for nothing, as in aim-engine, which reads it as unset.
+			if gpu.MinVRAM.Sign() < 0 {
+				errs = append(errs, field.Invalid(p.Child("minVram"), gpu.MinVRAM.String(), "must not be negative"))
 			}
 		}
 		if gpu.ResourceName != "" {

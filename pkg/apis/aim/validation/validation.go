@@ -77,7 +77,8 @@ func ValidateAIMServiceUpdate(obj, old *aim.AIMService) field.ErrorList {
 	}
 	if obj.Spec.Overrides != nil && old.Spec.Overrides != nil {
 		errs = append(errs, validateRuntimeParametersUpdate(obj.Spec.Overrides, old.Spec.Overrides, specPath.Child("overrides"))...)
-	} else if old.Spec.Overrides != nil {
+	} else if old.Spec.Overrides != nil && *old.Spec.Overrides != (aim.AIMRuntimeParameters{}) {
+		// Removing overrides that set nothing ({}) changes nothing; removing any other does.
 		errs = append(errs, field.Invalid(specPath.Child("overrides"), "", immutableOnceSetMsg))
 	}
 	return errs
@@ -731,8 +732,9 @@ func validateModelSourceSpec(spec *aim.AIMClusterModelSourceSpec) field.ErrorLis
 			}
 		}
 	}
-	if spec.SyncInterval != nil && spec.SyncInterval.Duration <= 0 {
-		errs = append(errs, field.Invalid(specPath.Child("syncInterval"), spec.SyncInterval.Duration.String(), "must be greater than 0"))
+	// 0s is the default interval, as aim-engine's controller reads it.
+	if spec.SyncInterval != nil && spec.SyncInterval.Duration < 0 {
+		errs = append(errs, field.Invalid(specPath.Child("syncInterval"), spec.SyncInterval.Duration.String(), "must not be negative"))
 	}
 	if m := spec.MaxModels; m != nil && (*m < minMaxModels || *m > maxMaxModels) {
 		errs = append(errs, field.Invalid(specPath.Child("maxModels"), *m, fmt.Sprintf("must be between %d and %d", minMaxModels, maxMaxModels)))

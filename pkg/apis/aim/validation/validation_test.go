@@ -385,6 +385,14 @@ func serviceUpdateTables() (tables []table) {
 			invalid: func(s *aim.AIMService) { s.Spec.Overrides.Metric = ptr.To(aim.AIMMetricThroughput) }, field: "spec.overrides.metric", errType: field.ErrorTypeInvalid},
 		{name: "overrides cannot be removed", invalid: func(s *aim.AIMService) { s.Spec.Overrides = nil }, field: "spec.overrides", errType: field.ErrorTypeInvalid},
 	}})
+	// Overrides that set nothing may go: removing them changes nothing.
+	oldWithEmptyOverrides := newService()
+	oldWithEmptyOverrides.Spec.Overrides = &aim.AIMRuntimeParameters{}
+	tables = append(tables, ruleTable[*aim.AIMService]{base: func() *aim.AIMService { return oldWithEmptyOverrides.DeepCopy() },
+		validate: update(oldWithEmptyOverrides), cases: []ruleCase[*aim.AIMService]{
+			{name: "empty overrides may be removed", schema: true, valid: func(s *aim.AIMService) { s.Spec.Overrides = nil },
+				invalid: func(s *aim.AIMService) { s.Spec.Replicas = ptr.To[int32](-1) }, field: "spec.replicas", errType: field.ErrorTypeInvalid},
+		}})
 	return tables
 }
 
@@ -757,8 +765,9 @@ func modelSourceTables() (tables []table) {
 		{name: "max models range", schema: true, valid: func(s *aim.AIMClusterModelSource) { s.Spec.MaxModels = ptr.To[int32](10000) },
 			invalid: func(s *aim.AIMClusterModelSource) { s.Spec.MaxModels = ptr.To[int32](10001) }, field: "spec.maxModels", errType: field.ErrorTypeInvalid},
 		{name: "max models at least 1", schema: true, invalid: func(s *aim.AIMClusterModelSource) { s.Spec.MaxModels = ptr.To[int32](0) }, field: "spec.maxModels", errType: field.ErrorTypeInvalid},
-		{name: "sync interval", valid: func(s *aim.AIMClusterModelSource) { s.Spec.SyncInterval = &aim.Duration{Duration: time.Hour} },
-			invalid: func(s *aim.AIMClusterModelSource) { s.Spec.SyncInterval = &aim.Duration{} }, field: "spec.syncInterval", errType: field.ErrorTypeInvalid},
+		// 0s is the default interval, as aim-engine reads it.
+		{name: "sync interval", valid: func(s *aim.AIMClusterModelSource) { s.Spec.SyncInterval = &aim.Duration{} },
+			invalid: func(s *aim.AIMClusterModelSource) { s.Spec.SyncInterval = &aim.Duration{Duration: -time.Hour} }, field: "spec.syncInterval", errType: field.ErrorTypeInvalid},
 		{name: "registry", schema: true, valid: func(s *aim.AIMClusterModelSource) { s.Spec.Registry = "registry.example.com:5000" },
 			invalid: func(s *aim.AIMClusterModelSource) { s.Spec.Registry = "https://docker.io" }, field: "spec.registry", errType: field.ErrorTypeInvalid},
 	}})
