@@ -325,9 +325,12 @@ func (ctl *Controller) findModels(svc *aimv1.AIMService) []Model {
 	m := svc.Spec.Model
 	switch {
 	case m.Name != nil:
+		// Both, namespaced first: a new resolution takes the namespaced model, and the cluster model a service
+		// already runs on stays its own (stillResolved) when a namespaced one of the name appears.
 		if x, err := ctl.models.AIMModels(svc.Namespace).Get(*m.Name); err == nil {
 			out = append(out, fromNamespacedModel(x))
-		} else if x, err := ctl.clusterModels.Get(*m.Name); err == nil {
+		}
+		if x, err := ctl.clusterModels.Get(*m.Name); err == nil {
 			out = append(out, fromClusterModel(x))
 		}
 	case m.Image != nil, m.Custom != nil:

@@ -294,3 +294,26 @@ func (f *fixture) jsonBody() map[string]any {
 	}
 	return m
 }
+
+// TestFindModelsByNameListsBothScopes: a namespaced model of the name comes first and the cluster model after
+// it, so that a service keeps the Ready cluster model it runs on (stillResolved) when a namespaced model of the
+// name appears, as aim-engine keeps its resolvedModel.
+func TestFindModelsByNameListsBothScopes(t *testing.T) {
+	f := newFixture(t)
+	ns := newIndexer()
+	f.add(ns, &aimv1.AIMModel{ObjectMeta: metav1.ObjectMeta{Name: "qwen", Namespace: "team", UID: "ns-uid"}, Spec: aimv1.AIMModelSpec{Image: "other:1"}})
+	ctl := f.controller()
+	ctl.models = aimlisters.NewAIMModelLister(ns)
+	svc := f.service(nil)
+	found := ctl.findModels(svc)
+	if len(found) != 2 || found[0].Namespace != "team" || found[1].Namespace != "" {
+		t.Fatalf("found %+v, want the namespaced then the cluster model", found)
+	}
+	if r := ResolveModel(svc, found); r.Model == nil || r.Model.Namespace != "team" {
+		t.Errorf("a new resolution took %+v, want the namespaced model", r.Model)
+	}
+	svc.Status.ResolvedModel = found[1].Ref()
+	if r := ResolveModel(svc, found); r.Model == nil || r.Model.Namespace != "" {
+		t.Errorf("the resolved cluster model was not kept: %+v", r.Model)
+	}
+}

@@ -82,7 +82,9 @@ func (t Template) Ref() *aimv1.AIMResolvedReference {
 // Derived reports whether the template was derived for a service's overrides.
 func (t Template) Derived() bool { return t.Labels[aimv1.LabelOrigin] == aimv1.OriginDerived }
 
-// candidate is the template as selection sees it: profile values from discovery, else from the spec.
+// candidate is the template as selection sees it, as aim-engine's selection reads a template
+// (internal/aimservice/selection.go): metric and precision from the profile, else the spec; GPU model and count
+// from the spec, else the profile; the profile type from the profile only.
 func (t Template) candidate() Candidate {
 	c := Candidate{Name: t.Name, Namespace: t.Namespace, Status: t.Status.Status,
 		Metric: ptr.Deref(t.Spec.Metric, ""), Precision: ptr.Deref(t.Spec.Precision, "")}
@@ -94,12 +96,9 @@ func (t Template) candidate() Candidate {
 		c.Metric = aimv1.AIMMetric(cmp.Or(string(p.Metadata.Metric), string(c.Metric)))
 		c.Precision = aimv1.AIMPrecision(cmp.Or(string(p.Metadata.Precision), string(c.Precision)))
 		c.GPUModel = cmp.Or(c.GPUModel, p.Metadata.GPU)
-		if p.Metadata.GPUCount > 0 {
+		if c.GPUCount == 0 {
 			c.GPUCount = p.Metadata.GPUCount
 		}
-	}
-	if t.Spec.Type != nil && c.Type == "" {
-		c.Type = *t.Spec.Type
 	}
 	return c
 }
@@ -314,7 +313,15 @@ func ResolveTemplate(svc *aimv1.AIMService, model *Model, templates []Template, 
 				"neither AIMServiceTemplate %q in namespace %q nor AIMClusterServiceTemplate %q exists", sel.Name, svc.Namespace, sel.Name)}
 			return TemplateResolution{Component: comp}
 		}
+		// The namespaced template of the name, else the cluster one; but as in aim-engine (template.go:64) the one
+		// the service runs on stays its own while it is Ready, so that a namespaced copy of a cluster template made
+		// later does not move a running service.
 		t := templates[0]
+		for _, c := range templates {
+			if isResolvedTemplate(svc, c) && c.Status.Status == aimv1.AIMStatusReady {
+				t = c
+			}
+		}
 		return TemplateResolution{Base: &t, Component: comp}
 	}
 	if model == nil {
@@ -393,18 +400,24 @@ func selectionRequest(svc *aimv1.AIMService, model *Model, gpuModels []string) R
 // resolvedCandidate is the key of the template in the service's status.resolvedTemplate among the model's
 // templates: that template itself, or, with overrides, the base the resolved derived template was made from.
 func resolvedCandidate(svc *aimv1.AIMService, mine []Template) string {
-	ref := svc.Status.ResolvedTemplate
-	if ref == nil || ref.Name == "" {
-		return ""
-	}
 	for _, t := range mine {
-		itself := t.Namespace == ref.Namespace && t.Name == ref.Name
-		derived := svc.Spec.Overrides != nil && ref.Namespace == svc.Namespace && derivedName(svc, t) == ref.Name
-		if itself || derived {
+		if isResolvedTemplate(svc, t) {
 			return key(t.candidate())
 		}
 	}
 	return ""
+}
+
+// isResolvedTemplate reports whether t is the template in the service's status.resolvedTemplate: that template
+// itself, or, with overrides, the base the resolved derived template was made from.
+func isResolvedTemplate(svc *aimv1.AIMService, t Template) bool {
+	ref := svc.Status.ResolvedTemplate
+	if ref == nil || ref.Name == "" {
+		return false
+	}
+	itself := t.Namespace == ref.Namespace && t.Name == ref.Name
+	derived := svc.Spec.Overrides != nil && ref.Namespace == svc.Namespace && derivedName(svc, t) == ref.Name
+	return itself || derived
 }
 
 // TemplateComponent reports the state of the template the service runs on.

@@ -213,6 +213,16 @@ func TestResolveTemplateByName(t *testing.T) {
 	if r := ResolveTemplate(svc, nil, []Template{ns, cl}, nil); r.Base == nil || r.Base.Namespace != "team" {
 		t.Fatalf("namespaced template not preferred: %+v", r.Base)
 	}
+	// The cluster template a service runs on stays its own while Ready, as aim-engine's resolvedTemplate: a
+	// namespaced copy made later does not move it; once it is not Ready, the namespaced one is taken.
+	svc.Status.ResolvedTemplate = cl.Ref()
+	if r := ResolveTemplate(svc, nil, []Template{ns, cl}, nil); r.Base == nil || r.Base.Namespace != "" {
+		t.Errorf("the resolved cluster template was not kept: %+v", r.Base)
+	}
+	cl.Status.Status = aimv1.AIMStatusFailed
+	if r := ResolveTemplate(svc, nil, []Template{ns, cl}, nil); r.Base == nil || r.Base.Namespace != "team" {
+		t.Errorf("a Failed resolved template was kept: %+v", r.Base)
+	}
 }
 
 func TestResolveTemplateBySelection(t *testing.T) {
