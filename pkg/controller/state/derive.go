@@ -229,6 +229,11 @@ func (s *conditionSet) setComponents(in Input, inGrace bool) worstComponent {
 			if st == aimv1.AIMStatusProgressing && c.Dependency == DependencyUpstream {
 				st = aimv1.AIMStatusPending // an upstream being prepared is something to wait for
 			}
+			if st == aimv1.AIMStatusStarting {
+				// Pods running but not ready: on its way, as aim-engine's deriveStatusFromDependencyType has it
+				// (reconciler.go:673). Starting is a service's word only; other kinds' statuses do not have it.
+				st = stateOfCondition(metav1.Condition{}, c.Dependency)
+			}
 			if priority[st] < priority[worst.state] || worst.name == "" {
 				worst = worstComponent{state: st, name: c.Name, msg: msg, reason: reason}
 			}

@@ -118,6 +118,11 @@ func TestDerive(t *testing.T) {
 			wantStatus: aimv1.AIMStatusProgressing, wantReady: "False", wantReason: "InfrastructureError", wantRetry: true,
 			wantConds: map[string]metav1.ConditionStatus{"DependenciesReachable": "False"}},
 		{name: "no components", components: nil, wantStatus: aimv1.AIMStatusReady, wantReady: "True", wantReason: "AllComponentsReady"},
+		// Pods running but not ready are on their way: Progressing (a service shows it as Starting), never the
+		// pod word Starting itself, which artifacts and templates cannot report.
+		{name: "starting pods are progressing", components: []Component{ready("Model", DependencyUpstream),
+			{Name: "DownloadPods", Dependency: DependencyDownstream, State: aimv1.AIMStatusStarting, Reason: "PodsStarting"}},
+			wantStatus: aimv1.AIMStatusProgressing, wantReady: "False", wantCondReasons: map[string]string{"DownloadPodsReady": "PodsStarting"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
