@@ -24,6 +24,15 @@ const (
 	ReasonProgressing         = "Progressing"
 )
 
+// Messages of the parent conditions and of Ready when they are True, as the reference words them
+// (internal/controller/utils/reconciler.go:65-86). When False they carry the error that made them so.
+const (
+	MessageConfigurationValid  = "Configuration is valid"
+	MessageAuthenticationValid = "Authentication and authorization successful"
+	MessageReachable           = "All dependencies are reachable"
+	MessageAllComponentsReady  = "All components are ready"
+)
+
 // Reasons of components: a Ready component that names no reason of its own, and an error without a reason of
 // its own (reasonOf), by its category. Auth, invalid spec, missing upstream and infrastructure errors take the
 // reasons above.

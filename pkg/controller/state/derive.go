@@ -189,17 +189,17 @@ func (s *conditionSet) setParents(cats map[Category]error, inGrace bool) {
 	case cats[MissingUpstream] != nil:
 		s.set(Condition(ConditionConfigValid, false, ReasonReferenceNotFound, cats[MissingUpstream].Error()), true)
 	default:
-		s.set(Condition(ConditionConfigValid, true, ReasonConfigurationValid, ""), false)
+		s.set(Condition(ConditionConfigValid, true, ReasonConfigurationValid, MessageConfigurationValid), false)
 	}
 	if err := cats[Auth]; err != nil {
 		s.set(Condition(ConditionAuthValid, false, ReasonAuthError, err.Error()), true)
 	} else {
-		s.set(Condition(ConditionAuthValid, true, ReasonAuthenticationValid, ""), false)
+		s.set(Condition(ConditionAuthValid, true, ReasonAuthenticationValid, MessageAuthenticationValid), false)
 	}
 	if infraErr, infra := cats[Infrastructure]; infra {
 		s.set(Condition(ConditionDependenciesReachable, false, ReasonInfrastructureError, infraErr.Error()), !inGrace)
 	} else {
-		s.set(Condition(ConditionDependenciesReachable, true, ReasonReachable, ""), false)
+		s.set(Condition(ConditionDependenciesReachable, true, ReasonReachable, MessageReachable), false)
 	}
 }
 
@@ -245,7 +245,7 @@ func (s *conditionSet) setComponents(in Input, inGrace bool) worstComponent {
 // setReady sets the Ready condition, which names the worst component.
 func (s *conditionSet) setReady(worst worstComponent, cats map[Category]error) {
 	if worst.name == "" {
-		s.set(Condition(ConditionReady, true, ReasonAllComponentsReady, ""), false)
+		s.set(Condition(ConditionReady, true, ReasonAllComponentsReady, MessageAllComponentsReady), false)
 		return
 	}
 	msg := fmt.Sprintf("%s is not ready", worst.name)

@@ -78,13 +78,16 @@ func TestDerive(t *testing.T) {
 		wantReady  metav1.ConditionStatus
 		wantReason string
 		wantConds  map[string]metav1.ConditionStatus
-		// wantCondReasons are the reasons of some conditions.
-		wantCondReasons map[string]string
-		wantRetry       bool
+		// wantCondReasons and wantMessages are the reasons and messages of some conditions.
+		wantCondReasons, wantMessages map[string]string
+		wantRetry                     bool
 	}{
 		{name: "all ready", components: []Component{ready("Model", DependencyUpstream), ready("DiscoveryJob", DependencyDownstream)},
 			wantStatus: aimv1.AIMStatusReady, wantReady: metav1.ConditionTrue, wantReason: "AllComponentsReady",
-			wantConds: map[string]metav1.ConditionStatus{"ModelReady": "True", "DiscoveryJobReady": "True", "ConfigValid": "True", "AuthValid": "True", "DependenciesReachable": "True"}},
+			wantConds: map[string]metav1.ConditionStatus{"ModelReady": "True", "DiscoveryJobReady": "True", "ConfigValid": "True", "AuthValid": "True", "DependenciesReachable": "True"},
+			// The reference's words when all is well.
+			wantMessages: map[string]string{"Ready": "All components are ready", "ConfigValid": "Configuration is valid",
+				"AuthValid": "Authentication and authorization successful", "DependenciesReachable": "All dependencies are reachable"}},
 		{name: "downstream being created", components: []Component{ready("Model", DependencyUpstream), failing("DiscoveryJob", DependencyDownstream, apierrors.NewNotFound(gr, "job"))},
 			wantStatus: aimv1.AIMStatusProgressing, wantReady: "False", wantReason: "Progressing"},
 		{name: "missing upstream fails", components: []Component{failing("Model", DependencyUpstream, missingModel), ready("RuntimeConfig", DependencyUpstream)},
@@ -137,6 +140,11 @@ func TestDerive(t *testing.T) {
 			for typ, want := range tc.wantConds {
 				if c := meta.FindStatusCondition(out.Conditions, typ); c == nil || c.Status != want {
 					t.Errorf("%s = %+v, want %s", typ, c, want)
+				}
+			}
+			for typ, want := range tc.wantMessages {
+				if c := meta.FindStatusCondition(out.Conditions, typ); c == nil || c.Message != want {
+					t.Errorf("%s = %+v, want message %q", typ, c, want)
 				}
 			}
 			for typ, want := range tc.wantCondReasons {
