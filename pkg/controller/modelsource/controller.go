@@ -166,7 +166,8 @@ func (ctl *Controller) sync(ctx context.Context, src *aimv1.AIMClusterModelSourc
 		filters.Message += fmt.Sprintf("; versions ignored as aim-engine ignores them (not semver ranges): %q", ignored)
 	}
 	if len(missing) > 0 {
-		filters.Message += "; " + secretsMissingNote + " " + strings.Join(missing, ", ")
+		// First: a long list of filter errors is cut at the end, and the note is also the marker awaitsSecrets reads.
+		filters.Message = secretsMissingNote + " " + strings.Join(missing, ", ") + "; " + filters.Message
 	}
 	if l, ok := lister.(interface{ MirrorsUsed() []string }); ok {
 		// The status says which mirrors answered, so that a stale mirror can be told from the registry.
@@ -201,8 +202,8 @@ func (ctl *Controller) sync(ctx context.Context, src *aimv1.AIMClusterModelSourc
 	return []state.Component{filters, models}, created, plan, len(images)
 }
 
-// secretsMissingNote ends FiltersReady's message when pull secrets the source names do not exist; it is also how
-// a later reconcile knows to look for them.
+// secretsMissingNote starts FiltersReady's message when pull secrets the source names do not exist; it is also
+// how a later reconcile knows to look for them.
 const secretsMissingNote = "listed without the pull secrets that do not exist:"
 
 // awaitsSecrets reports whether the last listing went without pull secrets that did not exist.

@@ -224,7 +224,7 @@ func TestReconcile(t *testing.T) {
 	s = refresh()
 	filters := meta.FindStatusCondition(s.Status.Conditions, "FiltersReady")
 	if err != nil || wait != imagemeta.SecretRecheck || s.Status.Status != aimv1.AIMStatusReady || len(fake.calls) == 0 ||
-		filters == nil || !strings.HasSuffix(filters.Message, "; listed without the pull secrets that do not exist: aim-system/regcred") {
+		filters == nil || !strings.HasPrefix(filters.Message, "listed without the pull secrets that do not exist: aim-system/regcred; ") {
 		t.Errorf("missing secret: wait %s err %v registry calls %d status %s FiltersReady %+v", wait, err, len(fake.calls), s.Status.Status, filters)
 	}
 	fake.calls = nil
