@@ -302,6 +302,7 @@ start aim-apiserver env HTTPS_PROXY="http://127.0.0.1:${EGRESS_PROXY_PORT}" SSL_
 	--bind-address 127.0.0.1 --secure-port "${AIM_PORT}" \
 	--serving-cert-secret aim-system/aim-apiserver-serving-cert \
 	--default-runtime-config-configmap aim-system/aim-apiserver-default-runtime-config \
+	--cluster-model-source-configmap aim-system/aim-apiserver-cluster-model-source \
 	--serving-cert-hosts aim-apiserver.aim-system.svc,aim-apiserver.aim-system.svc.cluster.local,localhost,127.0.0.1 \
 	--kubeconfig "${AIM_KUBECONFIG}" --authentication-kubeconfig "${AIM_KUBECONFIG}" --authorization-kubeconfig "${AIM_KUBECONFIG}" \
 	--system-namespace aim-system --discovery-backoff-base "${AIM_DISCOVERY_BACKOFF_BASE:-3s}" \

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -25,7 +26,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
-	"github.com/aim-apiserver/aim-apiserver/pkg/defaultruntimeconfig"
+	"github.com/aim-apiserver/aim-apiserver/pkg/declared"
 	"github.com/aim-apiserver/aim-apiserver/pkg/fieldformat"
 	"github.com/aim-apiserver/aim-apiserver/pkg/generated/clientset/versioned"
 	"github.com/aim-apiserver/aim-apiserver/pkg/registry/aim/aimartifact"
@@ -65,13 +66,14 @@ type Config struct {
 	// NoControllerNote, when set, is put in the Ready condition (reason ControllerNotRunning) of every object
 	// created: local mode without a controller says so in each object's status.
 	NoControllerNote string
-	// DefaultRuntimeConfig, when set, is the ConfigMap whose spec becomes the AIMClusterRuntimeConfig "default"
-	// (package defaultruntimeconfig), read through KubeConfig.
-	DefaultRuntimeConfig *DefaultRuntimeConfig
+	// Declared are the ConfigMaps whose objects aim-apiserver creates and keeps as they declare them (package
+	// declared): the AIMClusterRuntimeConfig "default", an AIMClusterModelSource.
+	Declared []Declared
 }
 
-// DefaultRuntimeConfig says where the default runtime config is declared.
-type DefaultRuntimeConfig struct {
+// Declared says where an object of a kind is declared, and how to read that ConfigMap.
+type Declared struct {
+	Kind       declared.Kind
 	ConfigMap  types.NamespacedName
 	KubeConfig *restclient.Config
 }
@@ -84,10 +86,10 @@ type ControllerConfig struct {
 }
 
 type completedConfig struct {
-	GenericConfig        genericapiserver.CompletedConfig
-	Controller           *ControllerConfig
-	NoControllerNote     string
-	DefaultRuntimeConfig *DefaultRuntimeConfig
+	GenericConfig    genericapiserver.CompletedConfig
+	Controller       *ControllerConfig
+	NoControllerNote string
+	Declared         []Declared
 }
 
 // CompletedConfig can only be built by Complete, so New never sees an incomplete config.
@@ -103,7 +105,7 @@ type AIMServer struct {
 // Complete fills in the fields the generic server derives.
 func (c *Config) Complete() CompletedConfig {
 	return CompletedConfig{&completedConfig{GenericConfig: c.GenericConfig.Complete(), Controller: c.Controller,
-		NoControllerNote: c.NoControllerNote, DefaultRuntimeConfig: c.DefaultRuntimeConfig}}
+		NoControllerNote: c.NoControllerNote, Declared: c.Declared}}
 }
 
 // New builds the server and installs the AIM API group.
@@ -143,8 +145,8 @@ func (c completedConfig) New() (*AIMServer, error) {
 			return nil, err
 		}
 	}
-	if c.DefaultRuntimeConfig != nil {
-		if err := c.installDefaultRuntimeConfig(generic); err != nil {
+	for _, d := range c.Declared {
+		if err := c.installDeclared(generic, d); err != nil {
 			return nil, err
 		}
 	}
@@ -188,10 +190,10 @@ func (c completedConfig) checkFieldFormats() error {
 	return nil
 }
 
-// installDefaultRuntimeConfig applies the declared default runtime config once the server serves (every
-// replica does; the apply is idempotent).
-func (c completedConfig) installDefaultRuntimeConfig(s *genericapiserver.GenericAPIServer) error {
-	kube, err := kubernetes.NewForConfig(c.DefaultRuntimeConfig.KubeConfig)
+// installDeclared applies the object a ConfigMap declares once the server serves (every replica does; the apply
+// is idempotent).
+func (c completedConfig) installDeclared(s *genericapiserver.GenericAPIServer, d Declared) error {
+	kube, err := kubernetes.NewForConfig(d.KubeConfig)
 	if err != nil {
 		return err
 	}
@@ -199,9 +201,11 @@ func (c completedConfig) installDefaultRuntimeConfig(s *genericapiserver.Generic
 	if err != nil {
 		return err
 	}
-	applier := &defaultruntimeconfig.Applier{ConfigMap: c.DefaultRuntimeConfig.ConfigMap, Kube: kube, AIM: aimClient}
-	return s.AddPostStartHook("aim-default-runtime-config", func(hook genericapiserver.PostStartHookContext) error {
-		go applier.Run(hook.Context)
+	applier := &declared.Applier{Kind: d.Kind, ConfigMap: d.ConfigMap, Kube: kube, AIM: aimClient}
+	// aim-default-runtime-config, aim-cluster-model-source.
+	hook := "aim-" + strings.TrimPrefix(d.Kind.FieldManager, "aim-apiserver-")
+	return s.AddPostStartHook(hook, func(ctx genericapiserver.PostStartHookContext) error {
+		go applier.Run(ctx.Context)
 		return nil
 	})
 }

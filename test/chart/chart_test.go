@@ -564,30 +564,49 @@ func TestChartValues(t *testing.T) {
 
 // The default AIMClusterRuntimeConfig is rendered only where its API is served (helm install/upgrade read that
 // from discovery; helm template takes --api-versions).
-// TestChartDefaultRuntimeConfig: the default runtime config is declared in a ConfigMap, rendered on install
-// whatever the cluster serves (aim-apiserver applies it), never as an AIMClusterRuntimeConfig the first install
-// could not map; aim-apiserver is always pointed at that ConfigMap and may read only it.
-func TestChartDefaultRuntimeConfig(t *testing.T) {
-	if objs := helmTemplate(t); has(objs, "ConfigMap", "aim-apiserver-default-runtime-config") {
-		t.Error("rendered the default runtime config although it is not enabled")
+// TestChartDeclaredObjects: the default runtime config and the cluster model source are declared in ConfigMaps,
+// rendered on install whatever the cluster serves (aim-apiserver applies them), never as objects of kinds the
+// first install could not map; aim-apiserver is always pointed at both ConfigMaps and may read only them. The
+// model source has aim-engine's chart's spec by default.
+func TestChartDeclaredObjects(t *testing.T) {
+	defaults := helmTemplate(t)
+	for _, c := range []struct {
+		configMap, kind, flag string
+		values                []string
+		wantName, wantSpec    string
+	}{
+		{"aim-apiserver-default-runtime-config", "AIMClusterRuntimeConfig", "--default-runtime-config-configmap",
+			[]string{"--set", "defaultRuntimeConfig.enabled=true", "--set", "defaultRuntimeConfig.spec.discovery.maxConcurrentJobs=5",
+				"--set", "defaultRuntimeConfig.spec.storage.defaultStorageClassName=fast"},
+			"", `{discovery: {maxConcurrentJobs: 5}, storage: {defaultStorageClassName: fast}}`},
+		{"aim-apiserver-cluster-model-source", "AIMClusterModelSource", "--cluster-model-source-configmap",
+			[]string{"--set", "clusterModelSource.enabled=true"},
+			"amd-aim-model-source", `{registry: docker.io, filters: [{image: "amdenterpriseai/aim-*", versions: [">=0.8.4"]}], syncInterval: 1h, maxModels: 500}`},
+	} {
+		if has(defaults, "ConfigMap", c.configMap) {
+			t.Errorf("rendered %s although it is not enabled", c.configMap)
+		}
+		objs := helmTemplate(t, c.values...)
+		for _, o := range objs {
+			if o["kind"] == c.kind {
+				t.Errorf("rendered an %s, whose kind the first install cannot map", c.kind)
+			}
+		}
+		cm := find(t, objs, "ConfigMap", c.configMap)
+		if name := str(cm, "data", "name"); name != c.wantName {
+			t.Errorf("%s: name %q, want %q", c.configMap, name, c.wantName)
+		}
+		var spec map[string]any
+		if err := yaml.Unmarshal([]byte(str(cm, "data", "spec.yaml")), &spec); err != nil {
+			t.Fatalf("%s: spec.yaml: %v", c.configMap, err)
+		}
+		jsonEqual(t, c.configMap+" spec.yaml", spec, c.wantSpec)
+		if args := containerArgs(find(t, objs, "Deployment", "aim-apiserver"), "args"); !slices.Contains(args, c.flag+"=aim-system/"+c.configMap) {
+			t.Errorf("args %v", args)
+		}
 	}
-	objs := helmTemplate(t, "--set", "defaultRuntimeConfig.enabled=true", "--set", "defaultRuntimeConfig.spec.discovery.maxConcurrentJobs=5",
-		"--set", "defaultRuntimeConfig.spec.storage.defaultStorageClassName=fast")
-	if has(objs, "AIMClusterRuntimeConfig", "default") {
-		t.Error("rendered an AIMClusterRuntimeConfig, whose kind the first install cannot map")
-	}
-	cm := find(t, objs, "ConfigMap", "aim-apiserver-default-runtime-config")
-	var spec map[string]any
-	if err := yaml.Unmarshal([]byte(str(cm, "data", "spec.yaml")), &spec); err != nil {
-		t.Fatalf("spec.yaml: %v", err)
-	}
-	jsonEqual(t, "spec.yaml", spec, `{discovery: {maxConcurrentJobs: 5}, storage: {defaultStorageClassName: fast}}`)
-	if args := containerArgs(find(t, objs, "Deployment", "aim-apiserver"), "args"); !slices.Contains(args,
-		"--default-runtime-config-configmap=aim-system/aim-apiserver-default-runtime-config") {
-		t.Errorf("args %v", args)
-	}
-	jsonEqual(t, "Role", find(t, objs, "Role", "aim-apiserver-default-runtime-config")["rules"],
-		`[{apiGroups: [""], resources: [configmaps], resourceNames: [aim-apiserver-default-runtime-config], verbs: [get, list, watch]}]`)
+	jsonEqual(t, "Role", find(t, defaults, "Role", "aim-apiserver-default-runtime-config")["rules"],
+		`[{apiGroups: [""], resources: [configmaps], resourceNames: [aim-apiserver-default-runtime-config, aim-apiserver-cluster-model-source], verbs: [get, list, watch]}]`)
 }
 
 // TestChartEngineUserRoles: the chart installs aim-engine's user roles, by default as aim-engine's chart does, with

@@ -27,6 +27,9 @@ var (
 
 const apiService = "v1alpha1.aim.eai.amd.com"
 
+// chartModelSource is the name of the chart's clusterModelSource.
+const chartModelSource = "amd-aim-model-source"
+
 // helm runs the pinned helm against the harness as admin, with its cache, config and data in a temp dir.
 func helm(t *testing.T, args ...string) (string, error) {
 	t.Helper()
@@ -53,7 +56,7 @@ func mustHelm(t *testing.T, args ...string) string {
 func TestChartServerDryRun(t *testing.T) {
 	k := admin(t)
 	for name, args := range map[string][]string{
-		"defaults": {"--set", "createNamespace=true", "--set", "defaultRuntimeConfig.enabled=true",
+		"defaults": {"--set", "createNamespace=true", "--set", "defaultRuntimeConfig.enabled=true", "--set", "clusterModelSource.enabled=true",
 			"--set", "defaultRuntimeConfig.spec.discovery.maxConcurrentJobs=5",
 			"--set", "defaultRuntimeConfig.spec.storage.pvcHeadroomPercent=15"},
 		"external etcd, existing secrets": {"--set", "etcd.mode=external", "--set", "etcd.external.endpoints={https://etcd.example:2379}",
@@ -84,7 +87,7 @@ func TestChartServerDryRun(t *testing.T) {
 			if name == "defaults" {
 				contains(t, "dry run", out, "statefulset.apps/aim-etcd", "networkpolicy.networking.k8s.io/aim-etcd",
 					"role.rbac.authorization.k8s.io/aim-apiserver-serving-cert", "role.rbac.authorization.k8s.io/aim-apiserver-etcd-certs",
-					"namespace/aim-system", "configmap/aim-apiserver-default-runtime-config")
+					"namespace/aim-system", "configmap/aim-apiserver-default-runtime-config", "configmap/aim-apiserver-cluster-model-source")
 				if strings.Contains(out, "secret/") {
 					t.Errorf("the default values render a Secret:\n%s", out)
 				}
@@ -106,6 +109,9 @@ func TestChartInstallOverHarness(t *testing.T) {
 	k := admin(t)
 	if out, err := k.run("", "get", "aimclusterruntimeconfig", "default"); err == nil {
 		t.Fatalf("an AIMClusterRuntimeConfig default exists already; this test creates and deletes one:\n%s", out)
+	}
+	if out, err := k.run("", "get", "aimclustermodelsource", chartModelSource); err == nil {
+		t.Fatalf("an AIMClusterModelSource %s exists already; this test creates and deletes one:\n%s", chartModelSource, out)
 	}
 	overlay := k.must("kustomize", overlayDir)
 	before := harnessState(t, overlay)
@@ -203,10 +209,12 @@ func TestChartInstallOverHarness(t *testing.T) {
 	}
 	certsBefore, workloadsBefore := etcdCerts(), workloads()
 
-	// An upgrade leaves the certificates (not Helm's) and the pod templates alone, and its ConfigMap makes
-	// aim-apiserver create the default AIMClusterRuntimeConfig.
+	// An upgrade leaves the certificates (not Helm's) and the pod templates alone, and its ConfigMaps make
+	// aim-apiserver create the default AIMClusterRuntimeConfig and the AIMClusterModelSource (of a registry that
+	// does not answer here).
 	out = mustHelm(t, "upgrade", "aim-apiserver", chartDir, "--namespace", "aim-system", "--reuse-values",
-		"--set", "defaultRuntimeConfig.enabled=true", "--set", "defaultRuntimeConfig.spec.discovery.maxConcurrentJobs=3")
+		"--set", "defaultRuntimeConfig.enabled=true", "--set", "defaultRuntimeConfig.spec.discovery.maxConcurrentJobs=3",
+		"--set", "clusterModelSource.enabled=true", "--set", "clusterModelSource.spec.registry=127.0.0.1:1")
 	contains(t, "helm upgrade", out, "STATUS: deployed", "REVISION: 2")
 	engineRoles("helm upgrade")
 	if etcdCerts() != certsBefore {
@@ -216,6 +224,9 @@ func TestChartInstallOverHarness(t *testing.T) {
 		t.Errorf("helm upgrade changed the pod templates:\nbefore %s\nafter  %s", workloadsBefore, got)
 	}
 	jsonpathEquals(t, 30*time.Second, "3", "aimclusterruntimeconfig", "default", "-o", "jsonpath={.spec.discovery.maxConcurrentJobs}")
+	// aim-engine's chart's spec, the registry set above.
+	jsonpathEquals(t, 30*time.Second, "127.0.0.1:1 amdenterpriseai/aim-* >=0.8.4 500 1h", "aimclustermodelsource", chartModelSource, "-o",
+		"jsonpath={.spec.registry} {.spec.filters[0].image} {.spec.filters[0].versions[0]} {.spec.maxModels} {.spec.syncInterval}")
 	if values := mustHelm(t, "get", "values", "aim-apiserver", "--namespace", "aim-system", "--all"); strings.Contains(values, "aimGenerated") {
 		t.Errorf("the generated certificates leaked into the release's values:\n%s", values)
 	}
@@ -318,9 +329,12 @@ func restoreHarness(t *testing.T, overlay string, before map[string]any) {
 			t.Errorf("%s is not as before the chart install (- before, + after):\n%s", key, diff.Diff(before[key], after[key]))
 		}
 	}
-	// aim-apiserver created it from the release's ConfigMap, which is gone; the release never owned it.
+	// aim-apiserver created them from the release's ConfigMaps, which are gone; the release never owned them.
 	if out, err := k.run("", "delete", "aimclusterruntimeconfig", "default", "--ignore-not-found"); err != nil {
 		t.Errorf("deleting the AIMClusterRuntimeConfig default made from the chart's ConfigMap: %v\n%s", err, out)
+	}
+	if out, err := k.run("", "delete", "aimclustermodelsource", chartModelSource, "--ignore-not-found"); err != nil {
+		t.Errorf("deleting the AIMClusterModelSource made from the chart's ConfigMap: %v\n%s", err, out)
 	}
 	if out, err := k.run("", "wait", "--for=condition=Available", "--timeout=60s", "apiservice/"+apiService); err != nil {
 		t.Errorf("the APIService is not Available after the restore: %v\n%s", err, out)

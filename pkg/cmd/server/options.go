@@ -26,7 +26,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/apiserver"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller"
-	"github.com/aim-apiserver/aim-apiserver/pkg/defaultruntimeconfig"
+	"github.com/aim-apiserver/aim-apiserver/pkg/declared"
 	"github.com/aim-apiserver/aim-apiserver/pkg/embeddedetcd"
 	"github.com/aim-apiserver/aim-apiserver/pkg/frontproxy"
 	"github.com/aim-apiserver/aim-apiserver/pkg/localmode"
@@ -49,6 +49,8 @@ type Options struct {
 	ServingCert        *ServingCertOptions
 	// DefaultRuntimeConfigMap is namespace/name of the ConfigMap declaring the default runtime config.
 	DefaultRuntimeConfigMap string
+	// ClusterModelSourceMap is namespace/name of the ConfigMap declaring an AIMClusterModelSource.
+	ClusterModelSourceMap string
 	// PrintVersion makes the command print its version and exit.
 	PrintVersion bool
 	// StorageCompression is how stored values are compressed (compression.Zstd or None).
@@ -130,9 +132,13 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 		"Wait after the first failed discovery attempt; it doubles with each further failure.")
 	fs.DurationVar(&c.DiscoveryBackoff.Max, "discovery-backoff-max", c.DiscoveryBackoff.Max, "Longest wait between discovery attempts.")
 	fs.StringVar(&o.DefaultRuntimeConfigMap, "default-runtime-config-configmap", o.DefaultRuntimeConfigMap,
-		"namespace/name of a ConfigMap whose key "+defaultruntimeconfig.SpecKey+" (YAML) is the spec of the "+
+		"namespace/name of a ConfigMap whose key "+declared.SpecKey+" (YAML) is the spec of the "+
 			"AIMClusterRuntimeConfig \"default\": applied once the API serves and whenever the ConfigMap changes "+
-			"(server-side apply, field manager "+defaultruntimeconfig.FieldManager+"). A missing ConfigMap is no error. Cluster mode only.")
+			"(server-side apply, field manager "+declared.RuntimeConfig.FieldManager+"). A missing ConfigMap is no error. Cluster mode only.")
+	fs.StringVar(&o.ClusterModelSourceMap, "cluster-model-source-configmap", o.ClusterModelSourceMap,
+		"namespace/name of a ConfigMap declaring an AIMClusterModelSource: key "+declared.NameKey+" its name, key "+
+			declared.SpecKey+" (YAML) its spec; applied as --default-runtime-config-configmap's (field manager "+
+			declared.ModelSource.FieldManager+"). Cluster mode only.")
 	fs.StringSliceVar(&c.ImageMetadataRegistries, "image-metadata-registries", c.ImageMetadataRegistries,
 		"Registries (host or host:port) the controller may read model image labels from; * allows any. "+
 			"Models of other registries need spec.imageMetadata.")
@@ -217,12 +223,15 @@ func (o *Options) Validate() error {
 			errs = append(errs, err)
 		}
 	}
-	if ref := o.DefaultRuntimeConfigMap; ref != "" {
-		if _, err := namespacedName("--default-runtime-config-configmap", ref); err != nil {
+	for _, d := range o.declaredFlags() {
+		if d.ref == "" {
+			continue
+		}
+		if _, err := namespacedName("--"+d.flag, d.ref); err != nil {
 			errs = append(errs, err)
 		}
 		if o.Local.Enabled {
-			errs = append(errs, errors.New("--default-runtime-config-configmap is a cluster-mode flag"))
+			errs = append(errs, fmt.Errorf("--%s is a cluster-mode flag", d.flag))
 		}
 	}
 	if !o.Local.Enabled && o.Controller.WorkloadKubeconfig != "" {
@@ -333,12 +342,15 @@ func (o *Options) config(ctx context.Context) (_ *runningConfig, err error) {
 		return nil, err
 	}
 	rc.config = &apiserver.Config{GenericConfig: serverConfig}
-	if ref := o.DefaultRuntimeConfigMap; ref != "" && serverConfig.ClientConfig != nil {
-		cm, err := namespacedName("--default-runtime-config-configmap", ref)
+	for _, d := range o.declaredFlags() {
+		if d.ref == "" || serverConfig.ClientConfig == nil {
+			continue
+		}
+		cm, err := namespacedName("--"+d.flag, d.ref)
 		if err != nil {
 			return nil, err
 		}
-		rc.config.DefaultRuntimeConfig = &apiserver.DefaultRuntimeConfig{ConfigMap: cm, KubeConfig: serverConfig.ClientConfig}
+		rc.config.Declared = append(rc.config.Declared, apiserver.Declared{Kind: d.kind, ConfigMap: cm, KubeConfig: serverConfig.ClientConfig})
 	}
 	if o.Local.Enabled && !o.controllerEnabled() {
 		rc.config.NoControllerNote = noControllerNote
@@ -362,4 +374,15 @@ func (o *Options) config(ctx context.Context) (_ *runningConfig, err error) {
 // controllerEnabled: on in cluster mode, and in local mode only when pointed at a cluster.
 func (o *Options) controllerEnabled() bool {
 	return o.Controller.Run && (!o.Local.Enabled || o.Controller.WorkloadKubeconfig != "")
+}
+
+// declaredFlag is a flag naming a ConfigMap that declares an object of a kind.
+type declaredFlag struct {
+	flag, ref string
+	kind      declared.Kind
+}
+
+func (o *Options) declaredFlags() []declaredFlag {
+	return []declaredFlag{{"default-runtime-config-configmap", o.DefaultRuntimeConfigMap, declared.RuntimeConfig},
+		{"cluster-model-source-configmap", o.ClusterModelSourceMap, declared.ModelSource}}
 }
