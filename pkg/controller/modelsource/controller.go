@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -53,6 +54,12 @@ type Controller struct {
 	// source from before its sync's status would find the sync due and list the registry again.
 	written *expectations.Writes
 	now     func() time.Time
+
+	// secretChecks are when each source whose last listing went without missing pull secrets last looked for
+	// them: every event of a model the source owns reconciles it, and the secrets are read at most every
+	// imagemeta.SecretRecheck, not on each event.
+	secretChecks   map[string]time.Time
+	secretChecksMu sync.Mutex
 }
 
 // Register adds the model source controller to the manager: it reconciles on events of sources and of the
@@ -115,7 +122,7 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 	due, wait := SyncDue(src, owned, now)
 	if !due && awaitsSecrets(current) {
 		// The last listing went without pull secrets that did not exist: list again once they all do.
-		if due = ctl.secretsExist(ctx, src); !due {
+		if due = ctl.secretsAppeared(ctx, src, now); !due {
 			wait = min(wait, imagemeta.SecretRecheck)
 		}
 	}
@@ -212,8 +219,25 @@ func awaitsSecrets(st aimv1.AIMClusterModelSourceStatus) bool {
 	return c != nil && strings.Contains(c.Message, secretsMissingNote)
 }
 
-// secretsExist reports whether every pull secret the source names exists now.
-func (ctl *Controller) secretsExist(ctx context.Context, src *aimv1.AIMClusterModelSource) bool {
+// secretsAppeared reports whether every pull secret the source names exists now. It reads them at most every
+// imagemeta.SecretRecheck per source (secretChecks), counting from the listing that missed them.
+func (ctl *Controller) secretsAppeared(ctx context.Context, src *aimv1.AIMClusterModelSource, now time.Time) bool {
+	last := src.Status.LastSyncTime.Time
+	ctl.secretChecksMu.Lock()
+	if checked, ok := ctl.secretChecks[src.Name]; ok && checked.After(last) {
+		last = checked
+	}
+	due := !now.Before(last.Add(imagemeta.SecretRecheck))
+	if due {
+		if ctl.secretChecks == nil {
+			ctl.secretChecks = map[string]time.Time{}
+		}
+		ctl.secretChecks[src.Name] = now
+	}
+	ctl.secretChecksMu.Unlock()
+	if !due {
+		return false
+	}
 	_, missing, err := imagemeta.ExistingPullSecrets(ctx, ctl.c.Kube, ctl.c.Options.SystemNamespace, src.Spec.ImagePullSecrets)
 	return err == nil && len(missing) == 0
 }

@@ -227,8 +227,14 @@ func TestReconcile(t *testing.T) {
 		filters == nil || !strings.HasPrefix(filters.Message, "listed without the pull secrets that do not exist: aim-system/regcred; ") {
 		t.Errorf("missing secret: wait %s err %v registry calls %d status %s FiltersReady %+v", wait, err, len(fake.calls), s.Status.Status, filters)
 	}
+	// An owned model's event right after reads no secret: they are looked for every 30 s, not on each event.
+	h.kube.ClearActions()
+	h.now = h.now.Add(time.Second)
+	if _, err = ctl.reconcile(ctx, cache.NewObjectName("", "src")); err != nil || len(h.kube.Actions()) > 0 {
+		t.Errorf("a reconcile within 30 s of the listing: err %v, API reads %v", err, h.kube.Actions())
+	}
 	fake.calls = nil
-	h.now = h.now.Add(imagemeta.SecretRecheck)
+	h.now = h.now.Add(imagemeta.SecretRecheck - time.Second)
 	if wait, err = ctl.reconcile(ctx, cache.NewObjectName("", "src")); err != nil || wait != imagemeta.SecretRecheck || len(fake.calls) > 0 {
 		t.Errorf("still missing: wait %s err %v registry calls %v", wait, err, fake.calls)
 	}
