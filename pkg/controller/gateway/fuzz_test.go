@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 )
 
 var segmentPattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`)
@@ -34,7 +35,7 @@ func FuzzRenderPath(f *testing.F) {
 			return
 		}
 		for _, s := range strings.Split(path[1:], "/") {
-			if len(s) > maxSegment || !segmentPattern.MatchString(s) {
+			if len(s) > naming.MaxLength || !segmentPattern.MatchString(s) {
 				t.Fatalf("RenderPath(%q) = %q: segment %q", template, path, s)
 			}
 		}

@@ -9,20 +9,17 @@ import (
 	"k8s.io/client-go/util/jsonpath"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 )
 
-const (
-	// MaxPathLength caps a rendered route path.
-	MaxPathLength = 200
-	maxSegment    = 63
-)
+// MaxPathLength caps a rendered route path.
+const MaxPathLength = 200
 
 var (
 	placeholder = regexp.MustCompile(`\{([^{}]*)\}`)
 	// mapLookup reads a label or annotation whose key jsonpath cannot express: .metadata.labels['a/b.c'], or
 	// with double quotes, as aim-engine's labelAccessPattern also takes it.
-	mapLookup  = regexp.MustCompile(`^\.metadata\.(labels|annotations)\[['"]([^'"]+)['"]\]$`)
-	notSegment = regexp.MustCompile(`[^a-z0-9-]`)
+	mapLookup = regexp.MustCompile(`^\.metadata\.(labels|annotations)\[['"]([^'"]+)['"]\]$`)
 )
 
 // DefaultPath routes a service at /<namespace>/<uid> when no template is set.
@@ -86,14 +83,9 @@ func RenderPath(svc *aimv1.AIMService, template string) (string, error) {
 	return path, nil
 }
 
-// segment makes s a DNS label as aim-engine's MakeRFC1123Compliant does: lower case, other characters than
-// a-z, 0-9 and "-" become "-", no "-" at either end, at most 63 characters.
+// segment makes s a DNS label as aim-engine's route template does (TrimSpace, then MakeRFC1123Compliant).
 func segment(s string) string {
-	s = strings.Trim(notSegment.ReplaceAllString(strings.ToLower(strings.TrimSpace(s)), "-"), "-")
-	if len(s) > maxSegment {
-		s = strings.TrimRight(s[:maxSegment], "-")
-	}
-	return s
+	return naming.RFC1123Label(strings.TrimSpace(s))
 }
 
 func evaluate(obj map[string]any, expr string) (string, error) {
