@@ -630,27 +630,15 @@ func TestChartEngineUserRoles(t *testing.T) {
 			t.Errorf("role %d is %s, want %s", i, name, r.Name)
 			continue
 		}
-		want := []any{
-			map[string]any{"apiGroups": []any{"aim.eai.amd.com"}, "resources": []any{r.Resource}, "verbs": anyList(migrate.EngineUserRoleVerbs[r.Role])},
-			map[string]any{"apiGroups": []any{"aim.eai.amd.com"}, "resources": []any{r.Resource + "/status"}, "verbs": []any{"get"}},
-		}
-		if !reflect.DeepEqual(got[i]["rules"], want) {
-			t.Errorf("%s rules (- chart, + aim-engine's):\n%s", r.Name, diff.Diff(got[i]["rules"], want))
-		}
+		verbs, _ := json.Marshal(migrate.EngineUserRoleVerbs[r.Role])
+		jsonEqual(t, r.Name+" rules", got[i]["rules"], fmt.Sprintf(`[{apiGroups: [aim.eai.amd.com], resources: [%s], verbs: %s},
+			{apiGroups: [aim.eai.amd.com], resources: [%[1]s/status], verbs: [get]}]`, r.Resource, verbs))
 	}
 	for _, o := range helmTemplate(t, "--set", "rbacHelpers.enabled=false") {
 		if strings.HasPrefix(str(o, "metadata", "name"), "aim-engine-") {
 			t.Errorf("rbacHelpers.enabled=false renders %s", key(o))
 		}
 	}
-}
-
-func anyList(s []string) []any {
-	out := make([]any, len(s))
-	for i, v := range s {
-		out[i] = v
-	}
-	return out
 }
 
 // TestChartRegistryMirrors: registryMirrors becomes the ConfigMap aim-apiserver-registries, mounted as a directory
