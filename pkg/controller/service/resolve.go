@@ -452,7 +452,7 @@ func DerivedTemplate(svc *aimv1.AIMService, base Template, modelName string, rc 
 	}
 	spec := *base.Spec.DeepCopy()
 	spec.ModelName = cmp.Or(spec.ModelName, modelName)
-	spec.RuntimeConfigName = cmp.Or(svc.Spec.RuntimeConfigName, spec.RuntimeConfigName, aimv1.DefaultRuntimeConfigName)
+	spec.RuntimeConfigName = runtimeconfig.Name(cmp.Or(svc.Spec.RuntimeConfigName, spec.RuntimeConfigName))
 	if o.Hardware != nil {
 		spec.Hardware = o.Hardware.DeepCopy()
 	}
