@@ -36,7 +36,7 @@ kube::codegen::gen_openapi \
 	"${ROOT}/pkg/apis"
 
 # Core types inside AIM types use client-go's apply configurations, so every field stays optional.
-APPLYCONFIG_EXTERNALS="k8s.io/api/core/v1.EnvVar:k8s.io/client-go/applyconfigurations/core/v1,k8s.io/api/core/v1.LocalObjectReference:k8s.io/client-go/applyconfigurations/core/v1,k8s.io/api/core/v1.ResourceRequirements:k8s.io/client-go/applyconfigurations/core/v1,k8s.io/api/core/v1.Toleration:k8s.io/client-go/applyconfigurations/core/v1,k8s.io/api/core/v1.NodeAffinity:k8s.io/client-go/applyconfigurations/core/v1"
+APPLYCONFIG_EXTERNALS="k8s.io/api/core/v1.EnvVar:k8s.io/client-go/applyconfigurations/core/v1,k8s.io/api/core/v1.LocalObjectReference:k8s.io/client-go/applyconfigurations/core/v1,k8s.io/api/core/v1.Toleration:k8s.io/client-go/applyconfigurations/core/v1,k8s.io/api/core/v1.NodeAffinity:k8s.io/client-go/applyconfigurations/core/v1"
 
 kube::codegen::gen_client \
 	--with-watch \

@@ -26,14 +26,19 @@ type twinResource struct {
 
 const (
 	// twinSourceGroup is the group the document describes; the twin's group is the caller's.
-	twinSourceGroup = "aim.eai.amd.com"
-	twinVersion     = "v1alpha1"
-	twinRefPrefix   = "#/components/schemas/"
-	// The document types Quantity only as "string or number", but the aggregated server rejects a malformed
-	// quantity (pkg/fieldformat): the twin checks the pattern controller-gen gives Quantity in CRDs.
-	twinQuantity        = "io.k8s.apimachinery.pkg.api.resource.Quantity"
+	twinSourceGroup     = "aim.eai.amd.com"
+	twinVersion         = "v1alpha1"
+	twinRefPrefix       = "#/components/schemas/"
 	twinQuantityPattern = `^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$`
 )
+
+// twinQuantities are the quantity types: the document types them only as "string or number", but the
+// aggregated server rejects a malformed quantity (pkg/fieldformat), so the twin checks the pattern controller-gen
+// gives Quantity in CRDs. The AIM kinds' own keeps the text (D17); resource.Quantity is in core types they use.
+var twinQuantities = []string{
+	"com.github.aim-apiserver.aim-apiserver.pkg.apis.aim.v1alpha1.Quantity",
+	"io.k8s.apimachinery.pkg.api.resource.Quantity",
+}
 
 // twinKept are the keywords copied as they are. A whitelist, because the API server drops (or, with strict field
 // validation, rejects) what JSONSchemaProps lacks, such as x-kubernetes-patch-strategy; descriptions go to keep
@@ -130,7 +135,7 @@ func (c *twinConverter) inline(ref string) (map[string]any, error) {
 	c.inlining = append(c.inlining, name)
 	defer func() { c.inlining = c.inlining[:len(c.inlining)-1] }()
 	out, err := c.convert(s, true)
-	if err == nil && name == twinQuantity {
+	if err == nil && slices.Contains(twinQuantities, name) {
 		out["pattern"] = twinQuantityPattern
 	}
 	return out, err

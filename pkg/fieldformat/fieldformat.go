@@ -208,10 +208,9 @@ var (
 	quantityType = reflect.TypeOf(resource.Quantity{})
 	timeType     = reflect.TypeOf(metav1.Time{})
 	durationType = reflect.TypeOf(metav1.Duration{})
-	// An API type that publishes itself as a string and decodes itself (v1alpha1.Duration): its decoder is the
-	// check, and its error the message.
+	// An API type that publishes itself as a string (v1alpha1.Duration), or a string or a number
+	// (v1alpha1.Quantity), and decodes itself: its decoder is the check, and its error the message.
 	unmarshalerType = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
-	schemaTyped     = reflect.TypeOf((*interface{ OpenAPISchemaType() []string })(nil)).Elem()
 )
 
 // checkString decodes a JSON string with the Go type's own decoder.
@@ -227,12 +226,36 @@ func checkString(v any, t reflect.Type, path *field.Path) field.ErrorList {
 	return nil
 }
 
-// selfDecodedString reports whether values of t are strings that t decodes itself.
-func selfDecodedString(t reflect.Type) bool {
-	if t.Kind() != reflect.Struct || !reflect.PointerTo(t).Implements(unmarshalerType) || !t.Implements(schemaTyped) {
-		return false
+// checkStringOrNumber decodes a JSON string or number with the Go type's own decoder.
+func checkStringOrNumber(v any, t reflect.Type, path *field.Path) field.ErrorList {
+	var data []byte
+	switch x := v.(type) {
+	case string:
+		data, _ = json.Marshal(x)
+	case json.Number:
+		data = []byte(x.String())
+	default:
+		return field.ErrorList{field.Invalid(path, v, "must be a string or a number")}
 	}
-	return slices.Equal(reflect.Zero(t).Interface().(interface{ OpenAPISchemaType() []string }).OpenAPISchemaType(), []string{"string"})
+	if err := reflect.New(t).Interface().(json.Unmarshaler).UnmarshalJSON(data); err != nil {
+		return field.ErrorList{field.Invalid(path, v, err.Error())}
+	}
+	return nil
+}
+
+// selfDecoded is the JSON types of the values a struct type t decodes itself, as its schema publishes them; nil
+// for any other type.
+func selfDecoded(t reflect.Type) []string {
+	if t.Kind() != reflect.Struct || !reflect.PointerTo(t).Implements(unmarshalerType) {
+		return nil
+	}
+	switch v := reflect.Zero(t).Interface().(type) {
+	case interface{ OpenAPIV3OneOfTypes() []string }:
+		return v.OpenAPIV3OneOfTypes()
+	case interface{ OpenAPISchemaType() []string }:
+		return v.OpenAPISchemaType()
+	}
+	return nil
 }
 
 // walk checks a decoded JSON value against a Go type.
@@ -261,7 +284,10 @@ func walk(v any, t reflect.Type, path *field.Path) field.ErrorList {
 		}
 		return nil
 	}
-	if selfDecodedString(t) {
+	switch types := selfDecoded(t); {
+	case slices.Equal(types, []string{"string", "number"}):
+		return checkStringOrNumber(v, t, path)
+	case slices.Equal(types, []string{"string"}):
 		return checkString(v, t, path)
 	}
 	var errs field.ErrorList
@@ -326,7 +352,7 @@ func checkQuantity(v any, path *field.Path) field.ErrorList {
 		return field.ErrorList{field.Invalid(path, v, "must be a quantity, a string or a number")}
 	}
 	if _, err := resource.ParseQuantity(s); err != nil {
-		return field.ErrorList{field.Invalid(path, s, `quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`)}
+		return field.ErrorList{field.Invalid(path, s, resource.ErrFormatWrong.Error())}
 	}
 	return nil
 }

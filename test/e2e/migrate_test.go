@@ -360,19 +360,10 @@ func compareContents(t *testing.T, stage string, before, after map[string]map[st
 	}
 }
 
-// holds reports whether a holds every field of b with its value (lists element by element); a duration may
-// read back in Go's canonical form (docs/compatibility.md): 24h is 24h0m0s.
+// holds reports whether a holds every field of b with its value (lists element by element), as written:
+// durations (D16) and quantities (D17) read back so, 1024Mi as 1024Mi and the number 2 as a number.
 func holds(a, b any) bool {
-	return reconcile.HoldsWith(a, b, func(a, b any) bool {
-		as, aok := a.(string)
-		bs, bok := b.(string)
-		if aok && bok && as != bs {
-			ad, aerr := time.ParseDuration(as)
-			bd, berr := time.ParseDuration(bs)
-			return aerr == nil && berr == nil && ad == bd
-		}
-		return reflect.DeepEqual(a, b)
-	})
+	return reconcile.HoldsWith(a, b, reflect.DeepEqual)
 }
 
 // TestMigrationFromAimEngine: a populated aim-engine installation moves onto aim-apiserver with every UID,
@@ -435,8 +426,8 @@ kind: AIMServiceTemplate
 metadata: {name: mig-tpl, namespace: %[1]s}
 spec:
   modelName: mig-model
-  hardware: {cpu: {requests: "2"}}
-  modelSources: [{modelId: org/mig, sourceUri: "s3://models/org/mig", size: 1Gi}]
+  hardware: {cpu: {requests: 2}}
+  modelSources: [{modelId: org/mig, sourceUri: "s3://models/org/mig", size: 1024Mi}]
 ---
 apiVersion: aim.eai.amd.com/v1alpha1
 kind: AIMTemplateCache
@@ -446,7 +437,7 @@ spec: {templateName: mig-tpl, templateScope: Namespace, mode: Shared}
 apiVersion: aim.eai.amd.com/v1alpha1
 kind: AIMArtifact
 metadata: {name: mig-artifact, namespace: %[1]s}
-spec: {sourceUri: "s3://models/org/mig", modelId: org/mig, size: 1Gi}
+spec: {sourceUri: "s3://models/org/mig", modelId: org/mig, size: 1024Mi}
 ---
 apiVersion: aim.eai.amd.com/v1alpha1
 kind: AIMService

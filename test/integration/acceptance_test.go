@@ -65,7 +65,7 @@ var acceptedCases = []acceptedCase{
 		warning:  "spec.resources.requests[cpu]: 1500m is more than limits[cpu] 1"},
 	{name: "CPU limit below requests in overrides.hardware", resource: "aimservices",
 		object:   `{"metadata":{"name":"ovr"},"spec":{"model":{"name":"m"},"overrides":{"hardware":{"cpu":{"requests":"1.5","limits":"1"}}}}}`,
-		decision: "accept with a warning, as for resources", warning: "spec.overrides.hardware.cpu.requests: 1500m is more than limits 1"},
+		decision: "accept with a warning, as for resources", warning: "spec.overrides.hardware.cpu.requests: 1.5 is more than limits 1"}, // as written (D17)
 	{name: "CPU limit below requests in a service's custom model", resource: "aimservices",
 		object: `{"metadata":{"name":"cust"},"spec":{"model":{"custom":{"baseImage":"ghcr.io/silogen/aim-base:0.7.0",
 			"modelSources":[{"modelId":"org/m","sourceUri":"hf://org/m"}],"hardware":{"cpu":{"requests":"2","limits":"1"}}}}}}`,

@@ -2,7 +2,6 @@ package aim
 
 import (
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -115,7 +114,7 @@ type AIMArtifactSpec struct {
 	// storageClassName of the volume; empty uses the runtime config, then the cluster default.
 	StorageClassName string
 	// size of the weights; when absent a check-size job measures it.
-	WeightsSize *resource.Quantity
+	WeightsSize *Quantity
 	// env of the download and check-size jobs, for example credentials.
 	Env []corev1.EnvVar
 	// modelDownloadImage overrides the downloader image.
@@ -175,7 +174,7 @@ type AIMArtifactStatus struct {
 	// discoveredSizeBytes is the size measured by the check-size job.
 	DiscoveredSizeBytes *int64
 	// allocatedSize is the size of the volume.
-	AllocatedSize *resource.Quantity
+	AllocatedSize *Quantity
 	// headroomPercent is the extra space allocated over the model size.
 	HeadroomPercent *int32
 }

@@ -30,7 +30,7 @@ type AIMModelSpec struct {
 	// serviceAccountName is copied into the model's templates and runs discovery.
 	ServiceAccountName string
 	// resources are default container resources for the model's workloads.
-	Resources *corev1.ResourceRequirements
+	Resources *ResourceRequirements
 	// imageMetadata supplied by the user (for air-gapped clusters); when set the registry is not contacted.
 	ImageMetadata *ImageMetadata
 }

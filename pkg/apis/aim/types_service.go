@@ -48,7 +48,7 @@ type AIMServiceSpec struct {
 	// env is added to the inference container; it wins over template and runtime config env of the same name.
 	Env []corev1.EnvVar
 	// resources of the inference container; they win over the template's and the computed per-GPU defaults.
-	Resources *corev1.ResourceRequirements
+	Resources *ResourceRequirements
 	// overrides of the template's runtime parameters. The service then runs on a template derived from the
 	// resolved one. Each field is immutable once set.
 	Overrides *AIMRuntimeParameters

@@ -115,7 +115,7 @@ type AIMGpuRequirements struct {
 	// model is the GPU model, for example MI300X or MI355X (at most 64 characters). Mutually exclusive with minVram.
 	Model string
 	// minVram is the minimum memory per GPU, for example 192Gi. Mutually exclusive with model.
-	MinVRAM *resource.Quantity
+	MinVRAM *Quantity
 	// resourceName is the extended resource that counts GPUs on nodes. Defaults to amd.com/gpu.
 	ResourceName string
 }
@@ -123,9 +123,9 @@ type AIMGpuRequirements struct {
 // AIMCpuRequirements describe a CPU-only workload.
 type AIMCpuRequirements struct {
 	// requests is the CPU requested per replica.
-	Requests resource.Quantity
+	Requests Quantity
 	// limits is the CPU limit per replica; at least requests when set.
-	Limits *resource.Quantity
+	Limits *Quantity
 }
 
 // AIMModelSource is one set of model weights to download.
@@ -136,7 +136,7 @@ type AIMModelSource struct {
 	// sourceUri is where the weights come from: hf://org/name or s3://bucket/path.
 	SourceURI string
 	// size of the weights; when absent a check-size job measures it.
-	WeightsSize *resource.Quantity
+	WeightsSize *Quantity
 	// env holds per-source settings such as credentials; it overrides cache-level env of the same name.
 	Env []corev1.EnvVar
 }
@@ -209,6 +209,28 @@ type AIMRuntimeRoutingConfig struct {
 	RequestTimeout *Duration
 	// annotations are copied onto the HTTPRoute.
 	Annotations map[string]string
+}
+
+// Quantity is an amount as it was written (v1alpha1.Quantity).
+type Quantity struct {
+	Text   string
+	Number bool
+}
+
+// Amount is the value as a resource.Quantity; zero when unset or when the text does not parse.
+func (q Quantity) Amount() resource.Quantity {
+	v, _ := resource.ParseQuantity(q.Text)
+	return v
+}
+
+// ResourceList maps a resource name to its amount (v1alpha1.ResourceList).
+type ResourceList map[corev1.ResourceName]Quantity
+
+// ResourceRequirements are a container's compute resources (v1alpha1.ResourceRequirements).
+type ResourceRequirements struct {
+	Limits   ResourceList
+	Requests ResourceList
+	Claims   []corev1.ResourceClaim
 }
 
 // Duration is a length of time and the text it was written with (v1alpha1.Duration).

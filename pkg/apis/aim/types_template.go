@@ -20,7 +20,7 @@ type AIMServiceTemplateSpecCommon struct {
 	// serviceAccountName runs discovery and inference pods under this service account.
 	ServiceAccountName string
 	// resources of the inference container, merged under the service's resources.
-	Resources *corev1.ResourceRequirements
+	Resources *ResourceRequirements
 	// modelSources lists the weights inline; a template with inline sources skips discovery.
 	ModelSources []AIMModelSource
 	// profileId pins a profile of the image; passed as AIM_PROFILE_ID to discovery and inference.

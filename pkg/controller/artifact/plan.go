@@ -90,8 +90,10 @@ func (p *Plan) report(component string, dep state.Dependency, st aimv1.AIMStatus
 
 // EffectiveSize is the model size the artifact states or measured; false when unknown.
 func EffectiveSize(a *aimv1.AIMArtifact) (int64, bool) {
-	if a.Spec.WeightsSize != nil && a.Spec.WeightsSize.Value() > 0 {
-		return a.Spec.WeightsSize.Value(), true
+	if a.Spec.WeightsSize != nil {
+		if n := a.Spec.WeightsSize.Amount(); n.Value() > 0 {
+			return n.Value(), true
+		}
 	}
 	if d := a.Status.DiscoveredSizeBytes; d != nil && *d > 0 {
 		return *d, true
@@ -146,8 +148,13 @@ func PlanArtifact(o Observation) Plan {
 // displaySize is status.displaySize as aim-engine's reconcile.go sets it: a spec size it cannot format (not a
 // whole number of bytes, or beyond 7 EiB) shows as written; a measured one it cannot format leaves the field
 // as it was.
-func displaySize(spec *resource.Quantity, measured int64) (string, bool) {
-	if spec == nil || spec.IsZero() {
+func displaySize(written *aimv1.Quantity, measured int64) (string, bool) {
+	if written == nil {
+		return DisplaySize(measured)
+	}
+	// In resource.Quantity's canonical form, as aim-engine prints its parsed size.
+	spec := written.Amount()
+	if spec.IsZero() {
 		return DisplaySize(measured)
 	}
 	if n, whole := spec.AsInt64(); whole {
@@ -201,16 +208,16 @@ func planSize(o Observation, p *Plan) (int64, bool) {
 // resource.Quantity, whose zero value omitempty does not omit (aimartifact_types.go:206).
 func observeVolume(o Observation, st *aimv1.AIMArtifactStatus) {
 	if st.AllocatedSize == nil {
-		st.AllocatedSize = &resource.Quantity{}
+		st.AllocatedSize = ptr.To(aimv1.NewQuantity(resource.Quantity{}))
 	}
 	pvc := o.PVC
 	if pvc == nil {
 		return
 	}
 	st.PersistentVolumeClaim = pvc.Name
-	if st.AllocatedSize.IsZero() {
+	if allocated := st.AllocatedSize.Amount(); allocated.IsZero() {
 		if q, ok := pvc.Spec.Resources.Requests[corev1.ResourceStorage]; ok {
-			st.AllocatedSize = &q
+			st.AllocatedSize = ptr.To(aimv1.NewQuantity(q))
 		}
 		st.HeadroomPercent = ptr.To(o.RuntimeConfig.PVCHeadroomPercent())
 	}
@@ -245,7 +252,7 @@ func planVolume(o Observation, p *Plan, size int64) bool {
 	p.PVC = BuildPVC(a, o.RuntimeConfig, q)
 	// The status written after this apply reports the volume it made; aim-engine reports it one reconcile
 	// later, when it reads the volume back. A volume that cannot be made is not named.
-	st.PersistentVolumeClaim, st.AllocatedSize, st.HeadroomPercent = p.PVC.Name, &q, ptr.To(headroom)
+	st.PersistentVolumeClaim, st.AllocatedSize, st.HeadroomPercent = p.PVC.Name, ptr.To(aimv1.NewQuantity(q)), ptr.To(headroom)
 	p.report(ComponentVolume, state.DependencyDownstream, aimv1.AIMStatusProgressing, health.ReasonResourceNotReady,
 		"creating "+p.PVC.Name+" of "+q.String())
 	return false

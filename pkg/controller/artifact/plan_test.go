@@ -33,7 +33,7 @@ func testArtifact() *aimv1.AIMArtifact {
 }
 
 func sized(a *aimv1.AIMArtifact, q string) *aimv1.AIMArtifact {
-	a.Spec.WeightsSize = ptr.To(resource.MustParse(q))
+	a.Spec.WeightsSize = ptr.To(aimv1.MustParseQuantity(q))
 	return a
 }
 
@@ -645,7 +645,7 @@ func TestVolumeStatusLikeAimEngine(t *testing.T) {
 	tooLarge := ready()
 	sized(tooLarge.Artifact, "1Ei")
 	expanded := downloading()
-	expanded.Artifact.Status.AllocatedSize = ptr.To(resource.MustParse("17Gi"))
+	expanded.Artifact.Status.AllocatedSize = ptr.To(aimv1.MustParseQuantity("17Gi"))
 	expanded.PVC.Spec.Resources.Requests[corev1.ResourceStorage] = resource.MustParse("40Gi")
 	for _, tc := range []struct {
 		name      string

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/utils/ptr"
 
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
@@ -198,9 +198,9 @@ func TestDisplaySizeOfSpecAndMeasuredSizes(t *testing.T) {
 		{name: "an unformattable measured size leaves the field", measured: 7<<60 + 1, wantOK: false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var spec *resource.Quantity
+			var spec *aimv1.Quantity
 			if tc.spec != "" {
-				spec = ptr.To(resource.MustParse(tc.spec))
+				spec = ptr.To(aimv1.MustParseQuantity(tc.spec))
 			}
 			got, ok := displaySize(spec, tc.measured)
 			if got != tc.want || ok != tc.wantOK {

@@ -41,7 +41,7 @@ func TestParse(t *testing.T) {
 	}
 	src := res.ModelSources[0]
 	want := resource.NewQuantity(int64(32.5*(1<<30)), resource.BinarySI)
-	if src.ModelID != "amd/Qwen3-32B-FP8" || src.SourceURI != "hf://amd/Qwen3-32B-FP8" || src.WeightsSize.Cmp(*want) != 0 {
+	if src.ModelID != "amd/Qwen3-32B-FP8" || src.SourceURI != "hf://amd/Qwen3-32B-FP8" || src.WeightsSize.Text != want.String() {
 		t.Errorf("source %+v size %s", src, src.WeightsSize)
 	}
 }
@@ -54,7 +54,7 @@ func TestParseSizeAsAimEngine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := res.ModelSources[0].WeightsSize; got == nil || got.Value() != want {
+		if got := res.ModelSources[0].WeightsSize; got == nil || got.Text != resource.NewQuantity(want, resource.BinarySI).String() {
 			t.Errorf("size_gb %s: size %v, want %d bytes", sizeGB, got, want)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/redact"
@@ -133,7 +134,7 @@ func convert(o Output, raw []byte) (*Result, error) {
 		// As aim-engine converts it: truncated to whole bytes, and a size of 0 written as 0 (unknown to the
 		// artifact, which measures it).
 		src := aimv1.AIMModelSource{ModelID: m.Name, SourceURI: m.Source,
-			WeightsSize: resource.NewQuantity(int64(m.SizeGB*bytesPerGB), resource.BinarySI)}
+			WeightsSize: ptr.To(aimv1.NewQuantity(*resource.NewQuantity(int64(m.SizeGB*bytesPerGB), resource.BinarySI)))}
 		res.ModelSources = append(res.ModelSources, src)
 	}
 	md := o.Profile.Metadata

@@ -88,9 +88,9 @@ func Desired(modelName string, spec aimv1.AIMModelSpec, metadata *aimv1.ImageMet
 		}
 		if hw := t.Spec.Hardware; hw != nil && hw.CPU != nil {
 			// The pod's cpu comes from the template's resources (as aim-engine builds the InferenceService).
-			t.Spec.Resources = &corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: hw.CPU.Requests.DeepCopy()}}
+			t.Spec.Resources = &aimv1.ResourceRequirements{Requests: aimv1.ResourceList{corev1.ResourceCPU: hw.CPU.Requests}}
 			if hw.CPU.Limits != nil {
-				t.Spec.Resources.Limits = corev1.ResourceList{corev1.ResourceCPU: hw.CPU.Limits.DeepCopy()}
+				t.Spec.Resources.Limits = aimv1.ResourceList{corev1.ResourceCPU: *hw.CPU.Limits}
 			}
 		}
 		if c.Name != "" {
@@ -153,18 +153,18 @@ func MergeHardware(model, template *aimv1.AIMHardwareRequirements) *aimv1.AIMHar
 			out.GPU.ResourceName = g.ResourceName
 		}
 		if g.MinVRAM != nil {
-			out.GPU.MinVRAM = ptr.To(g.MinVRAM.DeepCopy())
+			out.GPU.MinVRAM = ptr.To(*g.MinVRAM)
 		}
 	}
 	if c := template.CPU; c != nil {
 		if out.CPU == nil {
 			out.CPU = &aimv1.AIMCpuRequirements{}
 		}
-		if !c.Requests.IsZero() {
-			out.CPU.Requests = c.Requests.DeepCopy()
+		if requests := c.Requests.Amount(); !requests.IsZero() {
+			out.CPU.Requests = c.Requests
 		}
 		if c.Limits != nil {
-			out.CPU.Limits = ptr.To(c.Limits.DeepCopy())
+			out.CPU.Limits = ptr.To(*c.Limits)
 		}
 	}
 	return out

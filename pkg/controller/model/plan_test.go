@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/ptr"
@@ -84,11 +83,11 @@ func TestDesiredCustomModel(t *testing.T) {
 	}
 	// custom.hardware.cpu becomes the resources of the template (aim-engine's cpuRequirementsToResources),
 	// which the InferenceService reads.
-	spec.Custom.Hardware = &aimv1.AIMHardwareRequirements{CPU: &aimv1.AIMCpuRequirements{Requests: resource.MustParse("8"), Limits: ptr.To(resource.MustParse("16"))}}
+	spec.Custom.Hardware = &aimv1.AIMHardwareRequirements{CPU: &aimv1.AIMCpuRequirements{Requests: aimv1.MustParseQuantity("8"), Limits: ptr.To(aimv1.MustParseQuantity("16"))}}
 	spec.CustomTemplates = nil
 	ts = Desired("mine", spec, nil)
-	wantRes := &corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("8")},
-		Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("16")}}
+	wantRes := &aimv1.ResourceRequirements{Requests: aimv1.ResourceList{corev1.ResourceCPU: aimv1.MustParseQuantity("8")},
+		Limits: aimv1.ResourceList{corev1.ResourceCPU: aimv1.MustParseQuantity("16")}}
 	if diff := cmp.Diff(wantRes, ts[0].Spec.Resources); diff != "" {
 		t.Errorf("resources of a CPU template (-want +got):\n%s", diff)
 	}
@@ -105,7 +104,7 @@ func TestDesiredCustomModel(t *testing.T) {
 
 // TestMergeHardware: aim-engine's MergeHardware, field by field; the model's hardware is not changed.
 func TestMergeHardware(t *testing.T) {
-	q := resource.MustParse
+	q := aimv1.MustParseQuantity
 	model := &aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Requests: 1, Model: "MI300X", ResourceName: "amd.com/gpu"},
 		CPU: &aimv1.AIMCpuRequirements{Requests: q("4"), Limits: ptr.To(q("8"))}}
 	for _, tc := range []struct {

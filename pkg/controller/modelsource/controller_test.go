@@ -181,7 +181,7 @@ func TestReconcile(t *testing.T) {
 			t.Errorf("model %s: owners %v, labels (-want +got):\n%s", m.Name, m.OwnerReferences, diff)
 		}
 		// The apply carries aim-engine's resources: {} through to the stored model.
-		if r := m.Spec.Resources; r == nil || !apiequality.Semantic.DeepEqual(*r, corev1.ResourceRequirements{}) {
+		if r := m.Spec.Resources; r == nil || !apiequality.Semantic.DeepEqual(*r, aimv1.ResourceRequirements{}) {
 			t.Errorf("model %s: spec.resources %v, want {}", m.Name, r)
 		}
 	}

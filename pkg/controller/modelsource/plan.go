@@ -4,7 +4,6 @@ import (
 	"sort"
 
 	"github.com/blang/semver/v4"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
@@ -118,7 +117,7 @@ func NewModel(src *aimv1.AIMClusterModelSource, rc runtimeconfig.Resolved, img I
 		// resources: {} as aim-engine writes it: its spec.resources is a struct, not a pointer, which omitempty
 		// cannot omit (api/v1alpha1/aimmodel_shared.go:213, internal/aimclustermodelsource/builder.go:58).
 		Spec: aimv1.AIMModelSpec{Image: img.Reference(), ImagePullSecrets: src.Spec.ImagePullSecrets,
-			Resources: &corev1.ResourceRequirements{}},
+			Resources: &aimv1.ResourceRequirements{}},
 	}
 }
 

@@ -64,7 +64,7 @@ func InferenceService(svc *aimv1.AIMService, m Model, t Template, rc runtimeconf
 	in := kserve.Input{
 		Name: WorkloadName(svc), Namespace: svc.Namespace, Owner: ownerRef(svc), Labels: labels,
 		Image: m.Spec.Image, NodeAffinity: t.Status.ResolvedNodeAffinity, Scheduling: rc.Spec.Scheduling,
-		Env: Environment(svc, t, rc), ServiceResources: svc.Spec.Resources,
+		Env: Environment(svc, t, rc), ServiceResources: svc.Spec.Resources.Core(),
 		ImagePullSecrets:   unionSecrets(svc.Spec.ImagePullSecrets, t.Spec.ImagePullSecrets, m.Spec.ImagePullSecrets),
 		ServiceAccountName: cmp.Or(svc.Spec.ServiceAccountName, cmp.Or(t.Spec.ServiceAccountName, m.Spec.ServiceAccountName)),
 		Scale:              kserve.ScaleOf(&svc.Spec), AutoScaling: svc.Spec.AutoScaling,
@@ -79,7 +79,7 @@ func InferenceService(svc *aimv1.AIMService, m Model, t Template, rc runtimeconf
 	}
 	// Only the template's resources, as in aim-engine: a model turns custom.hardware.cpu into the resources of
 	// the templates it creates; hardware.cpu of a template written by hand places nothing.
-	in.TemplateResources = t.Spec.Resources
+	in.TemplateResources = t.Spec.Resources.Core()
 	return in
 }
 

@@ -240,7 +240,7 @@ func ImageModel(svc *aimv1.AIMService, image string) (*aimv1.AIMModel, error) {
 		// resources: {} as aim-engine writes its non-pointer field (model.go:371).
 		Spec: aimv1.AIMModelSpec{Image: image, RuntimeConfigName: svc.Spec.RuntimeConfigName,
 			ImagePullSecrets: svc.Spec.ImagePullSecrets, ServiceAccountName: svc.Spec.ServiceAccountName,
-			Resources: &corev1.ResourceRequirements{}},
+			Resources: &aimv1.ResourceRequirements{}},
 	}, nil
 }
 
@@ -270,7 +270,7 @@ func CustomModel(svc *aimv1.AIMService) *aimv1.AIMModel {
 				LabelCustomModel: "true", aimv1.LabelService: naming.LabelValue(svc.Name)}},
 		Spec: aimv1.AIMModelSpec{Image: c.BaseImage, ModelSources: c.ModelSources, Custom: &aimv1.AIMModelCustomConfig{Hardware: &hw},
 			RuntimeConfigName: svc.Spec.RuntimeConfigName, ImagePullSecrets: svc.Spec.ImagePullSecrets,
-			ServiceAccountName: svc.Spec.ServiceAccountName, Env: svc.Spec.Env, Resources: &corev1.ResourceRequirements{}},
+			ServiceAccountName: svc.Spec.ServiceAccountName, Env: svc.Spec.Env, Resources: &aimv1.ResourceRequirements{}},
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -189,7 +188,7 @@ func TestCustomModelIsFoundAgainBySpec(t *testing.T) {
 	// A second service asking for the same files with another size (or other env) finds the model its name
 	// would take, as aim-engine matches it, instead of waiting forever for one it cannot create.
 	sized := c.Spec.DeepCopy()
-	sized.ModelSources[0].WeightsSize = ptr.To(resource.MustParse("20Gi"))
+	sized.ModelSources[0].WeightsSize = ptr.To(aimv1.MustParseQuantity("20Gi"))
 	sized.ModelSources[0].Env = []corev1.EnvVar{{Name: "HF_HUB_ENABLE_HF_TRANSFER", Value: "1"}}
 	if r := ResolveModel(svc, []Model{{Name: c.Name, Namespace: "team", Status: aimv1.AIMStatusReady, Spec: *sized}}); r.Model == nil || r.Create != nil {
 		t.Errorf("a model of the same files with another size: %+v", r)

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -251,10 +250,10 @@ func TestInferenceServiceInput(t *testing.T) {
 	// hardware.cpu of a template places nothing by itself: aim-engine reads only the template's resources
 	// (a model writes its custom.hardware.cpu into the resources of the templates it creates).
 	cpu := template("cpu", "", "qwen", aimv1.AIMStatusReady, "unoptimized", "")
-	cpu.Spec.Hardware = &aimv1.AIMHardwareRequirements{CPU: &aimv1.AIMCpuRequirements{Requests: resource.MustParse("8"), Limits: ptr.To(resource.MustParse("16"))}}
-	cpu.Spec.Resources = &corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Gi")}}
+	cpu.Spec.Hardware = &aimv1.AIMHardwareRequirements{CPU: &aimv1.AIMCpuRequirements{Requests: aimv1.MustParseQuantity("8"), Limits: ptr.To(aimv1.MustParseQuantity("16"))}}
+	cpu.Spec.Resources = &aimv1.ResourceRequirements{Requests: aimv1.ResourceList{corev1.ResourceMemory: aimv1.MustParseQuantity("64Gi")}}
 	in = InferenceService(service(nil), m, cpu, rc, nil)
-	if diff := cmp.Diff(cpu.Spec.Resources, in.TemplateResources); in.GPUs != 0 || diff != "" {
+	if diff := cmp.Diff(cpu.Spec.Resources.Core(), in.TemplateResources); in.GPUs != 0 || diff != "" {
 		t.Errorf("CPU-only template: gpus %d, resources (-want +got):\n%s", in.GPUs, diff)
 	}
 }

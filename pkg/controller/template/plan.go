@@ -277,10 +277,13 @@ func placement(spec, resolved *aimv1.AIMHardwareRequirements) *aimv1.AIMHardware
 
 // minVRAM is a GPU requirement's minVram; 0 asks for nothing and is none, as aim-engine reads it.
 func minVRAM(g *aimv1.AIMGpuRequirements) *resource.Quantity {
-	if g.MinVRAM == nil || g.MinVRAM.IsZero() {
+	if g.MinVRAM == nil {
 		return nil
 	}
-	return g.MinVRAM
+	if v := g.MinVRAM.Amount(); !v.IsZero() {
+		return &v
+	}
+	return nil
 }
 
 // templateCache is the AIMTemplateCache a caching template owns: named like it, downloading its sources

@@ -101,7 +101,7 @@ func TestPlacementFollowsTheSpec(t *testing.T) {
 	}
 
 	// minVram 0 asks for nothing, as aim-engine reads it: the count alone places the pods.
-	o.Spec.Hardware.GPU.MinVRAM = ptr.To(resource.MustParse("0"))
+	o.Spec.Hardware.GPU.MinVRAM = ptr.To(aimv1.MustParseQuantity("0"))
 	if placement(o.Spec.Hardware, &aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Model: "MI300X"}}).GPU.Model != "MI300X" {
 		t.Error("minVram 0 placed the pods by memory")
 	}
@@ -471,7 +471,7 @@ func TestDiscoveryImageRewritten(t *testing.T) {
 // profile.
 func readyStatus() aimv1.AIMServiceTemplateStatus {
 	return aimv1.AIMServiceTemplateStatus{Status: aimv1.AIMStatusReady,
-		ModelSources: []aimv1.AIMModelSource{{ModelID: "org/m", SourceURI: "hf://org/m", WeightsSize: ptr.To(resource.MustParse("1Gi"))}},
+		ModelSources: []aimv1.AIMModelSource{{ModelID: "org/m", SourceURI: "hf://org/m", WeightsSize: ptr.To(aimv1.MustParseQuantity("1Gi"))}},
 		Profile: &aimv1.AIMProfile{Metadata: aimv1.AIMProfileMetadata{Engine: "vllm", GPU: "MI300X", GPUCount: 2,
 			Metric: aimv1.AIMMetricLatency, Precision: aimv1.AIMPrecisionFP8, Type: aimv1.AIMProfileTypeOptimized}},
 		Conditions: []metav1.Condition{{Type: ConditionDiscovered, Status: metav1.ConditionTrue, Reason: ReasonDiscoveryComplete}},
@@ -727,7 +727,7 @@ func TestPlanKeepsTheNodeAffinity(t *testing.T) {
 	mi325 := map[string]string{gpu.LabelDeviceID: "74a5"}
 	byModel := func(*Observation) {} // observation()'s spec names MI300X
 	byVRAM := func(o *Observation) {
-		o.Spec.Hardware.GPU.Model, o.Spec.Hardware.GPU.MinVRAM = "", ptr.To(resource.MustParse("128Gi"))
+		o.Spec.Hardware.GPU.Model, o.Spec.Hardware.GPU.MinVRAM = "", ptr.To(aimv1.MustParseQuantity("128Gi"))
 	}
 	inline := func(o *Observation) {
 		o.Spec.ModelSources = []aimv1.AIMModelSource{{ModelID: "org/m", SourceURI: "s3://b/m"}}
@@ -791,7 +791,7 @@ func TestGPUMessageIgnoresNodeCount(t *testing.T) {
 	}{
 		"by model": {func(*Observation) {}, "GPU model 'MI300X' is available"},
 		"by VRAM": {func(o *Observation) {
-			o.Spec.Hardware.GPU.Model, o.Spec.Hardware.GPU.MinVRAM = "", ptr.To(resource.MustParse("128Gi"))
+			o.Spec.Hardware.GPU.Model, o.Spec.Hardware.GPU.MinVRAM = "", ptr.To(aimv1.MustParseQuantity("128Gi"))
 		}, "GPU available (any model accepted): MI300X"},
 	} {
 		for _, nodes := range []gpu.Inventory{gpuNodes(mi300), gpuNodes(mi300, mi300, mi300)} {

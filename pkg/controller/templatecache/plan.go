@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
@@ -259,10 +260,9 @@ func DesiredArtifact(c *aimv1.AIMTemplateCache, src aimv1.AIMModelSource, index 
 	// Always set, "0" when the source's size is unknown, as aim-engine writes it (reconcile.go:352): its
 	// spec.size is a resource.Quantity without omitempty (aimartifact_types.go:92). A zero size still has the
 	// artifact measure the model.
-	a.Spec.WeightsSize = &resource.Quantity{}
+	a.Spec.WeightsSize = ptr.To(aimv1.NewQuantity(resource.Quantity{}))
 	if src.WeightsSize != nil {
-		q := src.WeightsSize.DeepCopy()
-		a.Spec.WeightsSize = &q
+		a.Spec.WeightsSize = ptr.To(*src.WeightsSize)
 	}
 	if len(c.Spec.ImagePullSecrets) > 0 {
 		a.Spec.ImagePullSecrets = append(a.Spec.ImagePullSecrets, c.Spec.ImagePullSecrets...)

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -17,7 +16,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
-var src = aimv1.AIMModelSource{ModelID: "org/m", SourceURI: "hf://org/m.v1", WeightsSize: ptr.To(resource.MustParse("10Gi")),
+var src = aimv1.AIMModelSource{ModelID: "org/m", SourceURI: "hf://org/m.v1", WeightsSize: ptr.To(aimv1.MustParseQuantity("10Gi")),
 	Env: []corev1.EnvVar{{Name: "HF_TOKEN", Value: "source"}}}
 
 func testCache(name string, mode aimv1.AIMTemplateCacheMode) *aimv1.AIMTemplateCache {
@@ -89,9 +88,9 @@ func TestDesiredArtifactShared(t *testing.T) {
 func TestDesiredArtifactSize(t *testing.T) {
 	c := testCache("a", aimv1.AIMTemplateCacheModeShared)
 	for _, tc := range []struct {
-		size *resource.Quantity
+		size *aimv1.Quantity
 		want string
-	}{{ptr.To(resource.MustParse("10Gi")), `"size":"10Gi"`}, {ptr.To(resource.MustParse("0")), `"size":"0"`}, {nil, `"size":"0"`}} {
+	}{{ptr.To(aimv1.MustParseQuantity("10Gi")), `"size":"10Gi"`}, {ptr.To(aimv1.MustParseQuantity("0")), `"size":"0"`}, {nil, `"size":"0"`}} {
 		s := src
 		s.WeightsSize = tc.size
 		data, err := json.Marshal(DesiredArtifact(c, s, 0, runtimeconfig.Resolved{}).Spec)

@@ -172,6 +172,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &aimv1alpha1.OCIMetadataApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("RecommendedDeployment"):
 		return &aimv1alpha1.RecommendedDeploymentApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ResourceRequirements"):
+		return &aimv1alpha1.ResourceRequirementsApplyConfiguration{}
 
 	}
 	return nil

@@ -115,7 +115,9 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.JSON":                           schema_pkg_apis_aim_v1alpha1_JSON(ref),
 		"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.ModelMetadata":                  schema_pkg_apis_aim_v1alpha1_ModelMetadata(ref),
 		"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.OCIMetadata":                    schema_pkg_apis_aim_v1alpha1_OCIMetadata(ref),
+		"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.Quantity":                       schema_pkg_apis_aim_v1alpha1_Quantity(ref),
 		"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.RecommendedDeployment":          schema_pkg_apis_aim_v1alpha1_RecommendedDeployment(ref),
+		"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.ResourceRequirements":           schema_pkg_apis_aim_v1alpha1_ResourceRequirements(ref),
 		"k8s.io/api/core/v1.AWSElasticBlockStoreVolumeSource":                                         schema_k8sio_api_core_v1_AWSElasticBlockStoreVolumeSource(ref),
 		"k8s.io/api/core/v1.Affinity":                                    schema_k8sio_api_core_v1_Affinity(ref),
 		"k8s.io/api/core/v1.AppArmorProfile":                             schema_k8sio_api_core_v1_AppArmorProfile(ref),
@@ -548,7 +550,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMArtifactSpec(ref common.ReferenceCallback) 
 					"size": {
 						SchemaProps: spec.SchemaProps{
 							Description: "size of the weights; when absent a check-size job measures it.",
-							Ref:         ref("k8s.io/apimachinery/pkg/api/resource.Quantity"),
+							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.Quantity"),
 						},
 					},
 					"env": {
@@ -668,7 +670,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMArtifactSpec(ref common.ReferenceCallback) 
 			},
 		},
 		Dependencies: []string{
-			"k8s.io/api/core/v1.EnvVar", "k8s.io/api/core/v1.LocalObjectReference", "k8s.io/apimachinery/pkg/api/resource.Quantity"},
+			"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.Quantity", "k8s.io/api/core/v1.EnvVar", "k8s.io/api/core/v1.LocalObjectReference"},
 	}
 }
 
@@ -771,7 +773,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMArtifactStatus(ref common.ReferenceCallback
 					"allocatedSize": {
 						SchemaProps: spec.SchemaProps{
 							Description: "allocatedSize is the size of the volume.",
-							Ref:         ref("k8s.io/apimachinery/pkg/api/resource.Quantity"),
+							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.Quantity"),
 						},
 					},
 					"headroomPercent": {
@@ -785,7 +787,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMArtifactStatus(ref common.ReferenceCallback
 			},
 		},
 		Dependencies: []string{
-			"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMDownloadProgress", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMDownloadState", "k8s.io/apimachinery/pkg/api/resource.Quantity", "k8s.io/apimachinery/pkg/apis/meta/v1.Condition", "k8s.io/apimachinery/pkg/apis/meta/v1.Time"},
+			"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMDownloadProgress", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMDownloadState", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.Quantity", "k8s.io/apimachinery/pkg/apis/meta/v1.Condition", "k8s.io/apimachinery/pkg/apis/meta/v1.Time"},
 	}
 }
 
@@ -1507,7 +1509,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMClusterServiceTemplateSpec(ref common.Refer
 					"resources": {
 						SchemaProps: spec.SchemaProps{
 							Description: "resources of the inference container, merged under the service's resources.",
-							Ref:         ref("k8s.io/api/core/v1.ResourceRequirements"),
+							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.ResourceRequirements"),
 						},
 					},
 					"modelSources": {
@@ -1598,7 +1600,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMClusterServiceTemplateSpec(ref common.Refer
 			},
 		},
 		Dependencies: []string{
-			"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMHardwareRequirements", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMModelSource", "k8s.io/api/core/v1.EnvVar", "k8s.io/api/core/v1.LocalObjectReference", "k8s.io/api/core/v1.ResourceRequirements"},
+			"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMHardwareRequirements", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMModelSource", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.ResourceRequirements", "k8s.io/api/core/v1.EnvVar", "k8s.io/api/core/v1.LocalObjectReference"},
 	}
 }
 
@@ -1612,13 +1614,13 @@ func schema_pkg_apis_aim_v1alpha1_AIMCpuRequirements(ref common.ReferenceCallbac
 					"requests": {
 						SchemaProps: spec.SchemaProps{
 							Description: "requests is the CPU requested per replica.",
-							Ref:         ref("k8s.io/apimachinery/pkg/api/resource.Quantity"),
+							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.Quantity"),
 						},
 					},
 					"limits": {
 						SchemaProps: spec.SchemaProps{
 							Description: "limits is the CPU limit per replica; at least requests when set.",
-							Ref:         ref("k8s.io/apimachinery/pkg/api/resource.Quantity"),
+							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.Quantity"),
 						},
 					},
 				},
@@ -1626,7 +1628,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMCpuRequirements(ref common.ReferenceCallbac
 			},
 		},
 		Dependencies: []string{
-			"k8s.io/apimachinery/pkg/api/resource.Quantity"},
+			"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.Quantity"},
 	}
 }
 
@@ -2020,7 +2022,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMGpuRequirements(ref common.ReferenceCallbac
 					"minVram": {
 						SchemaProps: spec.SchemaProps{
 							Description: "minVram is the minimum memory per GPU, for example 192Gi. Mutually exclusive with model.",
-							Ref:         ref("k8s.io/apimachinery/pkg/api/resource.Quantity"),
+							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.Quantity"),
 						},
 					},
 					"resourceName": {
@@ -2035,7 +2037,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMGpuRequirements(ref common.ReferenceCallbac
 			},
 		},
 		Dependencies: []string{
-			"k8s.io/apimachinery/pkg/api/resource.Quantity"},
+			"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.Quantity"},
 	}
 }
 
@@ -2306,7 +2308,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelSource(ref common.ReferenceCallback) c
 					"size": {
 						SchemaProps: spec.SchemaProps{
 							Description: "size of the weights; when absent a check-size job measures it.",
-							Ref:         ref("k8s.io/apimachinery/pkg/api/resource.Quantity"),
+							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.Quantity"),
 						},
 					},
 					"env": {
@@ -2363,7 +2365,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelSource(ref common.ReferenceCallback) c
 			},
 		},
 		Dependencies: []string{
-			"k8s.io/api/core/v1.EnvVar", "k8s.io/apimachinery/pkg/api/resource.Quantity"},
+			"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.Quantity", "k8s.io/api/core/v1.EnvVar"},
 	}
 }
 
@@ -2637,7 +2639,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelSpec(ref common.ReferenceCallback) com
 					"resources": {
 						SchemaProps: spec.SchemaProps{
 							Description: "resources are default container resources for the model's workloads.",
-							Ref:         ref("k8s.io/api/core/v1.ResourceRequirements"),
+							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.ResourceRequirements"),
 						},
 					},
 					"imageMetadata": {
@@ -2651,7 +2653,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelSpec(ref common.ReferenceCallback) com
 			},
 		},
 		Dependencies: []string{
-			"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMCustomTemplate", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMModelCustomConfig", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMModelDiscoveryConfig", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMModelSource", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.ImageMetadata", "k8s.io/api/core/v1.EnvVar", "k8s.io/api/core/v1.LocalObjectReference", "k8s.io/api/core/v1.ResourceRequirements"},
+			"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMCustomTemplate", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMModelCustomConfig", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMModelDiscoveryConfig", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMModelSource", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.ImageMetadata", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.ResourceRequirements", "k8s.io/api/core/v1.EnvVar", "k8s.io/api/core/v1.LocalObjectReference"},
 	}
 }
 
@@ -4023,7 +4025,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceSpec(ref common.ReferenceCallback) c
 					"resources": {
 						SchemaProps: spec.SchemaProps{
 							Description: "resources of the inference container; they win over the template's and the computed per-GPU defaults.",
-							Ref:         ref("k8s.io/api/core/v1.ResourceRequirements"),
+							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.ResourceRequirements"),
 						},
 					},
 					"overrides": {
@@ -4091,7 +4093,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceSpec(ref common.ReferenceCallback) c
 			},
 		},
 		Dependencies: []string{
-			"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMRuntimeParameters", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMRuntimeRoutingConfig", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMServiceAutoScaling", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMServiceCaching", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMServiceModel", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMServiceTemplateSelector", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMStorageConfig", "k8s.io/api/core/v1.EnvVar", "k8s.io/api/core/v1.LocalObjectReference", "k8s.io/api/core/v1.ResourceRequirements"},
+			"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMRuntimeParameters", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMRuntimeRoutingConfig", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMServiceAutoScaling", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMServiceCaching", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMServiceModel", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMServiceTemplateSelector", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMStorageConfig", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.ResourceRequirements", "k8s.io/api/core/v1.EnvVar", "k8s.io/api/core/v1.LocalObjectReference"},
 	}
 }
 
@@ -4434,7 +4436,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceTemplateSpec(ref common.ReferenceCal
 					"resources": {
 						SchemaProps: spec.SchemaProps{
 							Description: "resources of the inference container, merged under the service's resources.",
-							Ref:         ref("k8s.io/api/core/v1.ResourceRequirements"),
+							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.ResourceRequirements"),
 						},
 					},
 					"modelSources": {
@@ -4531,7 +4533,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceTemplateSpec(ref common.ReferenceCal
 			},
 		},
 		Dependencies: []string{
-			"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMHardwareRequirements", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMModelSource", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMTemplateCachingConfig", "k8s.io/api/core/v1.EnvVar", "k8s.io/api/core/v1.LocalObjectReference", "k8s.io/api/core/v1.ResourceRequirements"},
+			"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMHardwareRequirements", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMModelSource", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMTemplateCachingConfig", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.ResourceRequirements", "k8s.io/api/core/v1.EnvVar", "k8s.io/api/core/v1.LocalObjectReference"},
 	}
 }
 
@@ -4641,7 +4643,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceTemplateSpecCommon(ref common.Refere
 					"resources": {
 						SchemaProps: spec.SchemaProps{
 							Description: "resources of the inference container, merged under the service's resources.",
-							Ref:         ref("k8s.io/api/core/v1.ResourceRequirements"),
+							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.ResourceRequirements"),
 						},
 					},
 					"modelSources": {
@@ -4732,7 +4734,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceTemplateSpecCommon(ref common.Refere
 			},
 		},
 		Dependencies: []string{
-			"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMHardwareRequirements", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMModelSource", "k8s.io/api/core/v1.EnvVar", "k8s.io/api/core/v1.LocalObjectReference", "k8s.io/api/core/v1.ResourceRequirements"},
+			"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMHardwareRequirements", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMModelSource", "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.ResourceRequirements", "k8s.io/api/core/v1.EnvVar", "k8s.io/api/core/v1.LocalObjectReference"},
 	}
 }
 
@@ -5798,6 +5800,26 @@ func schema_pkg_apis_aim_v1alpha1_OCIMetadata(ref common.ReferenceCallback) comm
 	}
 }
 
+func schema_pkg_apis_aim_v1alpha1_Quantity(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.EmbedOpenAPIDefinitionIntoV2Extension(common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "Quantity is an amount such as 192Gi, 500m or 4. It reads back as it was written.",
+				OneOf:       common.GenerateOpenAPIV3OneOfSchema(v1alpha1.Quantity{}.OpenAPIV3OneOfTypes()),
+				Format:      v1alpha1.Quantity{}.OpenAPISchemaFormat(),
+			},
+		},
+	}, common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "Quantity is an amount such as 192Gi, 500m or 4. It reads back as it was written.",
+				Type:        v1alpha1.Quantity{}.OpenAPISchemaType(),
+				Format:      v1alpha1.Quantity{}.OpenAPISchemaFormat(),
+			},
+		},
+	})
+}
+
 func schema_pkg_apis_aim_v1alpha1_RecommendedDeployment(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -5854,6 +5876,71 @@ func schema_pkg_apis_aim_v1alpha1_RecommendedDeployment(ref common.ReferenceCall
 				},
 			},
 		},
+	}
+}
+
+func schema_pkg_apis_aim_v1alpha1_ResourceRequirements(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ResourceRequirements are the compute resources of a container, as corev1.ResourceRequirements, with each amount read back as it was written (D17).",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"limits": {
+						SchemaProps: spec.SchemaProps{
+							Description: "limits are the most of each resource the container may use, for example cpu: 8 or memory: 64Gi.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.Quantity"),
+									},
+								},
+							},
+						},
+					},
+					"requests": {
+						SchemaProps: spec.SchemaProps{
+							Description: "requests are the least of each resource the container needs; the scheduler places it by them. A request left out defaults to its limit.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.Quantity"),
+									},
+								},
+							},
+						},
+					},
+					"claims": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"name",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "claims name the entries of the pod's resourceClaims (dynamic resource allocation) that the container uses.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: map[string]interface{}{},
+										Ref:     ref("k8s.io/api/core/v1.ResourceClaim"),
+									},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.Quantity", "k8s.io/api/core/v1.ResourceClaim"},
 	}
 }
 

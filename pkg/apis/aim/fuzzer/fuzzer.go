@@ -129,5 +129,13 @@ func Funcs(_ runtimeserializer.CodecFactory) []any {
 		func(q *resource.Quantity, c randfill.Continue) {
 			*q = *resource.NewQuantity(c.Int63n(1<<40), resource.BinarySI)
 		},
+		// A quantity is always written (an unset one reads back "0"), as text in any spelling, or as a number
+		// when it is a plain integer.
+		func(q *aim.Quantity, c randfill.Continue) {
+			suffixes := []string{"", "m", "k", "M", "G", "Ki", "Mi", "Gi", "Ti"}
+			n := strconv.FormatInt(c.Int63n(1<<20), 10)
+			suffix := suffixes[c.Intn(len(suffixes))]
+			*q = aim.Quantity{Text: n + suffix, Number: suffix == "" && c.Bool()}
+		},
 	}
 }

@@ -2,7 +2,6 @@ package v1alpha1
 
 import (
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -180,7 +179,7 @@ type AIMArtifactSpec struct {
 	StorageClassName string `json:"storageClassName,omitempty" protobuf:"bytes,3,opt,name=storageClassName"`
 	// size of the weights; when absent a check-size job measures it.
 	// +optional
-	WeightsSize *resource.Quantity `json:"size,omitempty" protobuf:"bytes,4,opt,name=size"`
+	WeightsSize *Quantity `json:"size,omitempty" protobuf:"bytes,4,opt,name=size"`
 	// env of the download and check-size jobs, for example credentials.
 	// +optional
 	// +listType=map
@@ -289,7 +288,7 @@ type AIMArtifactStatus struct {
 	DiscoveredSizeBytes *int64 `json:"discoveredSizeBytes,omitempty" protobuf:"varint,10,opt,name=discoveredSizeBytes"`
 	// allocatedSize is the size of the volume.
 	// +optional
-	AllocatedSize *resource.Quantity `json:"allocatedSize,omitempty" protobuf:"bytes,11,opt,name=allocatedSize"`
+	AllocatedSize *Quantity `json:"allocatedSize,omitempty" protobuf:"bytes,11,opt,name=allocatedSize"`
 	// headroomPercent is the extra space allocated over the model size.
 	// +optional
 	HeadroomPercent *int32 `json:"headroomPercent,omitempty" protobuf:"varint,12,opt,name=headroomPercent"`

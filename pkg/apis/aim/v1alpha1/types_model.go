@@ -61,7 +61,7 @@ type AIMModelSpec struct {
 	ServiceAccountName string `json:"serviceAccountName,omitempty" protobuf:"bytes,10,opt,name=serviceAccountName"`
 	// resources are default container resources for the model's workloads.
 	// +optional
-	Resources *corev1.ResourceRequirements `json:"resources,omitempty" protobuf:"bytes,11,opt,name=resources"`
+	Resources *ResourceRequirements `json:"resources,omitempty" protobuf:"bytes,11,opt,name=resources"`
 	// imageMetadata supplied by the user (for air-gapped clusters); when set the registry is not contacted.
 	// +optional
 	ImageMetadata *ImageMetadata `json:"imageMetadata,omitempty" protobuf:"bytes,12,opt,name=imageMetadata"`

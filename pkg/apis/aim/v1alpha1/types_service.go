@@ -76,7 +76,7 @@ type AIMServiceSpec struct {
 	Env []corev1.EnvVar `json:"env,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,12,rep,name=env"`
 	// resources of the inference container; they win over the template's and the computed per-GPU defaults.
 	// +optional
-	Resources *corev1.ResourceRequirements `json:"resources,omitempty" protobuf:"bytes,13,opt,name=resources"`
+	Resources *ResourceRequirements `json:"resources,omitempty" protobuf:"bytes,13,opt,name=resources"`
 	// overrides of the template's runtime parameters. The service then runs on a template derived from the
 	// resolved one. Each field is immutable once set.
 	// +optional

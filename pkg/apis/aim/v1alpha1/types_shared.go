@@ -2,7 +2,6 @@ package v1alpha1
 
 import (
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -139,7 +138,7 @@ type AIMGpuRequirements struct {
 	Model string `json:"model,omitempty" protobuf:"bytes,2,opt,name=model"`
 	// minVram is the minimum memory per GPU, for example 192Gi. Mutually exclusive with model.
 	// +optional
-	MinVRAM *resource.Quantity `json:"minVram,omitempty" protobuf:"bytes,3,opt,name=minVram"`
+	MinVRAM *Quantity `json:"minVram,omitempty" protobuf:"bytes,3,opt,name=minVram"`
 	// resourceName is the extended resource that counts GPUs on nodes. Defaults to amd.com/gpu.
 	// +optional
 	// +default="amd.com/gpu"
@@ -150,10 +149,27 @@ type AIMGpuRequirements struct {
 type AIMCpuRequirements struct {
 	// requests is the CPU requested per replica.
 	// +required
-	Requests resource.Quantity `json:"requests" protobuf:"bytes,1,opt,name=requests"`
+	Requests Quantity `json:"requests" protobuf:"bytes,1,opt,name=requests"`
 	// limits is the CPU limit per replica; at least requests when set.
 	// +optional
-	Limits *resource.Quantity `json:"limits,omitempty" protobuf:"bytes,2,opt,name=limits"`
+	Limits *Quantity `json:"limits,omitempty" protobuf:"bytes,2,opt,name=limits"`
+}
+
+// ResourceRequirements are the compute resources of a container, as corev1.ResourceRequirements, with each
+// amount read back as it was written (D17).
+type ResourceRequirements struct {
+	// limits are the most of each resource the container may use, for example cpu: 8 or memory: 64Gi.
+	// +optional
+	Limits ResourceList `json:"limits,omitempty" protobuf:"bytes,1,rep,name=limits,casttype=ResourceList,castkey=k8s.io/api/core/v1.ResourceName"`
+	// requests are the least of each resource the container needs; the scheduler places it by them. A request
+	// left out defaults to its limit.
+	// +optional
+	Requests ResourceList `json:"requests,omitempty" protobuf:"bytes,2,rep,name=requests,casttype=ResourceList,castkey=k8s.io/api/core/v1.ResourceName"`
+	// claims name the entries of the pod's resourceClaims (dynamic resource allocation) that the container uses.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	Claims []corev1.ResourceClaim `json:"claims,omitempty" protobuf:"bytes,3,rep,name=claims"`
 }
 
 // AIMModelSource is one set of model weights to download.
@@ -169,7 +185,7 @@ type AIMModelSource struct {
 	SourceURI string `json:"sourceUri" protobuf:"bytes,2,opt,name=sourceUri"`
 	// size of the weights; when absent a check-size job measures it.
 	// +optional
-	WeightsSize *resource.Quantity `json:"size,omitempty" protobuf:"bytes,3,opt,name=size"`
+	WeightsSize *Quantity `json:"size,omitempty" protobuf:"bytes,3,opt,name=size"`
 	// env holds per-source settings such as credentials; it overrides cache-level env of the same name.
 	// +optional
 	// +listType=map

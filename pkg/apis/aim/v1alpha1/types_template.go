@@ -35,7 +35,7 @@ type AIMServiceTemplateSpecCommon struct {
 	ServiceAccountName string `json:"serviceAccountName,omitempty" protobuf:"bytes,5,opt,name=serviceAccountName"`
 	// resources of the inference container, merged under the service's resources.
 	// +optional
-	Resources *corev1.ResourceRequirements `json:"resources,omitempty" protobuf:"bytes,6,opt,name=resources"`
+	Resources *ResourceRequirements `json:"resources,omitempty" protobuf:"bytes,6,opt,name=resources"`
 	// modelSources lists the weights inline; a template with inline sources skips discovery.
 	// +optional
 	// +listType=atomic

@@ -27,7 +27,6 @@ import (
 
 	aim "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
 	v1 "k8s.io/api/core/v1"
-	resource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	conversion "k8s.io/apimachinery/pkg/conversion"
 	runtime "k8s.io/apimachinery/pkg/runtime"
@@ -851,6 +850,16 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
+	if err := s.AddGeneratedConversionFunc((*Quantity)(nil), (*aim.Quantity)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_Quantity_To_aim_Quantity(a.(*Quantity), b.(*aim.Quantity), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*aim.Quantity)(nil), (*Quantity)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_aim_Quantity_To_v1alpha1_Quantity(a.(*aim.Quantity), b.(*Quantity), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*RecommendedDeployment)(nil), (*aim.RecommendedDeployment)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1alpha1_RecommendedDeployment_To_aim_RecommendedDeployment(a.(*RecommendedDeployment), b.(*aim.RecommendedDeployment), scope)
 	}); err != nil {
@@ -858,6 +867,16 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}
 	if err := s.AddGeneratedConversionFunc((*aim.RecommendedDeployment)(nil), (*RecommendedDeployment)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_aim_RecommendedDeployment_To_v1alpha1_RecommendedDeployment(a.(*aim.RecommendedDeployment), b.(*RecommendedDeployment), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ResourceRequirements)(nil), (*aim.ResourceRequirements)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ResourceRequirements_To_aim_ResourceRequirements(a.(*ResourceRequirements), b.(*aim.ResourceRequirements), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*aim.ResourceRequirements)(nil), (*ResourceRequirements)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_aim_ResourceRequirements_To_v1alpha1_ResourceRequirements(a.(*aim.ResourceRequirements), b.(*ResourceRequirements), scope)
 	}); err != nil {
 		return err
 	}
@@ -922,7 +941,7 @@ func autoConvert_v1alpha1_AIMArtifactSpec_To_aim_AIMArtifactSpec(in *AIMArtifact
 	out.SourceURI = in.SourceURI
 	out.ModelID = in.ModelID
 	out.StorageClassName = in.StorageClassName
-	out.WeightsSize = (*resource.Quantity)(unsafe.Pointer(in.WeightsSize))
+	out.WeightsSize = (*aim.Quantity)(unsafe.Pointer(in.WeightsSize))
 	out.Env = *(*[]v1.EnvVar)(unsafe.Pointer(&in.Env))
 	out.ModelDownloadImage = in.ModelDownloadImage
 	out.ImagePullSecrets = *(*[]v1.LocalObjectReference)(unsafe.Pointer(&in.ImagePullSecrets))
@@ -939,7 +958,7 @@ func autoConvert_aim_AIMArtifactSpec_To_v1alpha1_AIMArtifactSpec(in *aim.AIMArti
 	out.SourceURI = in.SourceURI
 	out.ModelID = in.ModelID
 	out.StorageClassName = in.StorageClassName
-	out.WeightsSize = (*resource.Quantity)(unsafe.Pointer(in.WeightsSize))
+	out.WeightsSize = (*Quantity)(unsafe.Pointer(in.WeightsSize))
 	out.Env = *(*[]v1.EnvVar)(unsafe.Pointer(&in.Env))
 	out.ModelDownloadImage = in.ModelDownloadImage
 	out.ImagePullSecrets = *(*[]v1.LocalObjectReference)(unsafe.Pointer(&in.ImagePullSecrets))
@@ -963,7 +982,7 @@ func autoConvert_v1alpha1_AIMArtifactStatus_To_aim_AIMArtifactStatus(in *AIMArti
 	out.PersistentVolumeClaim = in.PersistentVolumeClaim
 	out.Mode = aim.AIMTemplateCacheMode(in.Mode)
 	out.DiscoveredSizeBytes = (*int64)(unsafe.Pointer(in.DiscoveredSizeBytes))
-	out.AllocatedSize = (*resource.Quantity)(unsafe.Pointer(in.AllocatedSize))
+	out.AllocatedSize = (*aim.Quantity)(unsafe.Pointer(in.AllocatedSize))
 	out.HeadroomPercent = (*int32)(unsafe.Pointer(in.HeadroomPercent))
 	return nil
 }
@@ -984,7 +1003,7 @@ func autoConvert_aim_AIMArtifactStatus_To_v1alpha1_AIMArtifactStatus(in *aim.AIM
 	out.PersistentVolumeClaim = in.PersistentVolumeClaim
 	out.Mode = AIMTemplateCacheMode(in.Mode)
 	out.DiscoveredSizeBytes = (*int64)(unsafe.Pointer(in.DiscoveredSizeBytes))
-	out.AllocatedSize = (*resource.Quantity)(unsafe.Pointer(in.AllocatedSize))
+	out.AllocatedSize = (*Quantity)(unsafe.Pointer(in.AllocatedSize))
 	out.HeadroomPercent = (*int32)(unsafe.Pointer(in.HeadroomPercent))
 	return nil
 }
@@ -1297,8 +1316,10 @@ func Convert_aim_AIMClusterServiceTemplateSpec_To_v1alpha1_AIMClusterServiceTemp
 }
 
 func autoConvert_v1alpha1_AIMCpuRequirements_To_aim_AIMCpuRequirements(in *AIMCpuRequirements, out *aim.AIMCpuRequirements, s conversion.Scope) error {
-	out.Requests = in.Requests
-	out.Limits = (*resource.Quantity)(unsafe.Pointer(in.Limits))
+	if err := Convert_v1alpha1_Quantity_To_aim_Quantity(&in.Requests, &out.Requests, s); err != nil {
+		return err
+	}
+	out.Limits = (*aim.Quantity)(unsafe.Pointer(in.Limits))
 	return nil
 }
 
@@ -1308,8 +1329,10 @@ func Convert_v1alpha1_AIMCpuRequirements_To_aim_AIMCpuRequirements(in *AIMCpuReq
 }
 
 func autoConvert_aim_AIMCpuRequirements_To_v1alpha1_AIMCpuRequirements(in *aim.AIMCpuRequirements, out *AIMCpuRequirements, s conversion.Scope) error {
-	out.Requests = in.Requests
-	out.Limits = (*resource.Quantity)(unsafe.Pointer(in.Limits))
+	if err := Convert_aim_Quantity_To_v1alpha1_Quantity(&in.Requests, &out.Requests, s); err != nil {
+		return err
+	}
+	out.Limits = (*Quantity)(unsafe.Pointer(in.Limits))
 	return nil
 }
 
@@ -1503,7 +1526,7 @@ func Convert_aim_AIMGatewayParentReference_To_v1alpha1_AIMGatewayParentReference
 func autoConvert_v1alpha1_AIMGpuRequirements_To_aim_AIMGpuRequirements(in *AIMGpuRequirements, out *aim.AIMGpuRequirements, s conversion.Scope) error {
 	out.Requests = in.Requests
 	out.Model = in.Model
-	out.MinVRAM = (*resource.Quantity)(unsafe.Pointer(in.MinVRAM))
+	out.MinVRAM = (*aim.Quantity)(unsafe.Pointer(in.MinVRAM))
 	out.ResourceName = in.ResourceName
 	return nil
 }
@@ -1516,7 +1539,7 @@ func Convert_v1alpha1_AIMGpuRequirements_To_aim_AIMGpuRequirements(in *AIMGpuReq
 func autoConvert_aim_AIMGpuRequirements_To_v1alpha1_AIMGpuRequirements(in *aim.AIMGpuRequirements, out *AIMGpuRequirements, s conversion.Scope) error {
 	out.Requests = in.Requests
 	out.Model = in.Model
-	out.MinVRAM = (*resource.Quantity)(unsafe.Pointer(in.MinVRAM))
+	out.MinVRAM = (*Quantity)(unsafe.Pointer(in.MinVRAM))
 	out.ResourceName = in.ResourceName
 	return nil
 }
@@ -1671,7 +1694,7 @@ func Convert_aim_AIMModelList_To_v1alpha1_AIMModelList(in *aim.AIMModelList, out
 func autoConvert_v1alpha1_AIMModelSource_To_aim_AIMModelSource(in *AIMModelSource, out *aim.AIMModelSource, s conversion.Scope) error {
 	out.ModelID = in.ModelID
 	out.SourceURI = in.SourceURI
-	out.WeightsSize = (*resource.Quantity)(unsafe.Pointer(in.WeightsSize))
+	out.WeightsSize = (*aim.Quantity)(unsafe.Pointer(in.WeightsSize))
 	out.Env = *(*[]v1.EnvVar)(unsafe.Pointer(&in.Env))
 	return nil
 }
@@ -1684,7 +1707,7 @@ func Convert_v1alpha1_AIMModelSource_To_aim_AIMModelSource(in *AIMModelSource, o
 func autoConvert_aim_AIMModelSource_To_v1alpha1_AIMModelSource(in *aim.AIMModelSource, out *AIMModelSource, s conversion.Scope) error {
 	out.ModelID = in.ModelID
 	out.SourceURI = in.SourceURI
-	out.WeightsSize = (*resource.Quantity)(unsafe.Pointer(in.WeightsSize))
+	out.WeightsSize = (*Quantity)(unsafe.Pointer(in.WeightsSize))
 	out.Env = *(*[]v1.EnvVar)(unsafe.Pointer(&in.Env))
 	return nil
 }
@@ -1729,7 +1752,7 @@ func autoConvert_v1alpha1_AIMModelSpec_To_aim_AIMModelSpec(in *AIMModelSpec, out
 	out.ImagePullSecrets = *(*[]v1.LocalObjectReference)(unsafe.Pointer(&in.ImagePullSecrets))
 	out.Env = *(*[]v1.EnvVar)(unsafe.Pointer(&in.Env))
 	out.ServiceAccountName = in.ServiceAccountName
-	out.Resources = (*v1.ResourceRequirements)(unsafe.Pointer(in.Resources))
+	out.Resources = (*aim.ResourceRequirements)(unsafe.Pointer(in.Resources))
 	out.ImageMetadata = (*aim.ImageMetadata)(unsafe.Pointer(in.ImageMetadata))
 	return nil
 }
@@ -1750,7 +1773,7 @@ func autoConvert_aim_AIMModelSpec_To_v1alpha1_AIMModelSpec(in *aim.AIMModelSpec,
 	out.ImagePullSecrets = *(*[]v1.LocalObjectReference)(unsafe.Pointer(&in.ImagePullSecrets))
 	out.Env = *(*[]v1.EnvVar)(unsafe.Pointer(&in.Env))
 	out.ServiceAccountName = in.ServiceAccountName
-	out.Resources = (*v1.ResourceRequirements)(unsafe.Pointer(in.Resources))
+	out.Resources = (*ResourceRequirements)(unsafe.Pointer(in.Resources))
 	out.ImageMetadata = (*ImageMetadata)(unsafe.Pointer(in.ImageMetadata))
 	return nil
 }
@@ -2445,7 +2468,7 @@ func autoConvert_v1alpha1_AIMServiceSpec_To_aim_AIMServiceSpec(in *AIMServiceSpe
 	out.Storage = (*aim.AIMStorageConfig)(unsafe.Pointer(in.Storage))
 	out.Routing = (*aim.AIMRuntimeRoutingConfig)(unsafe.Pointer(in.Routing))
 	out.Env = *(*[]v1.EnvVar)(unsafe.Pointer(&in.Env))
-	out.Resources = (*v1.ResourceRequirements)(unsafe.Pointer(in.Resources))
+	out.Resources = (*aim.ResourceRequirements)(unsafe.Pointer(in.Resources))
 	out.Overrides = (*aim.AIMRuntimeParameters)(unsafe.Pointer(in.Overrides))
 	out.ImagePullSecrets = *(*[]v1.LocalObjectReference)(unsafe.Pointer(&in.ImagePullSecrets))
 	out.ServiceAccountName = in.ServiceAccountName
@@ -2472,7 +2495,7 @@ func autoConvert_aim_AIMServiceSpec_To_v1alpha1_AIMServiceSpec(in *aim.AIMServic
 	out.Storage = (*AIMStorageConfig)(unsafe.Pointer(in.Storage))
 	out.Routing = (*AIMRuntimeRoutingConfig)(unsafe.Pointer(in.Routing))
 	out.Env = *(*[]v1.EnvVar)(unsafe.Pointer(&in.Env))
-	out.Resources = (*v1.ResourceRequirements)(unsafe.Pointer(in.Resources))
+	out.Resources = (*ResourceRequirements)(unsafe.Pointer(in.Resources))
 	out.Overrides = (*AIMRuntimeParameters)(unsafe.Pointer(in.Overrides))
 	out.ImagePullSecrets = *(*[]v1.LocalObjectReference)(unsafe.Pointer(&in.ImagePullSecrets))
 	out.ServiceAccountName = in.ServiceAccountName
@@ -2634,7 +2657,7 @@ func autoConvert_v1alpha1_AIMServiceTemplateSpecCommon_To_aim_AIMServiceTemplate
 	out.RuntimeConfigName = in.RuntimeConfigName
 	out.ImagePullSecrets = *(*[]v1.LocalObjectReference)(unsafe.Pointer(&in.ImagePullSecrets))
 	out.ServiceAccountName = in.ServiceAccountName
-	out.Resources = (*v1.ResourceRequirements)(unsafe.Pointer(in.Resources))
+	out.Resources = (*aim.ResourceRequirements)(unsafe.Pointer(in.Resources))
 	out.ModelSources = *(*[]aim.AIMModelSource)(unsafe.Pointer(&in.ModelSources))
 	out.ProfileID = in.ProfileID
 	out.Type = (*aim.AIMProfileType)(unsafe.Pointer(in.Type))
@@ -2655,7 +2678,7 @@ func autoConvert_aim_AIMServiceTemplateSpecCommon_To_v1alpha1_AIMServiceTemplate
 	out.RuntimeConfigName = in.RuntimeConfigName
 	out.ImagePullSecrets = *(*[]v1.LocalObjectReference)(unsafe.Pointer(&in.ImagePullSecrets))
 	out.ServiceAccountName = in.ServiceAccountName
-	out.Resources = (*v1.ResourceRequirements)(unsafe.Pointer(in.Resources))
+	out.Resources = (*ResourceRequirements)(unsafe.Pointer(in.Resources))
 	out.ModelSources = *(*[]AIMModelSource)(unsafe.Pointer(&in.ModelSources))
 	out.ProfileID = in.ProfileID
 	out.Type = (*AIMProfileType)(unsafe.Pointer(in.Type))
@@ -3100,6 +3123,28 @@ func Convert_aim_OCIMetadata_To_v1alpha1_OCIMetadata(in *aim.OCIMetadata, out *O
 	return autoConvert_aim_OCIMetadata_To_v1alpha1_OCIMetadata(in, out, s)
 }
 
+func autoConvert_v1alpha1_Quantity_To_aim_Quantity(in *Quantity, out *aim.Quantity, s conversion.Scope) error {
+	out.Text = in.Text
+	out.Number = in.Number
+	return nil
+}
+
+// Convert_v1alpha1_Quantity_To_aim_Quantity is an autogenerated conversion function.
+func Convert_v1alpha1_Quantity_To_aim_Quantity(in *Quantity, out *aim.Quantity, s conversion.Scope) error {
+	return autoConvert_v1alpha1_Quantity_To_aim_Quantity(in, out, s)
+}
+
+func autoConvert_aim_Quantity_To_v1alpha1_Quantity(in *aim.Quantity, out *Quantity, s conversion.Scope) error {
+	out.Text = in.Text
+	out.Number = in.Number
+	return nil
+}
+
+// Convert_aim_Quantity_To_v1alpha1_Quantity is an autogenerated conversion function.
+func Convert_aim_Quantity_To_v1alpha1_Quantity(in *aim.Quantity, out *Quantity, s conversion.Scope) error {
+	return autoConvert_aim_Quantity_To_v1alpha1_Quantity(in, out, s)
+}
+
 func autoConvert_v1alpha1_RecommendedDeployment_To_aim_RecommendedDeployment(in *RecommendedDeployment, out *aim.RecommendedDeployment, s conversion.Scope) error {
 	out.GPUModel = in.GPUModel
 	out.GPUCount = in.GPUCount
@@ -3128,4 +3173,28 @@ func autoConvert_aim_RecommendedDeployment_To_v1alpha1_RecommendedDeployment(in 
 // Convert_aim_RecommendedDeployment_To_v1alpha1_RecommendedDeployment is an autogenerated conversion function.
 func Convert_aim_RecommendedDeployment_To_v1alpha1_RecommendedDeployment(in *aim.RecommendedDeployment, out *RecommendedDeployment, s conversion.Scope) error {
 	return autoConvert_aim_RecommendedDeployment_To_v1alpha1_RecommendedDeployment(in, out, s)
+}
+
+func autoConvert_v1alpha1_ResourceRequirements_To_aim_ResourceRequirements(in *ResourceRequirements, out *aim.ResourceRequirements, s conversion.Scope) error {
+	out.Limits = *(*aim.ResourceList)(unsafe.Pointer(&in.Limits))
+	out.Requests = *(*aim.ResourceList)(unsafe.Pointer(&in.Requests))
+	out.Claims = *(*[]v1.ResourceClaim)(unsafe.Pointer(&in.Claims))
+	return nil
+}
+
+// Convert_v1alpha1_ResourceRequirements_To_aim_ResourceRequirements is an autogenerated conversion function.
+func Convert_v1alpha1_ResourceRequirements_To_aim_ResourceRequirements(in *ResourceRequirements, out *aim.ResourceRequirements, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ResourceRequirements_To_aim_ResourceRequirements(in, out, s)
+}
+
+func autoConvert_aim_ResourceRequirements_To_v1alpha1_ResourceRequirements(in *aim.ResourceRequirements, out *ResourceRequirements, s conversion.Scope) error {
+	out.Limits = *(*ResourceList)(unsafe.Pointer(&in.Limits))
+	out.Requests = *(*ResourceList)(unsafe.Pointer(&in.Requests))
+	out.Claims = *(*[]v1.ResourceClaim)(unsafe.Pointer(&in.Claims))
+	return nil
+}
+
+// Convert_aim_ResourceRequirements_To_v1alpha1_ResourceRequirements is an autogenerated conversion function.
+func Convert_aim_ResourceRequirements_To_v1alpha1_ResourceRequirements(in *aim.ResourceRequirements, out *ResourceRequirements, s conversion.Scope) error {
+	return autoConvert_aim_ResourceRequirements_To_v1alpha1_ResourceRequirements(in, out, s)
 }

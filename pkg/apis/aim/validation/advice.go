@@ -5,7 +5,6 @@ import (
 	"maps"
 	"slices"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
@@ -95,22 +94,27 @@ func adviseVersions(versions []string, fldPath *field.Path) []string {
 
 // adviseHardware: a CPU limit below the request.
 func adviseHardware(hw *aim.AIMHardwareRequirements, fldPath *field.Path) []string {
-	if hw == nil || hw.CPU == nil || hw.CPU.Limits == nil || hw.CPU.Limits.Cmp(hw.CPU.Requests) >= 0 {
+	if hw == nil || hw.CPU == nil || hw.CPU.Limits == nil {
 		return nil
 	}
-	return []string{requestAboveLimit(fldPath.Child("cpu"), "requests", "limits", hw.CPU.Requests.String(), hw.CPU.Limits.String())}
+	if limit, request := hw.CPU.Limits.Amount(), hw.CPU.Requests.Amount(); limit.Cmp(request) < 0 {
+		return []string{requestAboveLimit(fldPath.Child("cpu"), "requests", "limits", hw.CPU.Requests.Text, hw.CPU.Limits.Text)}
+	}
+	return nil
 }
 
 // adviseResources: requests above their limits.
-func adviseResources(r *corev1.ResourceRequirements, fldPath *field.Path) []string {
+func adviseResources(r *aim.ResourceRequirements, fldPath *field.Path) []string {
 	if r == nil {
 		return nil
 	}
 	var out []string
 	for _, name := range slices.Sorted(maps.Keys(r.Requests)) {
 		q := r.Requests[name]
-		if limit, ok := r.Limits[name]; ok && q.Cmp(limit) > 0 {
-			out = append(out, requestAboveLimit(fldPath, fmt.Sprintf("requests[%s]", name), fmt.Sprintf("limits[%s]", name), q.String(), limit.String()))
+		if limit, ok := r.Limits[name]; ok {
+			if request, lim := q.Amount(), limit.Amount(); request.Cmp(lim) > 0 {
+				out = append(out, requestAboveLimit(fldPath, fmt.Sprintf("requests[%s]", name), fmt.Sprintf("limits[%s]", name), q.Text, limit.Text))
+			}
 		}
 	}
 	return out

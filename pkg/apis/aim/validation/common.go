@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -88,9 +87,20 @@ func validateImage(image string, fldPath *field.Path) field.ErrorList {
 	return nil
 }
 
-func validateNonNegativeQuantity(q resource.Quantity, fldPath *field.Path) field.ErrorList {
-	if q.Sign() < 0 {
-		return field.ErrorList{field.Invalid(fldPath, q.String(), "must be greater than or equal to 0")}
+// validateQuantity checks that a quantity's text is one: JSON decoding refuses any other, a protobuf body does not.
+func validateQuantity(q aim.Quantity, fldPath *field.Path) field.ErrorList {
+	if _, err := resource.ParseQuantity(q.Text); err != nil && q.Text != "" {
+		return field.ErrorList{field.Invalid(fldPath, q.Text, resource.ErrFormatWrong.Error())}
+	}
+	return nil
+}
+
+func validateNonNegativeQuantity(q aim.Quantity, fldPath *field.Path) field.ErrorList {
+	if errs := validateQuantity(q, fldPath); len(errs) > 0 {
+		return errs
+	}
+	if v := q.Amount(); v.Sign() < 0 {
+		return field.ErrorList{field.Invalid(fldPath, q.Text, "must be greater than or equal to 0")}
 	}
 	return nil
 }
@@ -120,13 +130,13 @@ func validateRuntimeParameters(p *aim.AIMRuntimeParameters, fldPath *field.Path)
 // validateRuntimeParametersUpdate enforces "immutable once set": a field absent before may be added.
 func validateRuntimeParametersUpdate(p, old *aim.AIMRuntimeParameters, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	if old.Metric != nil && !apiequality.Semantic.DeepEqual(p.Metric, old.Metric) {
+	if old.Metric != nil && !aim.Semantic.DeepEqual(p.Metric, old.Metric) {
 		errs = append(errs, field.Invalid(fldPath.Child("metric"), p.Metric, immutableOnceSetMsg))
 	}
-	if old.Precision != nil && !apiequality.Semantic.DeepEqual(p.Precision, old.Precision) {
+	if old.Precision != nil && !aim.Semantic.DeepEqual(p.Precision, old.Precision) {
 		errs = append(errs, field.Invalid(fldPath.Child("precision"), p.Precision, immutableOnceSetMsg))
 	}
-	if old.Hardware != nil && !apiequality.Semantic.DeepEqual(p.Hardware, old.Hardware) {
+	if old.Hardware != nil && !aim.Semantic.DeepEqual(p.Hardware, old.Hardware) {
 		errs = append(errs, field.Invalid(fldPath.Child("hardware"), "", immutableOnceSetMsg))
 	}
 	return errs
@@ -148,9 +158,10 @@ func validateHardware(hw *aim.AIMHardwareRequirements, fldPath *field.Path) fiel
 				errs = append(errs, field.Forbidden(p.Child("minVram"), "may not be set together with model"))
 			}
 			// 0 asks for nothing, as in aim-engine, which reads it as unset.
-			if gpu.MinVRAM.Sign() < 0 {
-				errs = append(errs, field.Invalid(p.Child("minVram"), gpu.MinVRAM.String(), "must not be negative"))
+			if v := gpu.MinVRAM.Amount(); v.Sign() < 0 {
+				errs = append(errs, field.Invalid(p.Child("minVram"), gpu.MinVRAM.Text, "must not be negative"))
 			}
+			errs = append(errs, validateQuantity(*gpu.MinVRAM, p.Child("minVram"))...)
 		}
 		if gpu.ResourceName != "" {
 			for _, msg := range utilvalidation.IsQualifiedName(gpu.ResourceName) {
@@ -160,8 +171,13 @@ func validateHardware(hw *aim.AIMHardwareRequirements, fldPath *field.Path) fiel
 	}
 	if cpu := hw.CPU; cpu != nil {
 		p := fldPath.Child("cpu")
-		if cpu.Requests.Sign() <= 0 {
-			errs = append(errs, field.Required(p.Child("requests"), "must be greater than 0"))
+		// Required, as in aim-engine; 0 is taken there too. A quantity keeps its text (D17), so 0 is not absent.
+		if cpu.Requests.Text == "" {
+			errs = append(errs, field.Required(p.Child("requests"), "the CPU per replica, for example 4 or 500m"))
+		}
+		errs = append(errs, validateNonNegativeQuantity(cpu.Requests, p.Child("requests"))...)
+		if cpu.Limits != nil {
+			errs = append(errs, validateQuantity(*cpu.Limits, p.Child("limits"))...)
 		}
 	}
 	return errs
@@ -290,7 +306,7 @@ func validateKeyRef(name, key string, fldPath *field.Path) field.ErrorList {
 
 // validateResources checks quantities are non-negative. Requests above limits are advice (adviseResources):
 // aim-engine's schema accepts them.
-func validateResources(r *corev1.ResourceRequirements, fldPath *field.Path) field.ErrorList {
+func validateResources(r *aim.ResourceRequirements, fldPath *field.Path) field.ErrorList {
 	if r == nil {
 		return nil
 	}

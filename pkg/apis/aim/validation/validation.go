@@ -9,7 +9,6 @@ import (
 
 	"github.com/blang/semver/v4"
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/sets"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
@@ -693,6 +692,9 @@ func ValidateAIMArtifactStatus(obj *aim.AIMArtifact) field.ErrorList {
 	if s.DiscoveredSizeBytes != nil {
 		errs = append(errs, validateNonNegative(*s.DiscoveredSizeBytes, statusPath.Child("discoveredSizeBytes"))...)
 	}
+	if s.AllocatedSize != nil {
+		errs = append(errs, validateQuantity(*s.AllocatedSize, statusPath.Child("allocatedSize"))...)
+	}
 	return errs
 }
 
@@ -782,7 +784,7 @@ func normalizeVersionConstraint(constraint string) string {
 // ---- helpers ------------------------------------------------------------------------------------------------
 
 func immutable(newVal, oldVal any, fldPath *field.Path) field.ErrorList {
-	if apiequality.Semantic.DeepEqual(newVal, oldVal) {
+	if aim.Semantic.DeepEqual(newVal, oldVal) {
 		return nil
 	}
 	// Report the new value only for scalars: a struct's Go formatting is no help to the user.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/blang/semver/v4"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -156,7 +155,7 @@ func podMetric(m *aim.AIMServicePodMetric, target aim.AIMServiceMetricTarget) *a
 }
 
 func serviceTables() (tables []table) {
-	q := resource.MustParse
+	q := func(s string) aim.Quantity { return aim.Quantity{Text: s} }
 	tables = append(tables, ruleTable[*aim.AIMService]{base: newService, validate: ValidateAIMService, cases: []ruleCase[*aim.AIMService]{
 		{name: "metadata name", invalid: func(s *aim.AIMService) { s.Name = "Bad_Name" }, field: "metadata.name", errType: field.ErrorTypeInvalid},
 		{name: "model required", schema: true, invalid: func(s *aim.AIMService) { s.Spec.Model = aim.AIMServiceModel{} }, field: "spec.model", errType: field.ErrorTypeRequired},
@@ -275,12 +274,12 @@ func serviceTables() (tables []table) {
 			s.Spec.Model = aim.AIMServiceModel{Custom: &aim.AIMServiceCustomModel{BaseImage: "repo/img:1", ModelSources: []aim.AIMModelSource{src}, Hardware: *gpuHardware()}}
 		}, field: "spec.model.custom.modelSources[0].env[0].valueFrom.fileKeyRef.volumeName", errType: field.ErrorTypeRequired},
 		{name: "resource claims named", valid: func(s *aim.AIMService) {
-			s.Spec.Resources = &corev1.ResourceRequirements{Claims: []corev1.ResourceClaim{{Name: "gpu"}, {Name: "nic"}}}
+			s.Spec.Resources = &aim.ResourceRequirements{Claims: []corev1.ResourceClaim{{Name: "gpu"}, {Name: "nic"}}}
 		}, invalid: func(s *aim.AIMService) {
-			s.Spec.Resources = &corev1.ResourceRequirements{Claims: []corev1.ResourceClaim{{Name: "gpu"}, {}}}
+			s.Spec.Resources = &aim.ResourceRequirements{Claims: []corev1.ResourceClaim{{Name: "gpu"}, {}}}
 		}, field: "spec.resources.claims[1].name", errType: field.ErrorTypeRequired},
 		{name: "resource claims unique", invalid: func(s *aim.AIMService) {
-			s.Spec.Resources = &corev1.ResourceRequirements{Claims: []corev1.ResourceClaim{{Name: "gpu"}, {Name: "gpu"}}}
+			s.Spec.Resources = &aim.ResourceRequirements{Claims: []corev1.ResourceClaim{{Name: "gpu"}, {Name: "gpu"}}}
 		}, field: "spec.resources.claims[1].name", errType: field.ErrorTypeDuplicate},
 		{name: "routing gateway group", schema: true, valid: func(s *aim.AIMService) {
 			s.Spec.Routing = &aim.AIMRuntimeRoutingConfig{GatewayRef: &aim.AIMGatewayParentReference{Name: "gw", Group: ptr.To("gateway.networking.k8s.io")}}
@@ -301,7 +300,7 @@ func serviceTables() (tables []table) {
 			s.Spec.Routing = &aim.AIMRuntimeRoutingConfig{GatewayRef: &aim.AIMGatewayParentReference{Name: "gw", SectionName: ptr.To("HTTPS")}}
 		}, field: "spec.routing.gatewayRef.sectionName", errType: field.ErrorTypeInvalid},
 		{name: "resources non-negative", invalid: func(s *aim.AIMService) {
-			s.Spec.Resources = &corev1.ResourceRequirements{Limits: corev1.ResourceList{"memory": q("-1Gi")}}
+			s.Spec.Resources = &aim.ResourceRequirements{Limits: aim.ResourceList{"memory": q("-1Gi")}}
 		}, field: "spec.resources.limits[memory]", errType: field.ErrorTypeInvalid},
 		{name: "overrides metric", schema: true, valid: func(s *aim.AIMService) {
 			s.Spec.Overrides = &aim.AIMRuntimeParameters{Metric: ptr.To(aim.AIMMetricLatency)}
@@ -338,6 +337,14 @@ func serviceTables() (tables []table) {
 			invalid: func(s *aim.AIMService) {
 				s.Spec.Overrides = &aim.AIMRuntimeParameters{Hardware: &aim.AIMHardwareRequirements{CPU: &aim.AIMCpuRequirements{}}}
 			}, field: "spec.overrides.hardware.cpu.requests", errType: field.ErrorTypeRequired},
+		// 0 is written, not absent (the text is kept, D17), and aim-engine takes it.
+		{name: "cpu requests of 0",
+			valid: func(s *aim.AIMService) {
+				s.Spec.Overrides = &aim.AIMRuntimeParameters{Hardware: &aim.AIMHardwareRequirements{CPU: &aim.AIMCpuRequirements{Requests: q("0")}}}
+			},
+			invalid: func(s *aim.AIMService) {
+				s.Spec.Overrides = &aim.AIMRuntimeParameters{Hardware: &aim.AIMHardwareRequirements{CPU: &aim.AIMCpuRequirements{Requests: q("-1")}}}
+			}, field: "spec.overrides.hardware.cpu.requests", errType: field.ErrorTypeInvalid},
 		{name: "pull secret name", valid: func(s *aim.AIMService) { s.Spec.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "regcred"}} },
 			invalid: func(s *aim.AIMService) { s.Spec.ImagePullSecrets = []corev1.LocalObjectReference{{}} }, field: "spec.imagePullSecrets[0].name", errType: field.ErrorTypeRequired},
 		{name: "service account", schema: true, invalid: func(s *aim.AIMService) { s.Spec.ServiceAccountName = "Has Spaces" }, field: "spec.serviceAccountName", errType: field.ErrorTypeInvalid},
@@ -451,7 +458,7 @@ func templateTables() (tables []table) {
 			invalid: func(o *aim.AIMServiceTemplate) { o.Spec.ModelSources = []aim.AIMModelSource{source(), source()} }, field: "spec.modelSources[1].modelId", errType: field.ErrorTypeDuplicate},
 		{name: "model source size", invalid: func(o *aim.AIMServiceTemplate) {
 			src := source()
-			src.WeightsSize = ptr.To(resource.MustParse("-1"))
+			src.WeightsSize = ptr.To(aim.Quantity{Text: "-1"})
 			o.Spec.ModelSources = []aim.AIMModelSource{src}
 		}, field: "spec.modelSources[0].size", errType: field.ErrorTypeInvalid},
 		{name: "caching env", schema: true, invalid: func(o *aim.AIMServiceTemplate) {
@@ -459,7 +466,7 @@ func templateTables() (tables []table) {
 		}, field: "spec.caching.env[0].name", errType: field.ErrorTypeRequired},
 		{name: "env", invalid: func(o *aim.AIMServiceTemplate) { o.Spec.Env = []corev1.EnvVar{{Name: "A"}, {Name: "A"}} }, field: "spec.env[1].name", errType: field.ErrorTypeDuplicate},
 		{name: "resources", invalid: func(o *aim.AIMServiceTemplate) {
-			o.Spec.Resources = &corev1.ResourceRequirements{Limits: corev1.ResourceList{"cpu": resource.MustParse("-1")}}
+			o.Spec.Resources = &aim.ResourceRequirements{Limits: aim.ResourceList{"cpu": {Text: "-1"}}}
 		}, field: "spec.resources.limits[cpu]", errType: field.ErrorTypeInvalid},
 	}})
 	old := newTemplate()
@@ -468,6 +475,18 @@ func templateTables() (tables []table) {
 			invalid: func(o *aim.AIMServiceTemplate) { o.Spec.ModelName = "other" }, field: "spec.modelName", errType: field.ErrorTypeInvalid},
 		{name: "metric immutable once set", invalid: func(o *aim.AIMServiceTemplate) { o.Spec.Metric = ptr.To(aim.AIMMetricThroughput) }, field: "spec.metric", errType: field.ErrorTypeInvalid},
 		{name: "hardware immutable once set", invalid: func(o *aim.AIMServiceTemplate) { o.Spec.Hardware.GPU.Requests = 2 }, field: "spec.hardware", errType: field.ErrorTypeInvalid},
+	}})
+	// Immutable is by amount: a quantity written another way (or stored before quantities kept their text) is
+	// no change.
+	withVRAM := func() *aim.AIMServiceTemplate {
+		o := newTemplate()
+		o.Spec.Hardware.GPU.Model, o.Spec.Hardware.GPU.MinVRAM = "", &aim.Quantity{Text: "1Gi"}
+		return o
+	}
+	oldVRAM := withVRAM()
+	tables = append(tables, ruleTable[*aim.AIMServiceTemplate]{base: withVRAM, validate: func(o *aim.AIMServiceTemplate) field.ErrorList { return ValidateAIMServiceTemplateUpdate(o, oldVRAM) }, cases: []ruleCase[*aim.AIMServiceTemplate]{
+		{name: "hardware quantities by amount", valid: func(o *aim.AIMServiceTemplate) { o.Spec.Hardware.GPU.MinVRAM = &aim.Quantity{Text: "1024Mi"} },
+			invalid: func(o *aim.AIMServiceTemplate) { o.Spec.Hardware.GPU.MinVRAM = &aim.Quantity{Text: "2Gi"} }, field: "spec.hardware", errType: field.ErrorTypeInvalid},
 	}})
 	tables = append(tables, ruleTable[*aim.AIMServiceTemplate]{base: func() *aim.AIMServiceTemplate { return newTemplate() }, validate: func(o *aim.AIMServiceTemplate) field.ErrorList { return ValidateAIMServiceTemplateStatus(&o.Status) }, cases: []ruleCase[*aim.AIMServiceTemplate]{
 		{name: "status enum", schema: true, valid: func(o *aim.AIMServiceTemplate) { o.Status.Status = aim.AIMStatusReady },
@@ -720,8 +739,8 @@ func artifactTables() (tables []table) {
 		{name: "source uri pattern", schema: true, valid: func(a *aim.AIMArtifact) { a.Spec.SourceURI = "hf://org/model" },
 			invalid: func(a *aim.AIMArtifact) { a.Spec.SourceURI = "hf://org/mo del" }, field: "spec.sourceUri", errType: field.ErrorTypeInvalid},
 		{name: "model id pattern", schema: true, invalid: func(a *aim.AIMArtifact) { a.Spec.ModelID = "a/b/c" }, field: "spec.modelId", errType: field.ErrorTypeInvalid},
-		{name: "size", valid: func(a *aim.AIMArtifact) { a.Spec.WeightsSize = ptr.To(resource.MustParse("10Gi")) },
-			invalid: func(a *aim.AIMArtifact) { a.Spec.WeightsSize = ptr.To(resource.MustParse("-10Gi")) }, field: "spec.size", errType: field.ErrorTypeInvalid},
+		{name: "size", valid: func(a *aim.AIMArtifact) { a.Spec.WeightsSize = ptr.To(aim.Quantity{Text: "10Gi"}) },
+			invalid: func(a *aim.AIMArtifact) { a.Spec.WeightsSize = ptr.To(aim.Quantity{Text: "-10Gi"}) }, field: "spec.size", errType: field.ErrorTypeInvalid},
 	}})
 	old := base()
 	tables = append(tables, ruleTable[*aim.AIMArtifact]{base: base, validate: func(a *aim.AIMArtifact) field.ErrorList { return ValidateAIMArtifactUpdate(a, old) }, cases: []ruleCase[*aim.AIMArtifact]{

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -14,6 +13,7 @@ import (
 	"k8s.io/apiserver/pkg/storage/names"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 )
 
@@ -41,11 +41,12 @@ func (s *Strategy[T]) PrepareForCreate(_ context.Context, obj runtime.Object) {
 	obj.(T).SetGeneration(1)
 }
 
-// PrepareForUpdate keeps the stored status and bumps the generation only when the spec changed.
+// PrepareForUpdate keeps the stored status and bumps the generation only when the spec changed (quantities by
+// amount: aim.Semantic).
 func (s *Strategy[T]) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
 	copyField(obj, old, "Status")
 	newObj, oldObj := obj.(T), old.(T)
-	if !apiequality.Semantic.DeepEqual(specOf(obj), specOf(old)) {
+	if !aim.Semantic.DeepEqual(specOf(obj), specOf(old)) {
 		newObj.SetGeneration(oldObj.GetGeneration() + 1)
 	}
 }

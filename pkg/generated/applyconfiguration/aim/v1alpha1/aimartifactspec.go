@@ -19,7 +19,7 @@ limitations under the License.
 package v1alpha1
 
 import (
-	resource "k8s.io/apimachinery/pkg/api/resource"
+	aimv1alpha1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	v1 "k8s.io/client-go/applyconfigurations/core/v1"
 )
 
@@ -29,7 +29,7 @@ type AIMArtifactSpecApplyConfiguration struct {
 	SourceURI          *string                                     `json:"sourceUri,omitempty"`
 	ModelID            *string                                     `json:"modelId,omitempty"`
 	StorageClassName   *string                                     `json:"storageClassName,omitempty"`
-	WeightsSize        *resource.Quantity                          `json:"size,omitempty"`
+	WeightsSize        *aimv1alpha1.Quantity                       `json:"size,omitempty"`
 	Env                []v1.EnvVarApplyConfiguration               `json:"env,omitempty"`
 	ModelDownloadImage *string                                     `json:"modelDownloadImage,omitempty"`
 	ImagePullSecrets   []v1.LocalObjectReferenceApplyConfiguration `json:"imagePullSecrets,omitempty"`
@@ -69,7 +69,7 @@ func (b *AIMArtifactSpecApplyConfiguration) WithStorageClassName(value string) *
 // WithWeightsSize sets the WeightsSize field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the WeightsSize field is set to the value of the last call.
-func (b *AIMArtifactSpecApplyConfiguration) WithWeightsSize(value resource.Quantity) *AIMArtifactSpecApplyConfiguration {
+func (b *AIMArtifactSpecApplyConfiguration) WithWeightsSize(value aimv1alpha1.Quantity) *AIMArtifactSpecApplyConfiguration {
 	b.WeightsSize = &value
 	return b
 }

@@ -20,7 +20,6 @@ package v1alpha1
 
 import (
 	aimv1alpha1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
-	resource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	v1 "k8s.io/client-go/applyconfigurations/meta/v1"
 )
@@ -38,7 +37,7 @@ type AIMArtifactStatusApplyConfiguration struct {
 	PersistentVolumeClaim *string                                `json:"persistentVolumeClaim,omitempty"`
 	Mode                  *aimv1alpha1.AIMTemplateCacheMode      `json:"mode,omitempty"`
 	DiscoveredSizeBytes   *int64                                 `json:"discoveredSizeBytes,omitempty"`
-	AllocatedSize         *resource.Quantity                     `json:"allocatedSize,omitempty"`
+	AllocatedSize         *aimv1alpha1.Quantity                  `json:"allocatedSize,omitempty"`
 	HeadroomPercent       *int32                                 `json:"headroomPercent,omitempty"`
 }
 
@@ -136,7 +135,7 @@ func (b *AIMArtifactStatusApplyConfiguration) WithDiscoveredSizeBytes(value int6
 // WithAllocatedSize sets the AllocatedSize field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the AllocatedSize field is set to the value of the last call.
-func (b *AIMArtifactStatusApplyConfiguration) WithAllocatedSize(value resource.Quantity) *AIMArtifactStatusApplyConfiguration {
+func (b *AIMArtifactStatusApplyConfiguration) WithAllocatedSize(value aimv1alpha1.Quantity) *AIMArtifactStatusApplyConfiguration {
 	b.AllocatedSize = &value
 	return b
 }

@@ -99,7 +99,7 @@ func (b *AIMClusterServiceTemplateSpecApplyConfiguration) WithServiceAccountName
 // WithResources sets the Resources field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Resources field is set to the value of the last call.
-func (b *AIMClusterServiceTemplateSpecApplyConfiguration) WithResources(value *v1.ResourceRequirementsApplyConfiguration) *AIMClusterServiceTemplateSpecApplyConfiguration {
+func (b *AIMClusterServiceTemplateSpecApplyConfiguration) WithResources(value *ResourceRequirementsApplyConfiguration) *AIMClusterServiceTemplateSpecApplyConfiguration {
 	b.AIMServiceTemplateSpecCommonApplyConfiguration.Resources = value
 	return b
 }

@@ -19,14 +19,14 @@ limitations under the License.
 package v1alpha1
 
 import (
-	resource "k8s.io/apimachinery/pkg/api/resource"
+	aimv1alpha1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 )
 
 // AIMCpuRequirementsApplyConfiguration represents a declarative configuration of the AIMCpuRequirements type for use
 // with apply.
 type AIMCpuRequirementsApplyConfiguration struct {
-	Requests *resource.Quantity `json:"requests,omitempty"`
-	Limits   *resource.Quantity `json:"limits,omitempty"`
+	Requests *aimv1alpha1.Quantity `json:"requests,omitempty"`
+	Limits   *aimv1alpha1.Quantity `json:"limits,omitempty"`
 }
 
 // AIMCpuRequirementsApplyConfiguration constructs a declarative configuration of the AIMCpuRequirements type for use with
@@ -38,7 +38,7 @@ func AIMCpuRequirements() *AIMCpuRequirementsApplyConfiguration {
 // WithRequests sets the Requests field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Requests field is set to the value of the last call.
-func (b *AIMCpuRequirementsApplyConfiguration) WithRequests(value resource.Quantity) *AIMCpuRequirementsApplyConfiguration {
+func (b *AIMCpuRequirementsApplyConfiguration) WithRequests(value aimv1alpha1.Quantity) *AIMCpuRequirementsApplyConfiguration {
 	b.Requests = &value
 	return b
 }
@@ -46,7 +46,7 @@ func (b *AIMCpuRequirementsApplyConfiguration) WithRequests(value resource.Quant
 // WithLimits sets the Limits field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Limits field is set to the value of the last call.
-func (b *AIMCpuRequirementsApplyConfiguration) WithLimits(value resource.Quantity) *AIMCpuRequirementsApplyConfiguration {
+func (b *AIMCpuRequirementsApplyConfiguration) WithLimits(value aimv1alpha1.Quantity) *AIMCpuRequirementsApplyConfiguration {
 	b.Limits = &value
 	return b
 }

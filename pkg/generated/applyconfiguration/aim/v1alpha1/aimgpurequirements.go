@@ -19,16 +19,16 @@ limitations under the License.
 package v1alpha1
 
 import (
-	resource "k8s.io/apimachinery/pkg/api/resource"
+	aimv1alpha1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 )
 
 // AIMGpuRequirementsApplyConfiguration represents a declarative configuration of the AIMGpuRequirements type for use
 // with apply.
 type AIMGpuRequirementsApplyConfiguration struct {
-	Requests     *int32             `json:"requests,omitempty"`
-	Model        *string            `json:"model,omitempty"`
-	MinVRAM      *resource.Quantity `json:"minVram,omitempty"`
-	ResourceName *string            `json:"resourceName,omitempty"`
+	Requests     *int32                `json:"requests,omitempty"`
+	Model        *string               `json:"model,omitempty"`
+	MinVRAM      *aimv1alpha1.Quantity `json:"minVram,omitempty"`
+	ResourceName *string               `json:"resourceName,omitempty"`
 }
 
 // AIMGpuRequirementsApplyConfiguration constructs a declarative configuration of the AIMGpuRequirements type for use with
@@ -56,7 +56,7 @@ func (b *AIMGpuRequirementsApplyConfiguration) WithModel(value string) *AIMGpuRe
 // WithMinVRAM sets the MinVRAM field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the MinVRAM field is set to the value of the last call.
-func (b *AIMGpuRequirementsApplyConfiguration) WithMinVRAM(value resource.Quantity) *AIMGpuRequirementsApplyConfiguration {
+func (b *AIMGpuRequirementsApplyConfiguration) WithMinVRAM(value aimv1alpha1.Quantity) *AIMGpuRequirementsApplyConfiguration {
 	b.MinVRAM = &value
 	return b
 }

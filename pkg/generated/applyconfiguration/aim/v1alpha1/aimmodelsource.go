@@ -19,7 +19,7 @@ limitations under the License.
 package v1alpha1
 
 import (
-	resource "k8s.io/apimachinery/pkg/api/resource"
+	aimv1alpha1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	v1 "k8s.io/client-go/applyconfigurations/core/v1"
 )
 
@@ -28,7 +28,7 @@ import (
 type AIMModelSourceApplyConfiguration struct {
 	ModelID     *string                       `json:"modelId,omitempty"`
 	SourceURI   *string                       `json:"sourceUri,omitempty"`
-	WeightsSize *resource.Quantity            `json:"size,omitempty"`
+	WeightsSize *aimv1alpha1.Quantity         `json:"size,omitempty"`
 	Env         []v1.EnvVarApplyConfiguration `json:"env,omitempty"`
 }
 
@@ -57,7 +57,7 @@ func (b *AIMModelSourceApplyConfiguration) WithSourceURI(value string) *AIMModel
 // WithWeightsSize sets the WeightsSize field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the WeightsSize field is set to the value of the last call.
-func (b *AIMModelSourceApplyConfiguration) WithWeightsSize(value resource.Quantity) *AIMModelSourceApplyConfiguration {
+func (b *AIMModelSourceApplyConfiguration) WithWeightsSize(value aimv1alpha1.Quantity) *AIMModelSourceApplyConfiguration {
 	b.WeightsSize = &value
 	return b
 }

@@ -35,7 +35,7 @@ type AIMModelSpecApplyConfiguration struct {
 	ImagePullSecrets       []v1.LocalObjectReferenceApplyConfiguration `json:"imagePullSecrets,omitempty"`
 	Env                    []v1.EnvVarApplyConfiguration               `json:"env,omitempty"`
 	ServiceAccountName     *string                                     `json:"serviceAccountName,omitempty"`
-	Resources              *v1.ResourceRequirementsApplyConfiguration  `json:"resources,omitempty"`
+	Resources              *ResourceRequirementsApplyConfiguration     `json:"resources,omitempty"`
 	ImageMetadata          *ImageMetadataApplyConfiguration            `json:"imageMetadata,omitempty"`
 }
 
@@ -148,7 +148,7 @@ func (b *AIMModelSpecApplyConfiguration) WithServiceAccountName(value string) *A
 // WithResources sets the Resources field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Resources field is set to the value of the last call.
-func (b *AIMModelSpecApplyConfiguration) WithResources(value *v1.ResourceRequirementsApplyConfiguration) *AIMModelSpecApplyConfiguration {
+func (b *AIMModelSpecApplyConfiguration) WithResources(value *ResourceRequirementsApplyConfiguration) *AIMModelSpecApplyConfiguration {
 	b.Resources = value
 	return b
 }

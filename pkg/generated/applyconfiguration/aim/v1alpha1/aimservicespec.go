@@ -37,7 +37,7 @@ type AIMServiceSpecApplyConfiguration struct {
 	Storage            *AIMStorageConfigApplyConfiguration           `json:"storage,omitempty"`
 	Routing            *AIMRuntimeRoutingConfigApplyConfiguration    `json:"routing,omitempty"`
 	Env                []v1.EnvVarApplyConfiguration                 `json:"env,omitempty"`
-	Resources          *v1.ResourceRequirementsApplyConfiguration    `json:"resources,omitempty"`
+	Resources          *ResourceRequirementsApplyConfiguration       `json:"resources,omitempty"`
 	Overrides          *AIMRuntimeParametersApplyConfiguration       `json:"overrides,omitempty"`
 	ImagePullSecrets   []v1.LocalObjectReferenceApplyConfiguration   `json:"imagePullSecrets,omitempty"`
 	ServiceAccountName *string                                       `json:"serviceAccountName,omitempty"`
@@ -153,7 +153,7 @@ func (b *AIMServiceSpecApplyConfiguration) WithEnv(values ...*v1.EnvVarApplyConf
 // WithResources sets the Resources field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Resources field is set to the value of the last call.
-func (b *AIMServiceSpecApplyConfiguration) WithResources(value *v1.ResourceRequirementsApplyConfiguration) *AIMServiceSpecApplyConfiguration {
+func (b *AIMServiceSpecApplyConfiguration) WithResources(value *ResourceRequirementsApplyConfiguration) *AIMServiceSpecApplyConfiguration {
 	b.Resources = value
 	return b
 }

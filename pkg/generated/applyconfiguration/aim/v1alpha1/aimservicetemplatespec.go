@@ -100,7 +100,7 @@ func (b *AIMServiceTemplateSpecApplyConfiguration) WithServiceAccountName(value 
 // WithResources sets the Resources field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Resources field is set to the value of the last call.
-func (b *AIMServiceTemplateSpecApplyConfiguration) WithResources(value *v1.ResourceRequirementsApplyConfiguration) *AIMServiceTemplateSpecApplyConfiguration {
+func (b *AIMServiceTemplateSpecApplyConfiguration) WithResources(value *ResourceRequirementsApplyConfiguration) *AIMServiceTemplateSpecApplyConfiguration {
 	b.AIMServiceTemplateSpecCommonApplyConfiguration.Resources = value
 	return b
 }

@@ -31,7 +31,7 @@ type AIMServiceTemplateSpecCommonApplyConfiguration struct {
 	RuntimeConfigName                      *string                                     `json:"runtimeConfigName,omitempty"`
 	ImagePullSecrets                       []v1.LocalObjectReferenceApplyConfiguration `json:"imagePullSecrets,omitempty"`
 	ServiceAccountName                     *string                                     `json:"serviceAccountName,omitempty"`
-	Resources                              *v1.ResourceRequirementsApplyConfiguration  `json:"resources,omitempty"`
+	Resources                              *ResourceRequirementsApplyConfiguration     `json:"resources,omitempty"`
 	ModelSources                           []AIMModelSourceApplyConfiguration          `json:"modelSources,omitempty"`
 	ProfileID                              *string                                     `json:"profileId,omitempty"`
 	Type                                   *aimv1alpha1.AIMProfileType                 `json:"type,omitempty"`
@@ -108,7 +108,7 @@ func (b *AIMServiceTemplateSpecCommonApplyConfiguration) WithServiceAccountName(
 // WithResources sets the Resources field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Resources field is set to the value of the last call.
-func (b *AIMServiceTemplateSpecCommonApplyConfiguration) WithResources(value *v1.ResourceRequirementsApplyConfiguration) *AIMServiceTemplateSpecCommonApplyConfiguration {
+func (b *AIMServiceTemplateSpecCommonApplyConfiguration) WithResources(value *ResourceRequirementsApplyConfiguration) *AIMServiceTemplateSpecCommonApplyConfiguration {
 	b.Resources = value
 	return b
 }
