@@ -70,7 +70,7 @@ type Plan struct {
 	StaleJob *batchv1.Job
 
 	Components    []state.Component
-	Informational []metav1.Condition
+	Informational []state.Informational
 	// Status carries every field but status and conditions, which the state engine derives. progress and
 	// download are the downloader's: they are copied as observed, except that success sets 100 %.
 	Status aimv1.AIMArtifactStatus
@@ -280,12 +280,12 @@ func planDownload(o Observation, p *Plan, size int64) {
 	earlier := done != nil && done.Status == metav1.ConditionTrue && volumeSince(o.PVC, done.LastTransitionTime)
 	if j == nil && !earlier && done != nil && done.Status == metav1.ConditionTrue &&
 		(done.Reason == ReasonVerified || done.Reason == reasonLegacyDownloadDone) {
-		p.Informational = append(p.Informational, *done)
+		p.Informational = append(p.Informational, state.Informational{Condition: *done})
 		return
 	}
 	// A True condition about an earlier volume goes False first, whatever the Job says: only a change of status
 	// moves its transition time, which must follow this volume's creation for the success to come to count.
-	cond := newVolumeCondition(o)
+	cond := state.Informational{Condition: newVolumeCondition(o)}
 	if j == nil {
 		if earlier {
 			// The downloader's count was of the earlier volume.
@@ -303,7 +303,8 @@ func planDownload(o Observation, p *Plan, size int64) {
 		return
 	}
 	if followed := followDownload(o, p, j, size); !earlier {
-		cond = afterVolume(followed, o)
+		followed.Condition = afterVolume(followed.Condition, o)
+		cond = followed
 	}
 	p.Informational = append(p.Informational, cond)
 }
@@ -317,7 +318,7 @@ func replaceDownloadJob(o Observation, p *Plan, j *batchv1.Job) {
 	}
 	p.report(ComponentDownloadJob, state.DependencyDownstream, aimv1.AIMStatusProgressing, health.ReasonResourceNotReady,
 		"deleting Job "+j.Name+", which downloaded into an earlier volume")
-	p.Informational = append(p.Informational, newVolumeCondition(o))
+	p.Informational = append(p.Informational, state.Informational{Condition: newVolumeCondition(o)})
 	p.Status.Progress = nil
 }
 
@@ -327,8 +328,9 @@ func newVolumeCondition(o Observation) metav1.Condition {
 }
 
 // followDownload reports a download Job, its pods and progress, and returns the DownloadComplete condition they
-// give, as aim-engine's decorateDownloadPhase (reconcile.go:470) does.
-func followDownload(o Observation, p *Plan, j *batchv1.Job, size int64) metav1.Condition {
+// give, as aim-engine's decorateDownloadPhase (reconcile.go:470) does: a failure is a Warning Event, as there
+// (AsWarning).
+func followDownload(o Observation, p *Plan, j *batchv1.Job, size int64) state.Informational {
 	p.Components = append(p.Components, health.Job(ComponentDownloadJob, j))
 	if !health.Succeeded(j) {
 		p.Components = append(p.Components, health.Pods(ComponentDownloadJobPods, o.Pods, o.Events))
@@ -343,7 +345,7 @@ func followDownload(o Observation, p *Plan, j *batchv1.Job, size int64) metav1.C
 		if p.Status.Download != nil {
 			p.Status.Download.Message = "Complete"
 		}
-		return downloadCondition(true, ReasonVerified, "Download and verification complete")
+		return state.Informational{Condition: downloadCondition(true, ReasonVerified, "Download and verification complete")}
 	case podFailed || health.Failed(j):
 		if pr == nil {
 			pr = &aimv1.AIMDownloadProgress{}
@@ -351,13 +353,13 @@ func followDownload(o Observation, p *Plan, j *batchv1.Job, size int64) metav1.C
 		pr.DisplayPercentage = displayPercentageNotKnown
 		p.Status.Progress = pr
 		if downloaded {
-			return downloadCondition(false, ReasonVerificationFailed, "Download completed but verification failed")
+			return state.Informational{Condition: downloadCondition(false, ReasonVerificationFailed, "Download completed but verification failed"), Warning: true}
 		}
-		return downloadCondition(false, ReasonDownloading, "Download failed before completion")
+		return state.Informational{Condition: downloadCondition(false, ReasonDownloading, "Download failed before completion"), Warning: true}
 	case downloaded:
-		return downloadCondition(true, ReasonVerifying, "Download complete, verifying integrity...")
+		return state.Informational{Condition: downloadCondition(true, ReasonVerifying, "Download complete, verifying integrity...")}
 	default:
-		return downloadCondition(false, ReasonDownloading, "Download in progress")
+		return state.Informational{Condition: downloadCondition(false, ReasonDownloading, "Download in progress")}
 	}
 }
 

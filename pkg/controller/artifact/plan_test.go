@@ -354,7 +354,7 @@ func TestPlanArtifact(t *testing.T) {
 				if p.Status.AllocatedSize.String() != "17Gi" {
 					t.Errorf("allocated %s: the status reports the volume's size", p.Status.AllocatedSize)
 				}
-				if meta.FindStatusCondition(p.Informational, ConditionDownloadComplete) != nil {
+				if len(p.Informational) > 0 {
 					t.Error("DownloadComplete before the download Job exists")
 				}
 			}},
@@ -486,6 +486,12 @@ func TestPlanArtifact(t *testing.T) {
 			}
 			if got != tc.download {
 				t.Errorf("DownloadComplete %q, want %q", got, tc.download)
+			}
+			// Its Event is a Warning for a failure only, as aim-engine's AsWarning.
+			for _, tr := range out.Transitions {
+				if tr.Type == ConditionDownloadComplete && tr.Warning != strings.Contains(tc.download, "failed") {
+					t.Errorf("DownloadComplete %s: a Warning Event %v", tr.Reason, tr.Warning)
+				}
 			}
 			if tc.progress != nil && (p.Status.Progress == nil || *p.Status.Progress != *tc.progress) {
 				t.Errorf("progress %+v, want %+v", p.Status.Progress, tc.progress)

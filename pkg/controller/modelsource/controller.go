@@ -140,7 +140,7 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 		status.AvailableModels, status.ModelsLimitReached = int32(images), plan.LimitReached
 	}
 	out := state.Derive(state.Input{Components: comps, Previous: current.Conditions,
-		Generation: src.Generation, Now: now, Informational: []metav1.Condition{limitCondition(status)}})
+		Generation: src.Generation, Now: now, Informational: state.Normal(limitCondition(status))})
 	status.Conditions, status.Status = out.Conditions, out.Status
 	_, wait = SyncDue(&aimv1.AIMClusterModelSource{ObjectMeta: src.ObjectMeta, Spec: src.Spec, Status: status}, int(status.DiscoveredModels), now)
 	if awaitsSecrets(status) {

@@ -57,14 +57,18 @@ func DeleteStale[T metav1.Object](ctx context.Context, rec record.EventRecorder,
 }
 
 // DeleteUnneeded deletes what an owner being deleted leaves unneeded, each as DeleteSeen does, and stops at the
-// first error, which names the object as one of kind; deleted hears of each object that is no longer there.
+// first error, which names the object as one of kind; deleted, when set, hears of each object this call deleted
+// (not of one gone meanwhile, nor of one re-created under its name, which stays).
 func DeleteUnneeded[T metav1.Object](ctx context.Context, kind string, objs []T,
 	del func(ctx context.Context, name string, opts metav1.DeleteOptions) error, deleted func(T)) error {
 	for _, o := range objs {
-		if _, err := DeleteSeen(ctx, o, del); err != nil {
+		gone, err := DeleteSeen(ctx, o, del)
+		if err != nil {
 			return fmt.Errorf("deleting unneeded %s %s/%s: %w", kind, o.GetNamespace(), o.GetName(), err)
 		}
-		deleted(o)
+		if gone && deleted != nil {
+			deleted(o)
+		}
 	}
 	return nil
 }

@@ -28,7 +28,7 @@ type Summary interface {
 type Outcome struct {
 	// Components are the states the conditions are derived from; Informational conditions are set as given.
 	Components    []state.Component
-	Informational []metav1.Condition
+	Informational []state.Informational
 	// Now is when the observation was made; zero means now.
 	Now time.Time
 	// ApplyErr and RequeueAfter are Finish's (End).

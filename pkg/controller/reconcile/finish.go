@@ -99,10 +99,11 @@ func Finish(rec record.EventRecorder, e End) (time.Duration, error) {
 }
 
 // sameStatus reports whether a derived status is semantically the stored one (apiequality.Semantic: nil and
-// empty alike, times and quantities by value). Values that are identical are semantically equal, and
-// reflect.DeepEqual finds that out ten times faster, without allocating: in a steady state, where the derived
-// status carries the stored one's times and the same nil fields, the semantic comparison, which calls a
-// function through reflection for every time and defers at every value, is left for the statuses that differ.
+// empty alike, times by value; the controller writes quantities in their canonical text). Values that are
+// identical are semantically equal, and reflect.DeepEqual finds that out ten times faster, without allocating:
+// in a steady state, where the derived status carries the stored one's times and the same nil fields, the
+// semantic comparison, which calls a function through reflection for every time and defers at every value, is
+// left for the statuses that differ.
 func sameStatus(status, stored any) bool {
 	return reflect.DeepEqual(status, stored) || apiequality.Semantic.DeepEqual(status, stored)
 }

@@ -279,12 +279,13 @@ func TestDeleteStale(t *testing.T) {
 	}
 }
 
-// TestDeleteUnneeded: each object is deleted on its UID; one gone meanwhile is no error, and the first failure
-// stops the deletes and names the object.
+// TestDeleteUnneeded: each object is deleted on its UID; one gone or re-created meanwhile is no error and is not
+// reported deleted, and the first failure stops the deletes and names the object.
 func TestDeleteUnneeded(t *testing.T) {
 	objs := []*aimv1.AIMArtifact{
 		{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "team", UID: "uid-a"}},
 		{ObjectMeta: metav1.ObjectMeta{Name: "gone", Namespace: "team", UID: "uid-gone"}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "recreated", Namespace: "team", UID: "uid-recreated"}},
 		{ObjectMeta: metav1.ObjectMeta{Name: "forbidden", Namespace: "team", UID: "uid-forbidden"}},
 		{ObjectMeta: metav1.ObjectMeta{Name: "after", Namespace: "team", UID: "uid-after"}},
 	}
@@ -298,6 +299,8 @@ func TestDeleteUnneeded(t *testing.T) {
 		switch name {
 		case "gone":
 			return apierrors.NewNotFound(schema.GroupResource{Resource: "aimartifacts"}, name)
+		case "recreated":
+			return apierrors.NewConflict(schema.GroupResource{Resource: "aimartifacts"}, name, errors.New("the UID in the precondition does not match"))
 		case "forbidden":
 			return boom
 		}
@@ -306,7 +309,7 @@ func TestDeleteUnneeded(t *testing.T) {
 	if !errors.Is(err, boom) || err.Error() != "deleting unneeded artifact team/forbidden: forbidden" {
 		t.Errorf("error %v", err)
 	}
-	if fmt.Sprint(tried) != "[a gone forbidden]" || fmt.Sprint(heard) != "[a gone]" {
+	if fmt.Sprint(tried) != "[a gone recreated forbidden]" || fmt.Sprint(heard) != "[a]" {
 		t.Errorf("tried %v, heard of %v", tried, heard)
 	}
 }

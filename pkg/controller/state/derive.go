@@ -59,14 +59,32 @@ type Input struct {
 	Generation int64
 	Now        time.Time
 	// Informational conditions (for example Discovered) are set as given and never pruned.
-	Informational []metav1.Condition
+	Informational []Informational
+}
+
+// Informational is a condition of the kind's own (DownloadComplete, Discovered, MaxModelsLimitReached), set as
+// given. Its transitions are Events as every condition's are, as aim-engine's condition manager records them:
+// Normal, or Warning where the reconcile says the news is bad (aim-engine's AsWarning).
+type Informational struct {
+	Condition metav1.Condition
+	Warning   bool
+}
+
+// Normal are informational conditions whose transitions are Normal Events.
+func Normal(conds ...metav1.Condition) []Informational {
+	out := make([]Informational, len(conds))
+	for i, c := range conds {
+		out[i] = Informational{Condition: c}
+	}
+	return out
 }
 
 // Transition is a condition that changed status or reason, for an Event.
 type Transition struct {
 	Type, Reason, Message string
 	Status                metav1.ConditionStatus
-	// Warning is true when the change is bad news (the component is Failed, Degraded or NotAvailable).
+	// Warning is true when the change is bad news (the component is Failed, Degraded or NotAvailable, or the
+	// informational condition says so).
 	Warning bool
 }
 
@@ -278,12 +296,17 @@ func (s *conditionSet) setReady(worst worstComponent, cats map[Category]error) {
 	s.set(Condition(ConditionReady, false, reason, msg), bad)
 }
 
-// setInformational sets the informational conditions as given, keeping a transition time they carry.
-func (s *conditionSet) setInformational(informational []metav1.Condition) {
-	for _, c := range informational {
+// setInformational sets the informational conditions as given, keeping a transition time they carry; a new
+// status or reason is a transition.
+func (s *conditionSet) setInformational(informational []Informational) {
+	for _, in := range informational {
+		c := in.Condition
 		c.ObservedGeneration = s.generation
 		if c.LastTransitionTime.IsZero() {
 			c.LastTransitionTime = metav1.NewTime(s.now)
+		}
+		if prev := meta.FindStatusCondition(s.conds, c.Type); prev == nil || prev.Status != c.Status || prev.Reason != c.Reason {
+			s.transitions = append(s.transitions, Transition{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message, Warning: in.Warning})
 		}
 		meta.SetStatusCondition(&s.conds, c)
 	}

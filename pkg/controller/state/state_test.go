@@ -18,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/google/go-cmp/cmp"
+
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 )
 
@@ -186,7 +188,7 @@ func TestPruneStaleComponents(t *testing.T) {
 	first := Derive(Input{Now: now, Components: []Component{
 		ready("InferenceService", DependencyDownstream),
 		failing("HTTPRoute", DependencyDownstream, NewError(InvalidSpec, "GatewayNotConfigured", "no gateway")),
-	}, Informational: []metav1.Condition{{Type: "Discovered", Status: "True", Reason: "DiscoveryComplete"}}})
+	}, Informational: Normal(metav1.Condition{Type: "Discovered", Status: "True", Reason: "DiscoveryComplete"})})
 	if first.Status != aimv1.AIMStatusFailed {
 		t.Fatalf("first status %s", first.Status)
 	}
@@ -270,6 +272,42 @@ func TestTransitions(t *testing.T) {
 	}
 	if c := meta.FindStatusCondition(again.Conditions, "ModelReady"); !c.LastTransitionTime.Time.Equal(now) {
 		t.Errorf("unchanged condition moved its lastTransitionTime: %v", c.LastTransitionTime)
+	}
+}
+
+// TestInformationalTransitions: a kind's own condition (DownloadComplete) makes an Event when it appears or changes
+// status or reason, Normal unless the reconcile says Warning, as aim-engine's condition manager records it; the
+// same status and reason again make none.
+func TestInformationalTransitions(t *testing.T) {
+	download := func(status metav1.ConditionStatus, reason, msg string) metav1.Condition {
+		return metav1.Condition{Type: "DownloadComplete", Status: status, Reason: reason, Message: msg}
+	}
+	events := func(out Output) []string {
+		var got []string
+		for _, tr := range out.Transitions {
+			if tr.Type == "DownloadComplete" {
+				got = append(got, fmt.Sprintf("%s %s %s %v", tr.Status, tr.Reason, tr.Message, tr.Warning))
+			}
+		}
+		return got
+	}
+	comps := []Component{ready("DownloadJob", DependencyDownstream)}
+	started := Derive(Input{Now: now, Components: comps, Informational: Normal(download("False", "Downloading", "Download in progress"))})
+	failed := Derive(Input{Now: now.Add(time.Minute), Previous: started.Conditions, Components: comps,
+		Informational: []Informational{{Condition: download("False", "VerificationFailed", "Download completed but verification failed"), Warning: true}}})
+	again := Derive(Input{Now: now.Add(2 * time.Minute), Previous: failed.Conditions, Components: comps,
+		Informational: []Informational{{Condition: download("False", "VerificationFailed", "Download completed but verification failed"), Warning: true}}})
+	for _, tc := range []struct {
+		out  Output
+		want []string
+	}{
+		{started, []string{"False Downloading Download in progress false"}},
+		{failed, []string{"False VerificationFailed Download completed but verification failed true"}},
+		{again, nil},
+	} {
+		if diff := cmp.Diff(tc.want, events(tc.out)); diff != "" {
+			t.Errorf("DownloadComplete transitions (-want +got):\n%s", diff)
+		}
 	}
 }
 

@@ -274,7 +274,7 @@ func (ctl *Controller) reconcile(ctx context.Context, obj reconcile.Object, o Ob
 	}
 	plan.Status.ResolvedCache = cacheReference(owned)
 	return reconcile.Conclude(rec, obj, "template "+o.Name, o.Status, plan.Status, reconcile.Outcome{Components: dedupe(plan.Components),
-		Informational: plan.Informational, Now: o.Now, ApplyErr: applyErr, RequeueAfter: plan.RequeueAfter}, write)
+		Informational: state.Normal(plan.Informational...), Now: o.Now, ApplyErr: applyErr, RequeueAfter: plan.RequeueAfter}, write)
 }
 
 // activeDiscoveryJobs counts unfinished discovery Jobs in every namespace: the limit is cluster-wide.

@@ -260,7 +260,7 @@ func TestPlanBackoffMessagesStayDuringTheWait(t *testing.T) {
 	stored := failed.Status.DeepCopy()
 	at := stored.Discovery.LastAttemptTime.Rfc3339Copy()
 	stored.Discovery.LastAttemptTime = &at
-	stored.Conditions = state.Derive(state.Input{Components: failed.Components, Informational: failed.Informational,
+	stored.Conditions = state.Derive(state.Input{Components: failed.Components, Informational: state.Normal(failed.Informational...),
 		Generation: o.Generation, Now: o.Now}).Conditions
 
 	type messages struct{ DiscoveryJob, Discovered, Ready string }
@@ -271,7 +271,7 @@ func TestPlanBackoffMessagesStayDuringTheWait(t *testing.T) {
 		if p.Job != nil {
 			t.Errorf("at %s, within the backoff: Job %s", at, p.Job.Name)
 		}
-		conds := state.Derive(state.Input{Components: p.Components, Informational: p.Informational, Previous: st.Conditions,
+		conds := state.Derive(state.Input{Components: p.Components, Informational: state.Normal(p.Informational...), Previous: st.Conditions,
 			Generation: w.Generation, Now: at}).Conditions
 		return messages{DiscoveryJob: component(p, ComponentDiscoveryJob).Message,
 			Discovered: meta.FindStatusCondition(conds, ConditionDiscovered).Message,

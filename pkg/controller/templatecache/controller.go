@@ -112,7 +112,7 @@ func (ctl *Controller) cleanupArtifacts(ctx context.Context, c *aimv1.AIMTemplat
 	artifacts, _ := ctl.artifacts.AIMArtifacts(c.Namespace).List(labels.Everything())
 	caches, _ := ctl.caches.AIMTemplateCaches(c.Namespace).List(labels.Everything())
 	return reconcile.DeleteUnneeded(ctx, "artifact", ArtifactsToClean(c, artifacts, caches),
-		ctl.c.AIM.AimV1alpha1().AIMArtifacts(c.Namespace).Delete, func(*aimv1.AIMArtifact) {})
+		ctl.c.AIM.AimV1alpha1().AIMArtifacts(c.Namespace).Delete, nil)
 }
 
 func (ctl *Controller) patchCache(namespace string) func(context.Context, string, []byte) error {
