@@ -208,8 +208,9 @@ var (
 	quantityType = reflect.TypeOf(resource.Quantity{})
 	timeType     = reflect.TypeOf(metav1.Time{})
 	durationType = reflect.TypeOf(metav1.Duration{})
-	// An API type that publishes itself as a string (v1alpha1.Duration), or a string or a number
-	// (v1alpha1.Quantity), and decodes itself: its decoder is the check, and its error the message.
+	// An API type that publishes itself as a string (v1alpha1.Duration), or an integer or a string
+	// (v1alpha1.Quantity, which takes any number), and decodes itself: its decoder is the check, and its error
+	// the message.
 	unmarshalerType = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
 )
 
@@ -285,7 +286,7 @@ func walk(v any, t reflect.Type, path *field.Path) field.ErrorList {
 		return nil
 	}
 	switch types := selfDecoded(t); {
-	case slices.Equal(types, []string{"string", "number"}):
+	case slices.Equal(types, []string{"integer", "string"}):
 		return checkStringOrNumber(v, t, path)
 	case slices.Equal(types, []string{"string"}):
 		return checkString(v, t, path)

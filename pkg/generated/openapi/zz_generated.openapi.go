@@ -5807,6 +5807,7 @@ func schema_pkg_apis_aim_v1alpha1_Quantity(ref common.ReferenceCallback) common.
 				Description: "Quantity is an amount such as 192Gi, 500m or 4. It reads back as it was written.",
 				OneOf:       common.GenerateOpenAPIV3OneOfSchema(v1alpha1.Quantity{}.OpenAPIV3OneOfTypes()),
 				Format:      v1alpha1.Quantity{}.OpenAPISchemaFormat(),
+				Pattern:     "^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$",
 			},
 		},
 	}, common.OpenAPIDefinition{
@@ -5815,6 +5816,7 @@ func schema_pkg_apis_aim_v1alpha1_Quantity(ref common.ReferenceCallback) common.
 				Description: "Quantity is an amount such as 192Gi, 500m or 4. It reads back as it was written.",
 				Type:        v1alpha1.Quantity{}.OpenAPISchemaType(),
 				Format:      v1alpha1.Quantity{}.OpenAPISchemaFormat(),
+				Pattern:     "^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$",
 			},
 		},
 	})

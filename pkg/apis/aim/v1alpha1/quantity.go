@@ -11,6 +11,7 @@ import (
 // Quantity is an amount such as 192Gi, 500m or 4. It reads back as it was written.
 //
 // +protobuf.options.(gogoproto.goproto_stringer)=false
+// +k8s:validation:pattern="^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"
 type Quantity struct {
 	// Unlike resource.Quantity, the text is kept (D17): a manifest that says `1024Mi` or `cpu: 4` reads back
 	// `1024Mi` and the number 4, as it does from aim-engine's CRDs (which store the JSON value), so a GitOps tool
@@ -96,14 +97,16 @@ func isJSONNumber(s string) bool {
 	return json.Valid([]byte(s))
 }
 
-// OpenAPISchemaType is string, as resource.Quantity's schema publishes it.
+// OpenAPISchemaType is string, as resource.Quantity's schema publishes it in OpenAPI v2, which has no oneOf.
 func (Quantity) OpenAPISchemaType() []string { return []string{"string"} }
 
 // OpenAPISchemaFormat is empty, as resource.Quantity's.
 func (Quantity) OpenAPISchemaFormat() string { return "" }
 
-// OpenAPIV3OneOfTypes takes a string or a number, as resource.Quantity's.
-func (Quantity) OpenAPIV3OneOfTypes() []string { return []string{"string", "number"} }
+// OpenAPIV3OneOfTypes are an integer or a string, with the pattern of the type's marker: aim-engine's CRDs publish
+// quantities so (x-kubernetes-int-or-string), so a schema-only validator takes and refuses the same manifests.
+// The server also takes a fractional number (0.5), as resource.Quantity does.
+func (Quantity) OpenAPIV3OneOfTypes() []string { return []string{"integer", "string"} }
 
 // ResourceList maps a resource name to its amount, as corev1.ResourceList, keeping each amount as written.
 type ResourceList map[corev1.ResourceName]Quantity
