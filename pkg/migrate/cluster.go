@@ -428,6 +428,25 @@ const openAPIWait = 10 * time.Second
 // version as in apiServiceName).
 const openAPIPath = "/openapi/v3/apis/" + aim.GroupName + "/v1alpha1"
 
+// crdOpenAPIServed reports whether kube-apiserver serves its OpenAPI documents with the CRDs' schema of the group:
+// its v2 document, which it merges from every source and answers with 503 while two of them hold the same path
+// (the CRDs' and a cached copy of aim-apiserver's), and the group's v3 document, not aim-apiserver's. kubectl
+// validates against them: until they are served, kubectl apply fails with "failed to download openapi".
+func (c *cluster) crdOpenAPIServed(ctx context.Context) bool {
+	rc := c.kube.Discovery().RESTClient()
+	if err := rc.Get().AbsPath("/openapi/v2").Do(ctx).Error(); err != nil {
+		return false
+	}
+	body, err := rc.Get().AbsPath(openAPIPath).DoRaw(ctx)
+	if err != nil {
+		return false
+	}
+	var doc struct {
+		Info struct{ Title string } `json:"info"`
+	}
+	return json.Unmarshal(body, &doc) == nil && doc.Info.Title != apiserver.OpenAPITitle
+}
+
 // ensureOpenAPI makes kube-apiserver serve aim-apiserver's OpenAPI v3 document, and reports whether it had to
 // register the APIService anew for that. kube-aggregator fetches the document when an APIService is added, a
 // minute after a success and after a failure; an existing APIService that changes from the CRDs to a Service is

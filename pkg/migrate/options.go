@@ -45,7 +45,8 @@ type Options struct {
 	Port    int32
 	// ServingSecret holds ca.crt, the CA of aim-apiserver's serving certificate, for the APIService's caBundle.
 	ServingSecret string
-	// Timeout bounds each wait: the APIService becoming Available, CRDs going away.
+	// Timeout bounds each wait: the APIService becoming Available, CRDs going away, the CRDs' OpenAPI after a
+	// rollback.
 	Timeout time.Duration
 
 	Out io.Writer
@@ -103,7 +104,7 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 	fs.Int32Var(&o.Port, "service-port", o.Port, "Port of aim-apiserver's Service.")
 	fs.StringVar(&o.ServingSecret, "serving-secret", o.ServingSecret,
 		"Secret (namespace/name) whose ca.crt signed aim-apiserver's serving certificate; it becomes the APIService's caBundle.")
-	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "How long to wait for the APIService to become Available and for the CRDs to go.")
+	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "How long to wait for the APIService to become Available, for the CRDs to go, and after --rollback for kube-apiserver to serve the CRDs' OpenAPI.")
 
 	// The server's own flag names, for the settings that say where its objects are; the rest of the server's
 	// etcd flags (watch cache, compaction, ...) do not apply to a one-off copy.

@@ -169,6 +169,9 @@ func (m *migrator) rollbackAfterSwitch(ctx context.Context, st *state) error {
 	if err := m.waitLocal(ctx); err != nil {
 		return err
 	}
+	if err := m.waitCRDOpenAPI(ctx); err != nil {
+		return err
+	}
 	if err := m.verifyServed(ctx, current); err != nil {
 		return err
 	}
@@ -246,6 +249,43 @@ func (m *migrator) waitLocal(ctx context.Context) error {
 		return fmt.Errorf("APIService %s did not return to the CRDs (%s): %w", apiServiceName, last, err)
 	}
 	return m.c.waitAvailable(ctx, m.o.Timeout)
+}
+
+// waitCRDOpenAPI waits for kube-apiserver to serve its OpenAPI documents from the CRDs again. kube-aggregator
+// keeps the document it fetched from aim-apiserver after the APIService became local again (its OpenAPI
+// controller does not re-queue an updated APIService, see ensureOpenAPI) until its next periodic fetch, up to a
+// minute, and beside the CRDs' document the v2 merge fails: kubectl apply of any object fails validation
+// meanwhile. When that lasts longer than openAPIWait, the APIService is deleted, which drops the copy;
+// kube-apiserver's auto-registration creates it again for the CRDs at once. The CRDs' objects stay served
+// throughout: a local APIService only routes discovery, and kube-apiserver's CRD handler serves the paths
+// without it (6,691 reads of a custom resource across such a deletion, none failed).
+func (m *migrator) waitCRDOpenAPI(ctx context.Context) error {
+	start := m.now()
+	served := func(ctx context.Context) (bool, error) { return m.c.crdOpenAPIServed(ctx), nil }
+	if wait.PollUntilContextTimeout(ctx, time.Second, openAPIWait, true, served) != nil {
+		as, err := m.c.apiService(ctx)
+		if err != nil {
+			return err
+		}
+		if as != nil {
+			uid := as.GetUID()
+			err := m.c.dynamic.Resource(apiServiceGVR).Delete(ctx, apiServiceName, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+			if err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("deleting APIService %s for kube-apiserver to register it again: %w", apiServiceName, err)
+			}
+		}
+		m.logf("kube-apiserver still served aim-apiserver's OpenAPI beside the CRDs' after %s (kubectl apply fails "+
+			"validation meanwhile): deleted APIService %s, which it registers again for the CRDs", openAPIWait, apiServiceName)
+		if err := m.waitLocal(ctx); err != nil {
+			return err
+		}
+		if err := wait.PollUntilContextTimeout(ctx, time.Second, m.o.Timeout, true, served); err != nil {
+			return fmt.Errorf("kube-apiserver does not serve the CRDs' OpenAPI documents (kubectl apply fails "+
+				"validation until it does; kubectl --validate=false meanwhile): %w", err)
+		}
+	}
+	m.logf("kube-apiserver serves the CRDs' OpenAPI (after %s)", m.now().Sub(start).Round(time.Millisecond))
+	return nil
 }
 
 func findUID(objects []unstructured.Unstructured, uid types.UID) *unstructured.Unstructured {
