@@ -19,14 +19,8 @@ func TestDurationReadsBackAsWritten(t *testing.T) {
 		if d.Duration != want {
 			t.Errorf("%s: value %v, want %v", text, d.Duration, want)
 		}
-		pb, err := d.Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
 		var back Duration
-		if err := back.Unmarshal(pb); err != nil {
-			t.Fatal(err)
-		}
+		viaProtobuf(t, &d, &back)
 		out, _ := json.Marshal(back)
 		if string(out) != `"`+text+`"` {
 			t.Errorf("%s reads back as %s", text, out)
@@ -37,14 +31,8 @@ func TestDurationReadsBackAsWritten(t *testing.T) {
 // TestDurationStoredBeforeText: a value stored as metav1.Duration (field 1 only) decodes, in Go's notation.
 func TestDurationStoredBeforeText(t *testing.T) {
 	old := metav1.Duration{Duration: 24 * time.Hour}
-	pb, err := old.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var d Duration
-	if err := d.Unmarshal(pb); err != nil {
-		t.Fatal(err)
-	}
+	viaProtobuf(t, &old, &d)
 	if out, _ := json.Marshal(d); d.Duration != 24*time.Hour || string(out) != `"24h0m0s"` {
 		t.Errorf("decoded %+v, reads %s", d, out)
 	}

@@ -23,14 +23,8 @@ func TestQuantityReadsBackAsWritten(t *testing.T) {
 		if a := q.Amount(); a.String() != tc.amount {
 			t.Errorf("%s: amount %s, want %s", tc.written, a.String(), tc.amount)
 		}
-		pb, err := q.Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
 		var back Quantity
-		if err := back.Unmarshal(pb); err != nil {
-			t.Fatal(err)
-		}
+		viaProtobuf(t, &q, &back)
 		if out, _ := json.Marshal(back); string(out) != tc.written {
 			t.Errorf("%s reads back as %s", tc.written, out)
 		}
@@ -46,14 +40,8 @@ func TestQuantityStoredBefore(t *testing.T) {
 		Requests: corev1.ResourceList{"cpu": resource.MustParse("0.5")},
 		Claims:   []corev1.ResourceClaim{{Name: "gpu"}},
 	}
-	pb, err := old.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var r ResourceRequirements
-	if err := r.Unmarshal(pb); err != nil {
-		t.Fatal(err)
-	}
+	viaProtobuf(t, &old, &r)
 	want := ResourceRequirements{
 		Limits:   ResourceList{"memory": {Text: "1Gi"}, "amd.com/gpu": {Text: "8"}},
 		Requests: ResourceList{"cpu": {Text: "500m"}},
@@ -64,13 +52,8 @@ func TestQuantityStoredBefore(t *testing.T) {
 	}
 
 	now := ResourceRequirements{Limits: ResourceList{"memory": {Text: "1024Mi"}, "cpu": {Text: "4", Number: true}}}
-	if pb, err = now.Marshal(); err != nil {
-		t.Fatal(err)
-	}
 	var down corev1.ResourceRequirements
-	if err := down.Unmarshal(pb); err != nil {
-		t.Fatal(err)
-	}
+	viaProtobuf(t, &now, &down)
 	if m, c := down.Limits["memory"], down.Limits["cpu"]; m.Cmp(resource.MustParse("1Gi")) != 0 || c.Cmp(resource.MustParse("4")) != 0 {
 		t.Errorf("read as corev1: %v", down.Limits)
 	}
@@ -98,5 +81,17 @@ func TestQuantityRefused(t *testing.T) {
 	// A number flag on a text that is no JSON number writes a string.
 	if out, _ := json.Marshal(Quantity{Text: "5Gi", Number: true}); string(out) != `"5Gi"` {
 		t.Errorf("5Gi as a number: %s", out)
+	}
+}
+
+// viaProtobuf decodes into out what in encodes to protobuf: the same message, or a message of the same wire form.
+func viaProtobuf(t *testing.T, in interface{ Marshal() ([]byte, error) }, out interface{ Unmarshal([]byte) error }) {
+	t.Helper()
+	pb, err := in.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Unmarshal(pb); err != nil {
+		t.Fatal(err)
 	}
 }
