@@ -90,7 +90,8 @@ CHART_VERSION = $(patsubst v%,%,$(VERSION))
 ## image: the container image of $(IMAGE_PLATFORMS) as one archive ($(IMAGE_TARBALL): an OCI layout with the
 ## index of both, and docker load's manifest.json for linux/amd64), built without a container engine, then tested:
 ## the linux/amd64 image's file system runs the binary with nothing of the host visible (trusted CAs, a private
-## CA mounted as the chart mounts it, --version against the labels).
+## CA mounted as the chart mounts it, --version against the labels, the arguments of the chart's containers and of
+## the migrate Job).
 image: tools
 	@for p in $(IMAGE_PLATFORMS); do \
 	  echo "building $$p"; \

@@ -793,3 +793,158 @@ func TestImageRunsTheMigrateJob(t *testing.T) {
 		t.Errorf("aim-apiserver %s in the image: %v; want it to stop at reading the cluster's configuration:\n%s", strings.Join(args, " "), err, out)
 	}
 }
+
+// TestImageRunsTheChartArgs: every container of the chart's Deployment that runs the image takes its arguments and
+// environment as the chart renders them, in several modes, with a certificate wherever the chart mounts a Secret:
+// the shipped binary parses and validates them, loads the mounted files, and stops only where a process outside a
+// cluster must, reading the cluster's configuration. A flag the binary lacks, a value it refuses or a file it
+// expects elsewhere would stop it earlier. (TestChartArgsAreTheBinarysFlags parses them with the source's flags.)
+func TestImageRunsTheChartArgs(t *testing.T) {
+	root := rootFS(t)
+	files := secretFiles(t)
+	for _, tc := range []struct {
+		name string
+		set  []string
+	}{
+		{"defaults", nil},
+		{"serving certificate from cert-manager", []string{"servingCert.mode=certManager"}},
+		{"external etcd", []string{"etcd.mode=external", "etcd.external.endpoints={https://etcd-0.example.com:2379}",
+			"etcd.external.clientSecret=etcd-client"}},
+		{"no declared objects, extra arguments", []string{"defaultRuntimeConfig.enabled=false", "clusterModelSource.enabled=false",
+			"extraArgs={--image-metadata-registries=ghcr.io}"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ran := 0
+			for _, c := range chartContainers(t, tc.set) {
+				if !strings.Contains(c.Image, "/aim-apiserver:") {
+					continue
+				}
+				for _, dir := range c.secretMounts {
+					for name, data := range files {
+						writeImageFile(t, root.path(dir, name), data)
+					}
+				}
+				out, err := inImage(t, root, c.environ, c.Args...)
+				ran++
+				if err == nil || !strings.Contains(out, "unable to load in-cluster configuration") &&
+					!strings.Contains(out, "no configuration has been provided") {
+					t.Errorf("container %s: aim-apiserver %s in the image: %v; want it to stop at reading the cluster's "+
+						"configuration:\n%s", c.Name, strings.Join(c.Args, " "), err, firstLines(out, 8))
+				}
+			}
+			if ran == 0 {
+				t.Fatal("no container of the chart's Deployment runs the image")
+			}
+		})
+	}
+}
+
+// chartContainer is a container of the chart's Deployment as the kubelet would start it: its environment (a value
+// the downward API gives is the release namespace) and the directories where Secrets are mounted.
+type chartContainer struct {
+	Name, Image  string
+	Args         []string
+	environ      []string
+	secretMounts []string
+}
+
+// secretSource is a source of a projected volume; only whether it is a Secret matters here.
+type secretSource struct {
+	Secret *struct{} `json:"secret"`
+}
+
+// chartContainers renders the chart's Deployment with the values set and returns its init containers and
+// containers.
+func chartContainers(t *testing.T, set []string) []chartContainer {
+	t.Helper()
+	args := []string{"template", "aim-apiserver", filepath.Join("..", "..", "artifacts", "charts", "aim-apiserver"),
+		"--namespace", "aim-system", "--show-only", "templates/deployment.yaml"}
+	for _, s := range set {
+		args = append(args, "--set", s)
+	}
+	out, err := exec.Command(env(t, "HELM"), args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("helm template: %v\n%s", err, out)
+	}
+	type container struct {
+		Name, Image string
+		Args        []string
+		Env         []struct {
+			Name, Value string
+			ValueFrom   *struct{} `json:"valueFrom"`
+		}
+		VolumeMounts []struct {
+			Name      string
+			MountPath string `json:"mountPath"`
+		} `json:"volumeMounts"`
+	}
+	var d struct {
+		Spec struct {
+			Template struct {
+				Spec struct {
+					InitContainers []container `json:"initContainers"`
+					Containers     []container
+					Volumes        []struct {
+						Name      string
+						Secret    *struct{} `json:"secret"`
+						Projected *struct{ Sources []secretSource }
+					}
+				}
+			}
+		}
+	}
+	if err := yaml.Unmarshal(out, &d); err != nil {
+		t.Fatalf("decoding the Deployment: %v", err)
+	}
+	pod := d.Spec.Template.Spec
+	secrets := map[string]bool{}
+	for _, v := range pod.Volumes {
+		secrets[v.Name] = v.Secret != nil || v.Projected != nil && slices.ContainsFunc(v.Projected.Sources,
+			func(s secretSource) bool { return s.Secret != nil })
+	}
+	var cs []chartContainer
+	for _, c := range append(pod.InitContainers, pod.Containers...) {
+		cc := chartContainer{Name: c.Name, Image: c.Image, Args: c.Args}
+		for _, e := range c.Env {
+			value := e.Value
+			if e.ValueFrom != nil {
+				value = "aim-system"
+			}
+			cc.environ = append(cc.environ, e.Name+"="+value)
+		}
+		for _, m := range c.VolumeMounts {
+			if secrets[m.Name] {
+				cc.secretMounts = append(cc.secretMounts, m.MountPath)
+			}
+		}
+		cs = append(cs, cc)
+	}
+	return cs
+}
+
+// secretFiles are the keys of a kubernetes.io/tls Secret with a CA: a certificate, its key and the CA's
+// certificate, as the chart's Secrets hold them.
+func secretFiles(t *testing.T) map[string][]byte {
+	t.Helper()
+	caPEM, cert := privateCA(t)
+	key, err := x509.MarshalECPrivateKey(cert.PrivateKey.(*ecdsa.PrivateKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string][]byte{
+		"tls.crt": pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]}),
+		"tls.key": pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: key}),
+		"ca.crt":  caPEM,
+	}
+}
+
+// writeImageFile writes a file into the unpacked image that its user can read, as a mounted Secret is.
+func writeImageFile(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
