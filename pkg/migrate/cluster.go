@@ -433,18 +433,27 @@ const openAPIPath = "/openapi/v3/apis/" + aim.GroupName + "/v1alpha1"
 // (the CRDs' and a cached copy of aim-apiserver's), and the group's v3 document, not aim-apiserver's. kubectl
 // validates against them: until they are served, kubectl apply fails with "failed to download openapi".
 func (c *cluster) crdOpenAPIServed(ctx context.Context) bool {
-	rc := c.kube.Discovery().RESTClient()
-	if err := rc.Get().AbsPath("/openapi/v2").Do(ctx).Error(); err != nil {
+	if err := c.kube.Discovery().RESTClient().Get().AbsPath("/openapi/v2").Do(ctx).Error(); err != nil {
 		return false
 	}
-	body, err := rc.Get().AbsPath(openAPIPath).DoRaw(ctx)
+	title, ok := c.openAPITitle(ctx)
+	return ok && title != apiserver.OpenAPITitle
+}
+
+// openAPITitle is the title of the group's OpenAPI v3 document as kube-apiserver serves it: aim-apiserver's
+// (apiserver.OpenAPITitle) or the CRDs'. ok is false while it serves none.
+func (c *cluster) openAPITitle(ctx context.Context) (title string, ok bool) {
+	body, err := c.kube.Discovery().RESTClient().Get().AbsPath(openAPIPath).DoRaw(ctx)
 	if err != nil {
-		return false
+		return "", false
 	}
 	var doc struct {
 		Info struct{ Title string } `json:"info"`
 	}
-	return json.Unmarshal(body, &doc) == nil && doc.Info.Title != apiserver.OpenAPITitle
+	if json.Unmarshal(body, &doc) != nil {
+		return "", false
+	}
+	return doc.Info.Title, true
 }
 
 // ensureOpenAPI makes kube-apiserver serve aim-apiserver's OpenAPI v3 document, and reports whether it had to
@@ -458,14 +467,8 @@ func (c *cluster) crdOpenAPIServed(ctx context.Context) bool {
 // (pendingAPIServiceFile), so that a failed create or a stopped run loses nothing.
 func (c *cluster) ensureOpenAPI(ctx context.Context, within time.Duration, dir string) (bool, error) {
 	served := func(ctx context.Context) (bool, error) {
-		body, err := c.kube.Discovery().RESTClient().Get().AbsPath(openAPIPath).DoRaw(ctx)
-		if err != nil {
-			return false, nil
-		}
-		var doc struct {
-			Info struct{ Title string } `json:"info"`
-		}
-		return json.Unmarshal(body, &doc) == nil && doc.Info.Title == apiserver.OpenAPITitle, nil
+		title, ok := c.openAPITitle(ctx)
+		return ok && title == apiserver.OpenAPITitle, nil
 	}
 	if err := wait.PollUntilContextTimeout(ctx, 2*time.Second, within, true, served); err == nil {
 		return false, nil
