@@ -22,10 +22,12 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/generated/clientset/versioned"
+	"github.com/aim-apiserver/aim-apiserver/pkg/generated/clientset/versioned/scheme"
 )
 
 const (
@@ -41,25 +43,19 @@ type Kind struct {
 	Name string
 	// ObjectName is the object's fixed name; empty: the ConfigMap's NameKey names it.
 	ObjectName string
+	// Resource is the kind's resource (plural), which the apply is sent to.
+	Resource string
 	// FieldManager owns the fields the ConfigMap sets; users' own fields are left alone.
 	FieldManager string
-	patch        func(ctx context.Context, c versioned.Interface, name string, body []byte, opts metav1.PatchOptions) error
 }
 
 var (
 	// RuntimeConfig is the AIMClusterRuntimeConfig "default", which every AIM object that names no other resolves.
 	RuntimeConfig = Kind{Name: "AIMClusterRuntimeConfig", ObjectName: aimv1.DefaultRuntimeConfigName,
-		FieldManager: "aim-apiserver-default-runtime-config",
-		patch: func(ctx context.Context, c versioned.Interface, name string, body []byte, opts metav1.PatchOptions) error {
-			_, err := c.AimV1alpha1().AIMClusterRuntimeConfigs().Patch(ctx, name, types.ApplyPatchType, body, opts)
-			return err
-		}}
+		Resource: "aimclusterruntimeconfigs", FieldManager: "aim-apiserver-default-runtime-config"}
 	// ModelSource is an AIMClusterModelSource of the name the ConfigMap gives.
-	ModelSource = Kind{Name: "AIMClusterModelSource", FieldManager: "aim-apiserver-cluster-model-source",
-		patch: func(ctx context.Context, c versioned.Interface, name string, body []byte, opts metav1.PatchOptions) error {
-			_, err := c.AimV1alpha1().AIMClusterModelSources().Patch(ctx, name, types.ApplyPatchType, body, opts)
-			return err
-		}}
+	ModelSource = Kind{Name: "AIMClusterModelSource", Resource: "aimclustermodelsources",
+		FieldManager: "aim-apiserver-cluster-model-source"}
 )
 
 // Declared is an object a ConfigMap declares: its name and its server-side apply request.
@@ -158,8 +154,10 @@ func (a *Applier) Apply(ctx context.Context, cm *corev1.ConfigMap) error {
 	if string(d.Body) == a.applied {
 		return nil
 	}
-	force := true
-	if err := a.Kind.patch(ctx, a.AIM, d.Name, d.Body, metav1.PatchOptions{FieldManager: a.Kind.FieldManager, Force: &force}); err != nil {
+	opts := &metav1.PatchOptions{FieldManager: a.Kind.FieldManager, Force: ptr.To(true)}
+	err = a.AIM.AimV1alpha1().RESTClient().Patch(types.ApplyPatchType).Resource(a.Kind.Resource).Name(d.Name).
+		VersionedParams(opts, scheme.ParameterCodec).Body(d.Body).Do(ctx).Error()
+	if err != nil {
 		return fmt.Errorf("applying %s %s from ConfigMap %s: %w", a.Kind.Name, d.Name, a.ConfigMap, err)
 	}
 	a.applied = string(d.Body)
