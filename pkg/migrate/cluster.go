@@ -488,16 +488,25 @@ func (c *cluster) ensureOpenAPI(ctx context.Context, within time.Duration, dir s
 	if err != nil {
 		return false, fmt.Errorf("registering APIService %s anew: %w", apiServiceName, err)
 	}
-	uid := as.GetUID()
-	err = c.dynamic.Resource(apiServiceGVR).Delete(ctx, apiServiceName, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return false, fmt.Errorf("registering APIService %s anew: deleting it: %w", apiServiceName, err)
+	if err := c.deleteAPIService(ctx, as); err != nil {
+		return false, fmt.Errorf("registering APIService %s anew: %w", apiServiceName, err)
 	}
 	if err := c.createAPIService(ctx, again, within); err != nil {
 		return true, fmt.Errorf("registering APIService %s anew: %w; nothing serves %s until it exists: run migrate "+
 			"again, or kubectl create -f %s", apiServiceName, err, aim.GroupName, path)
 	}
 	return true, removePendingAPIService(dir)
+}
+
+// deleteAPIService deletes the APIService as it was read (a UID precondition: one created meanwhile stays), so
+// that kube-apiserver drops what it cached of it when it is registered again; one gone already is no error.
+func (c *cluster) deleteAPIService(ctx context.Context, as *unstructured.Unstructured) error {
+	uid := as.GetUID()
+	err := c.dynamic.Resource(apiServiceGVR).Delete(ctx, apiServiceName, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting APIService %s: %w", apiServiceName, err)
+	}
+	return nil
 }
 
 // createAPIService creates the APIService, trying again for within while kube-apiserver answers with an error

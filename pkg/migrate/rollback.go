@@ -268,10 +268,8 @@ func (m *migrator) waitCRDOpenAPI(ctx context.Context) error {
 			return err
 		}
 		if as != nil {
-			uid := as.GetUID()
-			err := m.c.dynamic.Resource(apiServiceGVR).Delete(ctx, apiServiceName, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
-			if err != nil && !apierrors.IsNotFound(err) {
-				return fmt.Errorf("deleting APIService %s for kube-apiserver to register it again: %w", apiServiceName, err)
+			if err := m.c.deleteAPIService(ctx, as); err != nil {
+				return fmt.Errorf("for kube-apiserver to register it again: %w", err)
 			}
 		}
 		m.logf("kube-apiserver still served aim-apiserver's OpenAPI beside the CRDs' after %s (kubectl apply fails "+
