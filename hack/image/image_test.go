@@ -466,69 +466,17 @@ func TestImageReadsECRWithThePodsIdentity(t *testing.T) {
 // aim-apiserver container and the container's environment.
 func chartCAMount(t *testing.T) (string, []string) {
 	t.Helper()
-	out, err := exec.Command(env(t, "HELM"), "template", "aim-apiserver", filepath.Join("..", "..", "artifacts", "charts", "aim-apiserver"),
-		"--namespace", "aim-system", "--set", "extraCACertificates.configMap=private-cas", "--show-only", "templates/deployment.yaml").CombinedOutput()
-	if err != nil {
-		t.Fatalf("helm template: %v\n%s", err, out)
-	}
-	var d struct {
-		Spec struct {
-			Template struct {
-				Spec struct {
-					Containers []struct {
-						Name         string
-						Env          []struct{ Name, Value string }
-						VolumeMounts []struct {
-							Name      string
-							MountPath string `json:"mountPath"`
-						} `json:"volumeMounts"`
-					}
-					Volumes []struct {
-						Name      string
-						ConfigMap *struct{ Name string } `json:"configMap"`
-						Projected *struct {
-							Sources []struct {
-								ConfigMap *struct{ Name string } `json:"configMap"`
-							}
-						}
-					}
-				}
-			}
-		}
-	}
-	if err := yaml.Unmarshal(out, &d); err != nil {
-		t.Fatalf("decoding the Deployment: %v", err)
-	}
-	var volume string
-	for _, v := range d.Spec.Template.Spec.Volumes {
-		if v.ConfigMap != nil && v.ConfigMap.Name == "private-cas" {
-			volume = v.Name
-		}
-		if v.Projected != nil {
-			for _, s := range v.Projected.Sources {
-				if s.ConfigMap != nil && s.ConfigMap.Name == "private-cas" {
-					volume = v.Name
-				}
-			}
-		}
-	}
-	for _, c := range d.Spec.Template.Spec.Containers {
+	for _, c := range chartContainers(t, []string{"extraCACertificates.configMap=private-cas"}) {
 		if c.Name != "aim-apiserver" {
 			continue
 		}
-		var environ []string
-		for _, e := range c.Env {
-			if e.Value != "" {
-				environ = append(environ, e.Name+"="+e.Value)
-			}
-		}
-		for _, m := range c.VolumeMounts {
-			if m.Name == volume && volume != "" {
-				return m.MountPath, environ
+		for _, m := range c.mounts {
+			if slices.Contains(m.configMaps, "private-cas") {
+				return m.path, c.environ
 			}
 		}
 	}
-	t.Fatalf("the chart mounts no volume of ConfigMap private-cas into aim-apiserver:\n%s", out)
+	t.Fatal("the chart mounts no volume of ConfigMap private-cas into aim-apiserver")
 	return "", nil
 }
 
@@ -819,9 +767,11 @@ func TestImageRunsTheChartArgs(t *testing.T) {
 				if !strings.Contains(c.Image, "/aim-apiserver:") {
 					continue
 				}
-				for _, dir := range c.secretMounts {
+				for _, m := range c.mounts {
 					for name, data := range files {
-						writeImageFile(t, root.path(dir, name), data)
+						if m.secret {
+							writeImageFile(t, root.path(m.path, name), data)
+						}
 					}
 				}
 				out, err := inImage(t, root, c.environ, c.Args...)
@@ -840,17 +790,25 @@ func TestImageRunsTheChartArgs(t *testing.T) {
 }
 
 // chartContainer is a container of the chart's Deployment as the kubelet would start it: its environment (a value
-// the downward API gives is the release namespace) and the directories where Secrets are mounted.
+// the downward API gives is the release namespace) and its volume mounts.
 type chartContainer struct {
-	Name, Image  string
-	Args         []string
-	environ      []string
-	secretMounts []string
+	Name, Image string
+	Args        []string
+	environ     []string
+	mounts      []chartMount
 }
 
-// secretSource is a source of a projected volume; only whether it is a Secret matters here.
-type secretSource struct {
-	Secret *struct{} `json:"secret"`
+// chartMount is where a container mounts a volume, and what the volume holds: a Secret, ConfigMaps by name.
+type chartMount struct {
+	path       string
+	secret     bool
+	configMaps []string
+}
+
+// volumeSource is a volume, or a source of a projected one: a Secret or a ConfigMap.
+type volumeSource struct {
+	Secret    *struct{}              `json:"secret"`
+	ConfigMap *struct{ Name string } `json:"configMap"`
 }
 
 // chartContainers renders the chart's Deployment with the values set and returns its init containers and
@@ -885,9 +843,9 @@ func chartContainers(t *testing.T, set []string) []chartContainer {
 					InitContainers []container `json:"initContainers"`
 					Containers     []container
 					Volumes        []struct {
-						Name      string
-						Secret    *struct{} `json:"secret"`
-						Projected *struct{ Sources []secretSource }
+						Name string
+						volumeSource
+						Projected *struct{ Sources []volumeSource }
 					}
 				}
 			}
@@ -897,10 +855,20 @@ func chartContainers(t *testing.T, set []string) []chartContainer {
 		t.Fatalf("decoding the Deployment: %v", err)
 	}
 	pod := d.Spec.Template.Spec
-	secrets := map[string]bool{}
+	volumes := map[string]chartMount{}
 	for _, v := range pod.Volumes {
-		secrets[v.Name] = v.Secret != nil || v.Projected != nil && slices.ContainsFunc(v.Projected.Sources,
-			func(s secretSource) bool { return s.Secret != nil })
+		sources := []volumeSource{v.volumeSource}
+		if v.Projected != nil {
+			sources = append(sources, v.Projected.Sources...)
+		}
+		var m chartMount
+		for _, src := range sources {
+			m.secret = m.secret || src.Secret != nil
+			if src.ConfigMap != nil {
+				m.configMaps = append(m.configMaps, src.ConfigMap.Name)
+			}
+		}
+		volumes[v.Name] = m
 	}
 	var cs []chartContainer
 	for _, c := range append(pod.InitContainers, pod.Containers...) {
@@ -912,10 +880,10 @@ func chartContainers(t *testing.T, set []string) []chartContainer {
 			}
 			cc.environ = append(cc.environ, e.Name+"="+value)
 		}
-		for _, m := range c.VolumeMounts {
-			if secrets[m.Name] {
-				cc.secretMounts = append(cc.secretMounts, m.MountPath)
-			}
+		for _, vm := range c.VolumeMounts {
+			m := volumes[vm.Name]
+			m.path = vm.MountPath
+			cc.mounts = append(cc.mounts, m)
 		}
 		cs = append(cs, cc)
 	}
