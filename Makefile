@@ -118,7 +118,8 @@ release: image
 chart: tools
 	$(GO) test -tags chart -count=1 ./test/chart/
 
-## e2e: local control plane up, end-to-end suite with the pinned kubectl, down again (KEEP_UP=1 keeps it).
+## e2e: local control plane up, end-to-end suite with the pinned kubectl, down again (KEEP_UP=1 keeps it). The
+## migration test runs the image's binary: make image first (make test does).
 e2e: tools
 	hack/e2e.sh
 

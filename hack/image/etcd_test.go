@@ -22,6 +22,7 @@ import (
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/certgen"
 	"github.com/aim-apiserver/aim-apiserver/pkg/embeddedetcd"
+	"github.com/aim-apiserver/aim-apiserver/test/imagefs"
 	"github.com/aim-apiserver/aim-apiserver/test/s3server"
 )
 
@@ -128,7 +129,7 @@ func startImageEtcd(t *testing.T, pki string) (string, *clientv3.Client) {
 
 // restoreInImage runs docs/operations.md's restore Job's command (with extra args) in the image against the etcd
 // at target and checks that it wrote the keys back.
-func restoreInImage(t *testing.T, root imageFS, environ []string, target string, c *clientv3.Client, keys int, extra ...string) {
+func restoreInImage(t *testing.T, root imagefs.FS, environ []string, target string, c *clientv3.Client, keys int, extra ...string) {
 	t.Helper()
 	args := append([]string{"etcd", "restore", "--dir=/var/lib/aim-etcd-snapshots", "--etcd-servers=" + target,
 		"--etcd-cafile=/var/run/aim-apiserver/etcd-client/ca.crt", "--etcd-certfile=/var/run/aim-apiserver/etcd-client/tls.crt",
@@ -169,9 +170,9 @@ func TestImageEtcdMaintenance(t *testing.T) {
 	root := rootFS(t)
 	// The chart mounts the client Secret at /var/run/aim-apiserver/etcd-client and the PVC at
 	// /var/lib/aim-etcd-snapshots (writable through fsGroup).
-	pki := root.path("var", "run", "aim-apiserver", "etcd-client")
+	pki := root.Path("var", "run", "aim-apiserver", "etcd-client")
 	etcdPKI(t, pki)
-	snapshots := root.path("var", "lib", "aim-etcd-snapshots")
+	snapshots := root.Path("var", "lib", "aim-etcd-snapshots")
 	writableDir(t, snapshots)
 	ctx := context.Background()
 
@@ -204,12 +205,12 @@ func TestImageEtcdMaintenance(t *testing.T) {
 // bucket into an empty etcd.
 func TestImageEtcdSnapshotsInABucket(t *testing.T) {
 	root := rootFS(t)
-	pki := root.path("var", "run", "aim-apiserver", "etcd-client")
+	pki := root.Path("var", "run", "aim-apiserver", "etcd-client")
 	etcdPKI(t, pki)
-	scratch := root.path("var", "lib", "aim-etcd-snapshots")
+	scratch := root.Path("var", "lib", "aim-etcd-snapshots")
 	writableDir(t, scratch)
 	s3 := s3server.Start(t, "aim-backups", "AKIDIMAGETEST", true)
-	cas := root.path("etc", "aim-apiserver", "ca-certificates")
+	cas := root.Path("etc", "aim-apiserver", "ca-certificates")
 	if err := os.MkdirAll(cas, 0o755); err != nil {
 		t.Fatal(err)
 	}

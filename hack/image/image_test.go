@@ -40,7 +40,6 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/registry"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/random"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
@@ -53,6 +52,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/aim-apiserver/aim-apiserver/test/framework"
+	"github.com/aim-apiserver/aim-apiserver/test/imagefs"
 	"github.com/aim-apiserver/aim-apiserver/test/registrytest"
 )
 
@@ -65,96 +65,21 @@ func env(t *testing.T, key string) string {
 	return v
 }
 
-// unpackArchive extracts the image archive (a tar of an OCI layout plus docker's manifest.json) into a directory.
-func unpackArchive(t *testing.T, archive string) string {
+// platformImages unpacks the image archive (imagefs.Open) and checks that its index names the version.
+func platformImages(t *testing.T, archive string) map[string]v1.Image {
 	t.Helper()
-	f, err := os.Open(archive)
-	if err != nil {
-		t.Fatal(err)
+	a := imagefs.Open(t, archive)
+	if want := env(t, "IMAGE_VERSION"); a.RefName != want {
+		t.Errorf("index.json ref.name %q, want the version %q", a.RefName, want)
 	}
-	defer f.Close()
-	dir := t.TempDir()
-	extract(t, tar.NewReader(f), dir)
-	return dir
-}
-
-// extract writes the regular files and directories of a tar under dir, keeping their modes.
-func extract(t *testing.T, tr *tar.Reader, dir string) {
-	t.Helper()
-	for {
-		hdr, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dir, filepath.FromSlash(hdr.Name))
-		if !strings.HasPrefix(p, dir+string(filepath.Separator)) {
-			t.Fatalf("tar entry %q leaves the directory", hdr.Name)
-		}
-		switch hdr.Typeflag {
-		case tar.TypeDir:
-			if err := os.MkdirAll(p, os.FileMode(hdr.Mode)|0o700); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Chmod(p, os.FileMode(hdr.Mode)); err != nil {
-				t.Fatal(err)
-			}
-		case tar.TypeReg:
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			data, err := io.ReadAll(tr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, data, os.FileMode(hdr.Mode)); err != nil {
-				t.Fatal(err)
-			}
-		default:
-			t.Fatalf("unexpected tar entry %q of type %c", hdr.Name, hdr.Typeflag)
-		}
-	}
-}
-
-// platformImages reads the index of the layout: one image per platform.
-func platformImages(t *testing.T, dir string) map[string]v1.Image {
-	t.Helper()
-	top, err := layout.ImageIndexFromPath(dir)
-	if err != nil {
-		t.Fatalf("reading the OCI layout: %v", err)
-	}
-	topManifest, err := top.IndexManifest()
-	if err != nil || len(topManifest.Manifests) != 1 {
-		t.Fatalf("index.json: want one index, got %v (%v)", topManifest, err)
-	}
-	if got, want := topManifest.Manifests[0].Annotations["org.opencontainers.image.ref.name"], env(t, "IMAGE_VERSION"); got != want {
-		t.Errorf("index.json ref.name %q, want the version %q", got, want)
-	}
-	index, err := top.ImageIndex(topManifest.Manifests[0].Digest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := index.IndexManifest()
-	if err != nil {
-		t.Fatal(err)
-	}
-	images := map[string]v1.Image{}
-	for _, d := range m.Manifests {
-		img, err := index.Image(d.Digest)
-		if err != nil {
-			t.Fatal(err)
-		}
-		images[d.Platform.OS+"/"+d.Platform.Architecture] = img
-	}
-	return images
+	return a.Images
 }
 
 // TestImageTarball checks the archive: an index of linux/amd64 and linux/arm64, each a static binary of its
 // architecture run as a non-root user, labelled with the release; docker load's view of it is the amd64 image.
 func TestImageTarball(t *testing.T) {
 	archive, version := env(t, "IMAGE_TARBALL"), env(t, "IMAGE_VERSION")
-	images := platformImages(t, unpackArchive(t, archive))
+	images := platformImages(t, archive)
 	machines := map[string]elf.Machine{"linux/amd64": elf.EM_X86_64, "linux/arm64": elf.EM_AARCH64}
 	if len(images) != len(machines) {
 		t.Errorf("platforms %v, want %v", keys(images), keys(machines))
@@ -254,76 +179,24 @@ func imageFiles(t *testing.T, img v1.Image) map[string][]byte {
 	}
 }
 
-// imageFS is the linux/amd64 image unpacked into a directory to chroot into, with the environment its config
-// gives the process.
-type imageFS struct {
-	dir string
-	env []string
-}
-
-// path is the file at elem (below the image's /) on the host.
-func (f imageFS) path(elem ...string) string {
-	return filepath.Join(append([]string{f.dir}, elem...)...)
-}
-
-// rootFS unpacks the linux/amd64 image (imageFS).
-func rootFS(t *testing.T) imageFS {
+// rootFS unpacks the linux/amd64 image.
+func rootFS(t *testing.T) imagefs.FS {
 	t.Helper()
-	img := platformImages(t, unpackArchive(t, env(t, "IMAGE_TARBALL")))["linux/amd64"]
+	img := platformImages(t, env(t, "IMAGE_TARBALL"))["linux/amd64"]
 	if img == nil {
 		t.Fatal("no linux/amd64 image")
 	}
-	cfg, err := img.ConfigFile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := t.TempDir()
-	rc := mutate.Extract(img)
-	defer rc.Close()
-	extract(t, tar.NewReader(rc), root)
-	// The chroot's / must be searchable by the image's user.
-	if err := os.Chmod(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	// A container runtime mounts /proc (the process's own start time, limits); so does the test, as root.
-	if os.Geteuid() == 0 {
-		proc := filepath.Join(root, "proc")
-		if err := os.Mkdir(proc, 0o555); err != nil {
-			t.Fatal(err)
-		}
-		if err := syscall.Mount("proc", proc, "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, ""); err != nil {
-			t.Fatalf("mounting /proc into the image's file system: %v", err)
-		}
-		t.Cleanup(func() {
-			if err := syscall.Unmount(proc, syscall.MNT_DETACH); err != nil {
-				t.Errorf("unmounting %s: %v", proc, err)
-			}
-		})
-	}
-	return imageFS{dir: root, env: cfg.Config.Env}
+	return imagefs.Unpack(t, img)
 }
 
-// imageCommand is the image's binary chrooted into root, as the image's user (65532) when the test runs as
-// root, else as root of a new user namespace, with the image's environment and environ over it, as a container
-// runtime gives them (environ is the pod's): nothing of the host is visible.
-func imageCommand(root imageFS, environ []string, args ...string) *exec.Cmd {
-	cmd := exec.Command("/aim-apiserver", args...)
-	cmd.Env = append(slices.Clone(root.env), environ...) // the last of a name wins
-	cmd.Dir = "/"
-	attr := &syscall.SysProcAttr{Chroot: root.dir}
-	if os.Geteuid() == 0 {
-		attr.Credential = &syscall.Credential{Uid: nonRootID, Gid: nonRootID}
-	} else {
-		attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
-		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}}
-		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}
-	}
-	cmd.SysProcAttr = attr
-	return cmd
+// imageCommand is the image's binary chrooted into root as the image's user (imagefs.FS.Command), environ the
+// pod's environment.
+func imageCommand(root imagefs.FS, environ []string, args ...string) *exec.Cmd {
+	return root.Command(imagefs.User{UID: nonRootID, GID: nonRootID}, environ, args...)
 }
 
 // inImage runs the image's binary (imageCommand) to its end and returns what it printed.
-func inImage(t *testing.T, root imageFS, environ []string, args ...string) (string, error) {
+func inImage(t *testing.T, root imagefs.FS, environ []string, args ...string) (string, error) {
 	t.Helper()
 	cmd := imageCommand(root, environ, args...)
 	var out bytes.Buffer
@@ -360,7 +233,7 @@ func TestImageTrustsPublicCAs(t *testing.T) {
 		}
 	}
 	// Without the file, the bundle built into the binary takes over.
-	if err := os.Remove(root.path(CABundlePath)); err != nil {
+	if err := os.Remove(root.Path(CABundlePath)); err != nil {
 		t.Fatal(err)
 	}
 	out, err = inImage(t, root, nil, "check-registry", "--list-roots")
@@ -412,7 +285,7 @@ func TestImageTrustsAMountedPrivateCA(t *testing.T) {
 	if err == nil || !strings.Contains(out, "certificate signed by unknown authority") {
 		t.Fatalf("before the CA is mounted the registry must be refused as unknown, got %v:\n%s", err, out)
 	}
-	mountLikeKubelet(t, root.path(mountPath), map[string][]byte{"private-ca.crt": caPEM})
+	imagefs.MountLikeKubelet(t, root.Path(mountPath), map[string][]byte{"private-ca.crt": caPEM}, 0o644, 0)
 	out, err = inImage(t, root, chartEnv, "check-registry", "--list-roots", ref.String())
 	if err != nil {
 		t.Fatalf("with the CA mounted at %s: %v\n%s", mountPath, err, out)
@@ -440,11 +313,11 @@ func TestImageReadsECRWithThePodsIdentity(t *testing.T) {
 		map[string]string{"com.amd.aim.model.canonicalName": "meta-llama/Llama-3.1-8B-Instruct"}, remote.WithAuth(&authn.Basic{Username: "AWS", Password: token}))
 
 	// The ECR host names this loopback registry inside the image, and the mirrors file sends Docker Hub to it.
-	if err := os.WriteFile(root.path("etc", "hosts"), []byte("127.0.0.1 localhost "+ecrHost+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(root.Path("etc", "hosts"), []byte("127.0.0.1 localhost "+ecrHost+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	mirrors := fmt.Sprintf("registries:\n  docker.io:\n    fallback: false\n    mirrors: [{endpoint: \"http://%s:%s/dockerhub\"}]\n", ecrHost, port)
-	if err := os.WriteFile(root.path("registries.yaml"), []byte(mirrors), 0o644); err != nil {
+	if err := os.WriteFile(root.Path("registries.yaml"), []byte(mirrors), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// HOME as the runtime sets it from the image's /etc/passwd: a directory the image does not have.
@@ -478,27 +351,6 @@ func chartCAMount(t *testing.T) (string, []string) {
 	}
 	t.Fatal("the chart mounts no volume of ConfigMap private-cas into aim-apiserver")
 	return "", nil
-}
-
-// mountLikeKubelet lays out files as the kubelet lays out a ConfigMap volume: a timestamped directory,
-// ..data pointing at it, and each key a symlink through ..data.
-func mountLikeKubelet(t *testing.T, dir string, files map[string][]byte) {
-	t.Helper()
-	ts := "..2026_11_26_10_00_00.000000001"
-	if err := os.MkdirAll(filepath.Join(dir, ts), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range files {
-		if err := os.WriteFile(filepath.Join(dir, ts, k), v, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(filepath.Join("..data", k), filepath.Join(dir, k)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Symlink(ts, filepath.Join(dir, "..data")); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // privateCA makes a CA and a serving certificate for 127.0.0.1 signed by it.
@@ -556,7 +408,7 @@ func TestRelease(t *testing.T) {
 	if chart.AppVersion != version || "v"+chart.Version != version {
 		t.Errorf("packaged chart: version %q, appVersion %q; want %q", chart.Version, chart.AppVersion, version)
 	}
-	images := platformImages(t, unpackArchive(t, filepath.Join(dir, "aim-apiserver-image-"+version+".tar")))
+	images := platformImages(t, filepath.Join(dir, "aim-apiserver-image-"+version+".tar"))
 	for platform, img := range images {
 		cfg, err := img.ConfigFile()
 		if err != nil {
@@ -581,7 +433,7 @@ func TestImageLocalMode(t *testing.T) {
 	for _, format := range []string{"text", "json"} {
 		t.Run(format, func(t *testing.T) {
 			root := rootFS(t)
-			data := root.path("data")
+			data := root.Path("data")
 			if err := os.Mkdir(data, 0o777); err != nil {
 				t.Fatal(err)
 			}
@@ -770,7 +622,7 @@ func TestImageRunsTheChartArgs(t *testing.T) {
 				for _, m := range c.mounts {
 					for name, data := range files {
 						if m.secret {
-							writeImageFile(t, root.path(m.path, name), data)
+							writeImageFile(t, root.Path(m.path, name), data)
 						}
 					}
 				}

@@ -1,0 +1,242 @@
+// Package imagefs unpacks the image archive `make image` writes (a tar of an OCI layout with an index of one image
+// per platform) and runs the image's binary inside its file system as a container runtime would: chrooted, as the
+// image's or the pod's user, with the image's environment, the pod's volumes mounted and, when asked, the root
+// file system read-only. Nothing of the host is visible to the process. The image tests (hack/image) and the
+// end-to-end tests that run what ships use it.
+package imagefs
+
+import (
+	"archive/tar"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+)
+
+// Binary is the image's entrypoint, at the root of its file system.
+const Binary = "/aim-apiserver"
+
+// Archive is an unpacked image archive: its images by platform ("linux/amd64") and the reference name of its
+// index (the release's version).
+type Archive struct {
+	Images  map[string]v1.Image
+	RefName string
+}
+
+// Open unpacks the archive at path and reads its index.
+func Open(tb testing.TB, path string) Archive {
+	tb.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatalf("the image archive: %v", err)
+	}
+	defer f.Close()
+	dir := tb.TempDir()
+	extract(tb, tar.NewReader(f), dir)
+
+	top, err := layout.ImageIndexFromPath(dir)
+	if err != nil {
+		tb.Fatalf("reading the OCI layout: %v", err)
+	}
+	topManifest, err := top.IndexManifest()
+	if err != nil || len(topManifest.Manifests) != 1 {
+		tb.Fatalf("index.json: want one index, got %v (%v)", topManifest, err)
+	}
+	index, err := top.ImageIndex(topManifest.Manifests[0].Digest)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m, err := index.IndexManifest()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	a := Archive{Images: map[string]v1.Image{}, RefName: topManifest.Manifests[0].Annotations["org.opencontainers.image.ref.name"]}
+	for _, d := range m.Manifests {
+		img, err := index.Image(d.Digest)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		a.Images[d.Platform.OS+"/"+d.Platform.Architecture] = img
+	}
+	return a
+}
+
+// extract writes the regular files and directories of a tar under dir, keeping their modes.
+func extract(tb testing.TB, tr *tar.Reader, dir string) {
+	tb.Helper()
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return
+		} else if err != nil {
+			tb.Fatal(err)
+		}
+		p := filepath.Join(dir, filepath.FromSlash(hdr.Name))
+		if !strings.HasPrefix(p, dir+string(filepath.Separator)) {
+			tb.Fatalf("tar entry %q leaves the directory", hdr.Name)
+		}
+		switch hdr.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(p, os.FileMode(hdr.Mode)|0o700); err != nil {
+				tb.Fatal(err)
+			}
+			if err := os.Chmod(p, os.FileMode(hdr.Mode)); err != nil {
+				tb.Fatal(err)
+			}
+		case tar.TypeReg:
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				tb.Fatal(err)
+			}
+			data, err := io.ReadAll(tr)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			if err := os.WriteFile(p, data, os.FileMode(hdr.Mode)); err != nil {
+				tb.Fatal(err)
+			}
+		default:
+			tb.Fatalf("unexpected tar entry %q of type %c", hdr.Name, hdr.Typeflag)
+		}
+	}
+}
+
+// FS is an image's file system unpacked into a directory to chroot into, with the environment its config gives
+// the process.
+type FS struct {
+	Dir string
+	Env []string
+}
+
+// Unpack lays out img's layers in a new directory. As root it mounts /proc there, as a container runtime does
+// (the process reads its own start time and limits).
+func Unpack(tb testing.TB, img v1.Image) FS {
+	tb.Helper()
+	cfg, err := img.ConfigFile()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	root := tb.TempDir()
+	rc := mutate.Extract(img)
+	defer rc.Close()
+	extract(tb, tar.NewReader(rc), root)
+	// The chroot's / must be searchable by the image's user.
+	if err := os.Chmod(root, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if os.Geteuid() == 0 {
+		proc := filepath.Join(root, "proc")
+		if err := os.Mkdir(proc, 0o555); err != nil {
+			tb.Fatal(err)
+		}
+		mount(tb, "proc", proc, "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC)
+	}
+	return FS{Dir: root, Env: cfg.Config.Env}
+}
+
+// Path is the file at elem (below the image's /) on the host.
+func (f FS) Path(elem ...string) string {
+	return filepath.Join(append([]string{f.Dir}, elem...)...)
+}
+
+// ReadOnly makes the image's file system read-only for the processes run in it, as a container's
+// readOnlyRootFilesystem does; the volumes mounted before (Mount) stay as they are. It needs root.
+func (f FS) ReadOnly(tb testing.TB) {
+	tb.Helper()
+	mount(tb, f.Dir, f.Dir, "", syscall.MS_BIND|syscall.MS_REC)
+	if err := syscall.Mount("", f.Dir, "", syscall.MS_REMOUNT|syscall.MS_BIND|syscall.MS_RDONLY, ""); err != nil {
+		tb.Fatalf("remounting %s read-only: %v", f.Dir, err)
+	}
+}
+
+// Mount makes the host directory source the volume at path inside the image, as the kubelet mounts a volume,
+// creating the mount point if the image lacks it; so it comes before ReadOnly. It needs root.
+func (f FS) Mount(tb testing.TB, source, path string) {
+	tb.Helper()
+	target := f.Path(path)
+	if _, err := os.Stat(target); errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(target, 0o755); err != nil {
+			tb.Fatalf("the mount point of %s: %v", path, err)
+		}
+	}
+	mount(tb, source, target, "", syscall.MS_BIND)
+}
+
+// mount mounts and unmounts again when the test ends: before its temporary directories are removed, so that
+// removing them cannot reach through a mount.
+func mount(tb testing.TB, source, target, fstype string, flags uintptr) {
+	tb.Helper()
+	if err := syscall.Mount(source, target, fstype, flags, ""); err != nil {
+		tb.Fatalf("mounting %s at %s: %v", source, target, err)
+	}
+	tb.Cleanup(func() {
+		if err := syscall.Unmount(target, syscall.MNT_DETACH); err != nil {
+			tb.Errorf("unmounting %s: %v", target, err)
+		}
+	})
+}
+
+// User is who a process runs as: a pod's runAsUser, runAsGroup and supplemental groups (fsGroup among them).
+type User struct {
+	UID, GID uint32
+	Groups   []uint32
+}
+
+// Command is the image's binary chrooted into f with the image's environment and environ over it, as a container
+// runtime gives them (environ is the pod's; the last of a name wins). As root it runs as user; otherwise as root
+// of a new user namespace, the only identity an unprivileged test can take.
+func (f FS) Command(user User, environ []string, args ...string) *exec.Cmd {
+	cmd := exec.Command(Binary, args...)
+	cmd.Env = append(slices.Clone(f.Env), environ...)
+	cmd.Dir = "/"
+	attr := &syscall.SysProcAttr{Chroot: f.Dir}
+	if os.Geteuid() == 0 {
+		attr.Credential = &syscall.Credential{Uid: user.UID, Gid: user.GID, Groups: user.Groups}
+	} else {
+		attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}
+	}
+	cmd.SysProcAttr = attr
+	return cmd
+}
+
+// MountLikeKubelet lays out files as the kubelet lays out a Secret or ConfigMap volume in dir: a timestamped
+// directory, ..data pointing at it, and each key a symlink through ..data; the files with mode, owned by root
+// and group gid (a pod's fsGroup; 0 for none), as the kubelet owns them.
+func MountLikeKubelet(tb testing.TB, dir string, files map[string][]byte, mode os.FileMode, gid int) {
+	tb.Helper()
+	ts := "..2026_11_26_10_00_00.000000001"
+	if err := os.MkdirAll(filepath.Join(dir, ts), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	for k, v := range files {
+		p := filepath.Join(dir, ts, k)
+		if err := os.WriteFile(p, v, mode); err != nil {
+			tb.Fatal(err)
+		}
+		// WriteFile's mode passes through the umask.
+		if err := os.Chmod(p, mode); err != nil {
+			tb.Fatal(err)
+		}
+		if gid != 0 {
+			if err := os.Chown(p, 0, gid); err != nil {
+				tb.Fatal(err)
+			}
+		}
+		if err := os.Symlink(filepath.Join("..data", k), filepath.Join(dir, k)); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := os.Symlink(ts, filepath.Join(dir, "..data")); err != nil {
+		tb.Fatal(err)
+	}
+}
