@@ -15,7 +15,7 @@ func svc() *aimv1.AIMService {
 	return &aimv1.AIMService{
 		ObjectMeta: metav1.ObjectMeta{Name: "Qwen_Chat", Namespace: "team-a", UID: "1234-abcd",
 			Labels:      map[string]string{"app.kubernetes.io/team": "Inference Team", "tier": "gold", "blank": ""},
-			Annotations: map[string]string{"route": "v1", "prefix": "Models/Qwen"}},
+			Annotations: map[string]string{"route": "v1", "prefix": "Models/Qwen", "braces": "a{b}/c"}},
 		Spec: aimv1.AIMServiceSpec{Model: aimv1.AIMServiceModel{Name: ptr.To("qwen3-32b"), Image: ptr.To("ghcr.io/amd/Qwen:0.8")},
 			Env: []corev1.EnvVar{{Name: "A", Value: "1"}, {Name: "B", Value: "2"}}},
 	}
@@ -39,19 +39,30 @@ func TestRenderPath(t *testing.T) {
 		{"/", "/"},
 		{"/-/ /", "/"},
 		{"/{.metadata.labels['blank']}", "/"},
+		// Read from the Go object, as aim-engine reads it: a field left empty is "" (its JSON omits it), and
+		// spec.template, a struct in aim-engine's type, reads as one when the service has none.
+		{"/{.metadata.namespace}/{.spec.serviceAccountName}/{.metadata.name}", "/team-a/qwen-chat"},
+		{"/{.spec.template.name}/{.metadata.name}", "/qwen-chat"},
+		{"/{.metadata.uid}", "/1234-abcd"},
+		// A brace in a value is a character like any other, not a placeholder.
+		{"/{.metadata.annotations['braces']}", "/a-b/c"},
 	} {
 		if got, err := RenderPath(svc(), tc.template); err != nil || got != tc.want {
 			t.Errorf("%s: got %q, %v; want %q", tc.template, got, err, tc.want)
 		}
 	}
 	for template, wantErr := range map[string]string{
-		"/{.metadata.labels['missing']}": `no label "missing"`,
-		"/{.spec.nothing}":               "not found",
-		"/{.spec.env[*].name}":           "matches 2 values",
-		"/{.metadata.name":               "unbalanced",
-		"/{.metadata.name[}":             "not a JSONPath",
-		"/{.metadata.labels['nope']}x":   "no label",
-		"{.metadata.labels['blank']}":    "empty path",
+		"/{.metadata.labels['missing']}":      `no label "missing"`,
+		"/{.spec.nothing}":                    "not found",
+		"/{.spec.env[*].name}":                "matches 2 values",
+		"/{.metadata.name":                    "unbalanced",
+		"/a}/{.metadata.name}":                "unbalanced",
+		"/{.spec.replicas}":                   ".spec.replicas is not set",
+		"/{.spec.caching.mode}":               "mode is not found",
+		"/{.metadata.creationTimestamp.wall}": "cannot be read",
+		"/{.metadata.name[}":                  "not a JSONPath",
+		"/{.metadata.labels['nope']}x":        "no label",
+		"{.metadata.labels['blank']}":         "empty path",
 		strings.Repeat("/{.metadata.namespace}-very-long-segment-for-the-route-path", 5): "the limit is 200",
 	} {
 		if got, err := RenderPath(svc(), template); err == nil || !strings.Contains(err.Error(), wantErr) {
