@@ -50,7 +50,12 @@ func Environment(svc *aimv1.AIMService, t Template, rc runtimeconfig.Resolved) [
 // InferenceService is the input of the service's InferenceService.
 func InferenceService(svc *aimv1.AIMService, m Model, t Template, rc runtimeconfig.Resolved, mounts []kserve.CacheMount) kserve.Input {
 	own := map[string]string{labelComponent: "inference", aimv1.LabelService: naming.LabelValue(svc.Name),
-		LabelTemplate: naming.LabelValue(t.Name), LabelModel: naming.LabelValue(m.Name)}
+		LabelTemplate: naming.LabelValue(t.Name)}
+	// The template's model, as aim-engine labels it: the model the service resolved unless spec.template names
+	// a template of another model.
+	if t.Spec.ModelName != "" {
+		own[LabelModel] = naming.LabelValue(t.Spec.ModelName)
+	}
 	// As aim-engine labels them: the profile discovery found, not the template's spec.
 	if p := t.Status.Profile; p != nil {
 		if v := naming.SanitizedLabelValue(string(p.Metadata.Metric)); v != "" {

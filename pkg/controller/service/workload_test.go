@@ -246,6 +246,16 @@ func TestInferenceServiceInput(t *testing.T) {
 	if v, ok := in.Labels[LabelPrecision]; ok {
 		t.Errorf("precision label %q from the template's spec", v)
 	}
+	// The model label names the template's model, as aim-engine's: another model's template, named by
+	// spec.template, labels the InferenceService with that model, though the service runs its own model's image.
+	if in.Labels[LabelModel] != "qwen" {
+		t.Errorf("model label %q, want the template's model qwen", in.Labels[LabelModel])
+	}
+	other := cachedTemplate()
+	other.Spec.ModelName = "llama-8b"
+	if got := InferenceService(svc, m, other, rc, nil).Labels[LabelModel]; got != "llama-8b" {
+		t.Errorf("model label of a template of another model: %q, want llama-8b", got)
+	}
 
 	// hardware.cpu of a template places nothing by itself: aim-engine reads only the template's resources
 	// (a model writes its custom.hardware.cpu into the resources of the templates it creates).
