@@ -277,7 +277,8 @@ func TestBuildJobPodSpecIsAIMEngines(t *testing.T) {
 	if diff := cmp.Diff(wantPod, pod.SecurityContext); diff != "" {
 		t.Errorf("pod security context (-want +got):\n%s", diff)
 	}
-	wantContainer := &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false),
+	// As aim-engine's container: runAsNonRoot at both levels.
+	wantContainer := &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false), RunAsNonRoot: ptr.To(true),
 		Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}}
 	if diff := cmp.Diff(wantContainer, pod.Containers[0].SecurityContext); diff != "" {
 		t.Errorf("container security context (-want +got):\n%s", diff)

@@ -26,11 +26,12 @@ import (
 	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
 )
 
-// clusterEventSource names the controller in the Events of cluster models, as aim-engine does.
-const clusterEventSource = "aim-cluster-model-controller"
-
-// FieldManager owns the templates the model controller applies.
+// FieldManager owns the templates the model controller applies for models and writes their status; it is the
+// source of their Events, as aim-engine's controller is named.
 const FieldManager = "aim-model-controller"
+
+// ClusterFieldManager is FieldManager for cluster models: aim-engine runs a controller of its own for them.
+const ClusterFieldManager = "aim-cluster-model-controller"
 
 // metadataTimeout bounds one registry lookup.
 const metadataTimeout = 30 * time.Second
@@ -61,7 +62,7 @@ func Register(m *manager.Manager, fetcher imagemeta.Fetcher) error {
 	}
 	// Events name the controller as their source, as aim-engine's do.
 	ctl.c.Recorder = m.RecorderFor(FieldManager)
-	ctl.clusterRecorder = m.RecorderFor(clusterEventSource)
+	ctl.clusterRecorder = m.RecorderFor(ClusterFieldManager)
 	ns, err := manager.NewKindController("model", manager.ReconcilerFunc(ctl.reconcileNamespaced), v.AIMModels().Informer())
 	if err != nil {
 		return err
@@ -153,7 +154,7 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectNam
 	}
 	deleteStale := func(ctx context.Context, keep []string) error {
 		ts, _ := ctl.clusterTemplates.List(ofModel)
-		return reconcile.DeleteStale(ctx, ctl.recorder(""), m, FieldManager, "AIMClusterServiceTemplate", ts, keep, ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().Delete)
+		return reconcile.DeleteStale(ctx, ctl.recorder(""), m, ClusterFieldManager, "AIMClusterServiceTemplate", ts, keep, ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().Delete)
 	}
 	apply := func(ctx context.Context, t Template) error {
 		t.Spec.Env = nil // cluster templates take their env from runtime configs
@@ -164,10 +165,10 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectNam
 		if cur, err := ctl.clusterTemplates.Get(t.Name); err == nil && reconcile.OwnedBy(cur, m.UID) {
 			live = cur
 		}
-		_, err := reconcile.ApplyChanged(ctx, obj, live, reconcile.Sender(ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().Apply, FieldManager))
+		_, err := reconcile.ApplyChanged(ctx, obj, live, reconcile.Sender(ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().Apply, ClusterFieldManager))
 		return err
 	}
-	write := reconcile.TrackedStatusWriter(ctx, m, ctl.c.AIM.AimV1alpha1().AIMClusterModels().UpdateStatus, FieldManager, ctl.written, wkey)
+	write := reconcile.TrackedStatusWriter(ctx, m, ctl.c.AIM.AimV1alpha1().AIMClusterModels().UpdateStatus, ClusterFieldManager, ctl.written, wkey)
 	// Pull secrets of cluster models live in the system namespace, like their discovery Jobs.
 	return ctl.reconcile(ctx, m, m.Spec, m.Status, ctl.c.Options.SystemNamespace, owned, apply, deleteStale, write)
 }

@@ -163,6 +163,10 @@ func TestOwnStatusUnseenReadsNoLabelsAgain(t *testing.T) {
 		for _, a := range client.Actions() {
 			if a.GetVerb() == "update" {
 				acts++
+				// A cluster model's status is written by aim-engine's name of its controller.
+				if m := a.(clienttesting.UpdateActionImpl).GetUpdateOptions().FieldManager; m != ClusterFieldManager {
+					t.Errorf("%s: status written by field manager %q, want %q", step.name, m, ClusterFieldManager)
+				}
 			}
 		}
 		if err != nil || wait != step.wait || requests.Get("manifests") != step.manifests || acts != step.acts {

@@ -30,11 +30,12 @@ import (
 	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
 )
 
-// clusterEventSource names the controller in the Events of cluster templates, as aim-engine does.
-const clusterEventSource = "aim-cluster-service-template-controller"
-
-// FieldManager owns what the template controller applies.
+// FieldManager owns what the template controller applies for templates and writes their status; it is the
+// source of their Events, as aim-engine's controller is named.
 const FieldManager = "aim-service-template-controller"
+
+// ClusterFieldManager is FieldManager for cluster templates: aim-engine runs a controller of its own for them.
+const ClusterFieldManager = "aim-cluster-service-template-controller"
 
 const (
 	kindNamespaced = "AIMServiceTemplate"
@@ -85,7 +86,7 @@ func Register(m *manager.Manager, backoff discovery.Backoff, gpus *gpu.Tracker, 
 	}
 	// Events name the controller as their source, as aim-engine's do.
 	ctl.c.Recorder = m.RecorderFor(FieldManager)
-	ctl.clusterRecorder = m.RecorderFor(clusterEventSource)
+	ctl.clusterRecorder = m.RecorderFor(ClusterFieldManager)
 	ctl.slots = newJobSlots(ctl.activeDiscoveryJobs, ctl.jobCached)
 	var err error
 	if ctl.ns, err = manager.NewKindController("servicetemplate", manager.ReconcilerFunc(ctl.reconcileNamespaced), v.AIMServiceTemplates().Informer()); err != nil {
@@ -144,7 +145,7 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectNam
 		return 0, err
 	}
 	o := ctl.observe(kindCluster, &t.ObjectMeta, t.Spec.AIMServiceTemplateSpecCommon, t.Status, ctl.c.Options.SystemNamespace)
-	return ctl.reconcile(ctx, t, o, reconcile.StatusWriter(ctx, t, ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().UpdateStatus, FieldManager))
+	return ctl.reconcile(ctx, t, o, reconcile.StatusWriter(ctx, t, ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().UpdateStatus, ClusterFieldManager))
 }
 
 // observe gathers a template's inputs from the informer caches.
@@ -239,14 +240,17 @@ func (ctl *Controller) output(job *batchv1.Job) (string, error) {
 
 // reconcile plans, applies the Job, derives the status and writes it when it changed.
 func (ctl *Controller) reconcile(ctx context.Context, obj reconcile.Object, o Observation, write func(aimv1.AIMServiceTemplateStatus) error) (time.Duration, error) {
-	rec := ctl.c.Recorder
-	if o.Kind == kindCluster && ctl.clusterRecorder != nil {
-		rec = ctl.clusterRecorder
+	rec, manager := ctl.c.Recorder, FieldManager
+	if o.Kind == kindCluster {
+		manager = ClusterFieldManager
+		if ctl.clusterRecorder != nil {
+			rec = ctl.clusterRecorder
+		}
 	}
 	plan := PlanTemplate(o)
 	var applyErr error
 	if plan.Job != nil {
-		created, err := ctl.createJob(ctx, plan.Job, o.RuntimeConfig.MaxConcurrentDiscoveryJobs())
+		created, err := ctl.createJob(ctx, plan.Job, o.RuntimeConfig.MaxConcurrentDiscoveryJobs(), manager)
 		switch {
 		case err != nil:
 			applyErr = err
@@ -260,7 +264,7 @@ func (ctl *Controller) reconcile(ctx context.Context, obj reconcile.Object, o Ob
 	}
 	var owned *aimv1.AIMTemplateCache
 	if plan.Cache != nil {
-		c, err := ctl.applyCache(ctx, plan.Cache, o.UID)
+		c, err := ctl.applyCache(ctx, plan.Cache, o.UID, manager)
 		if err != nil {
 			plan.Components = append(plan.Components, state.Component{Name: ComponentTemplateCache, Dependency: state.DependencyDownstream, Errors: []error{err}})
 			applyErr = err
@@ -299,17 +303,18 @@ func (ctl *Controller) jobCached(key string) bool {
 	return err == nil
 }
 
-// createJob applies a discovery Job if a slot is still free. It reports false, without error, when none is.
-func (ctl *Controller) createJob(ctx context.Context, job *batchv1.Job, limit int32) (bool, error) {
+// createJob applies a discovery Job as fieldManager if a slot is still free. It reports false, without error,
+// when none is.
+func (ctl *Controller) createJob(ctx context.Context, job *batchv1.Job, limit int32, fieldManager string) (bool, error) {
 	return ctl.slots.take(limit, job.Namespace+"/"+job.Name, func() error {
-		_, err := reconcile.Apply(ctx, job, ctl.c.Kube.BatchV1().Jobs(job.Namespace).Apply, FieldManager)
+		_, err := reconcile.Apply(ctx, job, ctl.c.Kube.BatchV1().Jobs(job.Namespace).Apply, fieldManager)
 		return err
 	})
 }
 
-// applyCache creates or updates the owned template cache by reconcile.PrepareApply's rule and returns it; a
-// cache that already matches costs no request.
-func (ctl *Controller) applyCache(ctx context.Context, c *aimv1.AIMTemplateCache, owner types.UID) (*aimv1.AIMTemplateCache, error) {
+// applyCache creates or updates the owned template cache as fieldManager by reconcile.PrepareApply's rule and
+// returns it; a cache that already matches costs no request.
+func (ctl *Controller) applyCache(ctx context.Context, c *aimv1.AIMTemplateCache, owner types.UID, fieldManager string) (*aimv1.AIMTemplateCache, error) {
 	var live *aimv1.AIMTemplateCache
 	if cur, err := ctl.caches.AIMTemplateCaches(c.Namespace).Get(c.Name); err == nil {
 		if !reconcile.OwnedBy(cur, owner) {
@@ -320,7 +325,7 @@ func (ctl *Controller) applyCache(ctx context.Context, c *aimv1.AIMTemplateCache
 	}
 	applied := live
 	_, err := reconcile.ApplyChanged(ctx, c, live, func(ctx context.Context, body []byte) (err error) {
-		applied, err = reconcile.Send(ctx, body, ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(c.Namespace).Apply, FieldManager)
+		applied, err = reconcile.Send(ctx, body, ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(c.Namespace).Apply, fieldManager)
 		return err
 	})
 	if err != nil {
