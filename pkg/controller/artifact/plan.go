@@ -112,6 +112,16 @@ func PlanArtifact(o Observation) Plan {
 		st.Mode = aimv1.AIMTemplateCacheModeDedicated
 	}
 	observeVolume(o, st)
+	// The size a user or a check-size Job gave is shown whatever else fails, as aim-engine's DecorateStatus
+	// shows it on every reconcile.
+	show := func(size int64) {
+		if display, ok := displaySize(a.Spec.WeightsSize, size); ok {
+			st.DisplaySize = display
+		}
+	}
+	if size, ok := EffectiveSize(a); ok {
+		show(size)
+	}
 
 	p.Components = append(p.Components, runtimeconfig.Component(o.RuntimeConfig, o.RuntimeConfigErr))
 	if o.RuntimeConfigErr != nil {
@@ -135,9 +145,7 @@ func PlanArtifact(o Observation) Plan {
 	if !known {
 		return p
 	}
-	if display, ok := displaySize(a.Spec.WeightsSize, size); ok {
-		st.DisplaySize = display
-	}
+	show(size)
 	if !planVolume(o, &p, size) {
 		return p
 	}

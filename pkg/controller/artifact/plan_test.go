@@ -640,6 +640,24 @@ func TestDownloaderImageRewritten(t *testing.T) {
 	}
 }
 
+// TestDisplaySizeWhateverElseFails: MODEL SIZE shows a size written in the spec or measured earlier while the
+// runtime config is missing, as aim-engine's DecorateStatus shows it on every reconcile.
+func TestDisplaySizeWhateverElseFails(t *testing.T) {
+	written := ready()
+	sized(written.Artifact, "50Gi")
+	measured := ready()
+	measured.Artifact.Status.DiscoveredSizeBytes = ptr.To[int64](3 << 30)
+	for name, tc := range map[string]struct {
+		obs  Observation
+		want string
+	}{"size in the spec": {written, "50 GiB"}, "size measured before": {measured, "3 GiB"}} {
+		tc.obs.RuntimeConfigErr = &runtimeconfig.NotFoundError{Name: "x", Namespace: "team"}
+		if got := PlanArtifact(tc.obs).Status.DisplaySize; got != tc.want {
+			t.Errorf("%s, runtime config missing: displaySize %q, want %q", name, got, tc.want)
+		}
+	}
+}
+
 // TestVolumeStatusLikeAimEngine: status.allocatedSize is "0" in every status written while no volume is known,
 // as aim-engine's zero resource.Quantity marshals; an existing volume's name, size and headroom show whatever
 // else the reconcile finds, and the size is recorded once (aim-engine's reconcile.go:437).
