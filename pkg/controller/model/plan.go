@@ -106,6 +106,23 @@ func Desired(modelName string, spec aimv1.AIMModelSpec, metadata *aimv1.ImageMet
 		}
 		out = append(out, t)
 	}
+	return lastOfEachName(out)
+}
+
+// lastOfEachName keeps one template per name, the last, in the place of the first. Two recommended
+// deployments that differ only in what the name leaves out (profileId) name one template; aim-engine applies
+// both in turn, so the last one's spec is what stays. Counting both would wait forever for a second template.
+func lastOfEachName(ts []Template) []Template {
+	at := map[string]int{}
+	var out []Template
+	for _, t := range ts {
+		if i, ok := at[t.Name]; ok {
+			out[i] = t
+			continue
+		}
+		at[t.Name] = len(out)
+		out = append(out, t)
+	}
 	return out
 }
 

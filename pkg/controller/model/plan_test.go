@@ -51,6 +51,18 @@ func TestDesiredFromRecommendedDeployments(t *testing.T) {
 	if ts := Desired("qwen3-32b", off, md); len(ts) != 0 {
 		t.Errorf("createServiceTemplates=false still creates %d", len(ts))
 	}
+
+	// Two deployments the name cannot tell apart (it leaves profileId out) are one template, with the last one's
+	// spec as aim-engine's applies in turn leave it: the model does not wait for a second.
+	twins := &aimv1.ImageMetadata{Model: &aimv1.ModelMetadata{RecommendedDeployments: []aimv1.RecommendedDeployment{
+		{GPUModel: "MI300X", GPUCount: 1, Precision: "fp8", Metric: "latency", ProfileID: "a"},
+		{GPUModel: "MI355X", GPUCount: 8, Precision: "fp4", Metric: "throughput"},
+		{GPUModel: "MI300X", GPUCount: 1, Precision: "fp8", Metric: "latency", ProfileID: "b"},
+	}}}
+	ts = Desired("qwen3-32b", spec, twins)
+	if len(ts) != 2 || ts[0].Spec.ProfileID != "b" || ts[1].Spec.Hardware.GPU.Model != "MI355X" {
+		t.Errorf("deployments naming one template: %+v", ts)
+	}
 }
 
 func TestDesiredCustomModel(t *testing.T) {
