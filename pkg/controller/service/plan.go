@@ -91,6 +91,11 @@ func PlanService(o Observation) Plan {
 	// them): the live ones are kept as they are, not rewritten without it. Nor are they while the model or the
 	// template is missing or refused, as aim-engine applies nothing then.
 	mayApply := o.RuntimeConfigErr == nil && !state.BlocksApply(p.Components)
+	if !mayApply {
+		// Nor is the model or the derived template created, as aim-engine applies them with the rest: a model
+		// made without the runtime config would lack its propagated labels for good (it is created once).
+		p.CreateModel, p.Derived = nil, nil
+	}
 	var observed kserve.Live
 	if o.ISVC != nil {
 		observed = kserve.Observe(o.ISVC)

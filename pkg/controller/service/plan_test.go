@@ -79,6 +79,23 @@ func TestPlanService(t *testing.T) {
 			return o
 		}, summary{Components: map[string]string{"RuntimeConfig": "Failed/ConfigNotFound", "Model": "Ready/ModelResolved",
 			"Template": "Ready/Resolved"}}},
+		{"no runtime config for a new model: none is created, as aim-engine applies nothing", func() Observation {
+			o := observation(func(s *aimv1.AIMService) {
+				s.Spec.Model = aimv1.AIMServiceModel{Image: ptr.To("registry.example/aim/new:1.0")}
+			})
+			o.Models = nil
+			o.RuntimeConfigErr = apierrors.NewNotFound(schema.GroupResource{Group: "aim.eai.amd.com", Resource: "aimruntimeconfigs"}, "gold")
+			return o
+		}, summary{Components: map[string]string{"RuntimeConfig": "Failed/ConfigNotFound", "Model": "Progressing/CreatingModel",
+			"Template": "Pending/AwaitingModel"}}},
+		{"no runtime config for overrides: no derived template either", func() Observation {
+			o := observation(func(s *aimv1.AIMService) {
+				s.Spec.Overrides = &aimv1.AIMRuntimeParameters{Precision: ptr.To(aimv1.AIMPrecision("fp8"))}
+			})
+			o.RuntimeConfigErr = apierrors.NewNotFound(schema.GroupResource{Group: "aim.eai.amd.com", Resource: "aimruntimeconfigs"}, "gold")
+			return o
+		}, summary{Components: map[string]string{"RuntimeConfig": "Failed/ConfigNotFound", "Model": "Ready/ModelResolved",
+			"Template": "Pending/CreatingDerivedTemplate"}}},
 		{"KServe not installed: said in the InferenceService's component, the route still planned", func() Observation {
 			o := observation(routed)
 			o.ISVCErr = state.NewError(state.Infrastructure, "KServeNotInstalled", "no KServe")
