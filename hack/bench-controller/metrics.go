@@ -92,7 +92,7 @@ var mutatingVerbs = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "A
 type scrape struct {
 	Requests   writes // apiserver_request_total, write verbs only
 	Controller writes // aim_controller_write_requests_total
-	// Reconciles are aim_controller_reconcile_total by controller, every result.
+	// Reconciles are controller_runtime_reconcile_total by controller, every result.
 	Reconciles map[string]float64
 	CPUSeconds float64
 	RSSBytes   float64
@@ -134,7 +134,7 @@ func fromFamilies(families map[string]*dto.MetricFamily) scrape {
 		l := labels(m)
 		s.Controller[writeKey{Group: l["group"], Resource: l["resource"], Verb: l["verb"]}] += m.GetCounter().GetValue()
 	}
-	for _, m := range families["aim_controller_reconcile_total"].GetMetric() {
+	for _, m := range families["controller_runtime_reconcile_total"].GetMetric() {
 		s.Reconciles[labels(m)["controller"]] += m.GetCounter().GetValue()
 	}
 	for _, m := range families["workqueue_depth"].GetMetric() {

@@ -921,7 +921,7 @@ func TestChartPrometheusRule(t *testing.T) {
 	want := map[string]map[string]alert{
 		"aim-apiserver": {
 			"AIMAPIServiceUnavailable": {`aggregator_unavailable_apiservice{name="v1alpha1.aim.eai.amd.com"} == 1`, "5m", "critical"},
-			"AIMControllerReconcileErrors": {`sum by (controller) (rate(aim_controller_reconcile_total{result="error"}[10m])) > 0.1`,
+			"AIMControllerReconcileErrors": {`sum by (controller) (rate(controller_runtime_reconcile_errors_total[10m])) > 0.1`,
 				"15m", "warning"},
 		},
 		"aim-etcd": {

@@ -147,8 +147,10 @@ func TestServiceRunsOnKServe(t *testing.T) {
 
 	// The controller's metrics show the reconciles, the queue and the applies that reverted the edits.
 	metrics := aimMetrics(t)
-	contains(t, "controller metrics", metrics, `aim_controller_reconcile_total{controller="service",result="success"}`,
-		`aim_controller_reconcile_duration_seconds_count{controller="service"}`, `workqueue_depth{name="service"}`,
+	// The reconcile metrics by controller-runtime's names, which aim-engine's monitoring guide gives.
+	contains(t, "controller metrics", metrics, `controller_runtime_reconcile_total{controller="service",result="success"}`,
+		`controller_runtime_reconcile_time_seconds_count{controller="service"}`, `controller_runtime_max_concurrent_reconciles{controller="service-template"} 2`,
+		`controller_runtime_reconcile_errors_total`, `workqueue_depth{name="service"}`,
 		`aim_controller_write_requests_total{group="serving.kserve.io",resource="inferenceservices",verb="APPLY"}`,
 		`aim_controller_write_requests_total{group="aim.eai.amd.com",resource="aimservices/status",verb="PUT"}`)
 

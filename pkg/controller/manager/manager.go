@@ -509,6 +509,7 @@ func (m *Manager) runWorkers(ctx context.Context) {
 	var wg sync.WaitGroup
 	for _, c := range m.controllers {
 		q := c.startTerm()
+		maxWorkers.WithLabelValues(c.Name).Set(float64(m.Options.Workers))
 		for range m.Options.Workers {
 			wg.Add(1)
 			go func() {
@@ -537,7 +538,9 @@ func (m *Manager) processNext(ctx context.Context, c *Controller, q workqueue.Ty
 		return false
 	}
 	start := time.Now()
-	after, err := reconcileRecovering(ctx, c.Reconciler, key)
+	activeWorkers.WithLabelValues(c.Name).Inc()
+	after, err := reconcileRecovering(ctx, c, key)
+	activeWorkers.WithLabelValues(c.Name).Dec()
 	logger := klog.FromContext(ctx) // no WithValues here: it allocates, and most reconciles log nothing
 	switch {
 	case apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
@@ -569,7 +572,7 @@ func (m *Manager) processNext(ctx context.Context, c *Controller, q workqueue.Ty
 		observeReconcile(c.Name, start, resultError)
 		q.AddRateLimited(key)
 	case after > 0:
-		observeReconcile(c.Name, start, resultRequeue)
+		observeReconcile(c.Name, start, resultRequeueAfter)
 		q.Forget(key)
 		q.AddAfter(key, after)
 	default:
@@ -582,13 +585,14 @@ func (m *Manager) processNext(ctx context.Context, c *Controller, q workqueue.Ty
 // reconcileRecovering turns a panic of a reconcile into its error, with the stack: the controllers run inside
 // the API server, which a bug in one reconcile must not take down. The key is retried with backoff, so a key
 // that always panics costs one attempt per backoff step (up to 5 minutes), not a hot loop.
-func reconcileRecovering(ctx context.Context, r Reconciler, key cache.ObjectName) (after time.Duration, err error) {
+func reconcileRecovering(ctx context.Context, c *Controller, key cache.ObjectName) (after time.Duration, err error) {
 	defer func() {
 		if p := recover(); p != nil {
+			reconcilePanics.WithLabelValues(c.Name).Inc()
 			after, err = 0, fmt.Errorf("reconcile panicked: %v\n%s", p, debug.Stack())
 		}
 	}()
-	return r.Reconcile(ctx, key)
+	return c.Reconciler.Reconcile(ctx, key)
 }
 
 // ReconcilerFunc adapts a function to Reconciler.

@@ -150,6 +150,7 @@ func TestNoReconcileAfterTheTermEnds(t *testing.T) {
 // TestAPanickingReconcileIsAnError: a reconcile that panics neither stops its worker nor the process; the key
 // is retried with backoff, and the others are reconciled.
 func TestAPanickingReconcileIsAnError(t *testing.T) {
+	registerControllerMetrics()
 	var mu sync.Mutex
 	seen := map[string]int{}
 	c := NewController("panics", ReconcilerFunc(func(_ context.Context, name cache.ObjectName) (time.Duration, error) {
@@ -182,8 +183,14 @@ func TestAPanickingReconcileIsAnError(t *testing.T) {
 	}
 	cancel()
 	<-done
-	if _, err := reconcileRecovering(context.Background(), c.Reconciler, cache.NewObjectName("", "bad")); err == nil || !strings.Contains(err.Error(), "assignment to entry in nil map") {
+	if _, err := reconcileRecovering(context.Background(), c, cache.NewObjectName("", "bad")); err == nil || !strings.Contains(err.Error(), "assignment to entry in nil map") {
 		t.Errorf("error of a panic: %v", err)
+	}
+	// As controller-runtime counts them: a panic, and an error reconcile.
+	panics, _ := testutil.GetCounterMetricValue(reconcilePanics.WithLabelValues(c.Name))
+	errs, _ := testutil.GetCounterMetricValue(reconcileErrors.WithLabelValues(c.Name))
+	if panics < 3 || errs < 2 { // two reconciles of bad by the workers, then the call above
+		t.Errorf("panics counted %v, errors %v", panics, errs)
 	}
 }
 
@@ -213,8 +220,13 @@ func TestQuietEndsOfAReconcile(t *testing.T) {
 		{"conflict", conflict, 1, resultRequeue},
 		{"migration-freeze", frozen, 1, resultRequeue},
 		{"forbidden", refused(false), 1, resultError},
+		{"later", nil, 0, resultRequeueAfter},
 	} {
-		c := NewController("quiet-"+tc.name, ReconcilerFunc(func(context.Context, cache.ObjectName) (time.Duration, error) { return 0, tc.err }))
+		after := time.Duration(0)
+		if tc.err == nil {
+			after = time.Hour
+		}
+		c := NewController("quiet-"+tc.name, ReconcilerFunc(func(context.Context, cache.ObjectName) (time.Duration, error) { return after, tc.err }))
 		q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[cache.ObjectName]())
 		key := cache.NewObjectName("team", "x")
 		q.Add(key)
@@ -224,6 +236,13 @@ func TestQuietEndsOfAReconcile(t *testing.T) {
 		}
 		if n, err := testutil.GetCounterMetricValue(reconcileTotal.WithLabelValues(c.Name, tc.result)); err != nil || n != 1 {
 			t.Errorf("%s: reconciles with result %q: %v (%v), want 1", tc.name, tc.result, n, err)
+		}
+		wantErrors := 0.0
+		if tc.result == resultError {
+			wantErrors = 1
+		}
+		if n, _ := testutil.GetCounterMetricValue(reconcileErrors.WithLabelValues(c.Name)); n != wantErrors {
+			t.Errorf("%s: reconcile errors %v, want %v", tc.name, n, wantErrors)
 		}
 		q.ShutDown()
 	}

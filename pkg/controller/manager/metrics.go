@@ -17,17 +17,40 @@ import (
 	_ "k8s.io/component-base/metrics/prometheus/workqueue"
 )
 
-// The controller's metrics, on aim-apiserver's /metrics. README "Controller metrics" lists them.
+// The controller's metrics, on aim-apiserver's /metrics. README "Controller metrics" lists them. The reconcile
+// metrics are controller-runtime's, by name, labels and buckets, with aim-engine's controller names: its manager
+// exposes them and its monitoring guide names them, so the dashboards and alerts written for it read ours.
 var (
 	reconcileTotal = metrics.NewCounterVec(&metrics.CounterOpts{
-		Namespace: "aim", Subsystem: "controller", Name: "reconcile_total",
-		Help:           "Reconciles by controller and result: success, requeue (asked to look again later, or a write conflicted) or error (retried with backoff).",
+		Subsystem: "controller_runtime", Name: "reconcile_total",
+		Help:           "Reconciles by controller and result: success, error (retried with backoff), requeue (a write conflicted or was frozen by a migration; retried with backoff) or requeue_after (asked to look again later).",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"controller", "result"})
-	reconcileDuration = metrics.NewHistogramVec(&metrics.HistogramOpts{
-		Namespace: "aim", Subsystem: "controller", Name: "reconcile_duration_seconds",
-		Help:           "Time one reconcile took, by controller.",
-		Buckets:        metrics.ExponentialBuckets(0.0005, 2, 16),
+	reconcileErrors = metrics.NewCounterVec(&metrics.CounterOpts{
+		Subsystem: "controller_runtime", Name: "reconcile_errors_total",
+		Help:           "Reconciles that ended in an error, by controller.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"controller"})
+	reconcilePanics = metrics.NewCounterVec(&metrics.CounterOpts{
+		Subsystem: "controller_runtime", Name: "reconcile_panics_total",
+		Help:           "Reconciles that panicked (recovered, counted as errors too), by controller.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"controller"})
+	reconcileTime = metrics.NewHistogramVec(&metrics.HistogramOpts{
+		Subsystem: "controller_runtime", Name: "reconcile_time_seconds",
+		Help: "Time one reconcile took, by controller.",
+		Buckets: []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0,
+			1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60},
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"controller"})
+	maxWorkers = metrics.NewGaugeVec(&metrics.GaugeOpts{
+		Subsystem: "controller_runtime", Name: "max_concurrent_reconciles",
+		Help:           "Workers of each controller (--controller-workers).",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"controller"})
+	activeWorkers = metrics.NewGaugeVec(&metrics.GaugeOpts{
+		Subsystem: "controller_runtime", Name: "active_workers",
+		Help:           "Workers of each controller reconciling now.",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"controller"})
 	writeTotal = metrics.NewCounterVec(&metrics.CounterOpts{
@@ -46,22 +69,28 @@ var (
 
 func registerControllerMetrics() {
 	registerMetrics.Do(func() {
-		legacyregistry.MustRegister(reconcileTotal, reconcileDuration, writeTotal, writeDuration)
+		legacyregistry.MustRegister(reconcileTotal, reconcileErrors, reconcilePanics, reconcileTime, maxWorkers, activeWorkers,
+			writeTotal, writeDuration)
 	})
 }
 
-// The results of a reconcile, as aim_controller_reconcile_total counts them.
+// The results of a reconcile, as controller_runtime_reconcile_total counts them (controller-runtime's values).
 const (
 	resultSuccess = "success"
 	resultError   = "error"
-	// resultRequeue: the reconcile asked to come back (a sync interval, a discovery slot) or met a conflict.
+	// resultRequeue: a write conflicted or was frozen by a migration; the key is retried with backoff.
 	resultRequeue = "requeue"
+	// resultRequeueAfter: the reconcile asked to come back later (a sync interval, a discovery slot, a grace).
+	resultRequeueAfter = "requeue_after"
 )
 
 // observeReconcile records one reconcile's result and duration.
 func observeReconcile(controller string, start time.Time, result string) {
 	reconcileTotal.WithLabelValues(controller, result).Inc()
-	reconcileDuration.WithLabelValues(controller).Observe(time.Since(start).Seconds())
+	if result == resultError {
+		reconcileErrors.WithLabelValues(controller).Inc()
+	}
+	reconcileTime.WithLabelValues(controller).Observe(time.Since(start).Seconds())
 }
 
 // countWrites counts the write requests a client sends and times their answers (see writeTotal, writeDuration).

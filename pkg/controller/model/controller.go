@@ -67,7 +67,7 @@ func Register(m *manager.Manager, fetcher imagemeta.Fetcher) error {
 	if err != nil {
 		return err
 	}
-	cl, err := manager.NewKindController("clustermodel", manager.ReconcilerFunc(ctl.reconcileCluster), v.AIMClusterModels().Informer())
+	cl, err := manager.NewKindController("cluster-model", manager.ReconcilerFunc(ctl.reconcileCluster), v.AIMClusterModels().Informer())
 	if err != nil {
 		return err
 	}

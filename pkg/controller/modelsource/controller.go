@@ -71,7 +71,7 @@ func Register(m *manager.Manager, registries *mirrors.Source) error {
 		created: expectations.NewCreations(expectations.DefaultTTL), written: expectations.NewWrites(), now: time.Now}
 	// Events name the controller as their source, as aim-engine's do.
 	ctl.c.Recorder = m.RecorderFor(FieldManager)
-	c := manager.NewController("clustermodelsource", manager.ReconcilerFunc(ctl.reconcile), v.AIMClusterModelSources().Informer().GetStore())
+	c := manager.NewController("cluster-model-source", manager.ReconcilerFunc(ctl.reconcile), v.AIMClusterModelSources().Informer().GetStore())
 	owners := manager.Owners{"AIMClusterModelSource": {Controller: c}}
 	if _, err := v.AIMClusterModelSources().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: c.Enqueue, DeleteFunc: c.Enqueue,

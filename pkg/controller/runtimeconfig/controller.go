@@ -28,10 +28,10 @@ const (
 	ConditionReady = "Ready"
 	ReasonValid    = "ConfigurationValid"
 	ReasonInvalid  = "InvalidSpec"
-	controllerName = "runtimeconfig"
+	controllerName = "runtime-config"
 	// fieldManager writes the status and names the controller's Events.
-	fieldManager     = "aim-runtimeconfig-controller"
-	clusterCtlrName  = "clusterruntimeconfig"
+	fieldManager     = "aim-runtime-config-controller"
+	clusterCtlrName  = "cluster-runtime-config"
 	eventReasonValid = "Valid"
 )
 

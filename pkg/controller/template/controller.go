@@ -89,10 +89,10 @@ func Register(m *manager.Manager, backoff discovery.Backoff, gpus *gpu.Tracker, 
 	ctl.clusterRecorder = m.RecorderFor(ClusterFieldManager)
 	ctl.slots = newJobSlots(ctl.activeDiscoveryJobs, ctl.jobCached)
 	var err error
-	if ctl.ns, err = manager.NewKindController("servicetemplate", manager.ReconcilerFunc(ctl.reconcileNamespaced), v.AIMServiceTemplates().Informer()); err != nil {
+	if ctl.ns, err = manager.NewKindController("service-template", manager.ReconcilerFunc(ctl.reconcileNamespaced), v.AIMServiceTemplates().Informer()); err != nil {
 		return err
 	}
-	if ctl.cl, err = manager.NewKindController("clusterservicetemplate", manager.ReconcilerFunc(ctl.reconcileCluster), v.AIMClusterServiceTemplates().Informer()); err != nil {
+	if ctl.cl, err = manager.NewKindController("cluster-service-template", manager.ReconcilerFunc(ctl.reconcileCluster), v.AIMClusterServiceTemplates().Informer()); err != nil {
 		return err
 	}
 

@@ -48,7 +48,7 @@ func Register(m *manager.Manager) error {
 	// Events name the controller as their source, as aim-engine's do.
 	ctl.c.Recorder = m.RecorderFor(FieldManager)
 	var err error
-	if ctl.ctl, err = manager.NewKindController("templatecache", manager.ReconcilerFunc(ctl.reconcile), v.AIMTemplateCaches().Informer()); err != nil {
+	if ctl.ctl, err = manager.NewKindController("template-cache", manager.ReconcilerFunc(ctl.reconcile), v.AIMTemplateCaches().Informer()); err != nil {
 		return err
 	}
 	return m.Add(ctl.ctl,
