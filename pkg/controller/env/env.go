@@ -4,8 +4,11 @@ package env
 
 import (
 	"encoding/json"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/keyed"
 )
 
 // EngineArgs holds inference engine arguments as a JSON object; layers merge it instead of replacing it.
@@ -14,25 +17,14 @@ const EngineArgs = "AIM_ENGINE_ARGS"
 // Merge overlays layers in order: a name in a later layer replaces the same name, in place; new names are
 // appended. No name appears twice in the result, even when a layer repeats one.
 func Merge(layers ...[]corev1.EnvVar) []corev1.EnvVar {
-	var out []corev1.EnvVar
-	index := map[string]int{}
-	for _, layer := range layers {
-		for _, e := range layer {
-			i, ok := index[e.Name]
-			if !ok {
-				index[e.Name] = len(out)
-				out = append(out, e)
-				continue
+	return keyed.Merge(slices.Concat(layers...), func(e corev1.EnvVar) string { return e.Name }, func(earlier, later corev1.EnvVar) corev1.EnvVar {
+		if later.Name == EngineArgs && later.ValueFrom == nil && earlier.ValueFrom == nil {
+			if merged, ok := mergeJSONObjects(earlier.Value, later.Value); ok {
+				later.Value = merged
 			}
-			if e.Name == EngineArgs && e.ValueFrom == nil && out[i].ValueFrom == nil {
-				if merged, ok := mergeJSONObjects(out[i].Value, e.Value); ok {
-					e.Value = merged
-				}
-			}
-			out[i] = e
 		}
-	}
-	return out
+		return later
+	})
 }
 
 // mergeJSONObjects deep-merges over into base when both are JSON objects.

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
+	"k8s.io/utils/ptr"
 
 	// leader_election_master_status{name="aim-apiserver-controller"}: 1 on the replica that leads, as on
 	// kube-controller-manager.
@@ -21,21 +22,13 @@ import (
 // metrics are controller-runtime's, by name, labels and buckets, with aim-engine's controller names: its manager
 // exposes them and its monitoring guide names them, so the dashboards and alerts written for it read ours.
 var (
-	reconcileTotal = metrics.NewCounterVec(&metrics.CounterOpts{
-		Subsystem: "controller_runtime", Name: "reconcile_total",
-		Help:           "Reconciles by controller and result: success, error (retried with backoff), requeue (a write conflicted or was frozen by a migration; retried with backoff) or requeue_after (asked to look again later).",
-		StabilityLevel: metrics.ALPHA,
-	}, []string{"controller", "result"})
-	reconcileErrors = metrics.NewCounterVec(&metrics.CounterOpts{
-		Subsystem: "controller_runtime", Name: "reconcile_errors_total",
-		Help:           "Reconciles that ended in an error, by controller.",
-		StabilityLevel: metrics.ALPHA,
-	}, []string{"controller"})
-	reconcilePanics = metrics.NewCounterVec(&metrics.CounterOpts{
-		Subsystem: "controller_runtime", Name: "reconcile_panics_total",
-		Help:           "Reconciles that panicked (recovered, counted as errors too), by controller.",
-		StabilityLevel: metrics.ALPHA,
-	}, []string{"controller"})
+	reconcileTotal = metrics.NewCounterVec(ptr.To(metrics.CounterOpts(controllerRuntime("reconcile_total",
+		"Reconciles by controller and result: success, error (retried with backoff), requeue (a write conflicted or was frozen by a migration; retried with backoff) or requeue_after (asked to look again later)."))),
+		[]string{"controller", "result"})
+	reconcileErrors = metrics.NewCounterVec(ptr.To(metrics.CounterOpts(controllerRuntime("reconcile_errors_total",
+		"Reconciles that ended in an error, by controller."))), byController)
+	reconcilePanics = metrics.NewCounterVec(ptr.To(metrics.CounterOpts(controllerRuntime("reconcile_panics_total",
+		"Reconciles that panicked (recovered, counted as errors too), by controller."))), byController)
 	reconcileTime = metrics.NewHistogramVec(&metrics.HistogramOpts{
 		Subsystem: "controller_runtime", Name: "reconcile_time_seconds",
 		Help: "Time one reconcile took, by controller.",
@@ -43,16 +36,10 @@ var (
 			1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60},
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"controller"})
-	maxWorkers = metrics.NewGaugeVec(&metrics.GaugeOpts{
-		Subsystem: "controller_runtime", Name: "max_concurrent_reconciles",
-		Help:           "Workers of each controller (--controller-workers).",
-		StabilityLevel: metrics.ALPHA,
-	}, []string{"controller"})
-	activeWorkers = metrics.NewGaugeVec(&metrics.GaugeOpts{
-		Subsystem: "controller_runtime", Name: "active_workers",
-		Help:           "Workers of each controller reconciling now.",
-		StabilityLevel: metrics.ALPHA,
-	}, []string{"controller"})
+	maxWorkers = metrics.NewGaugeVec(ptr.To(metrics.GaugeOpts(controllerRuntime("max_concurrent_reconciles",
+		"Workers of each controller (--controller-workers)."))), byController)
+	activeWorkers = metrics.NewGaugeVec(ptr.To(metrics.GaugeOpts(controllerRuntime("active_workers",
+		"Workers of each controller reconciling now."))), byController)
 	writeTotal = metrics.NewCounterVec(&metrics.CounterOpts{
 		Namespace: "aim", Subsystem: "controller", Name: "write_requests_total",
 		Help:           "Write requests the controller sent, by API group, resource and verb (APPLY for server-side apply).",
@@ -66,6 +53,15 @@ var (
 	}, []string{"group", "resource", "verb"})
 	registerMetrics sync.Once
 )
+
+// byController labels a metric with the controller only.
+var byController = []string{"controller"}
+
+// controllerRuntime names a metric as controller-runtime does (controller_runtime_<name>); counters and gauges
+// take these options alike.
+func controllerRuntime(name, help string) metrics.KubeOpts {
+	return metrics.KubeOpts{Subsystem: "controller_runtime", Name: name, Help: help, StabilityLevel: metrics.ALPHA}
+}
 
 func registerControllerMetrics() {
 	registerMetrics.Do(func() {

@@ -15,6 +15,7 @@ import (
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/env"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/keyed"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
@@ -106,24 +107,10 @@ func Desired(modelName string, spec aimv1.AIMModelSpec, metadata *aimv1.ImageMet
 		}
 		out = append(out, t)
 	}
-	return lastOfEachName(out)
-}
-
-// lastOfEachName keeps one template per name, the last, in the place of the first. Two recommended
-// deployments that differ only in what the name leaves out (profileId) name one template; aim-engine applies
-// both in turn, so the last one's spec is what stays. Counting both would wait forever for a second template.
-func lastOfEachName(ts []Template) []Template {
-	at := map[string]int{}
-	var out []Template
-	for _, t := range ts {
-		if i, ok := at[t.Name]; ok {
-			out[i] = t
-			continue
-		}
-		at[t.Name] = len(out)
-		out = append(out, t)
-	}
-	return out
+	// Two recommended deployments that differ only in what the name leaves out (profileId) name one template;
+	// aim-engine applies both in turn, so the last one's spec is what stays. Counting both would wait forever
+	// for a second template.
+	return keyed.Merge(out, func(t Template) string { return t.Name }, nil)
 }
 
 // templatesKnown reports whether the model's templates can be planned: a custom model's sources say which, an

@@ -22,6 +22,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/discovery"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gpu"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/health"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/keyed"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
@@ -277,7 +278,7 @@ func (ctl *Controller) reconcile(ctx context.Context, obj reconcile.Object, o Ob
 		}
 	}
 	plan.Status.ResolvedCache = cacheReference(owned)
-	return reconcile.Conclude(rec, obj, "template "+o.Name, o.Status, plan.Status, reconcile.Outcome{Components: dedupe(plan.Components),
+	return reconcile.Conclude(rec, obj, "template "+o.Name, o.Status, plan.Status, reconcile.Outcome{Components: lastReports(plan.Components),
 		Informational: state.Normal(plan.Informational...), Now: o.Now, ApplyErr: applyErr, RequeueAfter: plan.RequeueAfter}, write)
 }
 
@@ -374,17 +375,7 @@ func isFinished(j *batchv1.Job) bool {
 	return done
 }
 
-// dedupe keeps the last report of each component (an apply error replaces the planned state).
-func dedupe(cs []state.Component) []state.Component {
-	seen := map[string]int{}
-	var out []state.Component
-	for _, c := range cs {
-		if i, ok := seen[c.Name]; ok {
-			out[i] = c
-			continue
-		}
-		seen[c.Name] = len(out)
-		out = append(out, c)
-	}
-	return out
+// lastReports keeps the last report of each component: an apply error replaces the planned state.
+func lastReports(cs []state.Component) []state.Component {
+	return keyed.Merge(cs, func(c state.Component) string { return c.Name }, nil)
 }
