@@ -123,7 +123,7 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key cache.Object
 	}
 	deleteStale := func(ctx context.Context, keep []string) error {
 		ts, _ := ctl.templates.AIMServiceTemplates(namespace).List(ofModel)
-		return reconcile.DeleteStale(ctx, ctl.c.Recorder, m, FieldManager, "AIMServiceTemplate", ts, keep, ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(namespace).Delete)
+		return reconcile.DeleteStale(ctx, ctl.c.Recorder, m, []string{FieldManager}, "AIMServiceTemplate", ts, keep, ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(namespace).Delete)
 	}
 	apply := func(ctx context.Context, t Template) error {
 		obj := &aimv1.AIMServiceTemplate{TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMServiceTemplate"},
@@ -154,7 +154,8 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectNam
 	}
 	deleteStale := func(ctx context.Context, keep []string) error {
 		ts, _ := ctl.clusterTemplates.List(ofModel)
-		return reconcile.DeleteStale(ctx, ctl.recorder(""), m, ClusterFieldManager, "AIMClusterServiceTemplate", ts, keep, ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().Delete)
+		// Earlier releases wrote a cluster model's templates as FieldManager.
+		return reconcile.DeleteStale(ctx, ctl.recorder(""), m, []string{ClusterFieldManager, FieldManager}, "AIMClusterServiceTemplate", ts, keep, ctl.c.AIM.AimV1alpha1().AIMClusterServiceTemplates().Delete)
 	}
 	apply := func(ctx context.Context, t Template) error {
 		t.Spec.Env = nil // cluster templates take their env from runtime configs

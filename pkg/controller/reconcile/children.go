@@ -31,18 +31,19 @@ const ReasonStaleChildDeleted = "StaleChildDeleted"
 // DeleteStale deletes the children of a kind a controller made for an owner under a name it no longer
 // wants, for instance the name an earlier release derived, and records an Event on the owner for each:
 // children the owner controls (controller reference to its UID) that carry the managed-by label of
-// aim-apiserver, that fieldManager wrote (MadeBy), and are not named in keep. A user's object, one adopted
+// aim-apiserver, that one of fieldManagers wrote (MadeBy: the controller's, and names it had in earlier
+// releases), and are not named in keep. A user's object, one adopted
 // without the label, and a user's copy of a child (aim-engine's documented way to make a template for a new
 // GPU copies a template with its labels and owner references) are never deleted. Each delete is conditional
 // on the UID that was seen, so that an object re-created under the name meanwhile stays.
 func DeleteStale[T metav1.Object](ctx context.Context, rec record.EventRecorder, owner interface {
 	runtime.Object
 	metav1.Object
-}, fieldManager, kind string, children []T, keep []string, del func(ctx context.Context, name string, opts metav1.DeleteOptions) error) error {
+}, fieldManagers []string, kind string, children []T, keep []string, del func(ctx context.Context, name string, opts metav1.DeleteOptions) error) error {
 	for _, c := range children {
 		ref := metav1.GetControllerOf(c)
 		if ref == nil || ref.UID != owner.GetUID() || c.GetLabels()[aimv1.LabelManagedBy] != aimv1.ManagedByValue ||
-			!MadeBy(c, fieldManager) || c.GetDeletionTimestamp() != nil || slices.Contains(keep, c.GetName()) {
+			!MadeBy(c, fieldManagers...) || c.GetDeletionTimestamp() != nil || slices.Contains(keep, c.GetName()) {
 			continue
 		}
 		deleted, err := DeleteSeen(ctx, c, del)
@@ -87,11 +88,11 @@ func DeleteSeen(ctx context.Context, obj metav1.Object, del func(ctx context.Con
 	return false, err
 }
 
-// MadeBy reports whether fieldManager wrote obj, as the server records it in managedFields: what tells a
-// controller's child from a copy a user made of it, labels and owner references included.
-func MadeBy(obj metav1.Object, fieldManager string) bool {
+// MadeBy reports whether one of fieldManagers wrote obj, as the server records it in managedFields: what tells
+// a controller's child from a copy a user made of it, labels and owner references included.
+func MadeBy(obj metav1.Object, fieldManagers ...string) bool {
 	for _, f := range obj.GetManagedFields() {
-		if f.Manager == fieldManager {
+		if slices.Contains(fieldManagers, f.Manager) {
 			return true
 		}
 	}

@@ -255,7 +255,7 @@ func TestDeleteStale(t *testing.T) {
 	}
 	rec := record.NewFakeRecorder(10)
 	var deleted []string
-	err := DeleteStale(context.Background(), rec, owner, "aim-service-controller", "AIMServiceTemplate", children, []string{"current"},
+	err := DeleteStale(context.Background(), rec, owner, []string{"aim-service-controller"}, "AIMServiceTemplate", children, []string{"current"},
 		func(_ context.Context, name string, opts metav1.DeleteOptions) error {
 			if opts.Preconditions == nil || *opts.Preconditions.UID != types.UID("uid-"+name) {
 				t.Errorf("delete of %s without its UID as precondition: %+v", name, opts)
@@ -273,7 +273,7 @@ func TestDeleteStale(t *testing.T) {
 		t.Errorf("%d events, want one for the deletion that happened", len(rec.Events))
 	}
 	boom := errors.New("forbidden")
-	if err := DeleteStale(context.Background(), rec, owner, "aim-service-controller", "AIMServiceTemplate", children, nil,
+	if err := DeleteStale(context.Background(), rec, owner, []string{"aim-service-controller"}, "AIMServiceTemplate", children, nil,
 		func(context.Context, string, metav1.DeleteOptions) error { return boom }); !errors.Is(err, boom) {
 		t.Errorf("a failed delete returned %v", err)
 	}
@@ -320,6 +320,10 @@ func TestMadeBy(t *testing.T) {
 		{Manager: "aim-model-controller", Operation: metav1.ManagedFieldsOperationApply}}}}
 	if !MadeBy(job, "aim-model-controller") || MadeBy(job, "aim-service-controller") {
 		t.Error("MadeBy does not read the managers")
+	}
+	// A controller's name and the one it had in an earlier release.
+	if !MadeBy(job, "aim-cluster-model-controller", "aim-model-controller") || MadeBy(job, "aim-cluster-model-controller") {
+		t.Error("MadeBy does not take either of several names")
 	}
 }
 

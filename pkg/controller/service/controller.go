@@ -213,7 +213,7 @@ func (ctl *Controller) act(ctx context.Context, o Observation, p *Plan) []error 
 		if err := ctl.applyDerived(ctx, p.Derived, p.DerivedLive); err != nil {
 			errs = append(errs, err)
 		} else {
-			errs = appendErr(errs, reconcile.DeleteStale(ctx, ctl.c.Recorder, svc, FieldManager, "AIMServiceTemplate", o.DerivedTemplates,
+			errs = appendErr(errs, reconcile.DeleteStale(ctx, ctl.c.Recorder, svc, []string{FieldManager}, "AIMServiceTemplate", o.DerivedTemplates,
 				[]string{p.Derived.Name}, ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(svc.Namespace).Delete))
 		}
 	}
@@ -241,13 +241,13 @@ func (ctl *Controller) actRoute(ctx context.Context, o Observation, p *Plan) []e
 	svc := o.Service
 	var errs []error
 	if p.SweepRoutes {
-		errs = appendErr(errs, reconcile.DeleteStale(ctx, ctl.c.Recorder, svc, FieldManager, "HTTPRoute", o.Routes, []string{RouteName(svc)},
+		errs = appendErr(errs, reconcile.DeleteStale(ctx, ctl.c.Recorder, svc, []string{FieldManager}, "HTTPRoute", o.Routes, []string{RouteName(svc)},
 			ctl.dynamicDelete(gateway.Resource, svc.Namespace)))
 	}
 	if p.DeleteRoute {
 		// Routing turned off: the route goes as every child the service no longer wants, by DeleteStale's rule, so
 		// that a route a user or aim-engine made and this controller never wrote stays.
-		errs = appendErr(errs, reconcile.DeleteStale(ctx, ctl.c.Recorder, svc, FieldManager, "HTTPRoute", []metav1.Object{o.RouteObject}, nil,
+		errs = appendErr(errs, reconcile.DeleteStale(ctx, ctl.c.Recorder, svc, []string{FieldManager}, "HTTPRoute", []metav1.Object{o.RouteObject}, nil,
 			ctl.dynamicDelete(gateway.Resource, svc.Namespace)))
 	}
 	errs = appendErr(errs, p.RouteErr)
@@ -289,14 +289,14 @@ func (ctl *Controller) patchService(namespace string) func(context.Context, stri
 // cache, its Dedicated caches other than that one.
 func (ctl *Controller) deleteStaleWorkload(ctx context.Context, o Observation, cache string) error {
 	svc := o.Service
-	if err := reconcile.DeleteStale(ctx, ctl.c.Recorder, svc, FieldManager, "InferenceService", o.ISVCs, []string{WorkloadName(svc)},
+	if err := reconcile.DeleteStale(ctx, ctl.c.Recorder, svc, []string{FieldManager}, "InferenceService", o.ISVCs, []string{WorkloadName(svc)},
 		ctl.dynamicDelete(kserve.Resource, svc.Namespace)); err != nil {
 		return err
 	}
 	if cache == "" {
 		return nil
 	}
-	return reconcile.DeleteStale(ctx, ctl.c.Recorder, svc, FieldManager, "AIMTemplateCache", o.Caches, []string{cache},
+	return reconcile.DeleteStale(ctx, ctl.c.Recorder, svc, []string{FieldManager}, "AIMTemplateCache", o.Caches, []string{cache},
 		ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(svc.Namespace).Delete)
 }
 

@@ -96,7 +96,7 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 		}
 	}
 	if applyErr == nil && plan.InUse != nil {
-		applyErr = reconcile.DeleteStale(ctx, ctl.c.Recorder, c, FieldManager, "AIMArtifact", o.Artifacts, plan.InUse, ctl.c.AIM.AimV1alpha1().AIMArtifacts(namespace).Delete)
+		applyErr = reconcile.DeleteStale(ctx, ctl.c.Recorder, c, []string{FieldManager}, "AIMArtifact", o.Artifacts, plan.InUse, ctl.c.AIM.AimV1alpha1().AIMArtifacts(namespace).Delete)
 	}
 	if applyErr != nil {
 		plan.Components = state.WriteFailed(plan.Components, ComponentArtifacts, applyErr)
