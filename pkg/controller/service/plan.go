@@ -81,6 +81,12 @@ func PlanService(o Observation) Plan {
 		p.CreateModel.Labels = childlabels.For(childlabels.Service, svc, o.RuntimeConfig, p.CreateModel.Labels)
 	}
 	p.Components = append(p.Components, mres.Component)
+	if o.RuntimeConfigErr != nil || state.BlocksApply(p.Components) {
+		// A model is created with the service's other children, as aim-engine applies it (not while the runtime
+		// config is missing: it would lack its propagated labels for good, a model being created once). The
+		// template is not waited for: a spec.template.name of a template the new model makes comes with it.
+		p.CreateModel = nil
+	}
 	p.Status.ResolvedModel = nil
 	if mres.Model != nil {
 		p.Status.ResolvedModel = mres.Model.Ref()
@@ -92,9 +98,7 @@ func PlanService(o Observation) Plan {
 	// template is missing or refused, as aim-engine applies nothing then.
 	mayApply := o.RuntimeConfigErr == nil && !state.BlocksApply(p.Components)
 	if !mayApply {
-		// Nor is the model or the derived template created, as aim-engine applies them with the rest: a model
-		// made without the runtime config would lack its propagated labels for good (it is created once).
-		p.CreateModel, p.Derived = nil, nil
+		p.Derived = nil // applied with the rest, as aim-engine applies it
 	}
 	var observed kserve.Live
 	if o.ISVC != nil {

@@ -88,6 +88,15 @@ func TestPlanService(t *testing.T) {
 			return o
 		}, summary{Components: map[string]string{"RuntimeConfig": "Failed/ConfigNotFound", "Model": "Progressing/CreatingModel",
 			"Template": "Pending/AwaitingModel"}}},
+		{"a named template the new model will make: the model is created", func() Observation {
+			o := observation(func(s *aimv1.AIMService) {
+				s.Spec.Model = aimv1.AIMServiceModel{Image: ptr.To("registry.example/aim/new:1.0")}
+				s.Spec.Template = &aimv1.AIMServiceTemplateSelector{Name: "made-by-the-new-model"}
+			})
+			o.Models, o.Templates = nil, nil
+			return o
+		}, summary{Components: map[string]string{"RuntimeConfig": "Ready/DefaultConfigNotFound", "Model": "Progressing/CreatingModel",
+			"Template": "Failed/TemplateNotFound"}, CreateModel: true}},
 		{"no runtime config for overrides: no derived template either", func() Observation {
 			o := observation(func(s *aimv1.AIMService) {
 				s.Spec.Overrides = &aimv1.AIMRuntimeParameters{Precision: ptr.To(aimv1.AIMPrecision("fp8"))}
