@@ -509,7 +509,7 @@ func (m *Manager) runWorkers(ctx context.Context) {
 	var wg sync.WaitGroup
 	for _, c := range m.controllers {
 		q := c.startTerm()
-		maxWorkers.WithLabelValues(c.Name).Set(float64(m.Options.Workers))
+		initMetrics(c.Name, m.Options.Workers)
 		for range m.Options.Workers {
 			wg.Add(1)
 			go func() {

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/component-base/metrics/testutil"
 	"k8s.io/utils/ptr"
 )
@@ -191,6 +192,46 @@ func TestAPanickingReconcileIsAnError(t *testing.T) {
 	errs, _ := testutil.GetCounterMetricValue(reconcileErrors.WithLabelValues(c.Name))
 	if panics < 3 || errs < 2 { // two reconciles of bad by the workers, then the call above
 		t.Errorf("panics counted %v, errors %v", panics, errs)
+	}
+}
+
+// TestMetricsOfAControllerThatNeverReconciled: its series exist from its start, as controller-runtime's do, so
+// that an alert on a rate of errors reads 0 rather than nothing.
+func TestMetricsOfAControllerThatNeverReconciled(t *testing.T) {
+	registerControllerMetrics()
+	c := NewController("idle", ReconcilerFunc(func(context.Context, cache.ObjectName) (time.Duration, error) { return 0, nil }))
+	m := &Manager{Clients: Clients{Options: Options{Workers: 3}}, controllers: []*Controller{c}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	m.runWorkers(ctx)
+	families, err := legacyregistry.DefaultGatherer.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"controller_runtime_reconcile_errors_total": 0, "controller_runtime_reconcile_panics_total": 0,
+		"controller_runtime_reconcile_total/requeue_after": 0, "controller_runtime_reconcile_total/error": 0,
+		"controller_runtime_max_concurrent_reconciles": 3, "controller_runtime_active_workers": 0}
+	got := map[string]float64{}
+	for _, f := range families {
+		for _, metric := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range metric.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["controller"] != "idle" {
+				continue
+			}
+			key := f.GetName()
+			if r := labels["result"]; r != "" {
+				key += "/" + r
+			}
+			got[key] = metric.GetCounter().GetValue() + metric.GetGauge().GetValue()
+		}
+	}
+	for k, v := range want {
+		if n, ok := got[k]; !ok || n != v {
+			t.Errorf("%s of a controller that never reconciled: %v (present: %v), want %v", k, n, ok, v)
+		}
 	}
 }
 

@@ -80,6 +80,18 @@ const (
 	resultRequeueAfter = "requeue_after"
 )
 
+// initMetrics gives a controller's series their values before its first reconcile, as controller-runtime does:
+// a rate of errors is 0, not absent, on a controller that never failed.
+func initMetrics(controller string, workers int) {
+	for _, result := range []string{resultSuccess, resultError, resultRequeue, resultRequeueAfter} {
+		reconcileTotal.WithLabelValues(controller, result).Add(0)
+	}
+	reconcileErrors.WithLabelValues(controller).Add(0)
+	reconcilePanics.WithLabelValues(controller).Add(0)
+	activeWorkers.WithLabelValues(controller).Set(0)
+	maxWorkers.WithLabelValues(controller).Set(float64(workers))
+}
+
 // observeReconcile records one reconcile's result and duration.
 func observeReconcile(controller string, start time.Time, result string) {
 	reconcileTotal.WithLabelValues(controller, result).Inc()
