@@ -34,38 +34,57 @@ func imageArchive() string {
 	return filepath.Join(root, "_output", "aim-apiserver-image.tar")
 }
 
-// runMigrateJob runs the migration as artifacts/deploy/migrate/job.yaml runs it, the test playing the kubelet:
-// the Job's service account and binding applied from the manifest, its token and the cluster's CA mounted where
+// migrateJob is the migration as artifacts/deploy/migrate/job.yaml runs it, the test playing the kubelet: the
+// Job's service account and binding applied from the manifest, its token and the cluster's CA mounted where
 // client-go's in-cluster configuration reads them, kube-apiserver named by KUBERNETES_SERVICE_HOST and _PORT; the
 // image's binary (make image) chrooted into the linux/amd64 image, its root read-only as the container asks, as
 // the pod's user with its fsGroup; the etcd client Secret mounted with the Job's mode and the backup volume as
-// an empty directory fsGroup owns. The arguments are the Job's without --dry-run (the manifest says to remove
-// it for the real run), its etcd address the harness's, and extra.
-func runMigrateJob(t *testing.T, extra ...string) (string, error) {
+// an empty directory fsGroup owns. Without the right to mount (an unprivileged user namespace), the volumes are
+// laid out inside the image's file system, which stays writable, and the binary runs as root of a user
+// namespace: the image, its binary, the in-cluster configuration and the arguments are still what ships.
+type migrateJob struct {
+	fs        imagefs.FS
+	job       batchv1.Job
+	accounts  string
+	mounts    bool
+	user      imagefs.User
+	fsGroup   int
+	backupDir string
+}
+
+// prepareMigrateJob reads the Job and unpacks the image, before the test changes anything: a missing or stale
+// image fails the test while the harness is as it was.
+func prepareMigrateJob(t *testing.T) *migrateJob {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Fatal("running the migrate Job's pod (its user, its mounts, a read-only root) needs root")
-	}
-	k := admin(t)
 	accounts, job := readMigrateJob(t)
-	k.mustApply(accounts)
-	t.Cleanup(func() { _, _ = k.run(accounts, "delete", "-f", "-", "--ignore-not-found") })
-	pod := job.Spec.Template.Spec
-	container := pod.Containers[0]
-	sc := pod.SecurityContext
+	sc := job.Spec.Template.Spec.SecurityContext
 	if sc == nil || sc.RunAsUser == nil || sc.RunAsGroup == nil || sc.FSGroup == nil {
 		t.Fatalf("the Job's pod sets no user, group and fsGroup: %+v", sc)
 	}
-	user := imagefs.User{UID: uint32(*sc.RunAsUser), GID: uint32(*sc.RunAsGroup), Groups: []uint32{uint32(*sc.FSGroup)}}
-	fsGroup := int(*sc.FSGroup)
-
 	archive := imagefs.Open(t, imageArchive())
 	img := archive.Images["linux/amd64"]
 	if img == nil {
 		t.Fatalf("%s has no linux/amd64 image", imageArchive())
 	}
 	sameVersion(t, archive)
-	fs := imagefs.Unpack(t, img)
+	j := &migrateJob{fs: imagefs.Unpack(t, img), job: job, accounts: accounts, mounts: imagefs.CanMount(t),
+		user:    imagefs.User{UID: uint32(*sc.RunAsUser), GID: uint32(*sc.RunAsGroup), Groups: []uint32{uint32(*sc.FSGroup)}},
+		fsGroup: int(*sc.FSGroup)}
+	if !j.mounts {
+		t.Log("no right to mount: the migrate Job's volumes are laid out in the image's file system, its root stays writable, and it runs as root of a user namespace")
+	}
+	return j
+}
+
+// run runs the Job's container to its end with the Job's arguments, without --dry-run (the manifest says to
+// remove it for the real run), its etcd address the harness's, and extra.
+func (j *migrateJob) run(t *testing.T, extra ...string) (string, error) {
+	t.Helper()
+	k := admin(t)
+	k.mustApply(j.accounts)
+	t.Cleanup(func() { _, _ = k.run(j.accounts, "delete", "-f", "-", "--ignore-not-found") })
+	pod := j.job.Spec.Template.Spec
+	container := pod.Containers[0]
 
 	cfg, err := clientcmd.BuildConfigFromFlags("", adminKC)
 	must(t, err)
@@ -73,11 +92,10 @@ func runMigrateJob(t *testing.T, extra ...string) (string, error) {
 	must(t, err)
 	host, port, err := net.SplitHostPort(server.Host)
 	must(t, err)
-	token := strings.TrimSpace(k.must("create", "token", pod.ServiceAccountName, "-n", job.Namespace, "--duration=1h"))
-	volume(t, fs, serviceAccountDir, map[string][]byte{"token": []byte(token), "ca.crt": cfg.CAData, "namespace": []byte(job.Namespace)}, 0o644, fsGroup)
+	token := strings.TrimSpace(k.must("create", "token", pod.ServiceAccountName, "-n", j.job.Namespace, "--duration=1h"))
+	j.secretVolume(t, serviceAccountDir, map[string][]byte{"token": []byte(token), "ca.crt": cfg.CAData, "namespace": []byte(j.job.Namespace)}, 0o644)
 
 	h := harness(t)
-	backup := ""
 	for _, m := range container.VolumeMounts {
 		v := podVolume(t, pod, m.Name)
 		switch {
@@ -88,18 +106,23 @@ func runMigrateJob(t *testing.T, extra ...string) (string, error) {
 				must(t, err)
 				files[key] = data
 			}
-			volume(t, fs, m.MountPath, files, os.FileMode(*v.Secret.DefaultMode), fsGroup)
+			mode := os.FileMode(0o644) // a Secret volume's default
+			if v.Secret.DefaultMode != nil {
+				mode = os.FileMode(*v.Secret.DefaultMode)
+			}
+			j.secretVolume(t, m.MountPath, files, mode)
 		case v.PersistentVolumeClaim != nil:
-			backup = t.TempDir()
-			must(t, os.Chown(backup, 0, fsGroup))
-			must(t, os.Chmod(backup, 0o775|os.ModeSetgid))
-			fs.Mount(t, backup, m.MountPath)
+			j.backupDir = j.volumeDir(t, m.MountPath)
+			if j.mounts { // as the kubelet gives a volume to fsGroup
+				must(t, os.Chown(j.backupDir, 0, j.fsGroup))
+				must(t, os.Chmod(j.backupDir, 0o775|os.ModeSetgid))
+			}
 		default:
 			t.Fatalf("the test does not mount volume %s of the Job", m.Name)
 		}
 	}
-	if c := container.SecurityContext; c != nil && c.ReadOnlyRootFilesystem != nil && *c.ReadOnlyRootFilesystem {
-		fs.ReadOnly(t)
+	if c := container.SecurityContext; j.mounts && c != nil && c.ReadOnlyRootFilesystem != nil && *c.ReadOnlyRootFilesystem {
+		j.fs.ReadOnly(t)
 	}
 
 	var args []string
@@ -116,12 +139,38 @@ func runMigrateJob(t *testing.T, extra ...string) (string, error) {
 	for _, e := range container.Env {
 		environ = append(environ, e.Name+"="+e.Value)
 	}
-	out, err := fs.Command(user, environ, append(args, extra...)...).CombinedOutput()
+	out, err := j.fs.Command(j.user, environ, append(args, extra...)...).CombinedOutput()
 	t.Logf("the migrate Job's pod: aim-apiserver %s\n%s", strings.Join(append(args, extra...), " "), out)
-	if entries, rerr := os.ReadDir(backup); rerr != nil || len(entries) == 0 {
+	if entries, rerr := os.ReadDir(j.backupDir); rerr != nil || len(entries) == 0 {
 		t.Errorf("nothing on the Job's backup volume: %v", rerr)
 	}
 	return string(out), err
+}
+
+// volumeDir is the directory on the host that holds the volume mounted at path in the image: a directory of its
+// own bind-mounted there, or without the right to mount, path in the image's file system itself.
+func (j *migrateJob) volumeDir(t *testing.T, path string) string {
+	t.Helper()
+	if !j.mounts {
+		dir := j.fs.Path(path)
+		must(t, os.MkdirAll(dir, 0o755))
+		return dir
+	}
+	dir := t.TempDir()
+	j.fs.Mount(t, dir, path)
+	return dir
+}
+
+// secretVolume lays files out at path in the image as the kubelet lays out a Secret volume of the pod.
+func (j *migrateJob) secretVolume(t *testing.T, path string, files map[string][]byte, mode os.FileMode) {
+	t.Helper()
+	dir := j.volumeDir(t, path)
+	must(t, os.Chmod(dir, 0o755))
+	gid := j.fsGroup
+	if !j.mounts {
+		gid = 0 // root of a user namespace reads them; the fsGroup is not mapped into it
+	}
+	imagefs.MountLikeKubelet(t, dir, files, mode, gid)
 }
 
 // readMigrateJob returns the manifest's service account and binding (as YAML to apply) and its Job.
@@ -157,15 +206,6 @@ func podVolume(t *testing.T, pod corev1.PodSpec, name string) corev1.Volume {
 	}
 	t.Fatalf("the Job mounts volume %s, which its pod does not have", name)
 	return corev1.Volume{}
-}
-
-// volume mounts files at path in the image as the kubelet mounts a Secret volume.
-func volume(t *testing.T, fs imagefs.FS, path string, files map[string][]byte, mode os.FileMode, gid int) {
-	t.Helper()
-	dir := t.TempDir()
-	must(t, os.Chmod(dir, 0o755))
-	imagefs.MountLikeKubelet(t, dir, files, mode, gid)
-	fs.Mount(t, dir, path)
 }
 
 // sameVersion fails the test when the image is of another version than this checkout (hack/version.sh, which

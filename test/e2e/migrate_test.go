@@ -372,6 +372,7 @@ func holds(a, b any) bool {
 func TestMigrationFromAimEngine(t *testing.T) {
 	k := admin(t)
 	start := time.Now()
+	shipped := prepareMigrateJob(t) // the last run's image, read before anything changes
 	// The namespace and the cluster-scoped objects are cleaned up last (cleanups run in reverse), after the
 	// harness's APIService is back: through aim-apiserver, which holds the copies.
 	ns := namespace(t, "e2e-migrate")
@@ -592,7 +593,7 @@ spec: {model: {name: mig-model}, replicas: -1}
 	// Forward again with --allow-invalid, which also leaves the harness as the other tests expect it: the
 	// invalid service is listed, stored as it is, and its status says what to fix. This run is the shipped one:
 	// the image's binary as artifacts/deploy/migrate/job.yaml runs it in a pod.
-	out, err = runMigrateJob(t, "--allow-invalid")
+	out, err = shipped.run(t, "--allow-invalid")
 	must(t, err)
 	contains(t, "migration with --allow-invalid", out, "INVALID AIMService "+ns+"/mig-broken: spec.replicas", "done:")
 	checkMigrated("after migrating again")

@@ -143,11 +143,11 @@ spec:
 	})
 	// The template's events come before the model's own status write: no reconcile takes the model for one
 	// whose labels were never read. A status write the API refused (409: the annotation above raced a reconcile
-	// that started from the cache before it) loses what that reconcile read, and the next reads again, as
-	// aim-engine's would.
+	// that started from the cache before it) may lose what that reconcile read, and the next reads again, as
+	// aim-engine's would: at most one read more per refused write.
 	conflicts := statusConflicts(t, "aimmodels", ns, "llama")
-	if n := requests.Get("read"); n != 1+conflicts {
-		t.Errorf("the manifest was read %d times with the pull secret, want once (plus %d for refused status writes)", n, conflicts)
+	if n := requests.Get("read"); n < 1 || n > 1+conflicts {
+		t.Errorf("the manifest was read %d times with the pull secret, want once (plus up to %d for refused status writes)", n, conflicts)
 	}
 }
 

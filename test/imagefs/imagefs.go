@@ -170,6 +170,23 @@ func (f FS) Mount(tb testing.TB, source, path string) {
 	mount(tb, source, target, "", syscall.MS_BIND)
 }
 
+// CanMount reports whether the test may mount (Mount, ReadOnly): as root, not as root of an unprivileged user
+// namespace.
+func CanMount(tb testing.TB) bool {
+	tb.Helper()
+	if os.Geteuid() != 0 {
+		return false
+	}
+	source, target := tb.TempDir(), tb.TempDir()
+	if err := syscall.Mount(source, target, "", syscall.MS_BIND, ""); err != nil {
+		return false
+	}
+	if err := syscall.Unmount(target, syscall.MNT_DETACH); err != nil {
+		tb.Fatalf("unmounting %s: %v", target, err)
+	}
+	return true
+}
+
 // mount mounts and unmounts again when the test ends: before its temporary directories are removed, so that
 // removing them cannot reach through a mount.
 func mount(tb testing.TB, source, target, fstype string, flags uintptr) {
@@ -211,9 +228,13 @@ func (f FS) Command(user User, environ []string, args ...string) *exec.Cmd {
 
 // MountLikeKubelet lays out files as the kubelet lays out a Secret or ConfigMap volume in dir: a timestamped
 // directory, ..data pointing at it, and each key a symlink through ..data; the files with mode, owned by root
-// and group gid (a pod's fsGroup; 0 for none), as the kubelet owns them.
+// and group gid (a pod's fsGroup; 0 for none), as the kubelet owns them: with an fsGroup, the group may read
+// every file whatever the mode (the kubelet adds 0440 to a read-only volume's files).
 func MountLikeKubelet(tb testing.TB, dir string, files map[string][]byte, mode os.FileMode, gid int) {
 	tb.Helper()
+	if gid != 0 {
+		mode |= 0o440
+	}
 	ts := "..2026_11_26_10_00_00.000000001"
 	if err := os.MkdirAll(filepath.Join(dir, ts), 0o755); err != nil {
 		tb.Fatal(err)
