@@ -46,7 +46,6 @@ type migrateJob struct {
 	fs        imagefs.FS
 	job       batchv1.Job
 	accounts  string
-	mounts    bool
 	user      imagefs.User
 	fsGroup   int
 	backupDir string
@@ -67,10 +66,11 @@ func prepareMigrateJob(t *testing.T) *migrateJob {
 		t.Fatalf("%s has no linux/amd64 image", imageArchive())
 	}
 	sameVersion(t, archive)
-	j := &migrateJob{fs: imagefs.Unpack(t, img), job: job, accounts: accounts, mounts: imagefs.CanMount(t),
+	fs := imagefs.Unpack(t, img)
+	j := &migrateJob{fs: fs, job: job, accounts: accounts,
 		user:    imagefs.User{UID: uint32(*sc.RunAsUser), GID: uint32(*sc.RunAsGroup), Groups: []uint32{uint32(*sc.FSGroup)}},
 		fsGroup: int(*sc.FSGroup)}
-	if !j.mounts {
+	if !j.fs.Privileged {
 		t.Log("no right to mount: the migrate Job's volumes are laid out in the image's file system, its root stays writable, and it runs as root of a user namespace")
 	}
 	return j
@@ -113,7 +113,7 @@ func (j *migrateJob) run(t *testing.T, extra ...string) (string, error) {
 			j.secretVolume(t, m.MountPath, files, mode)
 		case v.PersistentVolumeClaim != nil:
 			j.backupDir = j.volumeDir(t, m.MountPath)
-			if j.mounts { // as the kubelet gives a volume to fsGroup
+			if j.fs.Privileged { // as the kubelet gives a volume to fsGroup
 				must(t, os.Chown(j.backupDir, 0, j.fsGroup))
 				must(t, os.Chmod(j.backupDir, 0o775|os.ModeSetgid))
 			}
@@ -121,7 +121,7 @@ func (j *migrateJob) run(t *testing.T, extra ...string) (string, error) {
 			t.Fatalf("the test does not mount volume %s of the Job", m.Name)
 		}
 	}
-	if c := container.SecurityContext; j.mounts && c != nil && c.ReadOnlyRootFilesystem != nil && *c.ReadOnlyRootFilesystem {
+	if c := container.SecurityContext; j.fs.Privileged && c != nil && c.ReadOnlyRootFilesystem != nil && *c.ReadOnlyRootFilesystem {
 		j.fs.ReadOnly(t)
 	}
 
@@ -151,7 +151,7 @@ func (j *migrateJob) run(t *testing.T, extra ...string) (string, error) {
 // own bind-mounted there, or without the right to mount, path in the image's file system itself.
 func (j *migrateJob) volumeDir(t *testing.T, path string) string {
 	t.Helper()
-	if !j.mounts {
+	if !j.fs.Privileged {
 		dir := j.fs.Path(path)
 		must(t, os.MkdirAll(dir, 0o755))
 		return dir
@@ -167,7 +167,7 @@ func (j *migrateJob) secretVolume(t *testing.T, path string, files map[string][]
 	dir := j.volumeDir(t, path)
 	must(t, os.Chmod(dir, 0o755))
 	gid := j.fsGroup
-	if !j.mounts {
+	if !j.fs.Privileged {
 		gid = 0 // root of a user namespace reads them; the fsGroup is not mapped into it
 	}
 	imagefs.MountLikeKubelet(t, dir, files, mode, gid)

@@ -110,14 +110,16 @@ func extract(tb testing.TB, tr *tar.Reader, dir string) {
 }
 
 // FS is an image's file system unpacked into a directory to chroot into, with the environment its config gives
-// the process.
+// the process. Privileged says whether the test may mount and change users (root, not root of an unprivileged
+// user namespace): then /proc is mounted, Mount and ReadOnly work, and Command runs as the user it is given.
 type FS struct {
-	Dir string
-	Env []string
+	Dir        string
+	Env        []string
+	Privileged bool
 }
 
-// Unpack lays out img's layers in a new directory. As root it mounts /proc there, as a container runtime does
-// (the process reads its own start time and limits).
+// Unpack lays out img's layers in a new directory. Privileged, it mounts /proc there, as a container runtime
+// does (the process reads its own start time and limits).
 func Unpack(tb testing.TB, img v1.Image) FS {
 	tb.Helper()
 	cfg, err := img.ConfigFile()
@@ -132,14 +134,15 @@ func Unpack(tb testing.TB, img v1.Image) FS {
 	if err := os.Chmod(root, 0o755); err != nil {
 		tb.Fatal(err)
 	}
-	if os.Geteuid() == 0 {
+	privileged := canMount(tb)
+	if privileged {
 		proc := filepath.Join(root, "proc")
 		if err := os.Mkdir(proc, 0o555); err != nil {
 			tb.Fatal(err)
 		}
 		mount(tb, "proc", proc, "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC)
 	}
-	return FS{Dir: root, Env: cfg.Config.Env}
+	return FS{Dir: root, Env: cfg.Config.Env, Privileged: privileged}
 }
 
 // Path is the file at elem (below the image's /) on the host.
@@ -170,9 +173,8 @@ func (f FS) Mount(tb testing.TB, source, path string) {
 	mount(tb, source, target, "", syscall.MS_BIND)
 }
 
-// CanMount reports whether the test may mount (Mount, ReadOnly): as root, not as root of an unprivileged user
-// namespace.
-func CanMount(tb testing.TB) bool {
+// canMount reports whether the test may mount: as root, not as root of an unprivileged user namespace.
+func canMount(tb testing.TB) bool {
 	tb.Helper()
 	if os.Geteuid() != 0 {
 		return false
@@ -208,14 +210,14 @@ type User struct {
 }
 
 // Command is the image's binary chrooted into f with the image's environment and environ over it, as a container
-// runtime gives them (environ is the pod's; the last of a name wins). As root it runs as user; otherwise as root
-// of a new user namespace, the only identity an unprivileged test can take.
+// runtime gives them (environ is the pod's; the last of a name wins). Privileged, it runs as user; otherwise as
+// root of a new user namespace, the only identity an unprivileged test can take.
 func (f FS) Command(user User, environ []string, args ...string) *exec.Cmd {
 	cmd := exec.Command(Binary, args...)
 	cmd.Env = append(slices.Clone(f.Env), environ...)
 	cmd.Dir = "/"
 	attr := &syscall.SysProcAttr{Chroot: f.Dir}
-	if os.Geteuid() == 0 {
+	if f.Privileged {
 		attr.Credential = &syscall.Credential{Uid: user.UID, Gid: user.GID, Groups: user.Groups}
 	} else {
 		attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
