@@ -119,13 +119,14 @@ chart: tools
 	$(GO) test -tags chart -count=1 ./test/chart/
 
 ## e2e: local control plane up, end-to-end suite with the pinned kubectl, down again (KEEP_UP=1 keeps it). The
-## migration test runs the image's binary: make image first (make test does).
-e2e: tools
+## migration test runs the image's binary, so the image is built first (once per make run: make test's release
+## target has built it already).
+e2e: tools image
 	hack/e2e.sh
 
 ## e2e-compat: the end-to-end suite against kube-apiserver and kube-controller-manager of COMPAT_KUBE_VERSION
 ## (hack/tools/versions.env: the previous Kubernetes minor), built into _output/bin/compat on first use.
-e2e-compat: tools
+e2e-compat: tools image
 	KUBE_COMPAT=1 hack/e2e.sh
 
 ## e2e-versions: make e2e and make e2e-compat at the same time (make test runs it): the second on a harness of its
@@ -133,7 +134,7 @@ e2e-compat: tools
 ## user namespace), so that both keep the same loopback ports. About the time of one run: the suite mostly waits.
 ## The soak (TestSoakShortRuns) runs in the first only, the tiny benchmark runs (TestAPIBenchmarkRuns,
 ## TestControllerBenchmarkRuns) in the second only; make e2e and make e2e-compat alone run all three.
-e2e-versions: tools
+e2e-versions: tools image
 	E2E_COMPAT=1 hack/e2e.sh
 
 ## bench: the AIM API side by side with a CRD twin of the same kinds (same schemas, served by kube-apiserver) on
