@@ -76,17 +76,19 @@ func PlanService(o Observation) Plan {
 
 	mres := ResolveModel(svc, o.Models)
 	p.CreateModel = mres.Create
-	if p.CreateModel != nil {
+	switch {
+	case p.CreateModel == nil:
+	case o.RuntimeConfigErr != nil:
+		// A model is created with the service's other children, as aim-engine applies it: not while the runtime
+		// config is missing, or it would lack its propagated labels for good (a model is created once). The
+		// template is not waited for: a spec.template.name of a template the new model makes comes with it.
+		mres.Component.Message = "AIMModel " + p.CreateModel.Name + " is created once the runtime config resolves"
+		p.CreateModel = nil
+	default:
 		// As every child: the service's propagated labels and its framework label, as aim-engine labels it.
 		p.CreateModel.Labels = childlabels.For(childlabels.Service, svc, o.RuntimeConfig, p.CreateModel.Labels)
 	}
 	p.Components = append(p.Components, mres.Component)
-	if o.RuntimeConfigErr != nil || state.BlocksApply(p.Components) {
-		// A model is created with the service's other children, as aim-engine applies it (not while the runtime
-		// config is missing: it would lack its propagated labels for good, a model being created once). The
-		// template is not waited for: a spec.template.name of a template the new model makes comes with it.
-		p.CreateModel = nil
-	}
 	p.Status.ResolvedModel = nil
 	if mres.Model != nil {
 		p.Status.ResolvedModel = mres.Model.Ref()

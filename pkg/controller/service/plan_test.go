@@ -172,6 +172,20 @@ func TestPlanService(t *testing.T) {
 
 // TestPlanServiceDerivedTemplateOfAnother: a derived template's name held by an object the service does not
 // own is an error in TemplateReady, and the service neither applies over it nor runs on it.
+// TestPlanServiceSaysWhyTheModelWaits: a model held back for the runtime config is not said to be created.
+func TestPlanServiceSaysWhyTheModelWaits(t *testing.T) {
+	o := observation(func(s *aimv1.AIMService) {
+		s.Spec.Model = aimv1.AIMServiceModel{Image: ptr.To("registry.example/aim/new:1.0")}
+	})
+	o.Models = nil
+	o.RuntimeConfigErr = apierrors.NewNotFound(schema.GroupResource{Group: "aim.eai.amd.com", Resource: "aimruntimeconfigs"}, "gold")
+	p := PlanService(o)
+	i := slices.IndexFunc(p.components(), func(c state.Component) bool { return c.Name == ComponentModel })
+	if i < 0 || p.CreateModel != nil || !strings.Contains(p.components()[i].Message, "is created once the runtime config resolves") {
+		t.Errorf("model component %+v, create %v", p.components(), p.CreateModel != nil)
+	}
+}
+
 func TestPlanServiceDerivedTemplateOfAnother(t *testing.T) {
 	o := observation(func(s *aimv1.AIMService) {
 		s.Spec.Overrides = &aimv1.AIMRuntimeParameters{Precision: ptr.To(aimv1.AIMPrecision("fp8"))}
