@@ -65,7 +65,7 @@ func ValidateAIMService(obj *aim.AIMService) field.ErrorList {
 // ValidateAIMServiceUpdate validates a service update: the spec as on create plus immutable fields.
 func ValidateAIMServiceUpdate(obj, old *aim.AIMService) field.ErrorList {
 	errs := validateServiceSpec(&obj.Spec, specPath)
-	errs = append(errs, immutable(obj.Spec.Model, old.Spec.Model, specPath.Child("model"))...)
+	errs = append(errs, immutable(modelByKeys(obj.Spec.Model), modelByKeys(old.Spec.Model), specPath.Child("model"))...)
 	// As aim-engine's transition rules (self == oldSelf on the field's type), which apply only when both the old
 	// and the new object have the field: adding or removing template or caching is allowed, changing either is not.
 	if obj.Spec.Template != nil && old.Spec.Template != nil {
@@ -782,6 +782,24 @@ func normalizeVersionConstraint(constraint string) string {
 }
 
 // ---- helpers ------------------------------------------------------------------------------------------------
+
+// modelByKeys is m with the env of its custom model's sources in name order, for the immutability of
+// spec.model: aim-engine's schema keys that list by name (listType=map), and CEL's equality of a keyed list, as
+// its rule self == oldSelf uses it, ignores the order. A reordered list is no change; the generation still moves
+// with it, as a custom resource's does.
+func modelByKeys(m aim.AIMServiceModel) aim.AIMServiceModel {
+	if m.Custom == nil {
+		return m
+	}
+	custom := *m.Custom
+	custom.ModelSources = make([]aim.AIMModelSource, len(m.Custom.ModelSources))
+	for i, src := range m.Custom.ModelSources {
+		src.Env = slices.SortedStableFunc(slices.Values(src.Env), func(a, b corev1.EnvVar) int { return strings.Compare(a.Name, b.Name) })
+		custom.ModelSources[i] = src
+	}
+	m.Custom = &custom
+	return m
+}
 
 func immutable(newVal, oldVal any, fldPath *field.Path) field.ErrorList {
 	if aim.Semantic.DeepEqual(newVal, oldVal) {

@@ -392,6 +392,19 @@ func serviceUpdateTables() (tables []table) {
 			invalid: func(s *aim.AIMService) { s.Spec.Overrides.Metric = ptr.To(aim.AIMMetricThroughput) }, field: "spec.overrides.metric", errType: field.ErrorTypeInvalid},
 		{name: "overrides cannot be removed", invalid: func(s *aim.AIMService) { s.Spec.Overrides = nil }, field: "spec.overrides", errType: field.ErrorTypeInvalid},
 	}})
+	// A custom model's source env is keyed by name in aim-engine's schema: CEL's self == oldSelf ignores its order.
+	oldCustom := newService()
+	withEnv := source()
+	withEnv.Env = []corev1.EnvVar{{Name: "A", Value: "1"}, {Name: "B", Value: "2"}}
+	oldCustom.Spec.Model = aim.AIMServiceModel{Custom: &aim.AIMServiceCustomModel{BaseImage: "base:1", ModelSources: []aim.AIMModelSource{withEnv}, Hardware: *gpuHardware()}}
+	tables = append(tables, ruleTable[*aim.AIMService]{base: func() *aim.AIMService { return oldCustom.DeepCopy() },
+		validate: update(oldCustom), cases: []ruleCase[*aim.AIMService]{
+			{name: "a custom model's source env reordered", valid: func(s *aim.AIMService) {
+				e := s.Spec.Model.Custom.ModelSources[0].Env
+				e[0], e[1] = e[1], e[0]
+			}, invalid: func(s *aim.AIMService) { s.Spec.Model.Custom.ModelSources[0].Env[0].Value = "changed" },
+				field: "spec.model", errType: field.ErrorTypeForbidden},
+		}})
 	// Overrides that set nothing may go: removing them changes nothing.
 	oldWithEmptyOverrides := newService()
 	oldWithEmptyOverrides.Spec.Overrides = &aim.AIMRuntimeParameters{}
