@@ -496,12 +496,39 @@ func TestRestartsNeverRefuseValidCredentials(t *testing.T) {
 
 // auditEntry is what the tests read of an audit event.
 type auditEntry struct {
-	Verb                     string      `json:"verb"`
-	UserAgent                string      `json:"userAgent"`
-	RequestReceivedTimestamp metav1.Time `json:"requestReceivedTimestamp"`
+	Verb                     string                    `json:"verb"`
+	Stage                    string                    `json:"stage"`
+	UserAgent                string                    `json:"userAgent"`
+	User                     struct{ Username string } `json:"user"`
+	RequestReceivedTimestamp metav1.Time               `json:"requestReceivedTimestamp"`
 	ObjectRef                *struct {
 		Resource, Namespace, Name, Subresource string
 	} `json:"objectRef"`
+	ResponseStatus struct{ Code int } `json:"responseStatus"`
+}
+
+// auditEntries reads the events of audit logs whose line holds every one of substrings (which spares decoding
+// the rest of a log of thousands of lines).
+func auditEntries(t *testing.T, substrings []string, logs ...string) []auditEntry {
+	t.Helper()
+	var out []auditEntry
+	for _, path := range logs {
+		data, err := os.ReadFile(path)
+		must(t, err)
+	lines:
+		for _, line := range strings.Split(string(data), "\n") {
+			for _, s := range substrings {
+				if !strings.Contains(line, s) {
+					continue lines
+				}
+			}
+			var e auditEntry
+			if json.Unmarshal([]byte(line), &e) == nil {
+				out = append(out, e)
+			}
+		}
+	}
+	return out
 }
 
 // writesBy counts the writes in audit logs sent by a replica's controller (its user agent names its Lease
@@ -510,24 +537,13 @@ func writesBy(t *testing.T, identity string, since time.Time, logs ...string) (i
 	t.Helper()
 	count := 0
 	var examples []string
-	for _, path := range logs {
-		data, err := os.ReadFile(path)
-		must(t, err)
-		for _, line := range strings.Split(string(data), "\n") {
-			if !strings.Contains(line, identity) {
-				continue
-			}
-			var e auditEntry
-			if err := json.Unmarshal([]byte(line), &e); err != nil || e.UserAgent != "aim-apiserver-controller/"+identity {
-				continue
-			}
-			if e.RequestReceivedTimestamp.Time.Before(since) {
-				continue
-			}
-			count++
-			if len(examples) < 5 && e.ObjectRef != nil {
-				examples = append(examples, fmt.Sprintf("%s %s/%s %s", e.Verb, e.ObjectRef.Resource, e.ObjectRef.Subresource, e.ObjectRef.Name))
-			}
+	for _, e := range auditEntries(t, []string{identity}, logs...) {
+		if e.UserAgent != "aim-apiserver-controller/"+identity || e.RequestReceivedTimestamp.Time.Before(since) {
+			continue
+		}
+		count++
+		if len(examples) < 5 && e.ObjectRef != nil {
+			examples = append(examples, fmt.Sprintf("%s %s/%s %s", e.Verb, e.ObjectRef.Resource, e.ObjectRef.Subresource, e.ObjectRef.Name))
 		}
 	}
 	return count, examples

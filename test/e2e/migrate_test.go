@@ -250,19 +250,9 @@ func children(t *testing.T, ns string) map[string]string {
 // kube-apiserver's audit log.
 func gcDeletes(t *testing.T, ns string, since time.Time) []string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(localDir, "logs", "kube-apiserver-audit.log"))
-	must(t, err)
 	var out []string
-	for _, line := range strings.Split(string(data), "\n") {
-		if !strings.Contains(line, "generic-garbage-collector") || !strings.Contains(line, ns) {
-			continue
-		}
-		var e struct {
-			auditEntry
-			User struct{ Username string } `json:"user"`
-		}
-		if json.Unmarshal([]byte(line), &e) != nil || e.Verb != "delete" || e.ObjectRef == nil || e.ObjectRef.Namespace != ns ||
-			e.RequestReceivedTimestamp.Time.Before(since) {
+	for _, e := range auditEntries(t, []string{"generic-garbage-collector", ns}, filepath.Join(localDir, "logs", "kube-apiserver-audit.log")) {
+		if e.Verb != "delete" || e.ObjectRef == nil || e.ObjectRef.Namespace != ns || e.RequestReceivedTimestamp.Time.Before(since) {
 			continue
 		}
 		out = append(out, e.ObjectRef.Resource+"/"+e.ObjectRef.Name)

@@ -3,10 +3,8 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -154,22 +152,10 @@ spec:
 // statusConflicts counts the status writes of an object that aim-apiserver refused with 409, from its audit log.
 func statusConflicts(t *testing.T, resource, ns, name string) int {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(localDir, "logs", "aim-apiserver-audit.log"))
-	must(t, err)
 	n := 0
-	for _, line := range strings.Split(string(data), "\n") {
-		if !strings.Contains(line, `"ResponseComplete"`) || !strings.Contains(line, ns) {
-			continue
-		}
-		var e struct {
-			auditEntry
-			Stage          string             `json:"stage"`
-			ResponseStatus struct{ Code int } `json:"responseStatus"`
-		}
-		if json.Unmarshal([]byte(line), &e) != nil || e.Stage != "ResponseComplete" || e.ObjectRef == nil || e.ResponseStatus.Code != 409 {
-			continue
-		}
-		if r := e.ObjectRef; r.Resource == resource && r.Namespace == ns && r.Name == name && r.Subresource == "status" {
+	for _, e := range auditEntries(t, []string{`"ResponseComplete"`, ns}, filepath.Join(localDir, "logs", "aim-apiserver-audit.log")) {
+		if r := e.ObjectRef; e.Stage == "ResponseComplete" && e.ResponseStatus.Code == 409 && r != nil &&
+			r.Resource == resource && r.Namespace == ns && r.Name == name && r.Subresource == "status" {
 			n++
 		}
 	}
