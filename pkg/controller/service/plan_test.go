@@ -54,6 +54,16 @@ func summarize(p Plan) summary {
 	return s
 }
 
+// byNewImage makes a service name an image of no model yet (the observation's models then say none).
+func byNewImage(s *aimv1.AIMService) {
+	s.Spec.Model = aimv1.AIMServiceModel{Image: ptr.To("registry.example/aim/new:1.0")}
+}
+
+// missingRuntimeConfig is the error of reading a runtime config "gold" that does not exist.
+func missingRuntimeConfig() error {
+	return apierrors.NewNotFound(schema.GroupResource{Group: "aim.eai.amd.com", Resource: "aimruntimeconfigs"}, "gold")
+}
+
 // TestPlanService: the plan of a service, from its observation alone, in the situations a reconcile meets.
 func TestPlanService(t *testing.T) {
 	routed := func(s *aimv1.AIMService) {
@@ -75,22 +85,20 @@ func TestPlanService(t *testing.T) {
 		}, summary{Components: map[string]string{"InferenceService": "Failed/InvalidSpec"}}},
 		{"no runtime config: the children are left as they are", func() Observation {
 			o := observation(nil)
-			o.RuntimeConfigErr = apierrors.NewNotFound(schema.GroupResource{Group: "aim.eai.amd.com", Resource: "aimruntimeconfigs"}, "gold")
+			o.RuntimeConfigErr = missingRuntimeConfig()
 			return o
 		}, summary{Components: map[string]string{"RuntimeConfig": "Failed/ConfigNotFound", "Model": "Ready/ModelResolved",
 			"Template": "Ready/Resolved"}}},
 		{"no runtime config for a new model: none is created, as aim-engine applies nothing", func() Observation {
-			o := observation(func(s *aimv1.AIMService) {
-				s.Spec.Model = aimv1.AIMServiceModel{Image: ptr.To("registry.example/aim/new:1.0")}
-			})
+			o := observation(byNewImage)
 			o.Models = nil
-			o.RuntimeConfigErr = apierrors.NewNotFound(schema.GroupResource{Group: "aim.eai.amd.com", Resource: "aimruntimeconfigs"}, "gold")
+			o.RuntimeConfigErr = missingRuntimeConfig()
 			return o
 		}, summary{Components: map[string]string{"RuntimeConfig": "Failed/ConfigNotFound", "Model": "Progressing/CreatingModel",
 			"Template": "Pending/AwaitingModel"}}},
 		{"a named template the new model will make: the model is created", func() Observation {
 			o := observation(func(s *aimv1.AIMService) {
-				s.Spec.Model = aimv1.AIMServiceModel{Image: ptr.To("registry.example/aim/new:1.0")}
+				byNewImage(s)
 				s.Spec.Template = &aimv1.AIMServiceTemplateSelector{Name: "made-by-the-new-model"}
 			})
 			o.Models, o.Templates = nil, nil
@@ -101,7 +109,7 @@ func TestPlanService(t *testing.T) {
 			o := observation(func(s *aimv1.AIMService) {
 				s.Spec.Overrides = &aimv1.AIMRuntimeParameters{Precision: ptr.To(aimv1.AIMPrecision("fp8"))}
 			})
-			o.RuntimeConfigErr = apierrors.NewNotFound(schema.GroupResource{Group: "aim.eai.amd.com", Resource: "aimruntimeconfigs"}, "gold")
+			o.RuntimeConfigErr = missingRuntimeConfig()
 			return o
 		}, summary{Components: map[string]string{"RuntimeConfig": "Failed/ConfigNotFound", "Model": "Ready/ModelResolved",
 			"Template": "Pending/CreatingDerivedTemplate"}}},
@@ -119,9 +127,7 @@ func TestPlanService(t *testing.T) {
 		}, summary{Components: map[string]string{"RuntimeConfig": "Ready/DefaultConfigNotFound", "Model": "Ready/ModelResolved",
 			"Template": "Pending/CreatingDerivedTemplate"}, Derived: true, SweepRoute: true, Endpoint: false}},
 		{"the model does not exist: one is created from the image", func() Observation {
-			o := observation(func(s *aimv1.AIMService) {
-				s.Spec.Model = aimv1.AIMServiceModel{Image: ptr.To("registry.example/aim/new:1.0")}
-			})
+			o := observation(byNewImage)
 			o.Models = nil
 			return o
 		}, summary{Components: map[string]string{"RuntimeConfig": "Ready/DefaultConfigNotFound", "Model": "Progressing/CreatingModel",
@@ -170,15 +176,11 @@ func TestPlanService(t *testing.T) {
 	}
 }
 
-// TestPlanServiceDerivedTemplateOfAnother: a derived template's name held by an object the service does not
-// own is an error in TemplateReady, and the service neither applies over it nor runs on it.
 // TestPlanServiceSaysWhyTheModelWaits: a model held back for the runtime config is not said to be created.
 func TestPlanServiceSaysWhyTheModelWaits(t *testing.T) {
-	o := observation(func(s *aimv1.AIMService) {
-		s.Spec.Model = aimv1.AIMServiceModel{Image: ptr.To("registry.example/aim/new:1.0")}
-	})
+	o := observation(byNewImage)
 	o.Models = nil
-	o.RuntimeConfigErr = apierrors.NewNotFound(schema.GroupResource{Group: "aim.eai.amd.com", Resource: "aimruntimeconfigs"}, "gold")
+	o.RuntimeConfigErr = missingRuntimeConfig()
 	p := PlanService(o)
 	i := slices.IndexFunc(p.components(), func(c state.Component) bool { return c.Name == ComponentModel })
 	if i < 0 || p.CreateModel != nil || !strings.Contains(p.components()[i].Message, "is created once the runtime config resolves") {
@@ -186,6 +188,8 @@ func TestPlanServiceSaysWhyTheModelWaits(t *testing.T) {
 	}
 }
 
+// TestPlanServiceDerivedTemplateOfAnother: a derived template's name held by an object the service does not
+// own is an error in TemplateReady, and the service neither applies over it nor runs on it.
 func TestPlanServiceDerivedTemplateOfAnother(t *testing.T) {
 	o := observation(func(s *aimv1.AIMService) {
 		s.Spec.Overrides = &aimv1.AIMRuntimeParameters{Precision: ptr.To(aimv1.AIMPrecision("fp8"))}
@@ -249,7 +253,7 @@ func TestHPAComponent(t *testing.T) {
 func TestPlanServiceLabelsTheModelItCreates(t *testing.T) {
 	o := observation(func(s *aimv1.AIMService) {
 		s.Labels = map[string]string{"aim.eai.amd.com/team": "search", "unrelated": "x"}
-		s.Spec.Model = aimv1.AIMServiceModel{Image: ptr.To("registry.example/aim/new:1.0")}
+		byNewImage(s)
 	})
 	o.Models = nil
 	p := PlanService(o)
