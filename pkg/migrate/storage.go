@@ -81,16 +81,6 @@ func (s *aimStore) close() {
 	}
 }
 
-// kind is the storage of a resource of the group.
-func (s *aimStore) kind(resource string) (*kindStore, error) {
-	for _, k := range s.kinds {
-		if k.Resource == resource {
-			return k, nil
-		}
-	}
-	return nil, fmt.Errorf("aim-apiserver serves no resource %q", resource)
-}
-
 // kindOf is the storage of an object's kind.
 func (s *aimStore) kindOf(u *unstructured.Unstructured) (*kindStore, error) {
 	for _, k := range s.kinds {

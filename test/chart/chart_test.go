@@ -269,8 +269,6 @@ func stripHelm(t *testing.T, o object) {
 	}
 }
 
-func compact(s string) string { return strings.Join(strings.Fields(s), "") }
-
 // compare checks that both lists hold the same objects, equal after normalization.
 func compare(t *testing.T, chart, kust []object) {
 	t.Helper()
