@@ -107,6 +107,9 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 	// The events of the models a sync created may come before its status: wait for the status (LookupWritten).
 	src, ok, after, err := reconcile.LookupWritten(func() (*aimv1.AIMClusterModelSource, error) { return ctl.sources.Get(name) }, ctl.written, name)
 	if !ok {
+		if err == nil && after == 0 { // gone or paused: no secrets to look for
+			ctl.forgetSecretCheck(name)
+		}
 		return after, err
 	}
 	now := ctl.now()
@@ -132,6 +135,8 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 			Write: func() error { return write(status) }, RequeueAfter: wait})
 	}
 
+	// The listing reads the secrets itself, and its lastSyncTime is where the next look counts from.
+	ctl.forgetSecretCheck(name)
 	comps, created, plan, images := ctl.sync(ctx, src, existing)
 	status.ObservedGeneration = src.Generation
 	status.LastSyncTime = ptr.To(metav1.NewTime(now))
@@ -240,6 +245,14 @@ func (ctl *Controller) secretsAppeared(ctx context.Context, src *aimv1.AIMCluste
 	}
 	_, missing, err := imagemeta.ExistingPullSecrets(ctx, ctl.c.Kube, ctl.c.Options.SystemNamespace, src.Spec.ImagePullSecrets)
 	return err == nil && len(missing) == 0
+}
+
+// forgetSecretCheck drops a source's last look for its pull secrets, so that secretChecks holds only sources that
+// exist and wait for secrets.
+func (ctl *Controller) forgetSecretCheck(name string) {
+	ctl.secretChecksMu.Lock()
+	delete(ctl.secretChecks, name)
+	ctl.secretChecksMu.Unlock()
 }
 
 // FiltersOutcome is the FiltersReady reason and message of a listing, as aim-engine words them, with every

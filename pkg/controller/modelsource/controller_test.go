@@ -250,6 +250,36 @@ func TestReconcile(t *testing.T) {
 	}
 }
 
+// TestSecretChecksForgotten: the controller remembers when it last looked for a source's missing pull secrets
+// only while the source exists and waits for them, so that deleted sources do not accumulate.
+func TestSecretChecksForgotten(t *testing.T) {
+	src := &aimv1.AIMClusterModelSource{ObjectMeta: metav1.ObjectMeta{Name: "src", UID: "uid-src", Generation: 1},
+		Spec: aimv1.AIMClusterModelSourceSpec{Registry: "r.example", Filters: []aimv1.AIMModelSourceFilter{{Image: "aim/*"}},
+			ImagePullSecrets: []corev1.LocalObjectReference{{Name: "regcred"}}}}
+	h := newHarness(t, src, map[string][]string{"aim/qwen": {"0.9.0"}})
+	ctx, key := context.Background(), cache.NewObjectName("", "src")
+	checks := func() int {
+		h.ctl.secretChecksMu.Lock()
+		defer h.ctl.secretChecksMu.Unlock()
+		return len(h.ctl.secretChecks)
+	}
+	_, err := h.ctl.reconcile(ctx, key)
+	must(t, err)
+	h.refresh(t)
+	h.now = h.now.Add(imagemeta.SecretRecheck)
+	_, err = h.ctl.reconcile(ctx, key)
+	must(t, err)
+	if n := checks(); n != 1 {
+		t.Fatalf("after a look for the missing secret: %d sources remembered, want 1", n)
+	}
+	must(t, h.sources.Delete(src))
+	_, err = h.ctl.reconcile(ctx, key)
+	must(t, err)
+	if n := checks(); n != 0 {
+		t.Errorf("after the source is gone: %d sources remembered, want 0", n)
+	}
+}
+
 // TestSyncLeavesExistingModels: as aim-engine's, a sync applies only the models of new images
 // (internal/aimclustermodelsource/reconcile.go:226), so a changed labelPropagation labels the new models and no
 // request touches the existing ones, which keep their labels.
