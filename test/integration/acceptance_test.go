@@ -35,6 +35,17 @@ func warningConfig() (*rest.Config, *warnings) {
 	return cfg, seen
 }
 
+// warningDynamic is a dynamic client of the shared server that keeps the warnings of its responses.
+func warningDynamic(t *testing.T) (dynamic.Interface, *warnings) {
+	t.Helper()
+	cfg, seen := warningConfig()
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dyn, seen
+}
+
 func (w *warnings) take() []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -108,11 +119,7 @@ var acceptedCases = []acceptedCase{
 // field, and docs/compatibility.md names the decision.
 func TestAcceptsWhatAimEngineAccepts(t *testing.T) {
 	c, ns := ctx(t), namespace(t)
-	cfg, seen := warningConfig()
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dyn, seen := warningDynamic(t)
 	compat, err := os.ReadFile(filepath.Join("..", "..", "docs", "compatibility.md"))
 	if err != nil {
 		t.Fatal(err)
