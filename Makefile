@@ -30,7 +30,7 @@ LDFLAGS     := -s -w -X k8s.io/component-base/version.gitVersion=$(VERSION) \
   -X k8s.io/component-base/version.buildDate=$(BUILD_DATE)
 export AIM_LDFLAGS := $(LDFLAGS)
 
-.PHONY: all build run test verify unit fuzz fuzz-short update-codegen verify-codegen clean tools image release chart e2e e2e-compat e2e-versions crash bench bench-controller soak bench-migrate local-up local-down version
+.PHONY: all build run test verify unit race fuzz fuzz-short update-codegen verify-codegen clean tools image release chart e2e e2e-compat e2e-versions crash bench bench-controller soak bench-migrate local-up local-down version
 
 all: build
 
@@ -71,6 +71,13 @@ fuzz-short:
 CONTROLLER_FUZZ := ./pkg/controller/gateway:FuzzRenderPath ./pkg/controller/artifact:FuzzParseSizeOutput ./pkg/controller/discovery:FuzzParse \
   ./pkg/controller/redact:FuzzExcerpt ./pkg/controller/redact:FuzzTextIsIdempotent ./pkg/fieldformat:FuzzCheck \
   ./pkg/storage/compression:FuzzTransformFromStorage ./pkg/controller/mirrors:FuzzParse
+
+## race: the unit and in-process integration tests under the race detector. It needs cgo and a C compiler
+## (Debian's gcc, installed when missing) and builds every package again, so make test does not run it.
+race:
+	@command -v gcc >/dev/null || { echo "installing gcc for the race detector" >&2; \
+	  SUDO=$$([[ $$(id -u) -ne 0 ]] && echo sudo || true); $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq gcc libc6-dev >/dev/null; }
+	CGO_ENABLED=1 $(GO) test -race -count=1 ./pkg/... ./test/integration/...
 
 ## fuzz: the same targets for longer (LONG_FUZZTIME), and the controller's parsers.
 fuzz:
