@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -84,10 +83,9 @@ func aimEngineExamples(t *testing.T) []example {
 	return examples
 }
 
-// TestAimEngineExamples creates every AIM object of aim-engine's documentation and samples, as a user copying
-// them would: each is stored, or refused with the field path that refusedExamples names, and a stored object
-// reads back with every field the manifest sets, but those the response warned about as unknown (which a CRD
-// prunes too).
+// TestAimEngineExamples writes every AIM object of aim-engine's documentation and samples, as a user copying
+// them would, with a create and with a server-side apply: each is stored, or refused with the field path that
+// refusedExamples names, and a stored object reads back with every field the manifest sets (readsBack).
 func TestAimEngineExamples(t *testing.T) {
 	c, ns := ctx(t), namespace(t)
 	dyn, seen := warningDynamic(t)
@@ -101,54 +99,97 @@ func TestAimEngineExamples(t *testing.T) {
 		!strings.Contains(string(compat), "| An object with a null or missing `spec`") {
 		t.Errorf("docs/compatibility.md has no row \"An object with a null or missing spec\" (%v)", err)
 	}
-	stored := 0
+	// Each example is written twice: as kubectl apply does it (a create), and as GitOps tools do (a server-side
+	// apply, which reads the object through the published schema). The create drops a field the schema does not
+	// declare, with a warning, and so does a CRD; the apply refuses it with 400 naming the field, where
+	// kube-apiserver answers 500 (compatibility.md, row "Server-side apply of a field the schema does not declare").
+	create := func(r dynamic.ResourceInterface, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+		return r.Create(c, u, metav1.CreateOptions{})
+	}
+	apply := func(r dynamic.ResourceInterface, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+		return r.Apply(c, u.GetName(), u, metav1.ApplyOptions{FieldManager: "examples"})
+	}
 	for i, e := range examples {
 		t.Run(e.source, func(t *testing.T) {
-			u := &unstructured.Unstructured{Object: e.object}
-			gvr := schema.GroupVersionResource{Group: "aim.eai.amd.com", Version: "v1alpha1", Resource: strings.ToLower(u.GetKind()) + "s"}
-			// Examples share names (qwen-chat in ml-team): each gets its own.
-			u.SetName(fmt.Sprintf("%s-%d", u.GetName(), i))
-			var client dynamic.ResourceInterface = dyn.Resource(gvr)
-			if !strings.HasPrefix(u.GetKind(), "AIMCluster") {
-				u.SetNamespace(ns)
-				client = dyn.Resource(gvr).Namespace(ns)
-			}
-			seen.take()
-			got, err := client.Create(c, u.DeepCopy(), metav1.CreateOptions{})
-			want, refused := refusedExamples[e.source]
-			if refused {
-				if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want.field) {
-					t.Fatalf("want a 422 naming %s (%s), got %v", want.field, want.why, err)
-				}
+			u, got, warned, err := writeExample(e, fmt.Sprintf("%d", i), ns, dyn, seen, create)
+			unknown := unknownFields(warned)
+			storedOrRefused(t, e.source, "create", u, got, err, unknown)
+
+			u, got, _, err = writeExample(e, fmt.Sprintf("%d-ssa", i), ns, dyn, seen, apply)
+			if len(unknown) == 0 {
+				storedOrRefused(t, e.source, "apply", u, got, err, nil)
 				return
 			}
-			if err != nil {
-				t.Fatalf("refused: %v", err)
-			}
-			stored++
-			var unknown []string
-			for _, w := range seen.take() {
-				if m := regexp.MustCompile(`^unknown field "(.*)"$`).FindStringSubmatch(w); m != nil {
-					unknown = append(unknown, m[1])
-				}
-			}
-			for path, value := range leaves(e.object, "") {
-				if value == nil { // a null sets nothing: a CRD prunes it too
-					continue
-				}
-				if slices.ContainsFunc(unknown, func(u string) bool {
-					return path == u || strings.HasPrefix(path, u+".") || strings.HasPrefix(path, u+"[")
-				}) {
-					continue
-				}
-				if back, ok := leaves(got.Object, "")[path]; !ok || !reflect.DeepEqual(fmt.Sprint(back), fmt.Sprint(value)) {
-					t.Errorf("%s: set to %v, reads back %v (present: %t)", path, value, back, ok)
-				}
+			// structured-merge-diff names the first unknown field of each object.
+			if !apierrors.IsBadRequest(err) || !slices.ContainsFunc(unknown, func(f string) bool {
+				return strings.Contains(err.Error(), "."+f+": field not declared in schema")
+			}) {
+				t.Errorf("apply: want a 400 naming one of the unknown fields %q, got %v", unknown, err)
 			}
 		})
 	}
-	if stored < len(examples)/2 {
-		t.Errorf("only %d of %d examples were stored", stored, len(examples))
+}
+
+// storedOrRefused checks a write of an example: refused with the field refusedExamples names, or stored with
+// every field it sets but the unknown ones (readsBack).
+func storedOrRefused(t *testing.T, source, write string, sent, stored *unstructured.Unstructured, err error, unknown []string) {
+	t.Helper()
+	want, refused := refusedExamples[source]
+	switch {
+	case refused:
+		if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want.field) {
+			t.Fatalf("%s: want a 422 naming %s (%s), got %v", write, want.field, want.why, err)
+		}
+	case err != nil:
+		t.Fatalf("%s refused: %v", write, err)
+	default:
+		readsBack(t, sent.Object, stored.Object, unknown)
+	}
+}
+
+// writeExample writes an example under its name with a suffix (examples share names: qwen-chat in ml-team), a
+// namespaced one in ns, and returns what it sent, what the server stored, and the warnings of the response.
+func writeExample(e example, suffix, ns string, dyn dynamic.Interface, seen *warnings,
+	write func(dynamic.ResourceInterface, *unstructured.Unstructured) (*unstructured.Unstructured, error),
+) (sent, stored *unstructured.Unstructured, warned []string, err error) {
+	sent = (&unstructured.Unstructured{Object: e.object}).DeepCopy()
+	sent.SetName(sent.GetName() + "-" + suffix)
+	gvr := schema.GroupVersionResource{Group: "aim.eai.amd.com", Version: "v1alpha1", Resource: strings.ToLower(sent.GetKind()) + "s"}
+	var client dynamic.ResourceInterface = dyn.Resource(gvr)
+	if !strings.HasPrefix(sent.GetKind(), "AIMCluster") {
+		sent.SetNamespace(ns)
+		client = dyn.Resource(gvr).Namespace(ns)
+	}
+	seen.take()
+	stored, err = write(client, sent.DeepCopy())
+	return sent, stored, seen.take(), err
+}
+
+// unknownFields are the fields that warnings name as unknown to the schema.
+func unknownFields(warnings []string) []string {
+	var unknown []string
+	for _, w := range warnings {
+		if m := regexp.MustCompile(`^unknown field "(.*)"$`).FindStringSubmatch(w); m != nil {
+			unknown = append(unknown, m[1])
+		}
+	}
+	return unknown
+}
+
+// readsBack checks that every field a manifest sets reads back from the stored object, but the unknown fields
+// (which a CRD prunes too) and nulls (which set nothing).
+func readsBack(t *testing.T, manifest, stored map[string]any, unknown []string) {
+	t.Helper()
+	back := leaves(stored, "")
+	for path, value := range leaves(manifest, "") {
+		if value == nil || slices.ContainsFunc(unknown, func(u string) bool {
+			return path == u || strings.HasPrefix(path, u+".") || strings.HasPrefix(path, u+"[")
+		}) {
+			continue
+		}
+		if got, ok := back[path]; !ok || fmt.Sprint(got) != fmt.Sprint(value) {
+			t.Errorf("%s: set to %v, reads back %v (present: %t)", path, value, got, ok)
+		}
 	}
 }
 
