@@ -140,6 +140,14 @@ func TestServerSideApplyAndWatch(t *testing.T) {
 		t.Errorf("conflicting apply accepted: %s", out)
 	}
 	contains(t, "conflict", out, "conflict")
+	// A field the schema does not declare (aim-engine's docs write spec.model.ref) is the client's error: 400
+	// through kube-apiserver too, where kube-apiserver itself answers 500.
+	out, err = k.apply(fmt.Sprintf("apiVersion: aim.eai.amd.com/v1alpha1\nkind: AIMService\nmetadata: {name: ssa-ref, namespace: %s}\nspec: {model: {ref: qwen3-32b}}\n", ns),
+		"--server-side", "--field-manager", "team-a")
+	if err == nil {
+		t.Errorf("apply of an unknown field accepted: %s", out)
+	}
+	contains(t, "unknown field", out, "Error from server (BadRequest)", ".spec.model.ref: field not declared in schema")
 	k.must("delete", "aimsvc", "ssa", "-n", ns)
 	expect("DELETED ssa FROM_A,FROM_B")
 }
