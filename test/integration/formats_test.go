@@ -1,9 +1,7 @@
 package integration
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -18,21 +16,7 @@ import (
 // status subresource; the valid twin of each request succeeds.
 func TestUnparsableFormatsNameTheField(t *testing.T) {
 	ns := namespace(t)
-	client := shared.RawClient(t)
 	api := strings.TrimSuffix(shared.Config.Host, "/") + "/apis/aim.eai.amd.com/v1alpha1"
-	do := func(method, url, contentType, body string) (int, metav1.Status, string) {
-		t.Helper()
-		req, err := http.NewRequest(method, url, strings.NewReader(body))
-		must(t, err)
-		req.Header.Set("Content-Type", contentType)
-		resp, err := client.Do(req)
-		must(t, err)
-		defer resp.Body.Close()
-		data, _ := io.ReadAll(resp.Body)
-		var status metav1.Status
-		_ = json.Unmarshal(data, &status)
-		return resp.StatusCode, status, string(data)
-	}
 	model := func(name, size string) string {
 		return fmt.Sprintf(`{"apiVersion":"aim.eai.amd.com/v1alpha1","kind":"AIMModel","metadata":{"name":%q},`+
 			`"spec":{"image":"registry.example/aim/x:1","modelSources":[{"modelId":"org/m","sourceUri":"hf://org/m","size":%s}],`+
@@ -45,7 +29,7 @@ func TestUnparsableFormatsNameTheField(t *testing.T) {
 	models := api + "/namespaces/" + ns + "/aimmodels"
 	sources := api + "/aimclustermodelsources"
 	t.Cleanup(func() {
-		_, _, _ = do(http.MethodDelete, sources+"/formats-ok", "application/json", "")
+		_, _, _ = rawRequest(t, http.MethodDelete, sources+"/formats-ok", "application/json", "")
 	})
 
 	cases := []struct {
@@ -67,15 +51,15 @@ func TestUnparsableFormatsNameTheField(t *testing.T) {
 			`{"status":{"lastSyncTime":"yesterday"}}`, "status.lastSyncTime"},
 	}
 	// The objects the updates apply to, created by the valid twins.
-	if code, _, body := do(http.MethodPost, models, "application/json", model("ok", `"20Gi"`)); code != http.StatusCreated {
+	if code, _, body := rawRequest(t, http.MethodPost, models, "application/json", model("ok", `"20Gi"`)); code != http.StatusCreated {
 		t.Fatalf("valid model: %d %s", code, body)
 	}
-	if code, _, body := do(http.MethodPost, sources, "application/json", source("formats-ok", "2h")); code != http.StatusCreated {
+	if code, _, body := rawRequest(t, http.MethodPost, sources, "application/json", source("formats-ok", "2h")); code != http.StatusCreated {
 		t.Fatalf("valid model source: %d %s", code, body)
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			code, status, body := do(tc.method, tc.url, tc.contentType, tc.body)
+			code, status, body := rawRequest(t, tc.method, tc.url, tc.contentType, tc.body)
 			if code != http.StatusUnprocessableEntity || status.Reason != metav1.StatusReasonInvalid {
 				t.Fatalf("code %d, want 422 Invalid: %s", code, body)
 			}
@@ -91,11 +75,11 @@ func TestUnparsableFormatsNameTheField(t *testing.T) {
 		{http.MethodPatch, sources + "/formats-ok/status", "application/merge-patch+json", `{"status":{"lastSyncTime":"2026-01-02T15:04:05Z"}}`},
 		{http.MethodPost, sources, "application/json", source("formats-ok-2", "90m")},
 	} {
-		if code, _, body := do(tc.method, tc.url, tc.contentType, tc.body); code >= 300 {
+		if code, _, body := rawRequest(t, tc.method, tc.url, tc.contentType, tc.body); code >= 300 {
 			t.Errorf("%s %s: %d %s", tc.method, tc.url, code, body)
 		}
 	}
-	_, _, _ = do(http.MethodDelete, sources+"/formats-ok-2", "application/json", "")
+	_, _, _ = rawRequest(t, http.MethodDelete, sources+"/formats-ok-2", "application/json", "")
 }
 
 // TestApplyThatDoesNotFitTheSchemaIsBadRequest: a server-side apply that the field manager cannot read through the

@@ -4,7 +4,10 @@ package integration
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -91,4 +94,20 @@ func newClientOrFail(t *testing.T, cfg *rest.Config) versioned.Interface {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// rawRequest sends a request through the shared server's raw client and returns its code, its Status (when the
+// body is one) and its body.
+func rawRequest(t *testing.T, method, url, contentType, body string) (int, metav1.Status, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	must(t, err)
+	req.Header.Set("Content-Type", contentType)
+	resp, err := shared.RawClient(t).Do(req)
+	must(t, err)
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	var status metav1.Status
+	_ = json.Unmarshal(data, &status)
+	return resp.StatusCode, status, string(data)
 }

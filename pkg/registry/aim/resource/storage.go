@@ -22,6 +22,7 @@ type REST struct {
 	singular   string
 	// references are the references of an object of the kind, for WarnOfMissingReferences; nil: none.
 	references func(obj runtime.Object) []Reference
+	versions   versionCheck
 }
 
 var (
@@ -37,7 +38,8 @@ func (r *REST) GetSingularName() string { return r.singular }
 
 // StatusREST is the status subresource. It shares the main resource's store, and so its watch cache.
 type StatusREST struct {
-	store *genericregistry.Store
+	store    *genericregistry.Store
+	versions versionCheck
 }
 
 var (
@@ -53,13 +55,16 @@ func (r *StatusREST) Destroy() {}
 
 // Get is needed for PATCH to /status.
 func (r *StatusREST) Get(ctx context.Context, name string, options *metav1.GetOptions) (runtime.Object, error) {
+	if err := r.versions.query(options.ResourceVersion); err != nil {
+		return nil, err
+	}
 	return r.store.Get(ctx, name, options)
 }
 
 // Update writes status only; it never creates an object.
 func (r *StatusREST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc,
 	updateValidation rest.ValidateObjectUpdateFunc, _ bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
-	return r.store.Update(ctx, name, objInfo, createValidation, updateValidation, false, options)
+	return r.store.Update(ctx, name, r.versions.updated(objInfo), createValidation, updateValidation, false, options)
 }
 
 func (r *StatusREST) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
@@ -100,11 +105,12 @@ func NewStorage[T Object](scheme *runtime.Scheme, optsGetter generic.RESTOptions
 	statusStore.UpdateStrategy = statusStrategy
 	statusStore.ResetFieldsStrategy = statusStrategy
 
-	main := &REST{Store: store, shortNames: def.ShortNames, singular: def.Singular}
+	versions := versionCheck{versioner: store.Storage.Versioner(), kind: aim.Kind(def.Kind)}
+	main := &REST{Store: store, shortNames: def.ShortNames, singular: def.Singular, versions: versions}
 	if def.References != nil {
 		main.references = func(obj runtime.Object) []Reference { return def.References(obj.(T)) }
 	}
-	return main, &StatusREST{store: &statusStore}, nil
+	return main, &StatusREST{store: &statusStore, versions: versions}, nil
 }
 
 // Installer is a Definition of any kind, as the API server installs it.
