@@ -118,6 +118,15 @@ func TestAimEngineExamples(t *testing.T) {
 			u, got, _, err = writeExample(e, fmt.Sprintf("%d-ssa", i), ns, dyn, seen, apply)
 			if len(unknown) == 0 {
 				storedOrRefused(t, e.source, "apply", u, got, err, nil)
+				if err == nil {
+					// GitOps tools apply the same manifest again and again: a second apply changes nothing.
+					_, again, _, err := writeExample(e, fmt.Sprintf("%d-ssa", i), ns, dyn, seen, apply)
+					if err != nil {
+						t.Errorf("the same apply again: %v", err)
+					} else if again.GetResourceVersion() != got.GetResourceVersion() {
+						t.Errorf("the same apply again wrote the object: resourceVersion %s, was %s", again.GetResourceVersion(), got.GetResourceVersion())
+					}
+				}
 				return
 			}
 			// structured-merge-diff names the first unknown field of each object.
