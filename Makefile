@@ -72,8 +72,9 @@ CONTROLLER_FUZZ := ./pkg/controller/gateway:FuzzRenderPath ./pkg/controller/arti
   ./pkg/controller/redact:FuzzExcerpt ./pkg/controller/redact:FuzzTextIsIdempotent ./pkg/fieldformat:FuzzCheck \
   ./pkg/storage/compression:FuzzTransformFromStorage ./pkg/controller/mirrors:FuzzParse
 
-## race: the unit and in-process integration tests under the race detector. It needs cgo and a C compiler
-## (Debian's gcc, installed when missing) and builds every package again, so make test does not run it.
+## race: the unit tests of ./pkg and the in-process integration tests under the race detector. It needs cgo
+## and a C compiler (Debian's gcc, installed when missing) and builds every package again, so make test does not
+## run it.
 race:
 	@command -v gcc >/dev/null || { echo "installing gcc for the race detector" >&2; \
 	  SUDO=$$([[ $$(id -u) -ne 0 ]] && echo sudo || true); $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq gcc libc6-dev >/dev/null; }

@@ -99,10 +99,11 @@ func TestAimEngineExamples(t *testing.T) {
 		!strings.Contains(string(compat), "| An object with a null or missing `spec`") {
 		t.Errorf("docs/compatibility.md has no row \"An object with a null or missing spec\" (%v)", err)
 	}
-	// Each example is written twice: as kubectl apply does it (a create), and as GitOps tools do (a server-side
-	// apply, which reads the object through the published schema). The create drops a field the schema does not
-	// declare, with a warning, and so does a CRD; the apply refuses it with 400 naming the field, where
-	// kube-apiserver answers 500 (compatibility.md, row "Server-side apply of a field the schema does not declare").
+	// Each example is written twice: with a create (field validation left to the server's default, Warn), and as
+	// GitOps tools do, with a server-side apply, which reads the object through the published schema. The create
+	// drops a field the schema does not declare, with a warning, and so does a CRD; the apply refuses it with 400
+	// naming the field, where kube-apiserver answers 500 (compatibility.md, row "Server-side apply of a field the
+	// schema does not declare").
 	create := func(r dynamic.ResourceInterface, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 		return r.Create(c, u, metav1.CreateOptions{})
 	}

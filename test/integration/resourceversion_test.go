@@ -9,7 +9,7 @@ import (
 // TestUnreadableResourceVersionsAreClientErrors: a resourceVersion the storage cannot read is the client's
 // error, where kube-apiserver answers 500 (compatibility.md, row "A resourceVersion the server cannot read"): a
 // get or watch from one is a 400 as a list is, an object that carries one a 422 naming metadata.resourceVersion,
-// and so is a create that sets a resourceVersion at all. The valid twins succeed.
+// and so is a create (a dry run too) that sets one the storage can read. The valid twins succeed.
 func TestUnreadableResourceVersionsAreClientErrors(t *testing.T) {
 	ns := namespace(t)
 	services := strings.TrimSuffix(shared.Config.Host, "/") + "/apis/aim.eai.amd.com/v1alpha1/namespaces/" + ns + "/aimservices"
@@ -34,6 +34,9 @@ func TestUnreadableResourceVersionsAreClientErrors(t *testing.T) {
 		{"update of the status", http.MethodPut, services + "/rv/status", service("rv", "-1"), 422, "must be a resourceVersion the server returned", "metadata.resourceVersion"},
 		{"merge patch", http.MethodPatch, services + "/rv", `{"metadata":{"resourceVersion":"abc"}}`, 422, "must be a resourceVersion", "metadata.resourceVersion"},
 		{"create with one", http.MethodPost, services, service("rv-create", "5"), 422, "should not be set on objects to be created", "metadata.resourceVersion"},
+		{"dry-run create with one", http.MethodPost, services + "?dryRun=All", service("rv-create", "5"), 422, "should not be set on objects to be created", "metadata.resourceVersion"},
+		// One the storage cannot read is cleared, as kube-apiserver clears it.
+		{"create with one that does not parse", http.MethodPost, services, service("rv-cleared", "abc"), 201, "", ""},
 		// Twins that succeed.
 		{"get from the cache", http.MethodGet, services + "/rv?resourceVersion=0", "", 200, "", ""},
 		{"watch from now", http.MethodGet, services + "?watch=1&resourceVersion=0&timeoutSeconds=1", "", 200, "", ""},

@@ -251,32 +251,39 @@ func TestReconcile(t *testing.T) {
 }
 
 // TestSecretChecksForgotten: the controller remembers when it last looked for a source's missing pull secrets
-// only while the source exists and waits for them, so that deleted sources do not accumulate.
+// only while the source exists and waits for them, so that deleted sources do not accumulate: a listing and the
+// source's deletion forget it.
 func TestSecretChecksForgotten(t *testing.T) {
 	src := &aimv1.AIMClusterModelSource{ObjectMeta: metav1.ObjectMeta{Name: "src", UID: "uid-src", Generation: 1},
 		Spec: aimv1.AIMClusterModelSourceSpec{Registry: "r.example", Filters: []aimv1.AIMModelSourceFilter{{Image: "aim/*"}},
 			ImagePullSecrets: []corev1.LocalObjectReference{{Name: "regcred"}}}}
 	h := newHarness(t, src, map[string][]string{"aim/qwen": {"0.9.0"}})
 	ctx, key := context.Background(), cache.NewObjectName("", "src")
-	checks := func() int {
+	// reconcileAfter moves the clock on, reconciles, and checks how many sources are remembered.
+	reconcileAfter := func(d time.Duration, when string, want int) {
+		t.Helper()
+		h.now = h.now.Add(d)
+		_, err := h.ctl.reconcile(ctx, key)
+		must(t, err)
+		h.refresh(t)
 		h.ctl.secretChecksMu.Lock()
-		defer h.ctl.secretChecksMu.Unlock()
-		return len(h.ctl.secretChecks)
+		n := len(h.ctl.secretChecks)
+		h.ctl.secretChecksMu.Unlock()
+		if n != want {
+			t.Fatalf("%s: %d sources remembered, want %d", when, n, want)
+		}
 	}
-	_, err := h.ctl.reconcile(ctx, key)
-	must(t, err)
-	h.refresh(t)
-	h.now = h.now.Add(imagemeta.SecretRecheck)
-	_, err = h.ctl.reconcile(ctx, key)
-	must(t, err)
-	if n := checks(); n != 1 {
-		t.Fatalf("after a look for the missing secret: %d sources remembered, want 1", n)
-	}
+	reconcileAfter(0, "after the first listing", 0)
+	reconcileAfter(imagemeta.SecretRecheck, "after a look for the missing secret", 1)
+	// The next listing reads the secrets itself: the look is forgotten.
+	reconcileAfter(time.Hour, "after a listing", 0)
+	reconcileAfter(imagemeta.SecretRecheck, "after another look", 1)
 	must(t, h.sources.Delete(src))
-	_, err = h.ctl.reconcile(ctx, key)
-	must(t, err)
-	if n := checks(); n != 0 {
-		t.Errorf("after the source is gone: %d sources remembered, want 0", n)
+	_, err := h.ctl.reconcile(ctx, key)
+	h.ctl.secretChecksMu.Lock()
+	defer h.ctl.secretChecksMu.Unlock()
+	if err != nil || len(h.ctl.secretChecks) != 0 {
+		t.Errorf("after the source is gone: err %v, %d sources remembered, want 0", err, len(h.ctl.secretChecks))
 	}
 }
 

@@ -70,7 +70,10 @@ func (c checkedUpdate) UpdatedObject(ctx context.Context, old runtime.Object) (r
 		return obj, err
 	}
 	if _, perr := c.check.versioner.ObjectResourceVersion(obj); perr != nil {
-		m, _ := meta.Accessor(obj)
+		m, merr := meta.Accessor(obj)
+		if merr != nil {
+			return nil, perr
+		}
 		return nil, c.check.invalid(obj, field.Invalid(resourceVersionPath, m.GetResourceVersion(),
 			"must be a resourceVersion the server returned, or empty"))
 	}
