@@ -1,13 +1,15 @@
-// Command aim-engine-examples copies the AIM objects of aim-engine's documentation and samples into
-// test/integration/testdata/aim-engine-examples, where TestAimEngineExamples creates each one against
-// aim-apiserver. Users apply these manifests as the docs give them, so they are the manifests most likely to meet
-// aim-apiserver unchanged.
+// Command aim-engine-examples copies the AIM objects of aim-engine's documentation, samples and end-to-end tests
+// into test/integration/testdata/aim-engine-examples, where TestAimEngineExamples creates each one against
+// aim-apiserver. Users apply these manifests as the docs give them, and the tests' are the ones aim-engine itself
+// checks, so they are the manifests most likely to meet aim-apiserver unchanged.
 //
 //	go run ./hack/aim-engine-examples <aim-engine work tree> <commit>
 //
-// It reads the code blocks (```yaml, ```yml and unlabelled ones) of docs/docs/**/*.md and README.md, and
-// config/samples/*.yaml, and keeps the YAML documents of apiVersion aim.eai.amd.com/v1alpha1. Each file it
-// writes holds the objects of one source file, every document headed by a comment naming the source and line.
+// It reads the code blocks (```yaml, ```yml and unlabelled ones) of docs/docs/**/*.md and README.md,
+// config/samples/*.yaml, and the files its chainsaw end-to-end tests apply (tests/e2e/**/*.yaml but
+// chainsaw-test.yaml), and keeps the YAML documents of apiVersion aim.eai.amd.com/v1alpha1. Each file it writes
+// holds the objects of one source file, or of one chainsaw test, every document headed by a comment naming the
+// source and line.
 package main
 
 import (
@@ -56,6 +58,9 @@ func run(tree, commit string) error {
 			return err
 		}
 	}
+	// One file for each source file, and one for all the files of a chainsaw test (a directory of tests/e2e).
+	outputs := map[string]*strings.Builder{}
+	var names []string
 	total := 0
 	for _, src := range sources {
 		data, err := os.ReadFile(filepath.Join(tree, src))
@@ -66,29 +71,54 @@ func run(tree, commit string) error {
 		if len(examples) == 0 {
 			continue
 		}
-		var b strings.Builder
-		fmt.Fprintf(&b, "# From aim-engine %s at %s, by hack/aim-engine-examples; do not edit.\n", src, commit)
+		from := src
+		if strings.HasPrefix(src, "tests/e2e/") {
+			from = filepath.ToSlash(filepath.Dir(src))
+		}
+		b, ok := outputs[from]
+		if !ok {
+			b = &strings.Builder{}
+			fmt.Fprintf(b, "# From aim-engine %s at %s, by hack/aim-engine-examples; do not edit.\n", from, commit)
+			outputs[from] = b
+			names = append(names, from)
+		} else {
+			b.WriteString("---\n")
+		}
 		for i, e := range examples {
 			if i > 0 {
 				b.WriteString("---\n")
 			}
-			fmt.Fprintf(&b, "# %s:%d\n%s\n", src, e.line, e.text)
-		}
-		name := strings.NewReplacer("/", "_").Replace(strings.TrimSuffix(strings.TrimSuffix(src, ".md"), ".yaml")) + ".yaml"
-		if err := os.WriteFile(filepath.Join(out, name), []byte(b.String()), 0o644); err != nil {
-			return err
+			fmt.Fprintf(b, "# %s:%d\n%s\n", src, e.line, e.text)
 		}
 		total += len(examples)
+	}
+	for _, from := range names {
+		name := strings.NewReplacer("/", "_").Replace(strings.TrimSuffix(strings.TrimSuffix(from, ".md"), ".yaml")) + ".yaml"
+		if err := os.WriteFile(filepath.Join(out, name), []byte(outputs[from].String()), 0o644); err != nil {
+			return err
+		}
 	}
 	fmt.Printf("%d objects from %d files\n", total, len(sources))
 	return nil
 }
 
-// sourceFiles lists the documentation and samples, relative to the tree, in a stable order.
+// sourceFiles lists the documentation, the samples and the end-to-end tests' objects, relative to the tree, in a
+// stable order.
 func sourceFiles(tree string) ([]string, error) {
 	files := []string{"README.md"}
 	err := filepath.WalkDir(filepath.Join(tree, "docs", "docs"), func(path string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".md") {
+			rel, _ := filepath.Rel(tree, path)
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	// The objects chainsaw's end-to-end tests apply; their assertions are in chainsaw-test.yaml.
+	err = filepath.WalkDir(filepath.Join(tree, "tests", "e2e"), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".yaml") && d.Name() != "chainsaw-test.yaml" {
 			rel, _ := filepath.Rel(tree, path)
 			files = append(files, filepath.ToSlash(rel))
 		}
