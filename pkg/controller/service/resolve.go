@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/name"
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -465,8 +466,12 @@ func DerivedTemplate(svc *aimv1.AIMService, base Template, modelName string, rc 
 	if len(svc.Spec.ImagePullSecrets) > 0 {
 		spec.ImagePullSecrets = svc.Spec.ImagePullSecrets
 	}
-	// The profile is discovered anew for the overridden parameters.
-	spec.ProfileID = ""
+	// The profile is discovered anew for overridden parameters. Overrides that restate the base's (metric: latency
+	// on a latency template, as selection picked it) keep its profile, which aim-engine's InferenceService, built
+	// from the base, runs with (AIM_PROFILE_ID).
+	if !restatesBase(o, base.Spec.AIMRuntimeParameters) {
+		spec.ProfileID = ""
+	}
 	return &aimv1.AIMServiceTemplate{
 		TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMServiceTemplate"},
 		ObjectMeta: metav1.ObjectMeta{
@@ -481,6 +486,13 @@ func DerivedTemplate(svc *aimv1.AIMService, base Template, modelName string, rc 
 		},
 		Spec: aimv1.AIMServiceTemplateSpec{AIMServiceTemplateSpecCommon: spec, Caching: base.Caching.DeepCopy()},
 	}
+}
+
+// restatesBase reports whether overrides set only what the base template already has: the metric, the
+// precision and the hardware that decide its profile.
+func restatesBase(o *aimv1.AIMRuntimeParameters, base aimv1.AIMRuntimeParameters) bool {
+	return (o.Metric == nil || ptr.Equal(o.Metric, base.Metric)) && (o.Precision == nil || ptr.Equal(o.Precision, base.Precision)) &&
+		(o.Hardware == nil || apiequality.Semantic.DeepEqual(o.Hardware, base.Hardware))
 }
 
 // derivedName is the name of the template derived from base for the service's overrides: the base's name and

@@ -330,6 +330,16 @@ func TestDerivedTemplate(t *testing.T) {
 	if DerivedTemplate(svc, derived, "qwen", runtimeconfig.Resolved{}) != nil {
 		t.Error("derived a template from a derived template")
 	}
+	// Overrides that restate the base's metric and precision keep its profile: the pod runs with the base's
+	// AIM_PROFILE_ID, as aim-engine's built from the base does.
+	restated := service(func(s *aimv1.AIMService) {
+		s.Spec.Overrides = &aimv1.AIMRuntimeParameters{Metric: base.Spec.Metric, Precision: base.Spec.Precision}
+	})
+	if d := DerivedTemplate(restated, base, "qwen", runtimeconfig.Resolved{}); d.Spec.ProfileID != "p1" ||
+		!slices.Contains(Environment(restated, Template{Spec: d.Spec.AIMServiceTemplateSpecCommon}, runtimeconfig.Resolved{}),
+			corev1.EnvVar{Name: "AIM_PROFILE_ID", Value: "p1"}) {
+		t.Errorf("restating overrides: profileId %q, want the base's p1 in the spec and the pod's env", d.Spec.ProfileID)
+	}
 	// Overrides without a GPU model leave that part out.
 	count := service(func(s *aimv1.AIMService) {
 		s.Spec.Overrides = &aimv1.AIMRuntimeParameters{Hardware: &aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Requests: 2}}}
