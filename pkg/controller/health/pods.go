@@ -143,7 +143,10 @@ func ImagePullReason(msg string) string {
 }
 
 var (
-	sourceNotFound = regexp.MustCompile(`(?i)repository not found|revision not found|entry not found|\b404\b|nosuchkey|nosuchbucket|does not exist`)
+	// Not "does not exist": S3 words a refused key so ("403 (InvalidAccessKeyId): The Access Key Id you provided
+	// does not exist in our records"); its missing keys and buckets carry 404 and their codes. "File not found in
+	// repository" is the hf CLI's missing file.
+	sourceNotFound = regexp.MustCompile(`(?i)repository not found|revision not found|entry not found|file not found|\b404\b|nosuchkey|nosuchbucket`)
 	sourceAuth     = regexp.MustCompile(`(?i)\b401\b|\b403\b|unauthori[sz]ed|gated repo|access denied|invalid (user )?token|invalidaccesskeyid|signaturedoesnotmatch|forbidden`)
 	diskFull       = regexp.MustCompile(`(?i)no space left on device|enospc|disk quota exceeded`)
 )
