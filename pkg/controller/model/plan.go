@@ -107,10 +107,46 @@ func Desired(modelName string, spec aimv1.AIMModelSpec, metadata *aimv1.ImageMet
 		}
 		out = append(out, t)
 	}
+	for i := range out {
+		out[i].Spec = canonicalQuantities(out[i].Spec)
+	}
 	// Two recommended deployments that differ only in what the name leaves out (profileId) name one template;
 	// aim-engine applies both in turn, so the last one's spec is what stays. Counting both would wait forever
 	// for a second template.
 	return keyed.Merge(out, func(t Template) string { return t.Name }, nil)
+}
+
+// canonicalQuantities is a template's spec with its quantities in the canonical form (cpu 2000m as 2), as
+// aim-engine's controller writes them through resource.Quantity: the template is the controller's, not a
+// manifest whose spelling must read back (D17). A copy: the spec's pointers are the model's, from the cache.
+func canonicalQuantities(spec aimv1.AIMServiceTemplateSpecCommon) aimv1.AIMServiceTemplateSpecCommon {
+	out := *spec.DeepCopy()
+	canonical := func(q *aimv1.Quantity) {
+		if q != nil && q.Text != "" {
+			*q = aimv1.NewQuantity(q.Amount())
+		}
+	}
+	if hw := out.Hardware; hw != nil {
+		if hw.CPU != nil {
+			canonical(&hw.CPU.Requests)
+			canonical(hw.CPU.Limits)
+		}
+		if hw.GPU != nil {
+			canonical(hw.GPU.MinVRAM)
+		}
+	}
+	if r := out.Resources; r != nil {
+		for _, list := range []aimv1.ResourceList{r.Requests, r.Limits} {
+			for name, q := range list {
+				canonical(&q)
+				list[name] = q
+			}
+		}
+	}
+	for i := range out.ModelSources {
+		canonical(out.ModelSources[i].WeightsSize)
+	}
+	return out
 }
 
 // templatesKnown reports whether the model's templates can be planned: a custom model's sources say which, an

@@ -103,6 +103,21 @@ func TestDesiredCustomModel(t *testing.T) {
 	if diff := cmp.Diff(wantRes, ts[0].Spec.Resources); diff != "" {
 		t.Errorf("resources of a CPU template (-want +got):\n%s", diff)
 	}
+	// The template's quantities are written canonically, as aim-engine's controller writes them (its chainsaw test
+	// custom-models/cpu-only: limits 2000m reads "2"); the model keeps its own spelling.
+	spec.Custom.Hardware = &aimv1.AIMHardwareRequirements{CPU: &aimv1.AIMCpuRequirements{Requests: aimv1.MustParseQuantity("500m"),
+		Limits: ptr.To(aimv1.MustParseQuantity("2000m"))}}
+	spec.ModelSources[0].WeightsSize = ptr.To(aimv1.MustParseQuantity("16384Mi"))
+	ts = Desired("mine", spec, nil)
+	cpu, res := ts[0].Spec.Hardware.CPU, ts[0].Spec.Resources
+	if cpu.Requests.String() != "500m" || cpu.Limits.String() != "2" || res.Limits[corev1.ResourceCPU].String() != "2" ||
+		ts[0].Spec.ModelSources[0].WeightsSize.String() != "16Gi" {
+		t.Errorf("canonical quantities: cpu %s/%s, resources %v, size %s", cpu.Requests, cpu.Limits, res, ts[0].Spec.ModelSources[0].WeightsSize)
+	}
+	if spec.Custom.Hardware.CPU.Limits.String() != "2000m" || spec.ModelSources[0].WeightsSize.String() != "16384Mi" {
+		t.Error("the model's own quantities were rewritten")
+	}
+	spec.ModelSources[0].WeightsSize = nil
 	spec.Custom.Hardware = hw
 
 	// A template that sets only gpu.requests keeps the model's gpu.model (merged field by field).
