@@ -17,6 +17,11 @@ import (
 // and the latest Warning event about each pod. Image pulls are judged by PullError (a refused credential or a
 // missing image Failed, other pull failures Degraded); crashes and OOM kills make the component Degraded;
 // scheduling problems keep it Pending. With no pods, a Ready InferenceService (scaled to zero) is healthy.
+//
+// Once a pod is ready the predictor serves, and it is Ready, as aim-engine reports it (PodsReady while any pod
+// is): a replica of a scale-up or a rollout that waits to be scheduled or starts does not take the service out
+// of Running. One that cannot start (a crash loop, a refused pull, a failed pod) makes it Degraded: it serves,
+// short of a replica (docs/compatibility.md, InferenceServicePodsReady).
 func PredictorPods(name string, pods []*corev1.Pod, events []corev1.Event, isvcReady bool) state.Component {
 	comp := state.Component{Name: name, Dependency: state.DependencyDownstream}
 	if len(pods) == 0 {
@@ -30,20 +35,35 @@ func PredictorPods(name string, pods []*corev1.Pod, events []corev1.Event, isvcR
 	for _, e := range events {
 		byPod[e.InvolvedObject.Name] = append(byPod[e.InvolvedObject.Name], e)
 	}
+	pods = slices.SortedFunc(slices.Values(pods), func(a, b *corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
 	ready := 0
-	for _, p := range slices.SortedFunc(slices.Values(pods), func(a, b *corev1.Pod) int { return strings.Compare(a.Name, b.Name) }) {
-		if problem := predictorProblem(name, p, byPod[p.Name]); problem != nil {
-			return *problem
-		}
+	for _, p := range pods {
 		if Ready(p) {
 			ready++
 		}
 	}
-	if ready == len(pods) {
-		comp.Reason = ReasonPodsReady
-		return comp
+	for _, p := range pods {
+		problem := predictorProblem(name, p, byPod[p.Name])
+		if problem == nil {
+			continue
+		}
+		if ready == 0 {
+			return *problem
+		}
+		if st, reason, msg := state.Outcome(*problem); st != aimv1.AIMStatusPending {
+			comp.State, comp.Reason = aimv1.AIMStatusDegraded, reason
+			comp.Message = fmt.Sprintf("%d of %d pods ready; %s", ready, len(pods), msg)
+			return comp
+		}
 	}
-	comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonPodsStarting, fmt.Sprintf("%d of %d pods ready", ready, len(pods))
+	switch {
+	case ready == len(pods):
+		comp.Reason = ReasonPodsReady
+	case ready > 0:
+		comp.Reason, comp.Message = ReasonPodsReady, fmt.Sprintf("%d of %d pods ready", ready, len(pods))
+	default:
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonPodsStarting, fmt.Sprintf("%d of %d pods ready", ready, len(pods))
+	}
 	return comp
 }
 
