@@ -139,7 +139,7 @@ func TestPredictorPods(t *testing.T) {
 		{"all ready", []*corev1.Pod{predictorPod("a", nil), predictorPod("b", nil)}, nil, aimv1.AIMStatusReady, "PodsReady"},
 		{"starting", []*corev1.Pod{predictorPod("a", func(p *corev1.Pod) { p.Status.Conditions = nil })}, nil, aimv1.AIMStatusProgressing, "PodsStarting"},
 		// Once a pod is ready the predictor serves: a scale-up's pod that starts or waits to be scheduled keeps it
-		// Ready, as aim-engine's PodsReady; one that cannot start makes it Degraded, never Failed or Pending.
+		// Ready, as aim-engine's PodsReady; one that crash-loops makes it Degraded, never Pending.
 		{"scaling up", []*corev1.Pod{predictorPod("a", nil), predictorPod("b", func(p *corev1.Pod) { p.Status.Conditions = nil })}, nil, aimv1.AIMStatusReady, "PodsReady"},
 		{"scaling up beyond capacity", []*corev1.Pod{predictorPod("a", nil), predictorPod("b", func(p *corev1.Pod) {
 			p.Status.Phase = corev1.PodPending
@@ -147,8 +147,11 @@ func TestPredictorPods(t *testing.T) {
 		})}, nil, aimv1.AIMStatusReady, "PodsReady"},
 		{"a rollout's pod crash-loops", []*corev1.Pod{predictorPod("a", nil), predictorPod("b", predictorWaiting("CrashLoopBackOff", "back-off"))}, nil,
 			aimv1.AIMStatusDegraded, "CrashLoopBackOff"},
+		// A refused pull and a failed pod are reported whatever serves, as aim-engine checks them first.
 		{"a scale-up's pull is refused", []*corev1.Pod{predictorPod("a", nil), predictorPod("b", predictorWaiting("ErrImagePull", "pull access denied: unauthorized"))}, nil,
-			aimv1.AIMStatusDegraded, "ImagePullAuthFailure"},
+			aimv1.AIMStatusFailed, "ImagePullAuthFailure"},
+		{"a replica failed", []*corev1.Pod{predictorPod("a", nil), predictorPod("b", func(p *corev1.Pod) { p.Status.Phase = corev1.PodFailed })}, nil,
+			aimv1.AIMStatusDegraded, "PodFailed"},
 		{"image pull back-off", []*corev1.Pod{predictorPod("a", predictorWaiting("ImagePullBackOff", "Back-off pulling image"))}, nil, aimv1.AIMStatusDegraded, "ImagePullBackOff"},
 		{"image pull auth", []*corev1.Pod{predictorPod("a", predictorWaiting("ErrImagePull", "pull access denied: unauthorized"))}, nil, aimv1.AIMStatusFailed, "ImagePullAuthFailure"},
 		{"image not found", []*corev1.Pod{predictorPod("a", predictorWaiting("ErrImagePull", "manifest unknown"))}, nil, aimv1.AIMStatusFailed, "ImageNotFound"},

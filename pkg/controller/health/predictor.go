@@ -19,9 +19,10 @@ import (
 // scheduling problems keep it Pending. With no pods, a Ready InferenceService (scaled to zero) is healthy.
 //
 // Once a pod is ready the predictor serves, and it is Ready, as aim-engine reports it (PodsReady while any pod
-// is): a replica of a scale-up or a rollout that waits to be scheduled or starts does not take the service out
-// of Running. One that cannot start (a crash loop, a refused pull, a failed pod) makes it Degraded: it serves,
-// short of a replica (docs/compatibility.md, InferenceServicePodsReady).
+// is, after image pulls and failed pods): a replica of a scale-up or a rollout that waits to be scheduled or
+// starts does not take the service out of Running. A pull that fails and a failed pod are reported as they are
+// with no pod ready; a pod that crash-loops or cannot create its container makes a serving predictor Degraded
+// (docs/compatibility.md, InferenceServicePodsReady).
 func PredictorPods(name string, pods []*corev1.Pod, events []corev1.Event, isvcReady bool) state.Component {
 	comp := state.Component{Name: name, Dependency: state.DependencyDownstream}
 	if len(pods) == 0 {
@@ -47,10 +48,13 @@ func PredictorPods(name string, pods []*corev1.Pod, events []corev1.Event, isvcR
 		if problem == nil {
 			continue
 		}
-		if ready == 0 {
+		st, reason, msg := state.Outcome(*problem)
+		switch {
+		case ready == 0 || len(problem.Errors) > 0 || reason == ReasonPodFailed || reason == ReasonPodEvicted:
+			// A refused or failing pull and a failed pod are reported whatever else serves, as aim-engine checks
+			// them before readiness.
 			return *problem
-		}
-		if st, reason, msg := state.Outcome(*problem); st != aimv1.AIMStatusPending {
+		case st != aimv1.AIMStatusPending:
 			comp.State, comp.Reason = aimv1.AIMStatusDegraded, reason
 			comp.Message = fmt.Sprintf("%d of %d pods ready; %s", ready, len(pods), msg)
 			return comp

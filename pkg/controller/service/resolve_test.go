@@ -340,6 +340,16 @@ func TestDerivedTemplate(t *testing.T) {
 			corev1.EnvVar{Name: "AIM_PROFILE_ID", Value: "p1"}) {
 		t.Errorf("restating overrides: profileId %q, want the base's p1 in the spec and the pod's env", d.Spec.ProfileID)
 	}
+	// Hardware counts as restated only when it is the base's; other hardware is discovered anew.
+	sameHardware := service(func(s *aimv1.AIMService) {
+		s.Spec.Overrides = &aimv1.AIMRuntimeParameters{Hardware: base.Spec.Hardware.DeepCopy()}
+	})
+	otherHardware := service(func(s *aimv1.AIMService) {
+		s.Spec.Overrides = &aimv1.AIMRuntimeParameters{Hardware: &aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Requests: 8, Model: "MI300X"}}}
+	})
+	if a, b := DerivedTemplate(sameHardware, base, "qwen", runtimeconfig.Resolved{}), DerivedTemplate(otherHardware, base, "qwen", runtimeconfig.Resolved{}); a.Spec.ProfileID != "p1" || b.Spec.ProfileID != "" {
+		t.Errorf("hardware overrides: the base's own keeps profileId %q (want p1), other hardware %q (want none)", a.Spec.ProfileID, b.Spec.ProfileID)
+	}
 	// Overrides without a GPU model leave that part out.
 	count := service(func(s *aimv1.AIMService) {
 		s.Spec.Overrides = &aimv1.AIMRuntimeParameters{Hardware: &aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Requests: 2}}}
