@@ -491,56 +491,93 @@ func TestWatchWithFieldSelector(t *testing.T) {
 	}
 }
 
-// TestBadInput sends requests the typed clients cannot: every one must get a 4xx with a reason, never a 500.
+// TestBadInput sends requests the typed clients cannot: every one must get a 4xx with a reason, never a 500,
+// naming the field where it is one; the valid twins of the ones kube-apiserver answers with 500 succeed. Those
+// (compatibility.md): a server-side apply the field manager cannot read through the schema (400, the field
+// manager's message), and a resourceVersion the storage cannot read (400 for a get or watch, as for a list; 422
+// naming metadata.resourceVersion for an object, also a create, a dry run too, that sets a readable one).
 func TestBadInput(t *testing.T) {
 	ns := namespace(t)
-	client := shared.RawClient(t)
 	base := strings.TrimSuffix(shared.Config.Host, "/") + "/apis/aim.eai.amd.com/v1alpha1/namespaces/" + ns + "/aimservices"
 	valid := `{"apiVersion":"aim.eai.amd.com/v1alpha1","kind":"AIMService","metadata":{"name":"%s"},"spec":{"model":{"name":"m"}%s}}`
+	withRV := `{"apiVersion":"aim.eai.amd.com/v1alpha1","kind":"AIMService","metadata":{"name":"%s","resourceVersion":"%s"},"spec":{"model":{"name":"m"}}}`
 	big := fmt.Sprintf(valid, "big", `,"env":[{"name":"X","value":"`+strings.Repeat("x", 4<<20)+`"}]`)
+	const apply, merge = "application/apply-patch+yaml", "application/merge-patch+json"
+	if code, _, body := rawRequest(t, http.MethodPost, base, "application/json", fmt.Sprintf(valid, "existing", "")); code != http.StatusCreated {
+		t.Fatalf("create: %d %s", code, body)
+	}
 	cases := []struct {
 		name, method, url, contentType, body string
 		want                                 int
 		mention                              string
+		field                                string // the only cause's field, for a 422 about one
 	}{
-		{"malformed JSON", http.MethodPost, base, "application/json", `{"apiVersion": "aim.eai.amd.com/v1alpha1", "kind":`, http.StatusBadRequest, ""},
-		{"malformed YAML", http.MethodPost, base, "application/yaml", "apiVersion: aim.eai.amd.com/v1alpha1\nkind: AIMService\nmetadata: [name: x\n", http.StatusBadRequest, ""},
-		{"wrong type", http.MethodPost, base, "application/json", fmt.Sprintf(valid, "wrongtype", `,"replicas":"three"`), http.StatusBadRequest, "replicas"},
-		{"unknown field, strict", http.MethodPost, base + "?fieldValidation=Strict", "application/json", fmt.Sprintf(valid, "strict", `,"replicaz":3`), http.StatusBadRequest, `unknown field \"spec.replicaz\"`},
-		{"duplicate field, strict", http.MethodPost, base + "?fieldValidation=Strict", "application/json", `{"apiVersion":"aim.eai.amd.com/v1alpha1","kind":"AIMService","metadata":{"name":"dup"},"spec":{"model":{"name":"m"},"replicas":1,"replicas":2}}`, http.StatusBadRequest, "duplicate field"},
-		{"oversized body", http.MethodPost, base, "application/json", big, http.StatusRequestEntityTooLarge, ""},
-		{"wrong kind in body", http.MethodPost, base, "application/json", `{"apiVersion":"aim.eai.amd.com/v1alpha1","kind":"AIMModel","metadata":{"name":"k"},"spec":{"image":"a"}}`, http.StatusBadRequest, ""},
-		{"invalid object", http.MethodPost, base, "application/json", fmt.Sprintf(valid, "Invalid_Name", ""), http.StatusUnprocessableEntity, "metadata.name"},
-		{"malformed merge patch", http.MethodPatch, base + "/nothere", "application/merge-patch+json", `{"spec":`, http.StatusNotFound, ""},
-		{"unsupported media type", http.MethodPost, base, "text/plain", "hello", http.StatusUnsupportedMediaType, ""},
+		{"malformed JSON", http.MethodPost, base, "application/json", `{"apiVersion": "aim.eai.amd.com/v1alpha1", "kind":`, http.StatusBadRequest, "", ""},
+		{"malformed YAML", http.MethodPost, base, "application/yaml", "apiVersion: aim.eai.amd.com/v1alpha1\nkind: AIMService\nmetadata: [name: x\n", http.StatusBadRequest, "", ""},
+		{"wrong type", http.MethodPost, base, "application/json", fmt.Sprintf(valid, "wrongtype", `,"replicas":"three"`), http.StatusBadRequest, "replicas", ""},
+		{"unknown field, strict", http.MethodPost, base + "?fieldValidation=Strict", "application/json", fmt.Sprintf(valid, "strict", `,"replicaz":3`), http.StatusBadRequest, `unknown field \"spec.replicaz\"`, ""},
+		// kubectl asks for strict validation unless told otherwise: its create of aim-engine's doc field is refused.
+		{"unknown field, strict, as kubectl", http.MethodPost, base + "?fieldValidation=Strict", "application/json",
+			`{"apiVersion":"aim.eai.amd.com/v1alpha1","kind":"AIMService","metadata":{"name":"ref"},"spec":{"model":{"ref":"m"}}}`,
+			http.StatusBadRequest, `strict decoding error: unknown field \"spec.model.ref\"`, ""},
+		{"duplicate field, strict", http.MethodPost, base + "?fieldValidation=Strict", "application/json", `{"apiVersion":"aim.eai.amd.com/v1alpha1","kind":"AIMService","metadata":{"name":"dup"},"spec":{"model":{"name":"m"},"replicas":1,"replicas":2}}`, http.StatusBadRequest, "duplicate field", ""},
+		{"oversized body", http.MethodPost, base, "application/json", big, http.StatusRequestEntityTooLarge, "", ""},
+		{"wrong kind in body", http.MethodPost, base, "application/json", `{"apiVersion":"aim.eai.amd.com/v1alpha1","kind":"AIMModel","metadata":{"name":"k"},"spec":{"image":"a"}}`, http.StatusBadRequest, "", ""},
+		{"invalid object", http.MethodPost, base, "application/json", fmt.Sprintf(valid, "Invalid_Name", ""), http.StatusUnprocessableEntity, "metadata.name", ""},
+		{"malformed merge patch", http.MethodPatch, base + "/nothere", merge, `{"spec":`, http.StatusNotFound, "", ""},
+		{"unsupported media type", http.MethodPost, base, "text/plain", "hello", http.StatusUnsupportedMediaType, "", ""},
+		// Server-side apply that does not fit the schema.
+		{"apply of an unknown field", http.MethodPatch, base + "/bad-apply?fieldManager=gitops", apply, `{"apiVersion":"aim.eai.amd.com/v1alpha1","kind":"AIMService","metadata":{"name":"bad-apply"},"spec":{"model":{"ref":"qwen"}}}`,
+			http.StatusBadRequest, ".spec.model.ref: field not declared in schema", ""},
+		{"apply of a wrong type", http.MethodPatch, base + "/bad-apply?fieldManager=gitops", apply, fmt.Sprintf(valid, "bad-apply", `,"replicas":"three"`),
+			http.StatusBadRequest, ".spec.replicas: expected numeric", ""},
+		{"apply of a duplicate key of a map list", http.MethodPatch, base + "/bad-apply?fieldManager=gitops", apply, fmt.Sprintf(valid, "bad-apply", `,"env":[{"name":"A","value":"1"},{"name":"A","value":"2"}]`),
+			http.StatusBadRequest, "duplicate entries for key", ""},
+		{"apply, valid", http.MethodPatch, base + "/good-apply?fieldManager=gitops", apply, fmt.Sprintf(valid, "good-apply", `,"replicas":3,"env":[{"name":"A","value":"1"}]`), http.StatusCreated, "", ""},
+		// resourceVersions the storage cannot read.
+		{"get", http.MethodGet, base + "/existing?resourceVersion=abc", "", "", http.StatusBadRequest, "invalid resource version", ""},
+		{"get of the status", http.MethodGet, base + "/existing/status?resourceVersion=-1", "", "", http.StatusBadRequest, "invalid resource version", ""},
+		{"watch", http.MethodGet, base + "?watch=1&resourceVersion=abc&timeoutSeconds=1", "", "", http.StatusBadRequest, "invalid resource version", ""},
+		{"list, as before", http.MethodGet, base + "?resourceVersion=abc", "", "", http.StatusBadRequest, "invalid resource version", ""},
+		{"update", http.MethodPut, base + "/existing", "application/json", fmt.Sprintf(withRV, "existing", "abc"), http.StatusUnprocessableEntity,
+			"must be a resourceVersion the server returned", "metadata.resourceVersion"},
+		{"update of the status", http.MethodPut, base + "/existing/status", "application/json", fmt.Sprintf(withRV, "existing", "-1"), http.StatusUnprocessableEntity,
+			"must be a resourceVersion the server returned", "metadata.resourceVersion"},
+		{"merge patch of one", http.MethodPatch, base + "/existing", merge, `{"metadata":{"resourceVersion":"abc"}}`, http.StatusUnprocessableEntity,
+			"must be a resourceVersion", "metadata.resourceVersion"},
+		{"create with one", http.MethodPost, base, "application/json", fmt.Sprintf(withRV, "rv-create", "5"), http.StatusUnprocessableEntity,
+			"should not be set on objects to be created", "metadata.resourceVersion"},
+		{"dry-run create with one", http.MethodPost, base + "?dryRun=All", "application/json", fmt.Sprintf(withRV, "rv-create", "5"), http.StatusUnprocessableEntity,
+			"should not be set on objects to be created", "metadata.resourceVersion"},
+		{"get from the cache", http.MethodGet, base + "/existing?resourceVersion=0", "", "", http.StatusOK, "", ""},
+		{"watch from now", http.MethodGet, base + "?watch=1&resourceVersion=0&timeoutSeconds=1", "", "", http.StatusOK, "", ""},
+		{"merge patch without one", http.MethodPatch, base + "/existing", merge, `{"metadata":{"labels":{"a":"b"}}}`, http.StatusOK, "", ""},
+		// One the storage cannot read is cleared, as kube-apiserver clears it.
+		{"create with one that does not parse", http.MethodPost, base, "application/json", fmt.Sprintf(withRV, "rv-cleared", "abc"), http.StatusCreated, "", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			req, err := http.NewRequest(tc.method, tc.url, strings.NewReader(tc.body))
-			if err != nil {
-				t.Fatal(err)
+			code, status, body := rawRequest(t, tc.method, tc.url, tc.contentType, tc.body)
+			if code != tc.want {
+				t.Fatalf("code %d, want %d: %.500s", code, tc.want, body)
 			}
-			req.Header.Set("Content-Type", tc.contentType)
-			resp, err := client.Do(req)
-			if err != nil {
-				t.Fatal(err)
+			if tc.want < 400 {
+				return
 			}
-			defer resp.Body.Close()
-			body, _ := io.ReadAll(resp.Body)
-			if resp.StatusCode != tc.want {
-				t.Fatalf("code %d, want %d: %s", resp.StatusCode, tc.want, body)
+			if status.Kind != "Status" {
+				t.Errorf("body is not a Status: %.500s", body)
 			}
-			var status metav1.Status
-			if err := json.Unmarshal(body, &status); err != nil || status.Kind != "Status" {
-				t.Errorf("body is not a Status: %s", body)
+			if tc.mention != "" && !strings.Contains(body, tc.mention) {
+				t.Errorf("body does not mention %q: %.500s", tc.mention, body)
 			}
-			if tc.mention != "" && !strings.Contains(string(body), tc.mention) {
-				t.Errorf("body does not mention %q: %s", tc.mention, body)
+			if tc.field != "" && (status.Details == nil || len(status.Details.Causes) != 1 || status.Details.Causes[0].Field != tc.field) {
+				t.Errorf("causes %+v, want the field %s", status.Details, tc.field)
 			}
 		})
 	}
 
 	// A malformed patch on an existing object is a 400 and changes nothing.
+	client := shared.RawClient(t)
 	svcURL := base + "/patched"
 	resp, err := client.Post(base, "application/json", strings.NewReader(fmt.Sprintf(valid, "patched", "")))
 	if err != nil || resp.StatusCode != http.StatusCreated {

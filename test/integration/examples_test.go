@@ -12,7 +12,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 )
@@ -112,16 +111,16 @@ func TestAimEngineExamples(t *testing.T) {
 	}
 	for i, e := range examples {
 		t.Run(e.source, func(t *testing.T) {
-			u, got, warned, err := writeExample(e, fmt.Sprintf("%d", i), ns, dyn, seen, create)
+			u, got, warned, err := writeExample(t, e, fmt.Sprintf("%d", i), ns, dyn, seen, create)
 			unknown := unknownFields(warned)
 			storedOrRefused(t, e.source, "create", u, got, err, unknown)
 
-			u, got, _, err = writeExample(e, fmt.Sprintf("%d-ssa", i), ns, dyn, seen, apply)
+			u, got, _, err = writeExample(t, e, fmt.Sprintf("%d-ssa", i), ns, dyn, seen, apply)
 			if len(unknown) == 0 {
 				storedOrRefused(t, e.source, "apply", u, got, err, nil)
 				if err == nil {
 					// GitOps tools apply the same manifest again and again: a second apply changes nothing.
-					_, again, _, err := writeExample(e, fmt.Sprintf("%d-ssa", i), ns, dyn, seen, apply)
+					_, again, _, err := writeExample(t, e, fmt.Sprintf("%d-ssa", i), ns, dyn, seen, apply)
 					if err != nil {
 						t.Errorf("the same apply again: %v", err)
 					} else if again.GetResourceVersion() != got.GetResourceVersion() {
@@ -159,14 +158,14 @@ func storedOrRefused(t *testing.T, source, write string, sent, stored *unstructu
 
 // writeExample writes an example under its name with a suffix (examples share names: qwen-chat in ml-team), a
 // namespaced one in ns, and returns what it sent, what the server stored, and the warnings of the response.
-func writeExample(e example, suffix, ns string, dyn dynamic.Interface, seen *warnings,
+func writeExample(t *testing.T, e example, suffix, ns string, dyn dynamic.Interface, seen *warnings,
 	write func(dynamic.ResourceInterface, *unstructured.Unstructured) (*unstructured.Unstructured, error),
 ) (sent, stored *unstructured.Unstructured, warned []string, err error) {
 	sent = (&unstructured.Unstructured{Object: e.object}).DeepCopy()
 	sent.SetName(sent.GetName() + "-" + suffix)
-	gvr := schema.GroupVersionResource{Group: "aim.eai.amd.com", Version: "v1alpha1", Resource: strings.ToLower(sent.GetKind()) + "s"}
+	gvr, namespaced := resourceFor(t, sent.GetKind())
 	var client dynamic.ResourceInterface = dyn.Resource(gvr)
-	if !strings.HasPrefix(sent.GetKind(), "AIMCluster") {
+	if namespaced {
 		sent.SetNamespace(ns)
 		client = dyn.Resource(gvr).Namespace(ns)
 	}

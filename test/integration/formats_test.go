@@ -6,11 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-
-	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 )
 
 // TestUnparsableFormatsNameTheField: a quantity, a date-time or a duration that does not parse is a 422
@@ -82,39 +78,4 @@ func TestUnparsableFormatsNameTheField(t *testing.T) {
 		}
 	}
 	_, _, _ = rawRequest(t, http.MethodDelete, sources+"/formats-ok-2", "application/json", "")
-}
-
-// TestApplyThatDoesNotFitTheSchemaIsBadRequest: a server-side apply that the field manager cannot read through the
-// published schema is a 400 naming the field (kube-apiserver answers 500; compatibility.md, row "Server-side
-// apply of a field the schema does not declare"), and its valid twin is stored; a strict create is a 400 too.
-func TestApplyThatDoesNotFitTheSchemaIsBadRequest(t *testing.T) {
-	c, ns := ctx(t), namespace(t)
-	services := shared.Client.AimV1alpha1().AIMServices(ns)
-	apply := func(name, spec string) error {
-		manifest := fmt.Sprintf(`{"apiVersion":"aim.eai.amd.com/v1alpha1","kind":"AIMService","metadata":{"name":%q},"spec":%s}`, name, spec)
-		_, err := services.Patch(c, name, types.ApplyPatchType, []byte(manifest), metav1.PatchOptions{FieldManager: "gitops"})
-		return err
-	}
-	for _, tc := range []struct{ name, spec, message string }{
-		{"unknown field", `{"model":{"ref":"qwen"}}`, ".spec.model.ref: field not declared in schema"},
-		{"wrong type", `{"model":{"name":"qwen"},"replicas":"three"}`, ".spec.replicas: expected numeric"},
-		{"duplicate key of a map list", `{"model":{"name":"qwen"},"env":[{"name":"A","value":"1"},{"name":"A","value":"2"}]}`, "duplicate entries for key"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if err := apply("bad-apply", tc.spec); !apierrors.IsBadRequest(err) || !strings.Contains(err.Error(), tc.message) {
-				t.Errorf("want 400 naming %q, got %v", tc.message, err)
-			}
-		})
-	}
-	if err := apply("good-apply", `{"model":{"name":"qwen"},"replicas":3,"env":[{"name":"A","value":"1"}]}`); err != nil {
-		t.Errorf("the valid apply: %v", err)
-	}
-	// A create refuses an unknown field where the client asks for strict validation (kubectl's default).
-	strict := &aimv1.AIMService{ObjectMeta: metav1.ObjectMeta{Name: "strict"}}
-	body := []byte(`{"apiVersion":"aim.eai.amd.com/v1alpha1","kind":"AIMService","metadata":{"name":"strict"},"spec":{"model":{"ref":"qwen"}}}`)
-	err := shared.Client.AimV1alpha1().RESTClient().Post().Namespace(ns).Resource("aimservices").Param("fieldValidation", "Strict").
-		Body(body).SetHeader("Content-Type", "application/json").Do(c).Into(strict)
-	if !apierrors.IsBadRequest(err) || !strings.Contains(err.Error(), `strict decoding error: unknown field "spec.model.ref"`) {
-		t.Errorf("a strict create of an unknown field: want 400 strict decoding error, got %v", err)
-	}
 }
