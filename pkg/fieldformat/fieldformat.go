@@ -1,6 +1,5 @@
 // Package fieldformat turns a quantity, date-time or duration that does not parse into a 422 that names the
-// field, as a CRD's schema validation does, and a server-side apply whose body does not fit the schema into a
-// 400 (the handlers answer 500).
+// field, as a CRD's schema validation does.
 //
 // A typed API server decodes the request body into Go structs, and a value such as `size: 12xyz` fails inside
 // resource.Quantity's JSON decoder, which knows no field path: the generic handlers answer 400 "decode error".
@@ -64,9 +63,8 @@ func New(scheme *runtime.Scheme, gv schema.GroupVersion, resources map[string]st
 
 // WithCheck wraps the API handler (inside the handler chain, where the request info is known). The handlers
 // decode the body anyway, so the check reads it only when they refuse the request (400, 422 or 500): then a
-// field that would not decode replaces their answer with a 422 naming it, an apply patch that does not fit the
-// schema gets a 400 for their 500 (applySchemaError), and any other refusal goes out as they wrote it.
-// Accepted requests pay for no second decode.
+// field that would not decode replaces their answer with a 422 naming it, and any other refusal goes out as
+// they wrote it. Accepted requests pay for no second decode.
 func (c *Checker) WithCheck(handler http.Handler, s runtime.NegotiatedSerializer) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info, ok := request.RequestInfoFrom(r.Context())
@@ -97,36 +95,8 @@ func (c *Checker) WithCheck(handler http.Handler, s runtime.NegotiatedSerializer
 			responsewriters.ErrorNegotiated(err, s, c.gv, w, r)
 			return
 		}
-		if msg, ok := applySchemaError(refusal, r, s); ok {
-			responsewriters.ErrorNegotiated(apierrors.NewBadRequest(msg), s, c.gv, w, r)
-			return
-		}
 		refusal.release()
 	})
-}
-
-// typedPatchError starts the handlers' error for an apply patch that does not fit the schema: a field the
-// schema does not declare (`.spec.model.ref: field not declared in schema`), a value of another type, or a
-// duplicate key of a map list. structured-merge-diff's field manager returns it as a plain error, which the
-// handlers answer with 500 (kubernetes/kubernetes#139253, also for CustomResourceDefinitions); the patch is the
-// client's, so the answer is 400 with the same message.
-const typedPatchError = "failed to create typed patch object"
-
-// applySchemaError reports the message of a held 500 that answers an apply patch not fitting the schema.
-func applySchemaError(h *refusalHolder, r *http.Request, s runtime.NegotiatedSerializer) (string, bool) {
-	if h.code != http.StatusInternalServerError || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/apply-patch") {
-		return "", false
-	}
-	mediaType, _, _ := mime.ParseMediaType(h.Header().Get("Content-Type"))
-	info, ok := runtime.SerializerInfoForMediaType(s.SupportedMediaTypes(), mediaType)
-	if !ok {
-		return "", false
-	}
-	status := &metav1.Status{}
-	if _, _, err := info.Serializer.Decode(h.held.Bytes(), nil, status); err != nil || !strings.HasPrefix(status.Message, typedPatchError) {
-		return "", false
-	}
-	return status.Message, true
 }
 
 // refusalHolder passes a response through unless its status is one a body that does not decode causes;

@@ -3,6 +3,7 @@ package resource
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -46,7 +47,7 @@ func (v versionCheck) created(obj runtime.Object) error {
 	return nil
 }
 
-// updated checks the object an update or patch makes, once the patch is applied.
+// updated checks the object an update or patch makes, once the patch is applied (checkedUpdate).
 func (v versionCheck) updated(info rest.UpdatedObjectInfo) rest.UpdatedObjectInfo {
 	return checkedUpdate{UpdatedObjectInfo: info, check: v}
 }
@@ -59,6 +60,23 @@ func (v versionCheck) invalid(obj runtime.Object, err *field.Error) error {
 	return apierrors.NewInvalid(v.kind, name, field.ErrorList{err})
 }
 
+// typedPatchError starts the field manager's error for a server-side apply that does not fit the schema: a
+// field the schema does not declare (`.spec.model.ref: field not declared in schema`), a value of another type,
+// or a duplicate key of a map list. structured-merge-diff returns it as a plain error from the patch the update
+// applies, which the handlers answer with 500 (kubernetes/kubernetes#139253, also for CustomResourceDefinitions);
+// the patch is the client's, so it is a 400 with the same message.
+const typedPatchError = "failed to create typed patch object"
+
+// patchError is err, an apply that does not fit the schema as a 400.
+func patchError(err error) error {
+	if _, ok := err.(apierrors.APIStatus); !ok && strings.HasPrefix(err.Error(), typedPatchError) {
+		return apierrors.NewBadRequest(err.Error())
+	}
+	return err
+}
+
+// checkedUpdate is an update's object info that answers what the client sent wrong as the client's error: a patch
+// that does not fit the schema, and a resourceVersion the storage cannot read.
 type checkedUpdate struct {
 	rest.UpdatedObjectInfo
 	check versionCheck
@@ -67,7 +85,7 @@ type checkedUpdate struct {
 func (c checkedUpdate) UpdatedObject(ctx context.Context, old runtime.Object) (runtime.Object, error) {
 	obj, err := c.UpdatedObjectInfo.UpdatedObject(ctx, old)
 	if err != nil {
-		return obj, err
+		return obj, patchError(err)
 	}
 	if _, perr := c.check.versioner.ObjectResourceVersion(obj); perr != nil {
 		m, merr := meta.Accessor(obj)
