@@ -76,8 +76,7 @@ CONTROLLER_FUZZ := ./pkg/controller/gateway:FuzzRenderPath ./pkg/controller/arti
 ## and a C compiler (Debian's gcc, installed when missing) and builds every package again, so make test does not
 ## run it.
 race:
-	@command -v gcc >/dev/null || { echo "installing gcc for the race detector" >&2; \
-	  SUDO=$$([[ $$(id -u) -ne 0 ]] && echo sudo || true); $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq gcc libc6-dev >/dev/null; }
+	@hack/apt-install.sh gcc gcc libc6-dev
 	CGO_ENABLED=1 $(GO) test -race -count=1 ./pkg/... ./test/integration/...
 
 ## fuzz: the same targets for longer (LONG_FUZZTIME), and the controller's parsers.

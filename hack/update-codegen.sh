@@ -50,12 +50,7 @@ kube::codegen::gen_client \
 # Protobuf for the versioned types (generated.proto, generated.pb.go, and protobuf tags written into the type
 # files). kube_codegen.sh has no protobuf step, so go-to-protobuf runs here; it needs protoc (Debian's
 # protobuf-compiler, installed when missing), protoc-gen-gogo and goimports on the PATH.
-if ! command -v protoc >/dev/null; then
-	echo "installing protoc (protobuf-compiler)" >&2
-	SUDO=""
-	[[ "$(id -u)" -ne 0 ]] && SUDO="sudo"
-	${SUDO} apt-get update -qq && ${SUDO} apt-get install -y -qq protobuf-compiler >/dev/null
-fi
+"${ROOT}/hack/apt-install.sh" protoc protobuf-compiler
 go install golang.org/x/tools/cmd/goimports k8s.io/code-generator/cmd/go-to-protobuf \
 	k8s.io/code-generator/cmd/go-to-protobuf/protoc-gen-gogo
 go mod download k8s.io/apimachinery k8s.io/api github.com/gogo/protobuf
