@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/name"
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -492,7 +491,7 @@ func DerivedTemplate(svc *aimv1.AIMService, base Template, modelName string, rc 
 // precision and the hardware that decide its profile.
 func restatesBase(o *aimv1.AIMRuntimeParameters, base aimv1.AIMRuntimeParameters) bool {
 	return (o.Metric == nil || ptr.Equal(o.Metric, base.Metric)) && (o.Precision == nil || ptr.Equal(o.Precision, base.Precision)) &&
-		(o.Hardware == nil || apiequality.Semantic.DeepEqual(o.Hardware, base.Hardware))
+		(o.Hardware == nil || aimv1.SemanticEqual(o.Hardware, base.Hardware))
 }
 
 // derivedName is the name of the template derived from base for the service's overrides: the base's name and

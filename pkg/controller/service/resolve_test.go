@@ -350,6 +350,15 @@ func TestDerivedTemplate(t *testing.T) {
 	if a, b := DerivedTemplate(sameHardware, base, "qwen", runtimeconfig.Resolved{}), DerivedTemplate(otherHardware, base, "qwen", runtimeconfig.Resolved{}); a.Spec.ProfileID != "p1" || b.Spec.ProfileID != "" {
 		t.Errorf("hardware overrides: the base's own keeps profileId %q (want p1), other hardware %q (want none)", a.Spec.ProfileID, b.Spec.ProfileID)
 	}
+	// Hardware is compared by amount: 2000m restates a base's 2 (D17).
+	cpuBase := base
+	cpuBase.Spec.Hardware = &aimv1.AIMHardwareRequirements{CPU: &aimv1.AIMCpuRequirements{Requests: aimv1.MustParseQuantity("2")}}
+	respelled := service(func(s *aimv1.AIMService) {
+		s.Spec.Overrides = &aimv1.AIMRuntimeParameters{Hardware: &aimv1.AIMHardwareRequirements{CPU: &aimv1.AIMCpuRequirements{Requests: aimv1.MustParseQuantity("2000m")}}}
+	})
+	if d := DerivedTemplate(respelled, cpuBase, "qwen", runtimeconfig.Resolved{}); d.Spec.ProfileID != "p1" {
+		t.Errorf("cpu 2000m over a base's 2: profileId %q, want the base's p1", d.Spec.ProfileID)
+	}
 	// Overrides without a GPU model leave that part out.
 	count := service(func(s *aimv1.AIMService) {
 		s.Spec.Overrides = &aimv1.AIMRuntimeParameters{Hardware: &aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Requests: 2}}}

@@ -262,7 +262,7 @@ func planHardware(o Observation, st *aimv1.AIMServiceTemplateStatus, settled boo
 // (reconcile.go:656-664): their services would roll on the same node changes.
 func keepsAffinity(prev aimv1.AIMServiceTemplateStatus, hw *aimv1.AIMHardwareRequirements) bool {
 	return prev.ResolvedNodeAffinity != nil && prev.Status != aimv1.AIMStatusNotAvailable &&
-		equality.Semantic.DeepEqual(prev.ResolvedHardware, hw)
+		aimv1.SemanticEqual(prev.ResolvedHardware, hw)
 }
 
 // placement is the hardware the template's pods are placed by: the spec's GPU model or minVram, as aim-engine

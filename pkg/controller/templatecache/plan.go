@@ -18,7 +18,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -328,7 +327,7 @@ func upToDate(cur, desired *aimv1.AIMArtifact) bool {
 			return false
 		}
 	}
-	return apiequality.Semantic.DeepEqual(cur.Spec, desired.Spec)
+	return aimv1.SemanticEqual(cur.Spec, desired.Spec)
 }
 
 // unreported says the artifact controller has not written an artifact's status yet. aim-engine waits for such
