@@ -97,6 +97,10 @@ func TestDiscoveryMakesTemplateReady(t *testing.T) {
 	jsonpathEquals(t, 30*time.Second, "Pending False PodsPending", "aimcltpl", "e2e-discovery", "-o",
 		`jsonpath={.status.status} {.status.conditions[?(@.type=="DiscoveryPodsReady")].status} {.status.conditions[?(@.type=="DiscoveryPodsReady")].reason}`)
 	contains(t, "template while discovering", k.must("get", "aimcltpl", "e2e-discovery"), "1 x MI300X")
+	// kubelet pulls the image: Progressing, reason Pulling, from its Normal Event.
+	pullingEvent(t, systemNamespace, pod)
+	jsonpathEquals(t, 30*time.Second, "Progressing False Pulling", "aimcltpl", "e2e-discovery", "-o",
+		`jsonpath={.status.status} {.status.conditions[?(@.type=="DiscoveryPodsReady")].status} {.status.conditions[?(@.type=="DiscoveryPodsReady")].reason}`)
 
 	finishPod(t, pod, discoveryOutput)
 	k.must("wait", "--for=condition=Ready", "aimcltpl/e2e-discovery", "--timeout=60s")

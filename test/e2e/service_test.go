@@ -38,6 +38,18 @@ func patchStatus(t *testing.T, kind, name, namespace string, status map[string]a
 	admin(t).must("patch", kind, name, "-n", namespace, "--subresource=status", "--type=merge", "--patch-file", f)
 }
 
+// pullingEvent records kubelet's Event of an image pull under way for a pod (Normal, reason Pulling).
+func pullingEvent(t *testing.T, namespace, pod string) {
+	t.Helper()
+	k := admin(t)
+	uid := k.must("get", "pod", pod, "-n", namespace, "-o", "jsonpath={.metadata.uid}")
+	now := time.Now().UTC().Format(time.RFC3339)
+	k.mustApply(fmt.Sprintf(`{"apiVersion":"v1","kind":"Event","metadata":{"name":%q,"namespace":%q},
+"involvedObject":{"apiVersion":"v1","kind":"Pod","name":%q,"namespace":%q,"uid":%q},"type":"Normal","reason":"Pulling",
+"message":"Pulling image \"registry.example/aim/x:1.0\"","source":{"component":"kubelet"},"firstTimestamp":%q,"lastTimestamp":%q,"count":1}`,
+		pod+".pulling", namespace, pod, namespace, uid, now, now))
+}
+
 // predictorPod creates a pod as KServe's Deployment would, labelled with its InferenceService.
 func predictorPod(t *testing.T, namespace, isvc, name string) {
 	t.Helper()
@@ -99,8 +111,13 @@ func TestServiceRunsOnKServe(t *testing.T) {
 	contains(t, "HTTPRoute", k.must("get", "httproute", route, "-n", ns, "-o", "json"), fmt.Sprintf(`"value": "/%s/chat"`, ns),
 		fmt.Sprintf(`"name": "%s-predictor"`, chat), `"port": 80`, `"name": "inference-gateway"`, `"request": "1m30s"`, `"replacePrefixMatch": "/"`)
 
-	// Play KServe and kubelet: a ready predictor pod, a ready InferenceService, an accepted route.
+	// Play KServe and kubelet: a predictor pod, pending (PodsPending), then pulling its image (Pulling, from
+	// kubelet's Normal Event, as aim-engine reports it), then ready; a ready InferenceService, an accepted route.
 	predictorPod(t, ns, chat, "chat-predictor-0")
+	podsReady := `jsonpath={.status.conditions[?(@.type=="InferenceServicePodsReady")].status} {.status.conditions[?(@.type=="InferenceServicePodsReady")].reason}`
+	jsonpathEquals(t, 30*time.Second, "False PodsPending", "aimsvc", "chat", "-n", ns, "-o", podsReady)
+	pullingEvent(t, ns, "chat-predictor-0")
+	jsonpathEquals(t, 30*time.Second, "False Pulling", "aimsvc", "chat", "-n", ns, "-o", podsReady)
 	patchStatus(t, "pod", "chat-predictor-0", ns, map[string]any{"phase": "Running",
 		"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}})
 	now := time.Now().UTC().Format(time.RFC3339)

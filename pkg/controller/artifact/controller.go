@@ -50,7 +50,7 @@ type Controller struct {
 	pvcs      corelisters.PersistentVolumeClaimLister
 	jobs      batchlisters.JobLister
 	pods      corelisters.PodLister
-	events    corelisters.EventLister
+	events    manager.PodEvents
 	accounts  corelisters.ServiceAccountLister
 	bindings  rbaclisters.RoleBindingLister
 
@@ -71,7 +71,7 @@ func Register(m *manager.Manager, registries *mirrors.Source) error {
 		artifacts: v.AIMArtifacts().Lister(), configs: runtimeconfig.ConfigsOf(v),
 		pvcs: k.Core().V1().PersistentVolumeClaims().Lister(), jobs: k.Batch().V1().Jobs().Lister(), pods: k.Core().V1().Pods().Lister(),
 		accounts: access.Core().V1().ServiceAccounts().Lister(), bindings: access.Rbac().V1().RoleBindings().Lister(),
-		events: m.WarningEvents.Core().V1().Events().Lister(),
+		events: m.PodEvents,
 	}
 	// Events name the controller as their source, as aim-engine's do.
 	ctl.c.Recorder = m.RecorderFor(FieldManager)
@@ -87,18 +87,19 @@ func Register(m *manager.Manager, registries *mirrors.Source) error {
 	})
 	inNamespace := ctl.enqueueHandler(func(metav1.Object, *aimv1.AIMArtifact) bool { return true })
 
-	return m.Add(ctl.ctl,
+	// A Warning about a download pod (FailedScheduling, FailedMount, ...) keeps it pending; a Pulling event says
+	// that its image is being pulled.
+	events := m.PodEvents.Dependencies(manager.PodEventHandler(ctl.pods, manager.JobPodHandler(ctl.jobs, owners)))
+	return m.Add(ctl.ctl, append(events,
 		manager.Dependency{Informer: v.AIMRuntimeConfigs().Informer(), Handler: configured},
 		manager.Dependency{Informer: v.AIMClusterRuntimeConfigs().Informer(), Handler: configured},
 		manager.Dependency{Informer: k.Core().V1().PersistentVolumeClaims().Informer(), Handler: owners.Handler()},
 		manager.Dependency{Informer: k.Batch().V1().Jobs().Informer(), Handler: owners.Handler()},
 		manager.Dependency{Informer: k.Core().V1().Pods().Informer(), Handler: manager.JobPodHandler(ctl.jobs, owners)},
-		// A Warning about a download pod (FailedScheduling, FailedMount, ...) is what keeps it pending.
-		manager.Dependency{Informer: m.WarningEvents.Core().V1().Events().Informer(), Handler: manager.PodEventHandler(ctl.pods, manager.JobPodHandler(ctl.jobs, owners))},
 		// The downloader's account and binding are shared by the artifacts of a namespace.
 		manager.Dependency{Informer: access.Core().V1().ServiceAccounts().Informer(), Handler: inNamespace},
 		manager.Dependency{Informer: access.Rbac().V1().RoleBindings().Informer(), Handler: inNamespace},
-	)
+	)...)
 }
 
 func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (time.Duration, error) {

@@ -53,7 +53,7 @@ type Observation struct {
 	CheckSizeOutput    string
 	CheckSizeOutputErr error
 	DownloadJob        *batchv1.Job
-	// Pods of the Job being followed while it has not succeeded, and Warning events about them.
+	// Pods of the Job being followed while it has not succeeded, and the cached events about them (Warnings, Pulling).
 	Pods   []*corev1.Pod
 	Events []corev1.Event
 }

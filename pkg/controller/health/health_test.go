@@ -134,6 +134,7 @@ func TestPredictorPods(t *testing.T) {
 		return corev1.Event{InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: pod}, Reason: reason, Message: msg, LastTimestamp: metav1.NewTime(at)}
 	}
 	now := time.Now()
+	pending := func(p *corev1.Pod) { p.Status.Phase, p.Status.Conditions = corev1.PodPending, nil }
 	for _, tc := range []podsCase{
 		{"no pods yet", nil, nil, aimv1.AIMStatusProgressing, "NoPods"},
 		{"all ready", []*corev1.Pod{predictorPod("a", nil), predictorPod("b", nil)}, nil, aimv1.AIMStatusReady, "PodsReady"},
@@ -169,10 +170,22 @@ func TestPredictorPods(t *testing.T) {
 			p.Status.Phase = corev1.PodPending
 			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: "0/3 nodes have amd.com/gpu"}}
 		})}, nil, aimv1.AIMStatusPending, "FailedScheduling"},
-		{"the latest event of a pending pod", []*corev1.Pod{predictorPod("a", func(p *corev1.Pod) { p.Status.Phase = corev1.PodPending; p.Status.Conditions = nil })},
+		{"the latest event of a pending pod", []*corev1.Pod{predictorPod("a", pending)},
 			[]corev1.Event{ev("a", "FailedScheduling", "old", now.Add(-time.Minute)), ev("a", "FailedMount", "volume cache not found", now)},
 			aimv1.AIMStatusPending, "FailedMount"},
 		{"evicted", []*corev1.Pod{predictorPod("a", func(p *corev1.Pod) { p.Status.Phase, p.Status.Reason = corev1.PodFailed, "Evicted" })}, nil, aimv1.AIMStatusDegraded, "PodEvicted"},
+		// A pending pod that no Warning explains: pulling its image (kubelet's Pulling Event, the latest) is
+		// Progressing, anything else Pending, as aim-engine's getPendingPodDetails; a pod that runs comes first.
+		{"pulling after waiting for a GPU", []*corev1.Pod{predictorPod("a", pending)},
+			[]corev1.Event{ev("a", "FailedScheduling", "0/3 nodes have amd.com/gpu", now.Add(-time.Minute)), ev("a", "Pulling", `Pulling image "x"`, now)},
+			aimv1.AIMStatusProgressing, "Pulling"},
+		{"pending", []*corev1.Pod{predictorPod("a", pending)}, nil, aimv1.AIMStatusPending, "PodsPending"},
+		{"pending with another pod's pull", []*corev1.Pod{predictorPod("a", pending), predictorPod("b", pending)},
+			[]corev1.Event{ev("b", "Pulling", `Pulling image "x"`, now)}, aimv1.AIMStatusProgressing, "Pulling"},
+		{"one starts while another pulls", []*corev1.Pod{predictorPod("a", pending), predictorPod("b", func(p *corev1.Pod) { p.Status.Conditions = nil })},
+			[]corev1.Event{ev("a", "Pulling", `Pulling image "x"`, now)}, aimv1.AIMStatusProgressing, "PodsStarting"},
+		{"a scale-up's pod pulls", []*corev1.Pod{predictorPod("a", nil), predictorPod("b", pending)},
+			[]corev1.Event{ev("b", "Pulling", `Pulling image "x"`, now)}, aimv1.AIMStatusReady, "PodsReady"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := PredictorPods("Pods", tc.pods, tc.events, false)

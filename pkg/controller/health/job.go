@@ -77,13 +77,17 @@ func condition(j *batchv1.Job, t batchv1.JobConditionType) bool {
 	return false
 }
 
-// JobPods are a Job's pods and the events about them that events lists (the controllers' informer holds
-// Warning events only).
-func JobPods(pods corelisters.PodLister, events corelisters.EventLister, j *batchv1.Job) ([]*corev1.Pod, []corev1.Event) {
+// EventCache lists the cached events of a namespace.
+type EventCache interface {
+	InNamespace(namespace string) []*corev1.Event
+}
+
+// JobPods are a Job's pods and the cached events about them (the controllers cache Warning events and pods'
+// Pulling events only).
+func JobPods(pods corelisters.PodLister, events EventCache, j *batchv1.Job) ([]*corev1.Pod, []corev1.Event) {
 	list, _ := pods.Pods(j.Namespace).List(labels.SelectorFromSet(labels.Set{batchv1.JobNameLabel: j.Name}))
 	var out []corev1.Event
-	all, _ := events.Events(j.Namespace).List(labels.Everything())
-	for _, e := range all {
+	for _, e := range events.InNamespace(j.Namespace) {
 		if e.InvolvedObject.Kind == "Pod" && slices.ContainsFunc(list, func(p *corev1.Pod) bool { return p.UID == e.InvolvedObject.UID }) {
 			out = append(out, *e)
 		}

@@ -14,9 +14,10 @@ import (
 )
 
 // PredictorPods reports an InferenceService's predictor pods as the component name, from their container states
-// and the latest Warning event about each pod. Image pulls are judged by PullError (a refused credential or a
-// missing image Failed, other pull failures Degraded); crashes and OOM kills make the component Degraded;
-// scheduling problems keep it Pending. With no pods, a Ready InferenceService (scaled to zero) is healthy.
+// and the latest event about each pod (a Warning or kubelet's Pulling). Image pulls are judged by PullError (a
+// refused credential or a missing image Failed, other pull failures Degraded); crashes and OOM kills make the
+// component Degraded; scheduling problems keep it Pending, a pull under way Progressing. With no pods, a Ready
+// InferenceService (scaled to zero) is healthy.
 //
 // Once a pod is ready the predictor serves, and it is Ready, as aim-engine reports it (PodsReady while any pod
 // is, after image pulls and failed pods): a replica of a scale-up or a rollout that waits to be scheduled or
@@ -65,10 +66,31 @@ func PredictorPods(name string, pods []*corev1.Pod, events []corev1.Event, isvcR
 		comp.Reason = ReasonPodsReady
 	case ready > 0:
 		comp.Reason, comp.Message = ReasonPodsReady, fmt.Sprintf("%d of %d pods ready", ready, len(pods))
+	case !slices.ContainsFunc(pods, inPhase(corev1.PodRunning)) && slices.ContainsFunc(pods, inPhase(corev1.PodPending)):
+		return pendingPredictor(comp, pods, byPod)
 	default:
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonPodsStarting, fmt.Sprintf("%d of %d pods ready", ready, len(pods))
 	}
 	return comp
+}
+
+// pendingPredictor reports predictor pods none of which runs, some pending for no reason of predictorProblem's:
+// as aim-engine, an image pull under way (the latest event of the first such pod, by name, is kubelet's Pulling)
+// is Progressing, anything else PodsPending.
+func pendingPredictor(comp state.Component, pods []*corev1.Pod, byPod map[string][]corev1.Event) state.Component {
+	for _, p := range pods {
+		if e := Latest(byPod[p.Name]); p.Status.Phase == corev1.PodPending && e != nil && e.Reason == ReasonPulling {
+			comp.State, comp.Reason = aimv1.AIMStatusProgressing, ReasonPulling
+			comp.Message = fmt.Sprintf("pod %s: %s", p.Name, redact.Excerpt(e.Message, redact.DefaultLimit))
+			return comp
+		}
+	}
+	comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, ReasonPodsPending, "Pods are pending"
+	return comp
+}
+
+func inPhase(phase corev1.PodPhase) func(*corev1.Pod) bool {
+	return func(p *corev1.Pod) bool { return p.Status.Phase == phase }
 }
 
 func predictorProblem(name string, p *corev1.Pod, events []corev1.Event) *state.Component {

@@ -118,11 +118,11 @@ type Clients struct {
 	// DynamicInformers cache those of AIM services only (label aim.eai.amd.com/service).
 	Dynamic          dynamic.Interface
 	DynamicInformers dynamicinformer.DynamicSharedInformerFactory
-	// WarningEvents informs on Warning events only: pods' and KServe's problems, without the flood of Normal ones.
-	// It is Selected(Selection{Fields: "type=Warning"}).
-	WarningEvents kubeinformers.SharedInformerFactory
-	Recorder      record.EventRecorder
-	Options       Options
+	// PodEvents caches Warning events and pods' Pulling events only: pods' and KServe's problems and image pulls,
+	// without the flood of other Normal ones.
+	PodEvents PodEvents
+	Recorder  record.EventRecorder
+	Options   Options
 }
 
 // Controller is a named reconciler with a queue per leadership term. Between terms it has no queue and drops
@@ -298,7 +298,7 @@ func New(loopback, kube *rest.Config, opts Options) (*Manager, error) {
 		eventScheme:  eventScheme,
 		freezeNotice: rate.Sometimes{Interval: time.Minute},
 	}
-	m.WarningEvents = m.Selected(Selection{Fields: "type=" + corev1.EventTypeWarning})
+	m.PodEvents = newPodEvents(m)
 	return m, nil
 }
 

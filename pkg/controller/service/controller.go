@@ -40,7 +40,7 @@ import (
 // FieldManager owns what the service controller applies.
 const FieldManager = "aim-service-controller"
 
-// eventIndex indexes Warning events by the namespace/name of the object they are about.
+// eventIndex indexes cached events (manager.PodEvents) by the namespace/name of the object they are about.
 const eventIndex = "involvedObject"
 
 // Controller reconciles AIMServices.
@@ -64,7 +64,7 @@ type Controller struct {
 	gpus             *gpu.Tracker
 	pods             corelisters.PodLister
 	hpas             autoscalinglisters.HorizontalPodAutoscalerLister
-	events           cache.Indexer
+	events           manager.PodEvents
 	// isvcs and routes are nil when the cluster does not serve the API; their indexers index by controller.
 	isvcs, routes               cache.GenericLister
 	isvcsIndexer, routesIndexer cache.Indexer
@@ -111,11 +111,10 @@ func Register(m *manager.Manager, gpus *gpu.Tracker, registries *mirrors.Source)
 
 // dependencyHandlers indexes what services depend on and returns the handlers that queue them: for those objects
 // (models, templates, runtime configs, caches), the services' children and the children's pods,
-// Warning events and autoscalers.
+// events (Warnings, Pulling) and autoscalers.
 func (ctl *Controller) dependencyHandlers(m *manager.Manager, pods, hpas informers.SharedInformerFactory) ([]manager.Dependency, error) {
 	v := m.AIMInformers.Aim().V1alpha1()
-	events := m.WarningEvents.Core().V1().Events().Informer()
-	if err := events.AddIndexers(cache.Indexers{eventIndex: func(obj any) ([]string, error) {
+	if err := m.PodEvents.AddIndexers(cache.Indexers{eventIndex: func(obj any) ([]string, error) {
 		e, ok := obj.(*corev1.Event)
 		if !ok {
 			return nil, nil
@@ -124,7 +123,7 @@ func (ctl *Controller) dependencyHandlers(m *manager.Manager, pods, hpas informe
 	}}); err != nil {
 		return nil, fmt.Errorf("indexing events: %w", err)
 	}
-	ctl.events = events.GetIndexer()
+	ctl.events = m.PodEvents
 
 	if err := v.AIMServices().Informer().AddIndexers(cache.Indexers{dependencyIndex: dependencies}); err != nil {
 		return nil, fmt.Errorf("indexing services: %w", err)
@@ -139,9 +138,9 @@ func (ctl *Controller) dependencyHandlers(m *manager.Manager, pods, hpas informe
 		{Informer: v.AIMClusterServiceTemplates().Informer(), Handler: dependents},
 		{Informer: v.AIMClusterRuntimeConfigs().Informer(), Handler: dependents},
 		{Informer: pods.Core().V1().Pods().Informer(), Handler: ctl.podHandler()},
-		{Informer: events, Handler: ctl.eventHandler()},
 		{Informer: hpas.Autoscaling().V2().HorizontalPodAutoscalers().Informer(), Handler: ctl.hpaHandler()},
 	}
+	deps = append(deps, m.PodEvents.Dependencies(ctl.eventHandler())...)
 	optional, err := ctl.watchOptionalAPIs(m)
 	if err != nil {
 		return nil, err
@@ -411,12 +410,11 @@ func fromCluster(t *aimv1.AIMClusterServiceTemplate) Template {
 		Generation: t.Generation, Version: reconcile.Version(t)})
 }
 
-// warnings are the Warning events about one object of a kind.
-func (ctl *Controller) warnings(namespace, name, kind string) []corev1.Event {
-	objs, _ := ctl.events.ByIndex(eventIndex, namespace+"/"+name)
+// eventsAbout are the cached events (Warnings, pods' Pulling) about one object of a kind.
+func (ctl *Controller) eventsAbout(namespace, name, kind string) []corev1.Event {
 	var out []corev1.Event
-	for _, o := range objs {
-		if e, ok := o.(*corev1.Event); ok && e.InvolvedObject.Kind == kind {
+	for _, e := range ctl.events.ByIndex(eventIndex, namespace+"/"+name) {
+		if e.InvolvedObject.Kind == kind {
 			out = append(out, *e)
 		}
 	}

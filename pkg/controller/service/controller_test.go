@@ -134,9 +134,8 @@ func (f *fixture) controller() *Controller {
 		configs:          runtimeconfig.Configs{Namespaced: aimlisters.NewAIMRuntimeConfigLister(empty), Cluster: aimlisters.NewAIMClusterRuntimeConfigLister(empty)},
 		caches:           aimlisters.NewAIMTemplateCacheLister(empty),
 		gpus:             f.gpus, pods: corelisters.NewPodLister(empty),
-		hpas:   autoscalinglisters.NewHorizontalPodAutoscalerLister(empty),
-		events: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{eventIndex: func(any) ([]string, error) { return nil, nil }}),
-		isvcs:  cache.NewGenericLister(f.isvcs, kserve.Resource.GroupResource()), isvcsIndexer: f.isvcs,
+		hpas:  autoscalinglisters.NewHorizontalPodAutoscalerLister(empty),
+		isvcs: cache.NewGenericLister(f.isvcs, kserve.Resource.GroupResource()), isvcsIndexer: f.isvcs,
 	}
 	routes := newIndexer()
 	ctl.routes, ctl.routesIndexer = cache.NewGenericLister(routes, gateway.Resource.GroupResource()), routes

@@ -48,7 +48,7 @@ type Observation struct {
 	ISVCs        []metav1.Object
 	ISVCWarnings []corev1.Event
 	Pods         []*corev1.Pod
-	PodWarnings  []corev1.Event
+	PodEvents    []corev1.Event
 	HPA          *autoscalingv2.HorizontalPodAutoscaler
 
 	// RoutesServed is false when the cluster does not serve the Gateway API; RouteObject is the object of
@@ -78,10 +78,10 @@ func (ctl *Controller) observe(svc *aimv1.AIMService) Observation {
 	if ctl.isvcsIndexer != nil {
 		o.ISVCs = manager.Controlled(ctl.isvcsIndexer, svc.UID)
 	}
-	o.ISVCWarnings = ctl.warnings(ns, wname, "InferenceService")
+	o.ISVCWarnings = ctl.eventsAbout(ns, wname, "InferenceService")
 	o.Pods, _ = ctl.pods.Pods(ns).List(labels.SelectorFromSet(labels.Set{LabelInferenceService: wname}))
 	for _, p := range o.Pods {
-		o.PodWarnings = append(o.PodWarnings, ctl.warnings(p.Namespace, p.Name, "Pod")...)
+		o.PodEvents = append(o.PodEvents, ctl.eventsAbout(p.Namespace, p.Name, "Pod")...)
 	}
 	o.HPA, _ = ctl.hpas.HorizontalPodAutoscalers(ns).Get(kserve.HPAName(wname))
 

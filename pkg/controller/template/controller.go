@@ -59,7 +59,7 @@ type Controller struct {
 	caches           aimlisters.AIMTemplateCacheLister
 	jobs             batchlisters.JobLister
 	pods             corelisters.PodLister
-	events           corelisters.EventLister
+	events           manager.PodEvents
 
 	// clusterRecorder records the Events of cluster templates under aim-engine's name of their controller.
 	clusterRecorder record.EventRecorder
@@ -83,7 +83,7 @@ func Register(m *manager.Manager, backoff discovery.Backoff, gpus *gpu.Tracker, 
 		models: v.AIMModels().Lister(), clusterModels: v.AIMClusterModels().Lister(),
 		configs: runtimeconfig.ConfigsOf(v),
 		caches:  v.AIMTemplateCaches().Lister(), gpus: gpus, jobs: d.Batch().V1().Jobs().Lister(), pods: d.Core().V1().Pods().Lister(),
-		events: m.WarningEvents.Core().V1().Events().Lister(),
+		events: m.PodEvents,
 	}
 	// Events name the controller as their source, as aim-engine's do.
 	ctl.c.Recorder = m.RecorderFor(FieldManager)
@@ -108,7 +108,10 @@ func Register(m *manager.Manager, backoff discovery.Backoff, gpus *gpu.Tracker, 
 		ctl.enqueueAll(func(hw *aimv1.AIMHardwareRequirements) bool { _, ok := requirement(hw); return ok })
 	})
 	// Both kinds depend on the same objects, and the handlers queue either: one registration serves both.
-	if err := m.Add(ctl.ns,
+	// A Warning about a discovery pod (a refused pull, FailedScheduling) keeps it pending; a Pulling event says
+	// that its image is being pulled.
+	events := m.PodEvents.Dependencies(manager.PodEventHandler(ctl.pods, manager.JobPodHandler(ctl.jobs, ctl.owners())))
+	if err := m.Add(ctl.ns, append(events,
 		// A model or runtime config re-checks the templates that use it (dependencyIndex).
 		manager.Dependency{Informer: v.AIMModels().Informer(), Handler: dependents},
 		manager.Dependency{Informer: v.AIMClusterModels().Informer(), Handler: dependents},
@@ -118,9 +121,7 @@ func Register(m *manager.Manager, backoff discovery.Backoff, gpus *gpu.Tracker, 
 		manager.Dependency{Informer: d.Batch().V1().Jobs().Informer(), Handler: ctl.owners().Handler()},
 		manager.Dependency{Informer: d.Batch().V1().Jobs().Informer(), Handler: ctl.slots.observed()},
 		manager.Dependency{Informer: d.Core().V1().Pods().Informer(), Handler: manager.JobPodHandler(ctl.jobs, ctl.owners())},
-		// A Warning about a discovery pod (a refused pull, FailedScheduling) is what keeps it pending.
-		manager.Dependency{Informer: m.WarningEvents.Core().V1().Events().Informer(), Handler: manager.PodEventHandler(ctl.pods, manager.JobPodHandler(ctl.jobs, ctl.owners()))},
-	); err != nil {
+	)...); err != nil {
 		return err
 	}
 	return m.Add(ctl.cl)

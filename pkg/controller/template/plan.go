@@ -80,7 +80,7 @@ type Observation struct {
 	// JobNamespace is where discovery Jobs of this template run.
 	JobNamespace string
 	// Job is the discovery Job of the current attempt, if it exists; JobPods its pods and JobEvents the
-	// Warning events about them; JobOutput what its pod printed.
+	// cached events about them (Warnings, Pulling); JobOutput what its pod printed.
 	Job          *batchv1.Job
 	JobPods      []*corev1.Pod
 	JobEvents    []corev1.Event
