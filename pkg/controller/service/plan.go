@@ -100,7 +100,7 @@ func PlanService(o Observation) Plan {
 	// template is missing or refused, as aim-engine applies nothing then.
 	mayApply := o.RuntimeConfigErr == nil && !state.BlocksApply(p.Components)
 	if !mayApply {
-		p.Derived = nil // applied with the rest, as aim-engine applies it
+		p.holdDerived(o) // applied with the rest, as aim-engine applies it
 	}
 	var observed kserve.Live
 	if o.ISVC != nil {
@@ -166,6 +166,26 @@ func (p *Plan) planTemplate(o Observation, model *Model) *Template {
 		p.Status.ResolvedTemplate = run.Ref()
 	}
 	return run
+}
+
+// holdDerived drops the derived template from a plan that applies nothing, and says why where the template's
+// component announced that it is being created.
+func (p *Plan) holdDerived(o Observation) {
+	if p.Derived == nil {
+		return
+	}
+	// Today only a missing runtime config blocks applying while a model and a base template resolve; the general
+	// words cover any other blocker.
+	why := "once the problems the other conditions report are fixed"
+	if o.RuntimeConfigErr != nil {
+		why = "once the runtime config resolves"
+	}
+	for i, c := range p.Components {
+		if c.Name == ComponentTemplate && c.Reason == ReasonCreatingDerivedTemplate {
+			p.Components[i].Message = "AIMServiceTemplate " + p.Derived.Name + " for spec.overrides is created " + why
+		}
+	}
+	p.Derived = nil
 }
 
 // planWorkload plans the cache and the InferenceService and reports them, the pods and the runtime status;

@@ -188,6 +188,34 @@ func TestPlanServiceSaysWhyTheModelWaits(t *testing.T) {
 	}
 }
 
+// TestPlanServiceSaysWhyTheDerivedTemplateWaits: a derived template held back with the other children is not
+// said to be created.
+func TestPlanServiceSaysWhyTheDerivedTemplateWaits(t *testing.T) {
+	overrides := func(s *aimv1.AIMService) {
+		s.Spec.Overrides = &aimv1.AIMRuntimeParameters{Precision: ptr.To(aimv1.AIMPrecision("fp8"))}
+	}
+	for _, tc := range []struct {
+		name string
+		o    func() Observation
+		want string
+	}{
+		{"being created", func() Observation { return observation(overrides) }, "creating AIMServiceTemplate "},
+		{"no runtime config", func() Observation {
+			o := observation(overrides)
+			o.RuntimeConfigErr = missingRuntimeConfig()
+			return o
+		}, "for spec.overrides is created once the runtime config resolves"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := PlanService(tc.o())
+			i := slices.IndexFunc(p.components(), func(c state.Component) bool { return c.Name == ComponentTemplate })
+			if i < 0 || p.components()[i].Reason != ReasonCreatingDerivedTemplate || !strings.Contains(p.components()[i].Message, tc.want) {
+				t.Errorf("template component %+v, want a message with %q", p.components(), tc.want)
+			}
+		})
+	}
+}
+
 // TestPlanServiceDerivedTemplateOfAnother: a derived template's name held by an object the service does not
 // own is an error in TemplateReady, and the service neither applies over it nor runs on it.
 func TestPlanServiceDerivedTemplateOfAnother(t *testing.T) {
