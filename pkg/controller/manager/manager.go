@@ -538,9 +538,10 @@ func (m *Manager) processNext(ctx context.Context, c *Controller, q workqueue.Ty
 		return false
 	}
 	start := time.Now()
-	activeWorkers.WithLabelValues(c.Name).Inc()
+	active := activeWorkers.WithLabelValues(c.Name)
+	active.Inc()
 	after, err := reconcileRecovering(ctx, c, key)
-	activeWorkers.WithLabelValues(c.Name).Dec()
+	active.Dec()
 	logger := klog.FromContext(ctx) // no WithValues here: it allocates, and most reconciles log nothing
 	switch {
 	case apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
