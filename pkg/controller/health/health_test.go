@@ -90,6 +90,18 @@ func TestJobPods(t *testing.T) {
 			event("FailedScheduling", "0/3 nodes are available", now)}, aimv1.AIMStatusPending, "FailedScheduling"},
 		{"pulling", []*corev1.Pod{pod(corev1.PodPending)}, []corev1.Event{event("Pulling", "pulling image", now)}, aimv1.AIMStatusProgressing, "Pulling"},
 		{"pending", []*corev1.Pod{pod(corev1.PodPending)}, nil, aimv1.AIMStatusPending, ReasonPodsPending},
+		// Only the reasons that explain a pending pod count, as aim-engine filters them: a later Warning of another
+		// reason does not hide the pull.
+		{"pulling behind another warning", []*corev1.Pod{pod(corev1.PodPending)}, []corev1.Event{event("Pulling", "pulling image", now.Add(-time.Minute)),
+			event("DNSConfigForming", "nameserver limits were exceeded", now)}, aimv1.AIMStatusProgressing, "Pulling"},
+		// A pending pod no event explains hands on to the next, as aim-engine's loop does.
+		{"the second pod pulls", []*corev1.Pod{pod(corev1.PodPending), pod(corev1.PodPending, func(p *corev1.Pod) { p.Name, p.UID = "dl-2", "u2" })},
+			[]corev1.Event{{InvolvedObject: corev1.ObjectReference{Name: "dl-2", UID: "u2"}, Reason: "Pulling", LastTimestamp: metav1.NewTime(now)}},
+			aimv1.AIMStatusProgressing, "Pulling"},
+		// An event of an earlier pod of the same name is not this pod's.
+		{"an earlier pod's pull", []*corev1.Pod{pod(corev1.PodPending)},
+			[]corev1.Event{{InvolvedObject: corev1.ObjectReference{Name: "dl-1", UID: "u0"}, Reason: "Pulling", LastTimestamp: metav1.NewTime(now)}},
+			aimv1.AIMStatusPending, ReasonPodsPending},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := Pods("DownloadJobPods", tc.pods, tc.events)
@@ -186,6 +198,16 @@ func TestPredictorPods(t *testing.T) {
 			[]corev1.Event{ev("a", "Pulling", `Pulling image "x"`, now)}, aimv1.AIMStatusProgressing, "PodsStarting"},
 		{"a scale-up's pod pulls", []*corev1.Pod{predictorPod("a", nil), predictorPod("b", pending)},
 			[]corev1.Event{ev("b", "Pulling", `Pulling image "x"`, now)}, aimv1.AIMStatusReady, "PodsReady"},
+		{"an earlier pod's pull", []*corev1.Pod{predictorPod("a", func(p *corev1.Pod) { pending(p); p.UID = "u1" })},
+			[]corev1.Event{{InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "a", UID: "u0"}, Reason: "Pulling", LastTimestamp: metav1.NewTime(now)}},
+			aimv1.AIMStatusPending, "PodsPending"},
+		{"pulling behind another warning", []*corev1.Pod{predictorPod("a", pending)},
+			[]corev1.Event{ev("a", "Pulling", `Pulling image "x"`, now.Add(-time.Minute)), ev("a", "DNSConfigForming", "nameserver limits", now)},
+			aimv1.AIMStatusProgressing, "Pulling"},
+		// A pod that waits outranks one that pulls: the service waits for it either way.
+		{"one waits for a GPU while another pulls", []*corev1.Pod{predictorPod("a", pending), predictorPod("b", pending)},
+			[]corev1.Event{ev("a", "Pulling", `Pulling image "x"`, now), ev("b", "FailedScheduling", "0/3 nodes have amd.com/gpu", now)},
+			aimv1.AIMStatusPending, "FailedScheduling"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := PredictorPods("Pods", tc.pods, tc.events, false)
@@ -193,6 +215,12 @@ func TestPredictorPods(t *testing.T) {
 				t.Errorf("%s %s (%s), want %s %s", st, reason, c.Message, tc.state, tc.reason)
 			}
 		})
+	}
+	// The pull is the pulling pod's, by its Event.
+	c := PredictorPods("Pods", []*corev1.Pod{predictorPod("a", pending), predictorPod("b", pending)},
+		[]corev1.Event{ev("b", "Pulling", `Pulling image "registry.example/aim/x:1.0"`, now)}, false)
+	if want := `pod b: Pulling image "registry.example/aim/x:1.0"`; c.Message != want {
+		t.Errorf("message %q, want %q", c.Message, want)
 	}
 }
 

@@ -86,27 +86,51 @@ func Pods(name string, pods []*corev1.Pod, events []corev1.Event) state.Componen
 			return set(aimv1.AIMStatusStarting, ReasonPodsStarting, "Pods are running, waiting for readiness")
 		}
 	}
+	pending := false
 	for _, p := range pods {
 		if p.Status.Phase != corev1.PodPending {
 			continue
 		}
-		var mine []corev1.Event
-		for _, e := range events {
-			if e.InvolvedObject.Name == p.Name && (e.InvolvedObject.UID == "" || e.InvolvedObject.UID == p.UID) {
-				mine = append(mine, e)
-			}
-		}
-		if e := Latest(mine); e != nil {
-			switch {
-			case slices.Contains(PendingEvents, e.Reason):
-				return set(aimv1.AIMStatusPending, e.Reason, e.Message)
-			case e.Reason == ReasonPulling:
+		pending = true
+		// As aim-engine's getPendingPodDetails: the first pending pod an event explains; one without goes on to
+		// the next.
+		if e := Explaining(EventsOf(p, events)); e != nil {
+			if e.Reason == ReasonPulling {
 				return set(aimv1.AIMStatusProgressing, e.Reason, e.Message)
 			}
+			return set(aimv1.AIMStatusPending, e.Reason, e.Message)
 		}
+	}
+	if pending {
 		return set(aimv1.AIMStatusPending, ReasonPodsPending, "Pods are pending")
 	}
 	return set(aimv1.AIMStatusProgressing, ReasonPodsProgressing, "Pods are progressing")
+}
+
+// EventsOf are the events about pod p: by name, and by UID where the event names one (an event of an earlier pod
+// of the same name is not p's).
+func EventsOf(p *corev1.Pod, events []corev1.Event) []corev1.Event {
+	var out []corev1.Event
+	for _, e := range events {
+		if e.InvolvedObject.Name == p.Name && (e.InvolvedObject.UID == "" || e.InvolvedObject.UID == p.UID) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Explaining is the latest of a pending pod's events that explains it, nil if none does: a reason of
+// PendingEvents (the pod waits) or kubelet's Pulling (its image is being pulled). aim-engine filters by these
+// reasons too, but takes a pending reason of any age before Pulling; the latest is taken here, so that a pod that
+// waited for a GPU and now pulls reads Pulling (docs/compatibility.md, "Which event explains a pending pod").
+func Explaining(events []corev1.Event) *corev1.Event {
+	var out []corev1.Event
+	for _, e := range events {
+		if e.Reason == ReasonPulling || slices.Contains(PendingEvents, e.Reason) {
+			out = append(out, e)
+		}
+	}
+	return Latest(out)
 }
 
 var (

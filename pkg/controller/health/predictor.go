@@ -33,11 +33,11 @@ func PredictorPods(name string, pods []*corev1.Pod, events []corev1.Event, isvcR
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonNoPods, "no predictor pods yet"
 		return comp
 	}
-	byPod := map[string][]corev1.Event{}
-	for _, e := range events {
-		byPod[e.InvolvedObject.Name] = append(byPod[e.InvolvedObject.Name], e)
-	}
 	pods = slices.SortedFunc(slices.Values(pods), func(a, b *corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
+	byPod := make(map[string][]corev1.Event, len(pods))
+	for _, p := range pods {
+		byPod[p.Name] = EventsOf(p, events)
+	}
 	ready := 0
 	for _, p := range pods {
 		if Ready(p) {
@@ -75,11 +75,11 @@ func PredictorPods(name string, pods []*corev1.Pod, events []corev1.Event, isvcR
 }
 
 // pendingPredictor reports predictor pods none of which runs, some pending for no reason of predictorProblem's:
-// as aim-engine, an image pull under way (the latest event of the first such pod, by name, is kubelet's Pulling)
+// as aim-engine, an image pull under way (Explaining gives kubelet's Pulling for a pending pod, the first by name)
 // is Progressing, anything else PodsPending.
 func pendingPredictor(comp state.Component, pods []*corev1.Pod, byPod map[string][]corev1.Event) state.Component {
 	for _, p := range pods {
-		if e := Latest(byPod[p.Name]); p.Status.Phase == corev1.PodPending && e != nil && e.Reason == ReasonPulling {
+		if e := Explaining(byPod[p.Name]); p.Status.Phase == corev1.PodPending && e != nil && e.Reason == ReasonPulling {
 			comp.State, comp.Reason = aimv1.AIMStatusProgressing, ReasonPulling
 			comp.Message = fmt.Sprintf("pod %s: %s", p.Name, redact.Excerpt(e.Message, redact.DefaultLimit))
 			return comp
@@ -136,13 +136,11 @@ func predictorProblem(name string, p *corev1.Pod, events []corev1.Event) *state.
 		}
 	}
 	if p.Status.Phase == corev1.PodPending {
-		if e := Latest(events); e != nil {
-			switch {
-			case slices.Contains(PendingEvents, e.Reason):
-				return bad(aimv1.AIMStatusPending, e.Reason, e.Message)
-			case (e.Reason == "Failed" || e.Reason == "BackOff") && strings.Contains(e.Message, "pull"):
-				return pullFailed(e.Message)
-			}
+		if e := Latest(events); e != nil && (e.Reason == "Failed" || e.Reason == "BackOff") && strings.Contains(e.Message, "pull") {
+			return pullFailed(e.Message)
+		}
+		if e := Explaining(events); e != nil && e.Reason != ReasonPulling {
+			return bad(aimv1.AIMStatusPending, e.Reason, e.Message)
 		}
 	}
 	return nil

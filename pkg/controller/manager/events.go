@@ -2,7 +2,6 @@ package manager
 
 import (
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -32,17 +31,20 @@ func (e PodEvents) AddIndexers(ix cache.Indexers) error {
 	return nil
 }
 
-// ByIndex lists the cached events whose key in the named index is key, each once.
+// ByIndex lists the cached events whose key in the named index is key, each once (an event both informers hold,
+// a Warning with reason Pulling, is one object: one namespace and name).
 func (e PodEvents) ByIndex(index, key string) []*corev1.Event {
 	var out []*corev1.Event
-	seen := map[types.UID]bool{}
+	seen := map[cache.ObjectName]bool{}
 	for _, inf := range e.informers {
 		objs, _ := inf.GetIndexer().ByIndex(index, key)
 		for _, o := range objs {
-			if ev, ok := o.(*corev1.Event); ok && !seen[ev.UID] {
-				seen[ev.UID] = true
-				out = append(out, ev)
+			ev, ok := o.(*corev1.Event)
+			if !ok || seen[cache.MetaObjectToName(ev)] {
+				continue
 			}
+			seen[cache.MetaObjectToName(ev)] = true
+			out = append(out, ev)
 		}
 	}
 	return out

@@ -471,7 +471,8 @@ func (ctl *Controller) hpaHandler() cache.ResourceEventHandler {
 	})
 }
 
-// eventHandler maps a Warning event about a predictor pod or an InferenceService to the service.
+// eventHandler maps a cached event (a Warning, a pod's Pulling) about a predictor pod or an InferenceService to the
+// service.
 func (ctl *Controller) eventHandler() cache.ResourceEventHandler {
 	enqueue := func(obj any) {
 		e, ok := obj.(*corev1.Event)
