@@ -50,7 +50,6 @@ type Controller struct {
 	pvcs      corelisters.PersistentVolumeClaimLister
 	jobs      batchlisters.JobLister
 	pods      corelisters.PodLister
-	events    manager.PodEvents
 	accounts  corelisters.ServiceAccountLister
 	bindings  rbaclisters.RoleBindingLister
 
@@ -71,7 +70,6 @@ func Register(m *manager.Manager, registries *mirrors.Source) error {
 		artifacts: v.AIMArtifacts().Lister(), configs: runtimeconfig.ConfigsOf(v),
 		pvcs: k.Core().V1().PersistentVolumeClaims().Lister(), jobs: k.Batch().V1().Jobs().Lister(), pods: k.Core().V1().Pods().Lister(),
 		accounts: access.Core().V1().ServiceAccounts().Lister(), bindings: access.Rbac().V1().RoleBindings().Lister(),
-		events: m.PodEvents,
 	}
 	// Events name the controller as their source, as aim-engine's do.
 	ctl.c.Recorder = m.RecorderFor(FieldManager)
@@ -183,7 +181,7 @@ func (ctl *Controller) observe(ctx context.Context, a *aimv1.AIMArtifact) Observ
 			if health.Succeeded(j) {
 				o.CheckSizeOutput, o.CheckSizeOutputErr = ctl.output(ctx, j)
 			} else {
-				o.Pods, o.Events = health.JobPods(ctl.pods, ctl.events, j)
+				o.Pods, o.Events = health.JobPods(ctl.pods, ctl.c.PodEvents, j)
 			}
 		}
 		return o
@@ -191,7 +189,7 @@ func (ctl *Controller) observe(ctx context.Context, a *aimv1.AIMArtifact) Observ
 	if j := ctl.componentJob(a, BuildDownloadJob(a, o.RuntimeConfig, o.Mirrors, size, o.Volume()).Name, ComponentDownload); j != nil {
 		o.DownloadJob = j
 		if !health.Succeeded(j) {
-			o.Pods, o.Events = health.JobPods(ctl.pods, ctl.events, j)
+			o.Pods, o.Events = health.JobPods(ctl.pods, ctl.c.PodEvents, j)
 		}
 	}
 	return o
@@ -228,7 +226,7 @@ func (ctl *Controller) componentJob(a *aimv1.AIMArtifact, name, component string
 // output reads a succeeded check-size pod's result: the termination message, else the end of its log.
 func (ctl *Controller) output(ctx context.Context, j *batchv1.Job) (string, error) {
 	var succeeded *corev1.Pod
-	pods, _ := health.JobPods(ctl.pods, ctl.events, j)
+	pods, _ := health.JobPods(ctl.pods, ctl.c.PodEvents, j)
 	for _, p := range pods {
 		if p.Status.Phase == corev1.PodSucceeded {
 			succeeded = p

@@ -2,7 +2,6 @@ package health
 
 import (
 	"cmp"
-	"slices"
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -77,20 +76,18 @@ func condition(j *batchv1.Job, t batchv1.JobConditionType) bool {
 	return false
 }
 
-// EventCache lists the cached events of a namespace.
+// EventCache lists the cached events about one object (manager.PodEvents).
 type EventCache interface {
-	InNamespace(namespace string) []*corev1.Event
+	About(kind, namespace, name string) []corev1.Event
 }
 
 // JobPods are a Job's pods and the cached events about them (the controllers cache Warning events and pods'
-// Pulling events only).
+// Pulling events only); Pods tells each pod's from an earlier pod's of its name by UID (EventsOf).
 func JobPods(pods corelisters.PodLister, events EventCache, j *batchv1.Job) ([]*corev1.Pod, []corev1.Event) {
 	list, _ := pods.Pods(j.Namespace).List(labels.SelectorFromSet(labels.Set{batchv1.JobNameLabel: j.Name}))
 	var out []corev1.Event
-	for _, e := range events.InNamespace(j.Namespace) {
-		if e.InvolvedObject.Kind == "Pod" && slices.ContainsFunc(list, func(p *corev1.Pod) bool { return p.UID == e.InvolvedObject.UID }) {
-			out = append(out, *e)
-		}
+	for _, p := range list {
+		out = append(out, events.About("Pod", p.Namespace, p.Name)...)
 	}
 	return list, out
 }

@@ -18,8 +18,8 @@ import (
 )
 
 // TestPodEventsCacheWarningsAndPulls: PodEvents caches Warning events and pods' Pulling events (kubelet's Normal
-// event of an image pull under way), not the other Normal events, and reads its two informers as one: an event both
-// select is listed once.
+// event of an image pull under way), not the other Normal events, and reads its two informers as one, by the object
+// each event is about: an event both select is listed once.
 func TestPodEventsCacheWarningsAndPulls(t *testing.T) {
 	event := func(name, namespace, kind, typ, reason string) *corev1.Event {
 		return &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, UID: types.UID(name)},
@@ -49,8 +49,8 @@ func TestPodEventsCacheWarningsAndPulls(t *testing.T) {
 		return true, list, nil
 	})
 	m := &Manager{Clients: Clients{Kube: kube, Options: Options{ResyncPeriod: time.Hour}}}
-	events := newPodEvents(m)
-	if err := events.AddIndexers(cache.Indexers{"reason": func(obj any) ([]string, error) { return []string{obj.(*corev1.Event).Reason}, nil }}); err != nil {
+	events, err := newPodEvents(m)
+	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -61,7 +61,7 @@ func TestPodEventsCacheWarningsAndPulls(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	names := func(evs []*corev1.Event) []string {
+	names := func(evs []corev1.Event) []string {
 		var out []string
 		for _, e := range evs {
 			out = append(out, e.Name)
@@ -69,11 +69,20 @@ func TestPodEventsCacheWarningsAndPulls(t *testing.T) {
 		slices.Sort(out)
 		return out
 	}
-	if diff := cmp.Diff([]string{"isvc", "pulling", "pulling-warning", "scheduling"}, names(events.InNamespace("ns"))); diff != "" {
-		t.Errorf("events of ns (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff([]string{"elsewhere", "pulling", "pulling-warning"}, names(events.ByIndex("reason", "Pulling"))); diff != "" {
-		t.Errorf("Pulling events (-want +got):\n%s", diff)
+	// By the object each is about: a pod's Warnings and Pulling events, the one both informers hold once; not its
+	// other Normal events, nor another kind's Pulling, nor a pod of the same name elsewhere.
+	for _, tc := range []struct {
+		kind, namespace string
+		want            []string
+	}{
+		{"Pod", "ns", []string{"pulling", "pulling-warning", "scheduling"}},
+		{"InferenceService", "ns", []string{"isvc"}},
+		{"Job", "ns", nil},
+		{"Pod", "other", []string{"elsewhere"}},
+	} {
+		if diff := cmp.Diff(tc.want, names(events.About(tc.kind, tc.namespace, "p"))); diff != "" {
+			t.Errorf("events about %s %s/p (-want +got):\n%s", tc.kind, tc.namespace, diff)
+		}
 	}
 	if got := len(events.Dependencies(cache.ResourceEventHandlerFuncs{})); got != 2 {
 		t.Errorf("%d dependencies, want one per informer", got)

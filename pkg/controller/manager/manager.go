@@ -298,7 +298,9 @@ func New(loopback, kube *rest.Config, opts Options) (*Manager, error) {
 		eventScheme:  eventScheme,
 		freezeNotice: rate.Sometimes{Interval: time.Minute},
 	}
-	m.PodEvents = newPodEvents(m)
+	if m.PodEvents, err = newPodEvents(m); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 

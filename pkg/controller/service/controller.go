@@ -40,9 +40,6 @@ import (
 // FieldManager owns what the service controller applies.
 const FieldManager = "aim-service-controller"
 
-// eventIndex indexes cached events (manager.PodEvents) by the namespace/name of the object they are about.
-const eventIndex = "involvedObject"
-
 // Controller reconciles AIMServices.
 type Controller struct {
 	c manager.Clients
@@ -64,7 +61,6 @@ type Controller struct {
 	gpus             *gpu.Tracker
 	pods             corelisters.PodLister
 	hpas             autoscalinglisters.HorizontalPodAutoscalerLister
-	events           manager.PodEvents
 	// isvcs and routes are nil when the cluster does not serve the API; their indexers index by controller.
 	isvcs, routes               cache.GenericLister
 	isvcsIndexer, routesIndexer cache.Indexer
@@ -114,17 +110,6 @@ func Register(m *manager.Manager, gpus *gpu.Tracker, registries *mirrors.Source)
 // events (Warnings, Pulling) and autoscalers.
 func (ctl *Controller) dependencyHandlers(m *manager.Manager, pods, hpas informers.SharedInformerFactory) ([]manager.Dependency, error) {
 	v := m.AIMInformers.Aim().V1alpha1()
-	if err := m.PodEvents.AddIndexers(cache.Indexers{eventIndex: func(obj any) ([]string, error) {
-		e, ok := obj.(*corev1.Event)
-		if !ok {
-			return nil, nil
-		}
-		return []string{e.InvolvedObject.Namespace + "/" + e.InvolvedObject.Name}, nil
-	}}); err != nil {
-		return nil, fmt.Errorf("indexing events: %w", err)
-	}
-	ctl.events = m.PodEvents
-
 	if err := v.AIMServices().Informer().AddIndexers(cache.Indexers{dependencyIndex: dependencies}); err != nil {
 		return nil, fmt.Errorf("indexing services: %w", err)
 	}
@@ -408,17 +393,6 @@ func fromNamespaced(t *aimv1.AIMServiceTemplate) Template {
 func fromCluster(t *aimv1.AIMClusterServiceTemplate) Template {
 	return currentTemplate(Template{Name: t.Name, UID: t.UID, Labels: t.Labels, Spec: t.Spec.AIMServiceTemplateSpecCommon, Status: t.Status,
 		Generation: t.Generation, Version: reconcile.Version(t)})
-}
-
-// eventsAbout are the cached events (Warnings, pods' Pulling) about one object of a kind.
-func (ctl *Controller) eventsAbout(namespace, name, kind string) []corev1.Event {
-	var out []corev1.Event
-	for _, e := range ctl.events.ByIndex(eventIndex, namespace+"/"+name) {
-		if e.InvolvedObject.Kind == kind {
-			out = append(out, *e)
-		}
-	}
-	return out
 }
 
 // createModel creates an auto-generated model; models are shared between services, so one that exists stays.

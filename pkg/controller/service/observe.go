@@ -78,10 +78,10 @@ func (ctl *Controller) observe(svc *aimv1.AIMService) Observation {
 	if ctl.isvcsIndexer != nil {
 		o.ISVCs = manager.Controlled(ctl.isvcsIndexer, svc.UID)
 	}
-	o.ISVCWarnings = ctl.eventsAbout(ns, wname, "InferenceService")
+	o.ISVCWarnings = ctl.c.PodEvents.About("InferenceService", ns, wname)
 	o.Pods, _ = ctl.pods.Pods(ns).List(labels.SelectorFromSet(labels.Set{LabelInferenceService: wname}))
 	for _, p := range o.Pods {
-		o.PodEvents = append(o.PodEvents, ctl.eventsAbout(p.Namespace, p.Name, "Pod")...)
+		o.PodEvents = append(o.PodEvents, ctl.c.PodEvents.About("Pod", p.Namespace, p.Name)...)
 	}
 	o.HPA, _ = ctl.hpas.HorizontalPodAutoscalers(ns).Get(kserve.HPAName(wname))
 

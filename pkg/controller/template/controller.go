@@ -59,7 +59,6 @@ type Controller struct {
 	caches           aimlisters.AIMTemplateCacheLister
 	jobs             batchlisters.JobLister
 	pods             corelisters.PodLister
-	events           manager.PodEvents
 
 	// clusterRecorder records the Events of cluster templates under aim-engine's name of their controller.
 	clusterRecorder record.EventRecorder
@@ -83,7 +82,6 @@ func Register(m *manager.Manager, backoff discovery.Backoff, gpus *gpu.Tracker, 
 		models: v.AIMModels().Lister(), clusterModels: v.AIMClusterModels().Lister(),
 		configs: runtimeconfig.ConfigsOf(v),
 		caches:  v.AIMTemplateCaches().Lister(), gpus: gpus, jobs: d.Batch().V1().Jobs().Lister(), pods: d.Core().V1().Pods().Lister(),
-		events: m.PodEvents,
 	}
 	// Events name the controller as their source, as aim-engine's do.
 	ctl.c.Recorder = m.RecorderFor(FieldManager)
@@ -174,7 +172,7 @@ func (ctl *Controller) observe(kind string, meta *metav1.ObjectMeta, spec aimv1.
 		}
 		if j, err := ctl.jobs.Jobs(jobNamespace).Get(js.JobName()); err == nil && reconcile.OwnedBy(j, meta.UID) {
 			o.Job = j
-			o.JobPods, o.JobEvents = health.JobPods(ctl.pods, ctl.events, j)
+			o.JobPods, o.JobEvents = health.JobPods(ctl.pods, ctl.c.PodEvents, j)
 			if done, failed := health.Finished(j); done && failed == "" {
 				o.JobOutput, o.JobOutputErr = ctl.output(j)
 			}
