@@ -82,7 +82,7 @@ func PlanService(o Observation) Plan {
 		// A model is created with the service's other children, as aim-engine applies it: not while the runtime
 		// config is missing, or it would lack its propagated labels for good (a model is created once). The
 		// template is not waited for: a spec.template.name of a template the new model makes comes with it.
-		mres.Component.Message = "AIMModel " + p.CreateModel.Name + " is created once the runtime config resolves"
+		mres.Component.Message = awaitsRuntimeConfig("AIMModel " + p.CreateModel.Name)
 		p.CreateModel = nil
 	default:
 		// As every child: the service's propagated labels and its framework label, as aim-engine labels it.
@@ -168,24 +168,22 @@ func (p *Plan) planTemplate(o Observation, model *Model) *Template {
 	return run
 }
 
-// holdDerived drops the derived template from a plan that applies nothing, and says why where the template's
-// component announced that it is being created.
+// holdDerived drops the derived template from a plan that applies nothing. Only a missing runtime config blocks
+// applying while a model and a base template resolve (other blockers leave nothing to derive from), so the
+// template's component, which announced that it is being created, says that it waits for the config.
 func (p *Plan) holdDerived(o Observation) {
-	if p.Derived == nil {
-		return
-	}
-	// Today only a missing runtime config blocks applying while a model and a base template resolve; the general
-	// words cover any other blocker.
-	why := "once the problems the other conditions report are fixed"
-	if o.RuntimeConfigErr != nil {
-		why = "once the runtime config resolves"
-	}
 	for i, c := range p.Components {
-		if c.Name == ComponentTemplate && c.Reason == ReasonCreatingDerivedTemplate {
-			p.Components[i].Message = "AIMServiceTemplate " + p.Derived.Name + " for spec.overrides is created " + why
+		if p.Derived != nil && o.RuntimeConfigErr != nil && c.Name == ComponentTemplate && c.Reason == ReasonCreatingDerivedTemplate {
+			p.Components[i].Message = awaitsRuntimeConfig("AIMServiceTemplate " + p.Derived.Name + " for spec.overrides")
 		}
 	}
 	p.Derived = nil
+}
+
+// awaitsRuntimeConfig says that a child the service creates (what) waits for its runtime config, as aim-engine
+// applies no child without it.
+func awaitsRuntimeConfig(what string) string {
+	return what + " is created once the runtime config resolves"
 }
 
 // planWorkload plans the cache and the InferenceService and reports them, the pods and the runtime status;
