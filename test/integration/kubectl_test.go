@@ -213,6 +213,20 @@ func TestKubectlAgainstLocalMode(t *testing.T) {
 	}
 	wantContains(t, "apply conflict", out, "conflict")
 
+	// kubectl patch without --type, and client-side apply, send strategic merge patches, which a
+	// CustomResourceDefinition refuses with 415 (docs/compatibility.md, "Strategic merge patch"): env merges by name.
+	if out, err := k.applyStdin(strings.Replace(fmt.Sprintf(base, "FROM_A", "1"), "name: ssa", "name: csa", 1)); err != nil {
+		t.Fatalf("client-side apply: %v\n%s", err, out)
+	}
+	k.must("patch", "aimsvc", "csa", "-p", `{"spec":{"env":[{"name":"FROM_C","value":"3"}]}}`)
+	if out, err := k.applyStdin(strings.Replace(fmt.Sprintf(base, "FROM_A", "changed"), "name: ssa", "name: csa", 1)); err != nil {
+		t.Fatalf("client-side apply again: %v\n%s", err, out)
+	}
+	out = k.must("get", "aimsvc", "csa", "-o", "jsonpath={range .spec.env[*]}{.name}={.value} {end}")
+	if strings.TrimSpace(out) != "FROM_C=3 FROM_A=changed" {
+		t.Errorf("env after a strategic patch and a client-side apply: %q, want FROM_C=3 FROM_A=changed", out)
+	}
+
 	testKubectlWatch(t, k)
 
 	// Restart on the same data dir: everything is still there.
@@ -220,8 +234,8 @@ func TestKubectlAgainstLocalMode(t *testing.T) {
 	proc = startProcess(t, bin, dataDir, framework.FreePort(t))
 	k.kubeconfig = proc.kubeconfig
 	out = k.must("get", "aim", "-A", "-o", "name")
-	if n := len(strings.Fields(out)); n != 13 {
-		t.Errorf("after restart %d objects, want 13 (12 samples + ssa):\n%s", n, out)
+	if n := len(strings.Fields(out)); n != 14 {
+		t.Errorf("after restart %d objects, want 14 (12 samples, ssa and csa):\n%s", n, out)
 	}
 }
 
