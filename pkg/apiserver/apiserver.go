@@ -154,14 +154,20 @@ func (c completedConfig) New() (*AIMServer, error) {
 }
 
 // existsIn looks objects up in the stores of the AIM kinds, from the watch cache (resourceVersion 0), so that
-// a create's reference warnings cost no etcd read.
-func existsIn(stores map[string]*resource.REST) resource.Exists {
+// a create's reference warnings cost no etcd read while the reference resolves. An object the cache lacks is
+// looked up again from etcd: the cache trails etcd, so a model and the service naming it applied in one
+// `kubectl apply` (another replica may have stored the model) would otherwise warn of a model that exists.
+func existsIn[G rest.Getter](stores map[string]G) resource.Exists {
 	return func(ctx context.Context, res, namespace, name string) (bool, error) {
 		store, ok := stores[res]
 		if !ok {
 			return false, fmt.Errorf("no AIM resource %s", res)
 		}
-		_, err := store.Get(genericapirequest.WithNamespace(ctx, namespace), name, &metav1.GetOptions{ResourceVersion: "0"})
+		ctx = genericapirequest.WithNamespace(ctx, namespace)
+		_, err := store.Get(ctx, name, &metav1.GetOptions{ResourceVersion: "0"})
+		if apierrors.IsNotFound(err) {
+			_, err = store.Get(ctx, name, &metav1.GetOptions{})
+		}
 		switch {
 		case err == nil:
 			return true, nil
