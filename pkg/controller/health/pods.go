@@ -44,8 +44,8 @@ const (
 	ReasonPulling                = "Pulling"
 )
 
-// PendingEvents are the event reasons that explain a pending pod.
-var PendingEvents = []string{ReasonFailedScheduling, ReasonFailedMount, ReasonFailedAttachVolume, ReasonFailedCreatePodSandBox}
+// pendingReasons are the event reasons that explain a pending pod.
+var pendingReasons = []string{ReasonFailedScheduling, ReasonFailedMount, ReasonFailedAttachVolume, ReasonFailedCreatePodSandBox}
 
 // Pods reports the pods of a Job as the component name; events are events about them, any type.
 func Pods(name string, pods []*corev1.Pod, events []corev1.Event) state.Component {
@@ -120,13 +120,13 @@ func EventsOf(p *corev1.Pod, events []corev1.Event) []corev1.Event {
 }
 
 // Explaining is the latest of a pending pod's events that explains it, nil if none does: a reason of
-// PendingEvents (the pod waits) or kubelet's Pulling (its image is being pulled). aim-engine filters by these
+// pendingReasons (the pod waits) or kubelet's Pulling (its image is being pulled). aim-engine filters by these
 // reasons too, but takes a pending reason of any age before Pulling; the latest is taken here, so that a pod that
 // waited for a GPU and now pulls reads Pulling (docs/compatibility.md, "Which event explains a pending pod").
 func Explaining(events []corev1.Event) *corev1.Event {
 	var out []corev1.Event
 	for _, e := range events {
-		if e.Reason == ReasonPulling || slices.Contains(PendingEvents, e.Reason) {
+		if e.Reason == ReasonPulling || slices.Contains(pendingReasons, e.Reason) {
 			out = append(out, e)
 		}
 	}

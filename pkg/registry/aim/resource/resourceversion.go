@@ -2,6 +2,7 @@ package resource
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -69,7 +70,8 @@ const typedPatchError = "failed to create typed patch object"
 
 // patchError is err, an apply that does not fit the schema as a 400.
 func patchError(err error) error {
-	if _, ok := err.(apierrors.APIStatus); !ok && strings.HasPrefix(err.Error(), typedPatchError) {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) && strings.HasPrefix(err.Error(), typedPatchError) {
 		return apierrors.NewBadRequest(err.Error())
 	}
 	return err
