@@ -119,7 +119,8 @@ func PlanArtifact(o Observation) Plan {
 			st.DisplaySize = display
 		}
 	}
-	if size, ok := EffectiveSize(a); ok {
+	size, known := EffectiveSize(a)
+	if known {
 		show(size)
 	}
 
@@ -141,11 +142,12 @@ func PlanArtifact(o Observation) Plan {
 			"creating ServiceAccount and RoleBinding "+DownloaderName)
 	}
 
-	size, known := planSize(o, &p)
 	if !known {
-		return p
+		if size, known = measureSize(o, &p); !known {
+			return p
+		}
+		show(size)
 	}
-	show(size)
 	if !planVolume(o, &p, size) {
 		return p
 	}
@@ -173,13 +175,10 @@ func displaySize(written *aimv1.Quantity, measured int64) (string, bool) {
 	return spec.String(), true
 }
 
-// planSize takes the size from the spec or the status, or measures it with a check-size Job, reported as
+// measureSize measures the size neither the spec nor the status gives with a check-size Job, reported as
 // aim-engine does: the Job, its pods and, once it succeeded, its output.
-func planSize(o Observation, p *Plan) (int64, bool) {
+func measureSize(o Observation, p *Plan) (int64, bool) {
 	a := o.Artifact
-	if n, ok := EffectiveSize(a); ok {
-		return n, true
-	}
 	j := o.CheckSizeJob
 	if j == nil {
 		comp := health.Job(ComponentCheckSizeJob, nil)
