@@ -114,10 +114,11 @@ func TestServiceRunsOnKServe(t *testing.T) {
 	// Play KServe and kubelet: a predictor pod, pending (PodsPending), then pulling its image (Pulling, from
 	// kubelet's Normal Event, as aim-engine reports it), then ready; a ready InferenceService, an accepted route.
 	predictorPod(t, ns, chat, "chat-predictor-0")
-	podsReady := `jsonpath={.status.conditions[?(@.type=="InferenceServicePodsReady")].status} {.status.conditions[?(@.type=="InferenceServicePodsReady")].reason}`
-	jsonpathEquals(t, 30*time.Second, "False PodsPending", "aimsvc", "chat", "-n", ns, "-o", podsReady)
+	// The service's status too: Pending while its pod waits, Starting while it pulls, as aim-engine's.
+	podsReady := `jsonpath={.status.conditions[?(@.type=="InferenceServicePodsReady")].status} {.status.conditions[?(@.type=="InferenceServicePodsReady")].reason} {.status.status}`
+	jsonpathEquals(t, 30*time.Second, "False PodsPending Pending", "aimsvc", "chat", "-n", ns, "-o", podsReady)
 	pullingEvent(t, ns, "chat-predictor-0")
-	jsonpathEquals(t, 30*time.Second, "False Pulling", "aimsvc", "chat", "-n", ns, "-o", podsReady)
+	jsonpathEquals(t, 30*time.Second, "False Pulling Starting", "aimsvc", "chat", "-n", ns, "-o", podsReady)
 	patchStatus(t, "pod", "chat-predictor-0", ns, map[string]any{"phase": "Running",
 		"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}})
 	now := time.Now().UTC().Format(time.RFC3339)
