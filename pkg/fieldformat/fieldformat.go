@@ -1,5 +1,5 @@
-// Package fieldformat turns a quantity, date-time or duration that does not parse into a 422 that names the
-// field, as a CRD's schema validation does.
+// Package fieldformat turns a quantity, date-time or duration that does not parse, and a value of the wrong JSON
+// type, into a 422 that names the field, as a CRD's schema validation does.
 //
 // A typed API server decodes the request body into Go structs, and a value such as `size: 12xyz` fails inside
 // resource.Quantity's JSON decoder, which knows no field path: the generic handlers answer 400 "decode error".
@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
 	"reflect"
@@ -291,6 +292,9 @@ func walk(v any, t reflect.Type, path *field.Path) field.ErrorList {
 	case slices.Equal(types, []string{"string"}):
 		return checkString(v, t, path)
 	}
+	if errs := checkType(v, t, path); errs != nil {
+		return errs
+	}
 	var errs field.ErrorList
 	switch t.Kind() {
 	case reflect.Struct:
@@ -300,9 +304,9 @@ func walk(v any, t reflect.Type, path *field.Path) field.ErrorList {
 		}
 		fields := map[string]reflect.StructField{}
 		collectFields(t, fields)
-		for key, val := range obj {
+		for _, key := range slices.Sorted(maps.Keys(obj)) { // sorted: the same body, the same answer
 			if f, ok := fields[key]; ok {
-				errs = append(errs, walk(val, f.Type, path.Child(key))...)
+				errs = append(errs, walk(obj[key], f.Type, path.Child(key))...)
 			}
 		}
 	case reflect.Slice, reflect.Array:
@@ -313,12 +317,89 @@ func walk(v any, t reflect.Type, path *field.Path) field.ErrorList {
 		}
 	case reflect.Map:
 		if obj, ok := v.(map[string]any); ok {
-			for key, val := range obj {
-				errs = append(errs, walk(val, t.Elem(), path.Key(key))...)
+			for _, key := range slices.Sorted(maps.Keys(obj)) {
+				errs = append(errs, walk(obj[key], t.Elem(), path.Key(key))...)
 			}
 		}
 	}
 	return errs
+}
+
+// checkType reports a value whose JSON type is not the one the Go type t decodes, in the words of a CRD's schema
+// validation (`spec.replicas in body must be of type integer: "string"`), and an integer t cannot hold. The
+// object's metadata, apiVersion and kind are left to the handlers, as kube-apiserver decodes them for CRDs too,
+// and so is a type that decodes itself.
+func checkType(v any, t reflect.Type, path *field.Path) field.ErrorList {
+	if path == nil || slices.Contains([]string{"metadata", "apiVersion", "kind"}, path.Root().String()) ||
+		reflect.PointerTo(t).Implements(unmarshalerType) {
+		return nil
+	}
+	want := schemaType(t)
+	got := jsonType(v)
+	if want == "" || got == want || (want == "number" && got == "integer") {
+		if n, ok := v.(json.Number); ok && want == "integer" && !fits(n, t) {
+			return field.ErrorList{field.Invalid(path, n, fmt.Sprintf("must be an integer that fits in %s", t.Kind()))}
+		}
+		return nil
+	}
+	return field.ErrorList{field.Invalid(path, got, fmt.Sprintf("%s in body must be of type %s: %q", path, want, got))}
+}
+
+// schemaType is the JSON type a Go type decodes from, as its published schema says; "" where any will do.
+func schemaType(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "integer"
+	case reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Struct, reflect.Map:
+		return "object"
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return "string" // base64
+		}
+		return "array"
+	}
+	return ""
+}
+
+// jsonType is the JSON type of a decoded value, a number without a fraction or exponent being an integer.
+func jsonType(v any) string {
+	switch x := v.(type) {
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case json.Number:
+		if _, err := strconv.ParseInt(x.String(), 10, 64); err == nil {
+			return "integer"
+		}
+		if _, err := strconv.ParseUint(x.String(), 10, 64); err == nil {
+			return "integer"
+		}
+		return "number"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return ""
+}
+
+// fits reports whether the integer n decodes into the integer type t.
+func fits(n json.Number, t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		_, err := strconv.ParseUint(n.String(), 10, t.Bits())
+		return err == nil
+	}
+	_, err := strconv.ParseInt(n.String(), 10, t.Bits())
+	return err == nil
 }
 
 // collectFields maps the JSON names of a struct's fields, embedded (inline) structs included.

@@ -37,6 +37,16 @@ func TestCheck(t *testing.T) {
 			[]string{"spec.resources.limits[cpu]"}},
 		{"JSON patch into a list", "application/json-patch+json", `[{"op":"add","path":"/spec/routing/requestTimeout","value":"1 minute"}]`,
 			[]string{"spec.routing.requestTimeout"}},
+		{"a string for an integer", "application/json", `{"spec":{"replicas":"three"}}`, []string{"spec.replicas"}},
+		{"a fraction for an integer", "application/json", `{"spec":{"replicas":1.5}}`, []string{"spec.replicas"}},
+		{"an integer beyond int32", "application/json", `{"spec":{"replicas":2147483648}}`, []string{"spec.replicas"}},
+		{"an object for a list", "application/json", `{"spec":{"env":{"name":"A"}}}`, []string{"spec.env"}},
+		{"a number for a string in a list", "application/yaml", "spec:\n  env: [{name: 1}]\n", []string{"spec.env[0].name"}},
+		{"a string for a boolean", "application/json", `{"spec":{"routing":{"enabled":"yes"}}}`, []string{"spec.routing.enabled"}},
+		{"a list for an object", "application/json", `{"spec":{"model":["a"]}}`, []string{"spec.model"}},
+		{"every field, in order", "application/json", `{"spec":{"routing":{"enabled":"yes"},"replicas":"two","env":[{"name":1}]}}`,
+			[]string{"spec.env[0].name", "spec.replicas", "spec.routing.enabled"}},
+		{"metadata is the handlers'", "application/json", `{"metadata":{"labels":{"a":1}},"kind":1}`, nil},
 		{"unknown fields are not ours to judge", "application/json", `{"spec":{"nope":{"size":"x"}}}`, nil},
 		{"malformed bodies are left to the handlers", "application/json", `{"spec":`, nil},
 	} {
@@ -46,6 +56,15 @@ func TestCheck(t *testing.T) {
 				t.Errorf("fields (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestWrongTypeIsSaidAsACRDSaysIt: the message kubectl prints is the one aim-engine's CRD gives.
+func TestWrongTypeIsSaidAsACRDSaysIt(t *testing.T) {
+	errs := (&Checker{}).check([]byte(`{"spec":{"replicas":"three"}}`), "application/json", serviceType)
+	want := `spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"`
+	if len(errs) != 1 || errs[0].Error() != want {
+		t.Errorf("errors %v, want %s", errs, want)
 	}
 }
 

@@ -514,7 +514,8 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"malformed JSON", http.MethodPost, base, "application/json", `{"apiVersion": "aim.eai.amd.com/v1alpha1", "kind":`, http.StatusBadRequest, "", ""},
 		{"malformed YAML", http.MethodPost, base, "application/yaml", "apiVersion: aim.eai.amd.com/v1alpha1\nkind: AIMService\nmetadata: [name: x\n", http.StatusBadRequest, "", ""},
-		{"wrong type", http.MethodPost, base, "application/json", fmt.Sprintf(valid, "wrongtype", `,"replicas":"three"`), http.StatusBadRequest, "replicas", ""},
+		{"wrong type", http.MethodPost, base, "application/json", fmt.Sprintf(valid, "wrongtype", `,"replicas":"three"`), http.StatusUnprocessableEntity,
+			`spec.replicas in body must be of type integer: \"string\"`, "spec.replicas"},
 		{"unknown field, strict", http.MethodPost, base + "?fieldValidation=Strict", "application/json", fmt.Sprintf(valid, "strict", `,"replicaz":3`), http.StatusBadRequest, `unknown field \"spec.replicaz\"`, ""},
 		// kubectl asks for strict validation unless told otherwise: its create of aim-engine's doc field is refused.
 		{"unknown field, strict, as kubectl", http.MethodPost, base + "?fieldValidation=Strict", "application/json",
@@ -530,7 +531,7 @@ func TestBadInput(t *testing.T) {
 		{"apply of an unknown field", http.MethodPatch, base + "/bad-apply?fieldManager=gitops", apply, `{"apiVersion":"aim.eai.amd.com/v1alpha1","kind":"AIMService","metadata":{"name":"bad-apply"},"spec":{"model":{"ref":"qwen"}}}`,
 			http.StatusBadRequest, ".spec.model.ref: field not declared in schema", ""},
 		{"apply of a wrong type", http.MethodPatch, base + "/bad-apply?fieldManager=gitops", apply, fmt.Sprintf(valid, "bad-apply", `,"replicas":"three"`),
-			http.StatusBadRequest, ".spec.replicas: expected numeric", ""},
+			http.StatusUnprocessableEntity, `spec.replicas in body must be of type integer: \"string\"`, "spec.replicas"},
 		{"apply of a duplicate key of a map list", http.MethodPatch, base + "/bad-apply?fieldManager=gitops", apply, fmt.Sprintf(valid, "bad-apply", `,"env":[{"name":"A","value":"1"},{"name":"A","value":"2"}]`),
 			http.StatusBadRequest, "duplicate entries for key", ""},
 		{"apply, valid", http.MethodPatch, base + "/good-apply?fieldManager=gitops", apply, fmt.Sprintf(valid, "good-apply", `,"replicas":3,"env":[{"name":"A","value":"1"}]`), http.StatusCreated, "", ""},
