@@ -184,6 +184,13 @@ func TestKubectlAgainstLocalMode(t *testing.T) {
 	}
 	wantContains(t, "invalid apply", out, `The AIMService "broken" is invalid: spec.model`)
 
+	// A value of the wrong type: aim-engine's CRD's 422, to the letter.
+	out, err = k.applyStdin("apiVersion: aim.eai.amd.com/v1alpha1\nkind: AIMService\nmetadata: {name: broken}\nspec: {model: {name: a}, replicas: two}\n")
+	if err == nil {
+		t.Errorf("a string for replicas accepted:\n%s", out)
+	}
+	wantContains(t, "wrong type", out, `The AIMService "broken" is invalid: spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"`)
+
 	out, err = k.applyStdin("apiVersion: aim.eai.amd.com/v1alpha1\nkind: AIMService\nmetadata: {name: typo}\nspec: {model: {name: a}, replicaz: 2}\n")
 	if err == nil {
 		t.Errorf("unknown field accepted:\n%s", out)
