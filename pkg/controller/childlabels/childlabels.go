@@ -3,9 +3,12 @@
 //
 // Precedence, first wins: the child's own labels; then the parent's labels that propagate (every
 // aim.eai.amd.com/ label, and those matching the runtime config's labelPropagation globs); then the
-// "framework" label aim.eai.amd.com/<controller>.name naming the parent, and app.kubernetes.io/managed-by.
-// (aim-engine's managed-by value is aim-<controller>-controller; here it is aim-apiserver, the program that
-// manages them: see docs/compatibility.md.)
+// "framework" label aim.eai.amd.com/<controller>.name naming the parent. app.kubernetes.io/managed-by is
+// always aim-apiserver, whatever the parent carries: it is how the controllers tell their own children from a
+// user's (stale deletes, finalizers), and a parent deployed by Helm or Argo CD, its managed-by propagated by a
+// glob such as app.kubernetes.io/*, would otherwise disown them. (aim-engine's value is aim-engine on
+// InferenceServices, HTTPRoutes and derived templates, aim-<controller>-controller on the rest: see
+// docs/compatibility.md.)
 package childlabels
 
 import (
@@ -37,18 +40,27 @@ func For(controller string, parent metav1.Object, rc runtimeconfig.Resolved, own
 }
 
 // Merge is For over labels already propagated: own, then propagated, then the framework label of controller
-// naming parent and managed-by, each only where its key is still free.
+// naming parent, each only where its key is still free; managed-by is aim-apiserver's in any case.
 func Merge(controller, parent string, own, propagated map[string]string) map[string]string {
 	out := make(map[string]string, len(own)+len(propagated)+2)
-	for _, m := range []map[string]string{own, propagated,
-		{Key(controller): naming.LabelValue(parent), aimv1.LabelManagedBy: aimv1.ManagedByValue}} {
+	for _, m := range []map[string]string{own, propagated, {Key(controller): naming.LabelValue(parent)}} {
 		for k, v := range m {
 			if _, set := out[k]; !set {
 				out[k] = v
 			}
 		}
 	}
+	out[aimv1.LabelManagedBy] = aimv1.ManagedByValue
 	return out
+}
+
+// MadeBy reports whether a child's labels say controller made it: aim-apiserver's managed-by, or the one
+// aim-engine's controller of the same name gives the children it makes (aim-<controller>-controller,
+// reconciler.go:237), which children made before a migration keep. The finalizers clean up after both, as
+// aim-engine's did; a user's object carries neither and stays.
+func MadeBy(labels map[string]string, controller string) bool {
+	v := labels[aimv1.LabelManagedBy]
+	return v == aimv1.ManagedByValue || v == "aim-"+controller+"-controller"
 }
 
 // ForPods are the labels of a Job's pod template: the Job's, without managed-by (the Job controller manages

@@ -13,12 +13,16 @@ import (
 
 func TestFor(t *testing.T) {
 	parent := &metav1.ObjectMeta{Name: "chat", Labels: map[string]string{
-		"aim.eai.amd.com/team": "inference", "team": "a", "aim.eai.amd.com/service": "parent-value"}}
-	rc := runtimeconfig.Resolved{Spec: aimv1.AIMRuntimeConfigSpec{LabelPropagation: &aimv1.AIMLabelPropagationConfig{Enabled: ptr.To(true), Match: []string{"te*"}}}}
+		"aim.eai.amd.com/team": "inference", "team": "a", "aim.eai.amd.com/service": "parent-value",
+		aimv1.LabelManagedBy: "Helm", "app.kubernetes.io/instance": "chat-release"}}
+	rc := runtimeconfig.Resolved{Spec: aimv1.AIMRuntimeConfigSpec{LabelPropagation: &aimv1.AIMLabelPropagationConfig{
+		Enabled: ptr.To(true), Match: []string{"te*", "app.kubernetes.io/*"}}}}
 	got := For(Service, parent, rc, map[string]string{"aim.eai.amd.com/service": "chat", "own": "1"})
 	want := map[string]string{
 		"own": "1", "aim.eai.amd.com/service": "chat", // own labels win over propagated ones
 		"aim.eai.amd.com/team": "inference", "team": "a", // aim.eai.amd.com/ always, others by glob
+		"app.kubernetes.io/instance": "chat-release",
+		// The controllers know their children by managed-by: a parent's (Helm's) never replaces it.
 		"aim.eai.amd.com/service.name": "chat", aimv1.LabelManagedBy: aimv1.ManagedByValue,
 	}
 	if !maps.Equal(got, want) {

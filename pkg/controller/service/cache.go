@@ -165,8 +165,9 @@ func storageClass(svc *aimv1.AIMService, rc runtimeconfig.Resolved) string {
 // FinalizerCacheCleanup lets a deleted service remove the shared cache it started when nobody needs it.
 const FinalizerCacheCleanup = "aim.eai.amd.com/template-cache-cleanup"
 
-// CachesToClean are the shared caches a deleted service leaves that nobody needs: made by this controller for
-// the service's template (so not a template's own or a user's cache), not Ready (a ready cache is worth keeping
+// CachesToClean are the shared caches a deleted service leaves that nobody needs: made by this controller (or by
+// aim-engine's service controller, before a migration: childlabels.MadeBy) for the service's template (so not a
+// template's own or a user's cache), not Ready (a ready cache is worth keeping
 // for the next service), and not for the template of another live service of the namespace. Dedicated caches
 // need no finalizer: the service owns them.
 func CachesToClean(svc *aimv1.AIMService, caches []*aimv1.AIMTemplateCache, services []*aimv1.AIMService) []*aimv1.AIMTemplateCache {
@@ -188,7 +189,7 @@ func CachesToClean(svc *aimv1.AIMService, caches []*aimv1.AIMTemplateCache, serv
 	var out []*aimv1.AIMTemplateCache
 	for _, c := range caches {
 		if c.Spec.TemplateName == mine && c.Spec.Mode != aimv1.AIMTemplateCacheModeDedicated && len(c.OwnerReferences) == 0 &&
-			c.Labels[aimv1.LabelManagedBy] == aimv1.ManagedByValue && c.Status.Status != aimv1.AIMStatusReady {
+			childlabels.MadeBy(c.Labels, childlabels.Service) && c.Status.Status != aimv1.AIMStatusReady {
 			out = append(out, c)
 		}
 	}

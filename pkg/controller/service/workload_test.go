@@ -382,14 +382,21 @@ func TestCachesToClean(t *testing.T) {
 		mk("ready", "tpl", aimv1.AIMStatusReady, nil),
 		mk("other-template", "tpl2", aimv1.AIMStatusProgressing, nil),
 		mk("users-own", "tpl", aimv1.AIMStatusProgressing, func(c *aimv1.AIMTemplateCache) { c.Labels = nil }),
+		// Made by aim-engine's service controller before the migration: its finalizer would delete it too.
+		mk("aim-engines", "tpl", aimv1.AIMStatusFailed, func(c *aimv1.AIMTemplateCache) { c.Labels[aimv1.LabelManagedBy] = "aim-service-controller" }),
+		mk("helms", "tpl", aimv1.AIMStatusFailed, func(c *aimv1.AIMTemplateCache) { c.Labels[aimv1.LabelManagedBy] = "Helm" }),
 		mk("templates-own", "tpl", aimv1.AIMStatusProgressing, func(c *aimv1.AIMTemplateCache) {
 			c.OwnerReferences = []metav1.OwnerReference{{Kind: "AIMServiceTemplate", Name: "tpl"}}
 		}),
 	}
 	me := resolved("chat", "1", "tpl", true)
 	got := CachesToClean(me, caches, []*aimv1.AIMService{me, resolved("gone-too", "2", "tpl", true), resolved("other", "3", "tpl2", false)})
-	if len(got) != 1 || got[0].Name != "downloading" {
-		t.Errorf("cleaned %v, want only the downloading cache", got)
+	var names []string
+	for _, c := range got {
+		names = append(names, c.Name)
+	}
+	if d := cmp.Diff([]string{"downloading", "aim-engines"}, names); d != "" {
+		t.Errorf("cleaned caches (-want +got):\n%s", d)
 	}
 	if got := CachesToClean(me, caches, []*aimv1.AIMService{me, resolved("sibling", "4", "tpl", false)}); len(got) != 0 {
 		t.Errorf("cleaned %v although another service runs the template", got)

@@ -393,7 +393,7 @@ const FinalizerArtifactCleanup = "aim.eai.amd.com/artifactcleanup"
 const legacyFinalizerArtifactCleanup = "aim.eai.amd.com/artifact-cleanup"
 
 // ArtifactsToClean are the shared artifacts a deleted cache leaves that nobody needs: listed in its status,
-// made by the controller (a user's own artifact stays), not owned (Dedicated ones go with the cache by owner
+// made by the controller or by aim-engine's before a migration (childlabels.MadeBy; a user's own artifact stays), not owned (Dedicated ones go with the cache by owner
 // reference), not Ready (a downloaded model is worth keeping), and listed by no other live cache of the
 // namespace.
 func ArtifactsToClean(c *aimv1.AIMTemplateCache, artifacts []*aimv1.AIMArtifact, caches []*aimv1.AIMTemplateCache) []*aimv1.AIMArtifact {
@@ -409,7 +409,7 @@ func ArtifactsToClean(c *aimv1.AIMTemplateCache, artifacts []*aimv1.AIMArtifact,
 	var out []*aimv1.AIMArtifact
 	for _, a := range artifacts {
 		if _, mine := c.Status.Artifacts[a.Name]; mine && !used[a.Name] && len(a.OwnerReferences) == 0 &&
-			a.Labels[aimv1.LabelManagedBy] == aimv1.ManagedByValue && a.Status.Status != aimv1.AIMStatusReady {
+			childlabels.MadeBy(a.Labels, childlabels.TemplateCache) && a.Status.Status != aimv1.AIMStatusReady {
 			out = append(out, a)
 		}
 	}

@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
+	"github.com/google/go-cmp/cmp"
+
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
@@ -361,10 +363,13 @@ func TestArtifactsToClean(t *testing.T) {
 		}
 		return c
 	}
-	me := cacheWith("me", true, "pending", "ready", "dedicated", "shared-with-other", "shared-with-deleting", "users-own")
+	me := cacheWith("me", true, "pending", "ready", "dedicated", "shared-with-other", "shared-with-deleting", "users-own", "aim-engines", "other-controllers")
 	users := art("users-own", aimv1.AIMStatusProgressing, false)
 	users.Labels = nil
-	artifacts := []*aimv1.AIMArtifact{art("pending", aimv1.AIMStatusProgressing, false), art("ready", aimv1.AIMStatusReady, false),
+	// Made by aim-engine's template cache controller before the migration, and by another of its controllers.
+	engines, others := art("aim-engines", aimv1.AIMStatusFailed, false), art("other-controllers", aimv1.AIMStatusFailed, false)
+	engines.Labels[aimv1.LabelManagedBy], others.Labels[aimv1.LabelManagedBy] = "aim-template-cache-controller", "aim-artifact-controller"
+	artifacts := []*aimv1.AIMArtifact{engines, others, art("pending", aimv1.AIMStatusProgressing, false), art("ready", aimv1.AIMStatusReady, false),
 		art("dedicated", aimv1.AIMStatusProgressing, true), art("shared-with-other", aimv1.AIMStatusProgressing, false),
 		art("shared-with-deleting", aimv1.AIMStatusFailed, false), art("not-mine", aimv1.AIMStatusProgressing, false), users}
 	got := ArtifactsToClean(me, artifacts, []*aimv1.AIMTemplateCache{me, cacheWith("other", false, "shared-with-other"), cacheWith("dying", true, "shared-with-deleting")})
@@ -372,8 +377,8 @@ func TestArtifactsToClean(t *testing.T) {
 	for _, a := range got {
 		names = append(names, a.Name)
 	}
-	if strings.Join(names, ",") != "pending,shared-with-deleting" {
-		t.Errorf("cleaned %v, want pending and shared-with-deleting", names)
+	if d := cmp.Diff([]string{"aim-engines", "pending", "shared-with-deleting"}, names); d != "" {
+		t.Errorf("cleaned artifacts (-want +got):\n%s", d)
 	}
 }
 
