@@ -302,24 +302,26 @@ type TemplateState struct {
 }
 
 // TemplatesComponent aggregates the templates' states: Ready when at least one is Ready and none is
-// Failed/Degraded, NotAvailable when none has its GPU, Progressing while any is being prepared.
+// Failed/Degraded, Failed when all are, NotAvailable when none has its GPU, Progressing while any is being prepared.
 func TemplatesComponent(expected int, templates []TemplateState) state.Component {
 	c := state.Component{Name: ComponentServiceTemplates, Dependency: state.DependencyDownstream}
 	count := map[aimv1.AIMStatus]int{}
 	for _, t := range templates {
 		count[t.Status]++
 	}
+	broken := count[aimv1.AIMStatusFailed] + count[aimv1.AIMStatusDegraded]
 	switch {
 	case expected == 0:
 		c.Reason, c.Message = ReasonNoTemplatesExpected, "the model creates no templates"
 	case len(templates) < expected:
 		c.State, c.Reason = aimv1.AIMStatusProgressing, ReasonCreatingTemplates
 		c.Message = fmt.Sprintf("%d of %d templates exist", len(templates), expected)
-	case count[aimv1.AIMStatusFailed] == len(templates):
-		c.State, c.Reason, c.Message = aimv1.AIMStatusFailed, ReasonAllTemplatesFailed, "every template failed"
-	case count[aimv1.AIMStatusFailed]+count[aimv1.AIMStatusDegraded] > 0:
+	case broken == len(templates):
+		// Degraded ones count as failed, as in aim-engine (reconcile.go:255): no template serves as it should.
+		c.State, c.Reason, c.Message = aimv1.AIMStatusFailed, ReasonAllTemplatesFailed, "every template failed or is degraded"
+	case broken > 0:
 		c.State, c.Reason = aimv1.AIMStatusDegraded, ReasonSomeTemplatesDegraded
-		c.Message = fmt.Sprintf("%d of %d templates failed or are degraded", count[aimv1.AIMStatusFailed]+count[aimv1.AIMStatusDegraded], len(templates))
+		c.Message = fmt.Sprintf("%d of %d templates failed or are degraded", broken, len(templates))
 	case count[aimv1.AIMStatusNotAvailable] == len(templates):
 		c.State, c.Reason, c.Message = aimv1.AIMStatusNotAvailable, ReasonNoTemplatesAvailable, "no template's GPU is in the cluster"
 	case count[aimv1.AIMStatusReady] == 0:

@@ -201,6 +201,7 @@ func TestTemplateNamesAreAimEngines(t *testing.T) {
 
 func TestTemplatesComponent(t *testing.T) {
 	r, n, f, p := aimv1.AIMStatusReady, aimv1.AIMStatusNotAvailable, aimv1.AIMStatusFailed, aimv1.AIMStatusProgressing
+	d := aimv1.AIMStatusDegraded
 	cases := []struct {
 		expected int
 		states   []aimv1.AIMStatus
@@ -213,7 +214,10 @@ func TestTemplatesComponent(t *testing.T) {
 		{2, []aimv1.AIMStatus{r, n}, "", "SomeTemplatesReady"},
 		{2, []aimv1.AIMStatus{n, n}, n, "NoTemplatesAvailable"},
 		{2, []aimv1.AIMStatus{f, f}, f, "AllTemplatesFailed"},
-		{2, []aimv1.AIMStatus{r, f}, aimv1.AIMStatusDegraded, "SomeTemplatesDegraded"},
+		{2, []aimv1.AIMStatus{d, d}, f, "AllTemplatesFailed"},
+		{2, []aimv1.AIMStatus{f, d}, f, "AllTemplatesFailed"},
+		{2, []aimv1.AIMStatus{d, p}, d, "SomeTemplatesDegraded"},
+		{2, []aimv1.AIMStatus{r, f}, d, "SomeTemplatesDegraded"},
 		{2, []aimv1.AIMStatus{p, n}, p, "TemplatesProgressing"},
 	}
 	for _, tc := range cases {
