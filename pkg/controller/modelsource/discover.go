@@ -73,6 +73,7 @@ func discoverFilter(ctx context.Context, l Lister, spec aimv1.AIMModelSourceFilt
 		}
 	}
 	var out []Image
+	var unlisted []error
 	for _, repo := range repos {
 		if f.Excluded(repo) {
 			continue
@@ -87,7 +88,13 @@ func discoverFilter(ctx context.Context, l Lister, spec aimv1.AIMModelSourceFilt
 		tags, ok := tagLists[key]
 		if !ok {
 			if tags, err = l.Tags(ctx, f.Registry, repo); err != nil {
-				return out, err
+				if ctx.Err() != nil {
+					return out, err
+				}
+				// One repository a wildcard matched that cannot be listed fails the filter, but does not hide the
+				// images of the others, as aim-engine skips it (registry.go:251).
+				unlisted = append(unlisted, err)
+				continue
 			}
 			tagLists[key] = tags
 		}
@@ -97,5 +104,21 @@ func discoverFilter(ctx context.Context, l Lister, spec aimv1.AIMModelSourceFilt
 			}
 		}
 	}
-	return out, nil
+	return out, unlistedError(unlisted)
+}
+
+// unlistedError is the error of a filter some repositories of which could not be listed: the first one's,
+// which names the repository and carries the category, with the count of the others.
+func unlistedError(errs []error) error {
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return errs[0]
+	}
+	others := fmt.Sprintf("%d more repositories", len(errs)-1)
+	if len(errs) == 2 {
+		others = "1 more repository"
+	}
+	return fmt.Errorf("%w (and %s whose tags could not be listed)", errs[0], others)
 }

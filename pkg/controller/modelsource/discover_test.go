@@ -136,6 +136,10 @@ func TestDiscoverErrors(t *testing.T) {
 		{"a failing filter does not stop the others", &fakeLister{repos: repos, tagErr: map[string]error{"aim/qwen": infra}},
 			sourceSpec("r.example", nil, aimv1.AIMModelSourceFilter{Image: "aim/qwen"}, aimv1.AIMModelSourceFilter{Image: "aim/llama"}),
 			[]string{"r.example/aim/llama:1.0.0"}, state.Infrastructure, "RegistryUnreachable"},
+		{"a repository of a wildcard that cannot be listed fails the filter, not the other repositories",
+			&fakeLister{repos: repos, tagErr: map[string]error{"aim/llama": infra}},
+			sourceSpec("r.example", nil, aimv1.AIMModelSourceFilter{Image: "aim/*"}),
+			[]string{"r.example/aim/qwen:1.0.0"}, state.Infrastructure, "RegistryUnreachable"},
 		{"catalog error", &fakeLister{repos: repos, catalogErr: infra},
 			sourceSpec("r.example", nil, aimv1.AIMModelSourceFilter{Image: "aim/*"}), nil, state.Infrastructure, "RegistryUnreachable"},
 		{"invalid filter", &fakeLister{repos: repos},
@@ -290,5 +294,22 @@ func TestDockerHubBehindAMirror(t *testing.T) {
 	}
 	if used := l.(RegistryLister).MirrorsUsed(); !slices.Equal(used, []string{"http://" + host + "/hub"}) {
 		t.Errorf("mirrors used: %v", used)
+	}
+}
+
+// TestUnlistedRepositoriesCounted: a filter several repositories of which cannot be listed names the first and
+// counts the others, and keeps the first one's category (an unreachable registry is retried).
+func TestUnlistedRepositoriesCounted(t *testing.T) {
+	infra := state.NewError(state.Infrastructure, "RegistryUnreachable", "connection refused")
+	l := &fakeLister{repos: map[string][]string{"aim/a": nil, "aim/b": nil, "aim/c": {"1.0.0"}},
+		tagErr: map[string]error{"aim/a": infra, "aim/b": infra}}
+	images, errs := Discover(context.Background(), l, sourceSpec("r.example", nil, aimv1.AIMModelSourceFilter{Image: "aim/*"}))
+	var se *state.Error
+	if len(errs) != 1 || !errors.As(errs[0], &se) || se.Category != state.Infrastructure ||
+		!strings.HasSuffix(errs[0].Error(), "(and 1 more repository whose tags could not be listed)") {
+		t.Errorf("errors %v", errs)
+	}
+	if got := full(images); !slices.Equal(got, []string{"r.example/aim/c:1.0.0"}) {
+		t.Errorf("images %v", got)
 	}
 }
