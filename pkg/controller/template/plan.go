@@ -457,6 +457,20 @@ func waitForSlot(o Observation, p *Plan) {
 	p.RequeueAfter = slotRetry
 }
 
+// failedAttempt reports a failed discovery attempt, until the next one starts. A Job that failed is an invalid
+// spec, as aim-engine's GetJobHealth classifies every failed Job but an evicted one (health_fetchers.go:600):
+// ConfigValid=False/InvalidSpec and Ready's reason InvalidSpec, where the condition keeps JobFailed. The
+// failures aim-engine does not have (an unparsable output, a pod gone before its output was read) stay the
+// component's alone.
+func failedAttempt(reason, msg string) state.Component {
+	c := state.Component{Name: ComponentDiscoveryJob, Dependency: state.DependencyDownstream,
+		State: aimv1.AIMStatusFailed, Reason: reason, Message: msg}
+	if reason == ReasonJobFailed {
+		c.Errors = []error{state.NewError(state.InvalidSpec, reason, "%s", msg)}
+	}
+	return c
+}
+
 // jobComponent reports the discovery Job.
 func jobComponent(p *Plan, s aimv1.AIMStatus, reason, msg string) {
 	p.Components = append(p.Components, state.Component{Name: ComponentDiscoveryJob, Dependency: state.DependencyDownstream,
@@ -487,7 +501,7 @@ func waiting(o Observation, p *Plan, js discovery.JobSpec, hash string) bool {
 		msg = failureOf(prev.Message)
 	}
 	next := nextAttempt(o.Backoff, d, o.Now)
-	jobComponent(p, aimv1.AIMStatusFailed, reason, msg+retryingAt+next)
+	p.Components = append(p.Components, failedAttempt(reason, msg+retryingAt+next))
 	awaiting(p, fmt.Sprintf("waiting until %s before attempt %d", next, d.Attempts+1))
 	p.RequeueAfter = wait
 	return true
@@ -527,8 +541,7 @@ func fail(o Observation, p *Plan, reason, msg string) {
 		d.LastFailureReason = reason
 	}
 	wait := o.Backoff.Wait(d, d.SpecHash, o.Now)
-	p.Components = append(p.Components, state.Component{Name: ComponentDiscoveryJob, Dependency: state.DependencyDownstream,
-		State: aimv1.AIMStatusFailed, Reason: reason, Message: msg + retryingAt + nextAttempt(o.Backoff, d, o.Now)})
+	p.Components = append(p.Components, failedAttempt(reason, msg+retryingAt+nextAttempt(o.Backoff, d, o.Now)))
 	p.Informational = append(p.Informational, state.Condition(ConditionDiscovered, false, ReasonAwaitingDiscovery, "the last discovery attempt failed"))
 	p.RequeueAfter = max(wait, time.Second)
 }

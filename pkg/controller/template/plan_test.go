@@ -2,6 +2,7 @@ package template
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -262,8 +263,21 @@ func TestPlanBackoffMessagesStayDuringTheWait(t *testing.T) {
 	stored.Discovery.LastAttemptTime = &at
 	stored.Conditions = state.Derive(state.Input{Components: failed.Components, Informational: state.Normal(failed.Informational...),
 		Generation: o.Generation, Now: o.Now}).Conditions
+	// A failed Job is an invalid spec, as in aim-engine: ConfigValid and Ready say InvalidSpec, the component JobFailed.
+	reasons := func(conds []metav1.Condition) string {
+		var out []string
+		for _, typ := range []string{state.ConditionConfigValid, state.ConditionReady, ComponentDiscoveryJob + state.ComponentSuffix} {
+			c := meta.FindStatusCondition(conds, typ)
+			out = append(out, fmt.Sprintf("%s=%s/%s", typ, c.Status, c.Reason))
+		}
+		return strings.Join(out, " ")
+	}
+	const failedReasons = "ConfigValid=False/InvalidSpec Ready=False/InvalidSpec DiscoveryJobReady=False/JobFailed"
+	if got := reasons(stored.Conditions); got != failedReasons {
+		t.Errorf("conditions of the failed attempt %s, want %s", got, failedReasons)
+	}
 
-	type messages struct{ DiscoveryJob, Discovered, Ready string }
+	type messages struct{ DiscoveryJob, Discovered, Ready, ConfigValid string }
 	plan := func(st *aimv1.AIMServiceTemplateStatus, at time.Time) messages {
 		w := observation()
 		w.Status, w.Now = *st, at
@@ -273,15 +287,20 @@ func TestPlanBackoffMessagesStayDuringTheWait(t *testing.T) {
 		}
 		conds := state.Derive(state.Input{Components: p.Components, Informational: state.Normal(p.Informational...), Previous: st.Conditions,
 			Generation: w.Generation, Now: at}).Conditions
+		if got := reasons(conds); got != failedReasons {
+			t.Errorf("at %s, within the backoff: %s, want %s", at, got, failedReasons)
+		}
 		return messages{DiscoveryJob: component(p, ComponentDiscoveryJob).Message,
-			Discovered: meta.FindStatusCondition(conds, ConditionDiscovered).Message,
-			Ready:      meta.FindStatusCondition(conds, state.ConditionReady).Message}
+			Discovered:  meta.FindStatusCondition(conds, ConditionDiscovered).Message,
+			Ready:       meta.FindStatusCondition(conds, state.ConditionReady).Message,
+			ConfigValid: meta.FindStatusCondition(conds, state.ConditionConfigValid).Message}
 	}
 	early, late := plan(stored, now.Add(time.Minute)), plan(stored, now.Add(11*time.Minute))
 	if diff := cmp.Diff(early, late); diff != "" {
 		t.Errorf("messages 1 and 11 minutes into the backoff (-1m +11m):\n%s", diff)
 	}
-	want := messages{DiscoveryJob: failedMsg, Discovered: "waiting until 2026-11-23T13:00:00Z before attempt 8", Ready: late.Ready}
+	want := messages{DiscoveryJob: failedMsg, Discovered: "waiting until 2026-11-23T13:00:00Z before attempt 8", Ready: late.Ready,
+		ConfigValid: failedMsg}
 	if diff := cmp.Diff(want, late); diff != "" || !strings.HasSuffix(late.Ready, retry) {
 		t.Errorf("messages during the backoff (-want +got):\n%s\nReady %q", diff, late.Ready)
 	}
