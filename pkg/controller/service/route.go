@@ -79,7 +79,7 @@ func PlanRoute(svc *aimv1.AIMService, rc runtimeconfig.Resolved) RoutePlan {
 	return RoutePlan{Route: in, Path: path, Component: &comp}
 }
 
-// RouteComponent reports an existing route by what its gateways say, in aim-engine's words
+// RouteComponent reports an existing route by what its gateways say, in aim-engine's words and categories
 // (GetHTTPRouteHealth, health_fetchers.go:699; HTTPRouteCreating, reconcile.go:518).
 func RouteComponent(comp state.Component, a gateway.Acceptance) state.Component {
 	switch {
@@ -88,7 +88,11 @@ func RouteComponent(comp state.Component, a gateway.Acceptance) state.Component 
 	case a.Unresolved:
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, cmp.Or(a.Reason, ReasonHTTPRoutePending), "HTTPRoute backend not resolved: "+a.Message
 	case a.Known:
+		// An invalid spec, as in aim-engine: ConfigValid=False/InvalidSpec and Ready's reason InvalidSpec. Unlike
+		// there it holds up no apply (the route is planned after that is decided), so a fixed gatewayRef or
+		// path reaches the route.
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, cmp.Or(a.Reason, ReasonHTTPRouteRejected), "HTTPRoute rejected: "+a.Message
+		comp.Errors = []error{state.NewError(state.InvalidSpec, comp.Reason, "%s", comp.Message)}
 	default:
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonHTTPRoutePending, "HTTPRoute is waiting for gateway acceptance"
 	}

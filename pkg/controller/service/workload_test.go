@@ -17,6 +17,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
 // TestWorkloadAndRouteNames: the names aim-engine 0.2 gives (expected values computed with its algorithm).
@@ -338,6 +339,11 @@ func TestRouteComponent(t *testing.T) {
 		c := RouteComponent(base, tc.a)
 		if st, reason := outcome(c); st != tc.state || reason != tc.reason || c.Message != tc.message {
 			t.Errorf("%+v: %s %s %q, want %s %s %q", tc.a, st, reason, c.Message, tc.state, tc.reason, tc.message)
+		}
+		// A rejected route is an invalid spec (ConfigValid=False), as aim-engine classifies it; nothing else is.
+		invalid := len(c.Errors) == 1 && state.Categorize(c.Errors[0]) == state.InvalidSpec
+		if invalid != (tc.state == aimv1.AIMStatusFailed) || (!invalid && len(c.Errors) > 0) {
+			t.Errorf("%+v: errors %v", tc.a, c.Errors)
 		}
 	}
 }
