@@ -39,8 +39,9 @@ const (
 	retryingAt = "; retrying at "
 	retryingIn = "; retrying in "
 
-	// slotRetry is how often a template waiting for a discovery slot looks again.
-	slotRetry = 10 * time.Second
+	// slotRetry is how often a template waiting for a discovery slot looks again, as aim-engine's (reconcile.go:447):
+	// a Job that ends queues its own template only.
+	slotRetry = 5 * time.Second
 )
 
 // Model is the model a template resolved.
