@@ -127,6 +127,7 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 	if plan.PVC != nil {
 		if _, err := reconcile.Apply(ctx, plan.PVC, ctl.c.Kube.CoreV1().PersistentVolumeClaims(namespace).Apply, FieldManager); err != nil {
 			fail(ComponentVolume, err)
+			plan.VolumeNotMade()
 		}
 	}
 	if plan.StaleJob != nil {

@@ -74,6 +74,17 @@ type Plan struct {
 	// Status carries every field but status and conditions, which the state engine derives. progress and
 	// download are the downloader's: they are copied as observed, except that success sets 100 %.
 	Status aimv1.AIMArtifactStatus
+	// unmade is Status before it named the volume PVC makes, for VolumeNotMade.
+	unmade *aimv1.AIMArtifactStatus
+}
+
+// VolumeNotMade takes back what the plan wrote into the status about the volume it was to make, which could not
+// be made: the status names only a volume that exists, as aim-engine's, which it fills from the volume it reads
+// back (reconcile.go:436).
+func (p *Plan) VolumeNotMade() {
+	if v := p.unmade; v != nil {
+		p.Status.PersistentVolumeClaim, p.Status.AllocatedSize, p.Status.HeadroomPercent = v.PersistentVolumeClaim, v.AllocatedSize, v.HeadroomPercent
+	}
 }
 
 // Volume is the name of the artifact's volume: the observed one, else the one to create.
@@ -258,7 +269,8 @@ func planVolume(o Observation, p *Plan, size int64) bool {
 	q := *resource.NewQuantity(allocated, resource.BinarySI)
 	p.PVC = BuildPVC(a, o.RuntimeConfig, q)
 	// The status written after this apply reports the volume it made; aim-engine reports it one reconcile
-	// later, when it reads the volume back. A volume that cannot be made is not named.
+	// later, when it reads the volume back. A volume that cannot be made is not named (VolumeNotMade).
+	p.unmade = st.DeepCopy()
 	st.PersistentVolumeClaim, st.AllocatedSize, st.HeadroomPercent = p.PVC.Name, ptr.To(aimv1.NewQuantity(q)), ptr.To(headroom)
 	p.report(ComponentVolume, state.DependencyDownstream, aimv1.AIMStatusProgressing, health.ReasonResourceNotReady,
 		"creating "+p.PVC.Name+" of "+q.String())

@@ -699,3 +699,26 @@ func TestVolumeStatusLikeAimEngine(t *testing.T) {
 		})
 	}
 }
+
+// TestVolumeNotMade: the status of a plan whose volume could not be made (a quota, an admission webhook) names
+// no volume: allocatedSize "0", as before any volume, and no headroom. A plan that makes no volume keeps the one
+// it names.
+func TestVolumeNotMade(t *testing.T) {
+	o := ready()
+	o.Artifact = sized(o.Artifact, "10Gi")
+	p := PlanArtifact(o)
+	if p.PVC == nil || p.Status.PersistentVolumeClaim != p.PVC.Name || p.Status.AllocatedSize.String() == "0" {
+		t.Fatalf("planned volume %v, status %+v", p.PVC, p.Status)
+	}
+	p.VolumeNotMade()
+	if p.Status.PersistentVolumeClaim != "" || p.Status.AllocatedSize == nil || p.Status.AllocatedSize.String() != "0" ||
+		p.Status.HeadroomPercent != nil {
+		t.Errorf("the status names a volume that was not made: %+v", p.Status)
+	}
+	made := withPVC(ready())
+	p = PlanArtifact(made)
+	p.VolumeNotMade()
+	if p.PVC != nil || p.Status.PersistentVolumeClaim != made.PVC.Name {
+		t.Errorf("status names %q, want the existing %q", p.Status.PersistentVolumeClaim, made.PVC.Name)
+	}
+}
