@@ -73,6 +73,23 @@ spec:
 	// re-queues its model; the edited template no longer holds the applied fields).
 	k.must("label", "aimcltpl", tpl, "aim.eai.amd.com/team=edited-by-hand", "--overwrite")
 	jsonpathEquals(t, 30*time.Second, "inference", "aimcltpl", tpl, "-o", `jsonpath={.metadata.labels.aim\.eai\.amd\.com/team}`)
+
+	// A foreground deletion (kubectl's --cascade=foreground, Argo CD's default) ends, and the controller does not
+	// apply the template again while the garbage collector deletes it before the model (blockOwnerDeletion).
+	applies := func() float64 {
+		return writes(aimMetrics(t), `resource="aimclusterservicetemplates"`, `subresource=""`, `verb="APPLY"`)
+	}
+	before := applies()
+	k.must("delete", "aimclmdl", "e2e-qwen", "--cascade=foreground", "--timeout=60s")
+	eventually(t, 30*time.Second, "the model's templates gone", func() error {
+		if out := strings.TrimSpace(k.must("get", "aimcltpl", "-l", "aim.eai.amd.com/model=e2e-qwen", "-o", "name")); out != "" {
+			return fmt.Errorf("left: %s", out)
+		}
+		return nil
+	})
+	if n := applies() - before; n != 0 {
+		t.Errorf("%v applies of templates while their model was being deleted", n)
+	}
 }
 
 // TestImageLabelsFromRegistry serves an AIM image from an in-process registry on loopback that requires a

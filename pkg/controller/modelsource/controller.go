@@ -347,10 +347,10 @@ func countOwned(existing map[string]bool) int {
 // model, as aim-engine, which watches the models it owns (internal/controller/aimclustermodelsource_controller.go:127)
 // and creates every selected image that has no model on each reconcile
 // (internal/aimclustermodelsource/reconcile.go:206), does at once. Comparing counts keeps the steady state free of
-// registry listings. A source being deleted is left alone: the garbage collector removing its models is no reason
-// to make them again.
+// registry listings. (A source being deleted is not reconciled at all, reconcile.Lookup: the garbage collector
+// removing its models is no reason to make them again.)
 func ModelsMissing(src *aimv1.AIMClusterModelSource, owned int) bool {
-	return src.DeletionTimestamp == nil && src.Status.LastSyncTime != nil && owned < int(src.Status.DiscoveredModels)
+	return src.Status.LastSyncTime != nil && owned < int(src.Status.DiscoveredModels)
 }
 
 // SyncDue reports whether the registry must be listed now, else how long until it must. A sync is due for a

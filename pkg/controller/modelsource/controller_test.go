@@ -463,8 +463,6 @@ var cmpSort = cmp.Transformer("sort", func(in []string) []string {
 
 func TestModelsMissing(t *testing.T) {
 	synced := &aimv1.AIMClusterModelSource{Status: aimv1.AIMClusterModelSourceStatus{DiscoveredModels: 2, LastSyncTime: ptr.To(metav1.Now())}}
-	deleting := synced.DeepCopy()
-	deleting.DeletionTimestamp = ptr.To(metav1.Now())
 	never := synced.DeepCopy()
 	never.Status.LastSyncTime = nil
 	for _, tc := range []struct {
@@ -476,7 +474,6 @@ func TestModelsMissing(t *testing.T) {
 		{"all there", synced, 2, false},
 		{"more than made (adopted)", synced, 3, false},
 		{"one deleted", synced, 1, true},
-		{"source being deleted: the garbage collector's deletions", deleting, 0, false},
 		{"never synced (SyncDue lists anyway)", never, 0, false},
 	} {
 		if got := ModelsMissing(tc.src, tc.owned); got != tc.want {

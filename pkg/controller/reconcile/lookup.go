@@ -14,8 +14,12 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/expectations"
 )
 
-// Lookup fetches the object a reconcile is about and says whether to reconcile it: not when it is gone (its
-// children go with it through owner references) or paused by the reconciliation-paused annotation.
+// Lookup fetches the object a reconcile is about and says whether to reconcile it: not when it is gone or being
+// deleted (its children go with it through owner references), nor when paused by the reconciliation-paused
+// annotation. A foreground deletion (kubectl delete --cascade=foreground, Argo CD's default) deletes the
+// children first and keeps the owner until they are gone, as their blockOwnerDeletion asks: applying them again
+// meanwhile would hold the owner back for as long as the controller keeps up, as the Job controller, which stops
+// making pods for a Job being deleted, avoids too.
 func Lookup[T metav1.Object](get func() (T, error)) (obj T, reconcile bool, err error) {
 	obj, err = get()
 	switch {
@@ -23,7 +27,7 @@ func Lookup[T metav1.Object](get func() (T, error)) (obj T, reconcile bool, err 
 		return obj, false, nil
 	case err != nil:
 		return obj, false, err
-	case aimv1.Paused(obj.GetAnnotations()):
+	case obj.GetDeletionTimestamp() != nil, aimv1.Paused(obj.GetAnnotations()):
 		return obj, false, nil
 	}
 	return obj, true, nil

@@ -26,6 +26,8 @@ func TestLookup(t *testing.T) {
 	model := func(ann map[string]string) *aimv1.AIMModel {
 		return &aimv1.AIMModel{ObjectMeta: metav1.ObjectMeta{Name: "m", Annotations: ann}}
 	}
+	deleting := model(nil)
+	deleting.DeletionTimestamp, deleting.Finalizers = ptr.To(metav1.Now()), []string{metav1.FinalizerDeleteDependents}
 	for _, tc := range []struct {
 		name      string
 		obj       *aimv1.AIMModel
@@ -37,6 +39,7 @@ func TestLookup(t *testing.T) {
 		{"gone", nil, gone, false, nil},
 		{"cache error", nil, boom, false, boom},
 		{"paused", model(map[string]string{aimv1.AnnotationReconciliationPaused: "true"}), nil, false, nil},
+		{"being deleted (a foreground deletion waits for the children)", deleting, nil, false, nil},
 		{"pause annotation not true", model(map[string]string{aimv1.AnnotationReconciliationPaused: "no"}), nil, true, nil},
 	} {
 		_, ok, err := Lookup(func() (*aimv1.AIMModel, error) { return tc.obj, tc.err })
