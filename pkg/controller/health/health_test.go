@@ -242,8 +242,12 @@ func TestInferenceService(t *testing.T) {
 			aimv1.AIMStatusProgressing, "CreatingRuntime"},
 		{InferenceServiceState{Exists: true}, []corev1.Event{{Reason: "UpdateFailed", Message: "something passing"}}, aimv1.AIMStatusProgressing, "CreatingRuntime"},
 	} {
-		if st, reason, _ := state.Outcome(InferenceService("InferenceService", tc.s, tc.ev)); st != tc.state || reason != tc.reason {
+		st, reason, msg := state.Outcome(InferenceService("InferenceService", tc.s, tc.ev))
+		if st != tc.state || reason != tc.reason {
 			t.Errorf("%+v: %s %s, want %s %s", tc.s, st, reason, tc.state, tc.reason)
+		}
+		if st == aimv1.AIMStatusReady && msg != "InferenceService is ready" { // aim-engine's words
+			t.Errorf("ready message %q", msg)
 		}
 	}
 }

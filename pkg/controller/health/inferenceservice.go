@@ -34,7 +34,7 @@ func InferenceService(name string, s InferenceServiceState, warnings []corev1.Ev
 	case !s.Exists:
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonCreatingRuntime, "creating the InferenceService"
 	case s.Ready:
-		comp.Reason = ReasonRuntimeReady
+		comp.Reason, comp.Message = ReasonRuntimeReady, "InferenceService is ready" // aim-engine's words (reconcile.go:459)
 	default:
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonCreatingRuntime,
 			cmp.Or(redact.Excerpt(s.Message, redact.DefaultLimit), "the InferenceService is not ready yet")

@@ -200,7 +200,8 @@ func resolved(m Model, comp state.Component) ModelResolution {
 	}
 	switch m.Status {
 	case aimv1.AIMStatusReady:
-		comp.Reason, comp.Message = ReasonModelResolved, what
+		// aim-engine's words (reconcile.go:290), which its user guide quotes.
+		comp.Reason, comp.Message = ReasonModelResolved, m.Ref().Kind+" "+m.Name+" is ready"
 	case aimv1.AIMStatusFailed, aimv1.AIMStatusDegraded:
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, ReasonModelNotReady, what+" is "+string(m.Status)
 	case aimv1.AIMStatusNotAvailable:
@@ -429,7 +430,7 @@ func TemplateComponent(t *Template, comp state.Component) state.Component {
 	}
 	switch t.Status.Status {
 	case aimv1.AIMStatusReady:
-		comp.Reason, comp.Message = ReasonTemplateResolved, what
+		comp.Reason, comp.Message = ReasonTemplateResolved, t.Ref().Kind+" "+t.Name+" is ready" // as aim-engine's (reconcile.go:380)
 	case aimv1.AIMStatusNotAvailable:
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusNotAvailable, ReasonTemplateUnready, what+" needs a GPU this cluster does not have"
 	case aimv1.AIMStatusFailed, aimv1.AIMStatusDegraded:

@@ -287,6 +287,14 @@ func TestTemplateComponent(t *testing.T) {
 			t.Errorf("template %q: component %s, want %s", st, got, want)
 		}
 	}
+	// Ready model and template in aim-engine's words, which its user guide quotes.
+	tpl := template("t", "team", "m", aimv1.AIMStatusReady, "optimized", "")
+	if c := TemplateComponent(&tpl, state.Component{Name: ComponentTemplate}); c.Message != "AIMServiceTemplate t is ready" {
+		t.Errorf("TemplateReady message %q", c.Message)
+	}
+	if r := ResolveModel(service(nil), []Model{model("qwen", "team", aimv1.AIMStatusReady, "x:1")}); r.Component.Message != "AIMModel qwen is ready" {
+		t.Errorf("ModelReady message %q", r.Component.Message)
+	}
 }
 
 func TestDerivedTemplate(t *testing.T) {
