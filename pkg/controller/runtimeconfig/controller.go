@@ -30,9 +30,8 @@ const (
 	ReasonInvalid  = "InvalidSpec"
 	controllerName = "runtime-config"
 	// fieldManager writes the status and names the controller's Events.
-	fieldManager     = "aim-runtime-config-controller"
-	clusterCtlrName  = "cluster-runtime-config"
-	eventReasonValid = "Valid"
+	fieldManager    = "aim-runtime-config-controller"
+	clusterCtlrName = "cluster-runtime-config"
 )
 
 // Controller gives runtime configs a status (F7): Valid, Ready, status and the number of consumers.
@@ -167,7 +166,7 @@ func (ctl *Controller) recordValidity(obj runtime.Object, old, new aimv1.AIMRunt
 		return
 	}
 	if now.Status == metav1.ConditionTrue {
-		ctl.c.Recorder.Event(obj, corev1.EventTypeNormal, eventReasonValid, "runtime config is valid")
+		ctl.c.Recorder.Event(obj, corev1.EventTypeNormal, ReasonValid, "runtime config is valid") // the condition's reason, as every Event
 	} else {
 		ctl.c.Recorder.Event(obj, corev1.EventTypeWarning, ReasonInvalid, now.Message)
 	}
