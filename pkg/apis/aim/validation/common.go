@@ -6,6 +6,7 @@ package validation
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -150,9 +151,7 @@ func validateHardware(hw *aim.AIMHardwareRequirements, fldPath *field.Path) fiel
 	if gpu := hw.GPU; gpu != nil {
 		p := fldPath.Child("gpu")
 		errs = append(errs, validateNonNegative(int64(gpu.Requests), p.Child("requests"))...)
-		if len(gpu.Model) > maxGPUModelLength {
-			errs = append(errs, field.TooLong(p.Child("model"), "", maxGPUModelLength))
-		}
+		errs = append(errs, validateMaxLength(gpu.Model, maxGPUModelLength, p.Child("model"))...)
 		if gpu.MinVRAM != nil {
 			if gpu.Model != "" {
 				errs = append(errs, field.Forbidden(p.Child("minVram"), "may not be set together with model"))
@@ -412,6 +411,15 @@ var (
 	gatewayKindPattern    = regexp.MustCompile(`^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$`)
 	gatewaySectionPattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 )
+
+// validateMaxLength checks a free-form string against the maxLength the schema publishes for it, in characters
+// as the schema counts them (and aim-engine's CRD validation does), not bytes.
+func validateMaxLength(v string, maxLen int, fldPath *field.Path) field.ErrorList {
+	if utf8.RuneCountInString(v) > maxLen {
+		return field.ErrorList{field.TooLong(fldPath, "", maxLen)}
+	}
+	return nil
+}
 
 // validatePattern checks a string against a pattern and a maximum length.
 func validatePattern(v string, pattern *regexp.Regexp, maxLen int, fldPath *field.Path) field.ErrorList {

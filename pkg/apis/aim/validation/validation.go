@@ -267,6 +267,8 @@ func ValidateAIMServiceTemplateStatus(s *aim.AIMServiceTemplateStatus) field.Err
 	errs := validateStatusCommon(s.Status, componentStatuses, s.ObservedGeneration, s.Conditions, statusPath)
 	errs = append(errs, validateResolvedReference(s.ResolvedModel, statusPath.Child("resolvedModel"))...)
 	errs = append(errs, validateResolvedReference(s.ResolvedRuntimeConfig, statusPath.Child("resolvedRuntimeConfig"))...)
+	errs = append(errs, validateResolvedReference(s.ResolvedCache, statusPath.Child("resolvedCache"))...)
+	errs = append(errs, validateResolvedReference(s.DiscoveryJob, statusPath.Child("discoveryJob"))...)
 	if s.ResolvedHardware != nil {
 		errs = append(errs, validateHardware(s.ResolvedHardware, statusPath.Child("resolvedHardware"))...)
 	}
@@ -444,10 +446,7 @@ func customModelHasHardware(spec *aim.AIMModelSpec) bool {
 }
 
 func validateCustomTemplate(t *aim.AIMCustomTemplate, fldPath *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if len(t.Name) > maxCustomTemplateName {
-		errs = append(errs, field.TooLong(fldPath.Child("name"), "", maxCustomTemplateName))
-	}
+	errs := validateMaxLength(t.Name, maxCustomTemplateName, fldPath.Child("name"))
 	if t.Type != nil {
 		errs = append(errs, validateEnum(string(*t.Type), profileTypes, fldPath.Child("type"))...)
 	}
@@ -472,9 +471,7 @@ func validateImageMetadata(m *aim.ImageMetadata, fldPath *field.Path) field.Erro
 	for i, d := range m.Model.RecommendedDeployments {
 		p := fldPath.Child("model", "recommendedDeployments").Index(i)
 		errs = append(errs, validateNonNegative(int64(d.GPUCount), p.Child("gpuCount"))...)
-		if len(d.GPUModel) > maxGPUModelLength {
-			errs = append(errs, field.TooLong(p.Child("gpuModel"), "", maxGPUModelLength))
-		}
+		errs = append(errs, validateMaxLength(d.GPUModel, maxGPUModelLength, p.Child("gpuModel"))...)
 		if d.Metric != "" {
 			errs = append(errs, validateEnum(d.Metric, metrics, p.Child("metric"))...)
 		}

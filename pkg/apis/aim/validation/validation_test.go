@@ -317,7 +317,9 @@ func serviceTables() (tables []table) {
 		{name: "gpu requests non-negative", schema: true, invalid: func(s *aim.AIMService) {
 			s.Spec.Overrides = &aim.AIMRuntimeParameters{Hardware: &aim.AIMHardwareRequirements{GPU: &aim.AIMGpuRequirements{Requests: -1}}}
 		}, field: "spec.overrides.hardware.gpu.requests", errType: field.ErrorTypeInvalid},
-		{name: "gpu model length", schema: true, invalid: func(s *aim.AIMService) {
+		{name: "gpu model length, in characters as the schema counts", schema: true, valid: func(s *aim.AIMService) {
+			s.Spec.Overrides = &aim.AIMRuntimeParameters{Hardware: &aim.AIMHardwareRequirements{GPU: &aim.AIMGpuRequirements{Model: strings.Repeat("é", 64)}}}
+		}, invalid: func(s *aim.AIMService) {
 			s.Spec.Overrides = &aim.AIMRuntimeParameters{Hardware: &aim.AIMHardwareRequirements{GPU: &aim.AIMGpuRequirements{Model: strings.Repeat("M", 65)}}}
 		}, field: "spec.overrides.hardware.gpu.model", errType: field.ErrorTypeTooLong},
 		{name: "gpu model xor minVram",
@@ -505,6 +507,14 @@ func templateTables() (tables []table) {
 		{name: "status enum", schema: true, valid: func(o *aim.AIMServiceTemplate) { o.Status.Status = aim.AIMStatusReady },
 			invalid: func(o *aim.AIMServiceTemplate) { o.Status.Status = aim.AIMStatusRunning }, field: "status.status", errType: field.ErrorTypeNotSupported},
 		{name: "discovery attempts", schema: true, invalid: func(o *aim.AIMServiceTemplate) { o.Status.Discovery = &aim.AIMDiscoveryState{Attempts: -1} }, field: "status.discovery.attempts", errType: field.ErrorTypeInvalid},
+		{name: "discovery Job scope", schema: true, valid: func(o *aim.AIMServiceTemplate) {
+			o.Status.DiscoveryJob = &aim.AIMResolvedReference{Name: "discover-x-1", Scope: aim.AIMResolutionScopeNamespace}
+		}, invalid: func(o *aim.AIMServiceTemplate) {
+			o.Status.DiscoveryJob = &aim.AIMResolvedReference{Name: "discover-x-1", Scope: "Bogus"}
+		}, field: "status.discoveryJob.scope", errType: field.ErrorTypeNotSupported},
+		{name: "resolved cache scope", schema: true, invalid: func(o *aim.AIMServiceTemplate) {
+			o.Status.ResolvedCache = &aim.AIMResolvedReference{Name: "c", Scope: "Bogus"}
+		}, field: "status.resolvedCache.scope", errType: field.ErrorTypeNotSupported},
 		{name: "status model sources", schema: true, invalid: func(o *aim.AIMServiceTemplate) { o.Status.ModelSources = []aim.AIMModelSource{{ModelID: "x"}} }, field: "status.modelSources[0].sourceUri", errType: field.ErrorTypeRequired},
 		{name: "profile metric", schema: true, valid: func(o *aim.AIMServiceTemplate) {
 			o.Status.Profile = &aim.AIMProfile{Metadata: aim.AIMProfileMetadata{Metric: aim.AIMMetricLatency, Precision: aim.AIMPrecisionFP8, Type: aim.AIMProfileTypeOptimized}}
@@ -572,7 +582,9 @@ func modelTables() (tables []table) {
 			invalid: func(m *aim.AIMModel) { m.Spec.DefaultServiceTemplate = "Tpl!" }, field: "spec.defaultServiceTemplate", errType: field.ErrorTypeInvalid},
 		{name: "custom templates at most 16", schema: true, valid: func(m *aim.AIMModel) { m.Spec.CustomTemplates = make([]aim.AIMCustomTemplate, 16) },
 			invalid: func(m *aim.AIMModel) { m.Spec.CustomTemplates = make([]aim.AIMCustomTemplate, 17) }, field: "spec.customTemplates", errType: field.ErrorTypeTooMany},
-		{name: "custom template name length", schema: true, invalid: func(m *aim.AIMModel) {
+		{name: "custom template name length, in characters", schema: true, valid: func(m *aim.AIMModel) {
+			m.Spec.CustomTemplates = []aim.AIMCustomTemplate{{Name: strings.Repeat("é", 63)}}
+		}, invalid: func(m *aim.AIMModel) {
 			m.Spec.CustomTemplates = []aim.AIMCustomTemplate{{Name: strings.Repeat("a", 64)}}
 		}, field: "spec.customTemplates[0].name", errType: field.ErrorTypeTooLong},
 		{name: "custom template type", schema: true, invalid: func(m *aim.AIMModel) {
