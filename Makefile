@@ -140,8 +140,8 @@ e2e-compat: tools image
 ## own, its state in _output/compat and its servers in a network namespace of their own (root, or an unprivileged
 ## user namespace), so that both keep the same loopback ports. About the time of one run: the suite mostly waits.
 ## The soak (TestSoakShortRuns) runs in the first only, the tiny benchmark runs (TestAPIBenchmarkRuns,
-## TestControllerBenchmarkRuns) and the short crash run (TestCrashConsistency) in the second only; make e2e and
-## make e2e-compat alone run all four.
+## TestControllerBenchmarkRuns), the short crash run (TestCrashConsistency) and the Helm release's migration
+## (TestMigrationKeepsHelmOwnedObjectsEncrypted) in the second only; make e2e and make e2e-compat alone run all five.
 e2e-versions: tools image
 	E2E_COMPAT=1 hack/e2e.sh
 
