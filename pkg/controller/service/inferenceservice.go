@@ -8,6 +8,7 @@ import (
 
 	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/env"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
@@ -140,4 +142,33 @@ func eventsOf(events []corev1.Event, uid types.UID) []corev1.Event {
 		}
 	}
 	return out
+}
+
+// aimEngineManagedBy is the managed-by label aim-engine gives the InferenceServices it makes (kserve.go:202).
+const aimEngineManagedBy = "aim-engine"
+
+// UnchangedSinceAimEngine reports whether live is an InferenceService aim-engine made (a migration brings them)
+// that already holds every field desired sets, but for those that only say who manages it: the managed-by
+// label, the owner reference's blockOwnerDeletion, the applied-hash annotation. An apply would change only
+// those labels and annotations, which KServe copies into the predictor's pod template: every predictor would
+// roll out once after a migration, its new pod needing a GPU and loading the model again, for nothing. Such an
+// InferenceService is left as aim-engine made it until the service changes it; a hand edit is drift, and
+// applied as for any other.
+func UnchangedSinceAimEngine(desired, live *kservev1beta1.InferenceService) bool {
+	if live == nil || live.Labels[aimv1.LabelManagedBy] != aimEngineManagedBy {
+		return false
+	}
+	want, err := reconcile.ApplyObject(desired)
+	if err != nil {
+		return false
+	}
+	meta, _ := want["metadata"].(map[string]any)
+	if labels, ok := meta["labels"].(map[string]any); ok {
+		labels[aimv1.LabelManagedBy] = aimEngineManagedBy
+	}
+	if mine, theirs := metav1.GetControllerOf(desired), metav1.GetControllerOf(live); mine != nil && theirs != nil && mine.UID == theirs.UID {
+		delete(meta, "ownerReferences")
+	}
+	cur, err := manager.AsUnstructured(live)
+	return err == nil && reconcile.Drift(cur.Object, want) == ""
 }

@@ -204,6 +204,9 @@ func (p *Plan) planWorkload(o Observation, observed kserve.Live, model *Model, r
 		w := workload{svc: svc, model: *model, run: *run, rc: o.RuntimeConfig, mounts: mounts, image: o.Mirrors.Rewrite(model.Spec.Image)}
 		p.ISVC, p.ISVCInputs = w.build(), w.inputs()
 		p.WorkloadExists = true // created now, if not before; its status is not known yet
+		if UnchangedSinceAimEngine(p.ISVC, o.ISVC) {
+			p.ISVC = nil // adopted as it is: an apply would roll the predictor for its labels alone
+		}
 	}
 	if !p.WorkloadExists {
 		if ready {

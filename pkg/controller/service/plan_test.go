@@ -438,3 +438,44 @@ func TestPlanServiceQuotesTheCacheByItsStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanServiceAdoptsAimEnginesInferenceServiceAsItIs: an InferenceService aim-engine made (a migration brings
+// it) that holds what the service wants is not applied: the apply would change only its managed-by label and
+// add the applied-hash annotation, which KServe copies into the predictor's pod template, rolling every predictor
+// once after a migration. One that differs in a field the controller sets is applied; ours always follow the
+// usual rule.
+func TestPlanServiceAdoptsAimEnginesInferenceServiceAsItIs(t *testing.T) {
+	o := observation(nil)
+	desired := PlanService(o).ISVC
+	if desired == nil {
+		t.Fatal("no InferenceService planned")
+	}
+	// As aim-engine made it: its managed-by, an owner reference without blockOwnerDeletion, and what KServe and
+	// the API server add.
+	made := desired.DeepCopy()
+	made.UID, made.ResourceVersion, made.Generation = "isvc-uid", "7", 1
+	made.Labels[aimv1.LabelManagedBy] = "aim-engine"
+	for i := range made.OwnerReferences {
+		made.OwnerReferences[i].BlockOwnerDeletion = nil
+	}
+	made.Annotations["serving.kserve.io/deploymentMode"] = "RawDeployment"
+	made.Status.URL = nil
+	o.ISVC = made
+	if p := PlanService(o); p.ISVC != nil || !p.WorkloadExists {
+		t.Errorf("aim-engine's InferenceService as the service wants it: applied %v (exists %v), want it left alone", p.ISVC != nil, p.WorkloadExists)
+	}
+
+	edited := made.DeepCopy()
+	edited.Spec.Predictor.Containers[0].Env[0].Value = "edited"
+	o.ISVC = edited
+	if p := PlanService(o); p.ISVC == nil || p.ISVC.Labels[aimv1.LabelManagedBy] != aimv1.ManagedByValue {
+		t.Errorf("aim-engine's InferenceService with a field changed: applied %v, want it applied with aim-apiserver's managed-by", p.ISVC != nil)
+	}
+
+	ours := made.DeepCopy()
+	ours.Labels[aimv1.LabelManagedBy] = aimv1.ManagedByValue
+	o.ISVC = ours
+	if p := PlanService(o); p.ISVC == nil {
+		t.Error("an InferenceService of ours without the applied hash is not planned (PrepareApply decides whether to send it)")
+	}
+}
