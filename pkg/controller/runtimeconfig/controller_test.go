@@ -20,7 +20,7 @@ import (
 
 // TestStatusConflictEndsQuietly: a status write answered 409 (another writer was first) ends the reconcile
 // without an error and without the validity Event, as reconcile.Finish ends every kind's; a write that succeeds
-// records the Event once.
+// records the Event once, with the condition's reason.
 func TestStatusConflictEndsQuietly(t *testing.T) {
 	cfg := &aimv1.AIMRuntimeConfig{ObjectMeta: metav1.ObjectMeta{Name: "gold", Namespace: "team", Generation: 1}}
 	for _, tc := range []struct {
@@ -60,6 +60,12 @@ func TestStatusConflictEndsQuietly(t *testing.T) {
 			}
 			if got := len(rec.Events); got != tc.events {
 				t.Errorf("%d Events, want %d", got, tc.events)
+			}
+			// The condition's reason, as every Event of the controllers carries.
+			if tc.events == 1 {
+				if e := <-rec.Events; e != "Normal ConfigurationValid runtime config is valid" {
+					t.Errorf("Event %q", e)
+				}
 			}
 		})
 	}
