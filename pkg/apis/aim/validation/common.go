@@ -4,6 +4,7 @@
 package validation
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -412,21 +413,28 @@ var (
 	gatewaySectionPattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 )
 
-// validateMaxLength checks a free-form string against the maxLength the schema publishes for it, in characters
-// as the schema counts them (and aim-engine's CRD validation does), not bytes.
+// longerThan is the schema's maxLength rule, which counts characters (as aim-engine's CRD validation does), not
+// bytes.
+func longerThan(v string, maxLen int) bool { return utf8.RuneCountInString(v) > maxLen }
+
+// tooLong is the error of a value longerThan maxLen, in the same unit (field.TooLong says bytes).
+func tooLong(fldPath *field.Path, maxLen int) *field.Error {
+	e := field.TooLong(fldPath, "", maxLen)
+	e.Detail = fmt.Sprintf("may not be more than %d characters", maxLen)
+	return e
+}
+
+// validateMaxLength checks a string against the maxLength the schema publishes for it.
 func validateMaxLength(v string, maxLen int, fldPath *field.Path) field.ErrorList {
-	if utf8.RuneCountInString(v) > maxLen {
-		return field.ErrorList{field.TooLong(fldPath, "", maxLen)}
+	if longerThan(v, maxLen) {
+		return field.ErrorList{tooLong(fldPath, maxLen)}
 	}
 	return nil
 }
 
 // validatePattern checks a string against a pattern and a maximum length.
 func validatePattern(v string, pattern *regexp.Regexp, maxLen int, fldPath *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if len(v) > maxLen {
-		errs = append(errs, field.TooLong(fldPath, v, maxLen))
-	}
+	errs := validateMaxLength(v, maxLen, fldPath)
 	if !pattern.MatchString(v) {
 		errs = append(errs, field.Invalid(fldPath, v, "must match "+pattern.String()))
 	}

@@ -720,8 +720,8 @@ func validateModelSourceSpec(spec *aim.AIMClusterModelSourceSpec) field.ErrorLis
 		switch {
 		case f.Image == "":
 			errs = append(errs, field.Required(p.Child("image"), "a repository such as amdenterpriseai/aim-*"))
-		case len(f.Image) > maxFilterImageLength:
-			errs = append(errs, field.TooLong(p.Child("image"), "", maxFilterImageLength))
+		case longerThan(f.Image, maxFilterImageLength):
+			errs = append(errs, tooLong(p.Child("image"), maxFilterImageLength))
 		case !filterImagePattern.MatchString(f.Image):
 			errs = append(errs, field.Invalid(p.Child("image"), f.Image, "must be a repository with optional * wildcards and an optional :tag"))
 		}

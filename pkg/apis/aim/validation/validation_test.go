@@ -883,3 +883,16 @@ func TestVersionRange(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxLengthCountsCharacters: the schema's maxLength counts characters, and the error says so (field.TooLong
+// says bytes): 64 two-byte characters are a valid GPU model, 65 are one too many.
+func TestMaxLengthCountsCharacters(t *testing.T) {
+	p := field.NewPath("spec", "hardware", "gpu", "model")
+	if errs := validateMaxLength(strings.Repeat("é", 64), 64, p); len(errs) != 0 {
+		t.Errorf("64 characters (128 bytes): %v", errs)
+	}
+	errs := validateMaxLength(strings.Repeat("é", 65), 64, p)
+	if len(errs) != 1 || errs[0].Type != field.ErrorTypeTooLong || errs[0].Error() != "spec.hardware.gpu.model: Too long: may not be more than 64 characters" {
+		t.Errorf("65 characters: %v", errs)
+	}
+}
