@@ -11,8 +11,9 @@ import (
 // etcdGRPCLogger forwards the etcd client's gRPC logs to klog as k8s.io/apiserver's own wrapper does (info at
 // -v=5, warnings and errors as such), except one warning: a connection attempt that the client itself
 // cancelled. k8s.io/apiserver opens etcd clients for its storage and health checks and closes some of them while
-// they still dial, and gRPC reports each as "createTransport failed ... operation was canceled": a dozen
-// warnings on every start that say nothing about etcd. A dial that fails for any other reason is still logged.
+// they still dial, and gRPC reports each as "createTransport failed ... operation was canceled" (or, closed
+// while it wrote the HTTP/2 preface, "... use of closed network connection"): a dozen warnings on every start
+// that say nothing about etcd. A dial that fails for any other reason is still logged.
 type etcdGRPCLogger struct{}
 
 // installETCDGRPCLogger must run before the first etcd client is made (gRPC reads its logger unsynchronized).
@@ -21,8 +22,8 @@ func installETCDGRPCLogger() { grpclog.SetLoggerV2(etcdGRPCLogger{}) }
 const grpcLogDepth = 4
 
 func cancelledDial(msg string) bool {
-	return strings.Contains(msg, "createTransport failed") &&
-		(strings.Contains(msg, "operation was canceled") || strings.Contains(msg, "context canceled"))
+	return strings.Contains(msg, "createTransport failed") && (strings.Contains(msg, "operation was canceled") ||
+		strings.Contains(msg, "context canceled") || strings.Contains(msg, "use of closed network connection"))
 }
 
 func (etcdGRPCLogger) Info(args ...any) {
