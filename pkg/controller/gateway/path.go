@@ -64,7 +64,9 @@ func RenderPath(svc *aimv1.AIMService, template string) (string, error) {
 	tooLong := func(n int) error {
 		return fmt.Errorf("path template %q renders %d characters; the limit is %d", template, n, MaxPathLength)
 	}
-	if n := len("/" + strings.Trim(rendered, "/")); n > MaxPathLength {
+	// Measured as aim-engine's normalizeRoutePath measures it, before empty segments go: leading slashes count,
+	// trailing ones do not.
+	if n := len(strings.TrimRight("/"+strings.TrimPrefix(rendered, "/"), "/")); n > MaxPathLength {
 		return "", tooLong(n)
 	}
 	var segments []string

@@ -69,6 +69,19 @@ func TestRenderPath(t *testing.T) {
 			t.Errorf("%s: got %q, %v; want an error mentioning %q", template, got, err, wantErr)
 		}
 	}
+	// The limit counts what aim-engine's normalizeRoutePath counts: leading and doubled slashes, not trailing ones.
+	for template, ok := range map[string]bool{
+		"/" + strings.Repeat("a/", 99) + "a":                          true, // 200 characters
+		"//" + strings.Repeat("a/", 99) + "a":                         false,
+		"/" + strings.Repeat("a/", 99) + "a" + strings.Repeat("/", 5): true,
+		strings.Repeat("a/", 99) + "a":                                true, // aim-engine adds the leading slash
+		strings.Repeat("a/", 100) + "a":                               false,
+		"/" + strings.Repeat("a//", 67) + "a":                         false, // renders "/a/a/…", 136 characters
+	} {
+		if got, err := RenderPath(svc(), template); (err != nil) == ok {
+			t.Errorf("%d characters %q: got %q, %v; want accepted=%v", len(template), template, got, err, ok)
+		}
+	}
 	long, err := RenderPath(svc(), "/"+strings.Repeat("a", 100))
 	if err != nil || len(long) != 64 {
 		t.Errorf("a long segment is cut to 63 characters: %q %v", long, err)
