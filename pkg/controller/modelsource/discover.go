@@ -75,13 +75,13 @@ func discoverFilter(ctx context.Context, l Lister, spec aimv1.AIMModelSourceFilt
 	var out []Image
 	var unlisted []error
 	for _, repo := range repos {
-		if f.Excluded(repo) {
-			continue
-		}
-		// A named tag of a named repository is that image: no listing, and no version constraints either,
-		// since the user chose the tag.
+		// A named tag of a named repository is that image: no listing, and no version constraints or exclusions
+		// either, since the user chose it (aim-engine's static images, registry.go:113).
 		if f.ExactTag() && !f.Wildcard() {
 			out = append(out, Image{Registry: f.Registry, Repository: repo, Tag: f.Tag})
+			continue
+		}
+		if f.Excluded(repo) {
 			continue
 		}
 		key := Image{Registry: f.Registry, Repository: repo}

@@ -90,6 +90,9 @@ func TestDiscover(t *testing.T) {
 	}{
 		{"exact repo:tag is that image, no listing", sourceSpec("r.example", []string{">=5"}, f("aim/qwen:latest")),
 			[]string{"r.example/aim/qwen:latest"}, nil},
+		{"exact repo:tag is that image even when excluded", sourceSpec("r.example", nil,
+			aimv1.AIMModelSourceFilter{Image: "aim/qwen:0.8.4", Exclude: []string{"aim/qwen"}}),
+			[]string{"r.example/aim/qwen:0.8.4"}, nil},
 		{"repository lists its tags", sourceSpec("r.example", nil, f("aim/llama")),
 			[]string{"r.example/aim/llama:1.0.0"}, []string{"tags r.example/aim/llama"}},
 		{"filter versions", sourceSpec("r.example", nil, f("aim/qwen", ">=0.8.5")),
