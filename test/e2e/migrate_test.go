@@ -571,6 +571,19 @@ spec: {model: {name: mig-model}, replicas: -1}
 	}
 	compareContents(t, "after the rollback", crdContents, aimContents(t, uids))
 
+	// The InferenceService as aim-engine leaves it when it made the same one (its managed-by, no applied hash, an
+	// owner reference without blockOwnerDeletion): the next migration adopts it as it is, without a write, which
+	// would roll its predictor (KServe copies its labels into the pod template).
+	// The patch's answer is the object as written, before the controller could react to it.
+	const isvcMeta = `jsonpath={.metadata.resourceVersion} {.metadata.labels.app\.kubernetes\.io/managed-by}`
+	asAimEngineLeftIt := k.must("patch", "inferenceservice", isvcName, "-n", ns, "--type=json", "-o", isvcMeta, "-p", `[
+{"op":"replace","path":"/metadata/labels/app.kubernetes.io~1managed-by","value":"aim-engine"},
+{"op":"remove","path":"/metadata/annotations/aim.eai.amd.com~1applied-hash"},
+{"op":"remove","path":"/metadata/ownerReferences/0/blockOwnerDeletion"}]`)
+	if !strings.HasSuffix(asAimEngineLeftIt, " aim-engine") {
+		t.Fatalf("the patched InferenceService: resourceVersion and managed-by %q", asAimEngineLeftIt)
+	}
+
 	// The CRDs serve again: an invalid service is created through them, with a child.
 	k.mustApply(fmt.Sprintf(`{"apiVersion":"aim.eai.amd.com/v1alpha1","kind":"AIMService","metadata":{"name":"mig-broken","namespace":%q},
 "spec":{"model":{"name":"mig-model"},"replicas":-1}}`, ns))
@@ -602,6 +615,9 @@ spec: {model: {name: mig-model}, replicas: -1}
 	})
 	if after := children(t, ns); len(after) != len(before) {
 		t.Errorf("children at the end: %v", after)
+	}
+	if got := k.must("get", "inferenceservice", isvcName, "-n", ns, "-o", isvcMeta); got != asAimEngineLeftIt {
+		t.Errorf("the InferenceService as aim-engine left it was written after the migration: resourceVersion and managed-by %q, were %q", got, asAimEngineLeftIt)
 	}
 
 	for key := range uids {
