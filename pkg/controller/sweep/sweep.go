@@ -61,13 +61,15 @@ func (c Child) Owned() []Owner {
 // ClusterScoped reports whether an AIM kind is cluster-scoped.
 func ClusterScoped(kind string) bool { return strings.HasPrefix(kind, "AIMCluster") }
 
-// Orphans are the children whose AIM owners are all gone. exists answers whether an owner with that UID
-// exists; when it cannot tell (err), the child is kept, so that an outage never deletes anything.
+// Orphans are the children whose owners are all AIM objects and all gone. exists answers whether an owner with
+// that UID exists; when it cannot tell (err), the child is kept, so that an outage never deletes anything. A
+// child with an owner of another group is left to the garbage collector, which can see that owner and deletes
+// the child only once every owner is gone.
 func Orphans(children []Child, exists func(Owner) (bool, error)) []Child {
 	var out []Child
 	for _, c := range children {
 		owners := c.Owned()
-		if len(owners) == 0 {
+		if len(owners) == 0 || len(owners) < len(c.Owners) {
 			continue
 		}
 		orphan := true

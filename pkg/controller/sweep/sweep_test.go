@@ -38,6 +38,8 @@ func TestOrphans(t *testing.T) {
 		{Name: "one-owner-left", Owners: []metav1.OwnerReference{ref("AIMService", "b", "gone"), ref("AIMModel", "m", "alive")}},
 		{Name: "unknown-kept", Owners: []metav1.OwnerReference{ref("AIMService", "c", unsure)}},
 		{Name: "not-ours", Owners: []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "x", UID: "gone"}}},
+		// Another group's owner may still exist: the garbage collector, which can tell, decides.
+		{Name: "another-owner", Owners: []metav1.OwnerReference{ref("AIMService", "b", "gone"), {APIVersion: "v1", Kind: "ConfigMap", Name: "x", UID: "cm"}}},
 		{Name: "no-owner"},
 	}
 	got := Orphans(children, exists)
