@@ -258,8 +258,13 @@ func TestCacheChildrenCarryReferenceLabels(t *testing.T) {
 		"aim.eai.amd.com/cache.name": art, "aim.eai.amd.com/cache.type": "template-cache", "aim.eai.amd.com/source-model": "org_model",
 		"aim.eai.amd.com/artifact.name": art, "aim.eai.amd.com/template.name": "e2e-labels"})
 	job, _ := jobPodOf(t, ns, art, "download")
-	hasLabels(t, "download Job", labelsOf(t, "job", job, ns), map[string]string{
+	jobLabels := labelsOf(t, "job", job, ns)
+	hasLabels(t, "download Job", jobLabels, map[string]string{
 		"aim.eai.amd.com/cache.name": art, "aim.eai.amd.com/cache.type": "artifact", "aim.eai.amd.com/component": "download"})
+	// aim-engine lists a template's discovery Jobs by this label (discovery.go:256).
+	if tpl, ok := jobLabels["aim.eai.amd.com/template"]; ok {
+		t.Errorf("download Job labelled aim.eai.amd.com/template=%s, the label of a discovery Job", tpl)
+	}
 	envs := k.must("get", "job", job, "-n", ns, "-o", "jsonpath={.spec.template.spec.containers[0].env[*].name}")
 	if envs != "AIM_DOWNLOADER_PROTOCOL TMPDIR HF_HOME EXPECTED_SIZE_BYTES MOUNT_PATH ARTIFACT_NAME ARTIFACT_NAMESPACE STALL_TIMEOUT TARGET_DIR" {
 		t.Errorf("download env %q", envs)

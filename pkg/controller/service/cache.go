@@ -80,10 +80,11 @@ func desiredCache(svc *aimv1.AIMService, t Template, rc runtimeconfig.Resolved, 
 	}
 	want := &aimv1.AIMTemplateCache{
 		TypeMeta: metav1.TypeMeta{APIVersion: aimv1.SchemeGroupVersion.String(), Kind: "AIMTemplateCache"},
-		// aim-engine's labels: the service (the one that made a shared cache) and the framework label.
+		// aim-engine's labels: the service (the one that made a shared cache) and the framework label. Not
+		// aim.eai.amd.com/template: every aim.eai.amd.com/* label reaches the cache's artifacts and their Jobs,
+		// and aim-engine takes a Job with that label as the template's discovery Job (discovery.go:256).
 		ObjectMeta: metav1.ObjectMeta{Namespace: svc.Namespace,
-			Labels: childlabels.For(childlabels.Service, svc, rc, map[string]string{
-				aimv1.LabelService: naming.LabelValue(svc.Name), LabelTemplate: naming.LabelValue(t.Name)})},
+			Labels: childlabels.For(childlabels.Service, svc, rc, map[string]string{aimv1.LabelService: naming.LabelValue(svc.Name)})},
 		Spec: aimv1.AIMTemplateCacheSpec{TemplateName: t.Name, TemplateScope: scope, RuntimeConfigName: svc.Spec.RuntimeConfigName,
 			StorageClassName: storageClass(svc, rc)},
 	}

@@ -90,6 +90,11 @@ func TestPlanCache(t *testing.T) {
 	if e := p.Create.Spec.Env; len(e) != 2 || e[0].Value != "template" || e[1].Value != "service" {
 		t.Errorf("cache env = %+v", e)
 	}
+	// aim-engine's labels only: aim.eai.amd.com/* labels reach the cache's artifacts and their Jobs, and a Job
+	// labelled aim.eai.amd.com/template is a discovery Job to aim-engine (after a rollback, say).
+	if l := p.Create.Labels; l[aimv1.LabelService] != svc.Name || l[LabelTemplate] != "" {
+		t.Errorf("cache labels = %v", l)
+	}
 	if st, reason := outcome(*p.Component); st != aimv1.AIMStatusProgressing || reason != "CacheCreating" {
 		t.Errorf("cache component = %s %s", st, reason)
 	}
