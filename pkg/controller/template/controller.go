@@ -254,7 +254,7 @@ func (ctl *Controller) reconcile(ctx context.Context, obj reconcile.Object, o Ob
 		switch {
 		case err != nil:
 			applyErr = err
-			plan.Components = append(plan.Components, state.Component{Name: ComponentDiscoveryJob, Dependency: state.DependencyDownstream, Errors: []error{err}})
+			JobNotCreated(o, &plan, err)
 		case !created:
 			// Another template took the last slot since we looked: wait, as the planner does.
 			waitForSlot(o, &plan)

@@ -441,6 +441,15 @@ func planJob(o Observation, p *Plan) {
 	}
 }
 
+// JobNotCreated replans a template whose discovery Job could not be created: the status keeps the Job it named
+// before, as none was made (aim-engine names a Job only once it has read it), and the component reports the error
+// in place of the plan's "created".
+func JobNotCreated(o Observation, p *Plan, err error) {
+	p.Status.DiscoveryJob = o.Status.DiscoveryJob.DeepCopy()
+	p.Components = slices.DeleteFunc(p.Components, func(c state.Component) bool { return c.Name == ComponentDiscoveryJob })
+	p.Components = append(p.Components, state.Component{Name: ComponentDiscoveryJob, Dependency: state.DependencyDownstream, Errors: []error{err}})
+}
+
 // waitForSlot plans to wait for a free discovery slot instead of starting the Job: the planner's choice when every
 // slot is taken, and the controller's when another template took the last one first. Either says the same, from
 // the template's own inputs only: the count of running Jobs, cluster-wide, and who won a race change while the

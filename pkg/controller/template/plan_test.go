@@ -61,6 +61,30 @@ func component(p Plan, name string) *state.Component {
 	return nil
 }
 
+// TestJobNotCreated: a discovery Job whose create failed is not named in the status (the one named before stays),
+// and its component carries the error, not the plan's "created".
+func TestJobNotCreated(t *testing.T) {
+	o := observation()
+	o.Status.DiscoveryJob = jobReference("discover-earlier", "aim-system", "uid-earlier")
+	p := PlanTemplate(o)
+	if p.Job == nil || p.Status.DiscoveryJob.Name != p.Job.Name {
+		t.Fatalf("planned job %v, status ref %+v", p.Job, p.Status.DiscoveryJob)
+	}
+	JobNotCreated(o, &p, errors.New("quota exceeded"))
+	if d := cmp.Diff(o.Status.DiscoveryJob, p.Status.DiscoveryJob); d != "" {
+		t.Errorf("status.discoveryJob after a failed create (-before +after):\n%s", d)
+	}
+	var jobs []state.Component
+	for _, c := range p.Components {
+		if c.Name == ComponentDiscoveryJob {
+			jobs = append(jobs, c)
+		}
+	}
+	if len(jobs) != 1 || len(jobs[0].Errors) != 1 || jobs[0].Reason == ReasonJobCreated {
+		t.Errorf("DiscoveryJob components after a failed create: %+v", jobs)
+	}
+}
+
 func TestPlanStartsDiscovery(t *testing.T) {
 	p := PlanTemplate(observation())
 	if p.Job == nil {
