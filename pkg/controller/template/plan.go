@@ -246,6 +246,11 @@ func planHardware(o Observation, st *aimv1.AIMServiceTemplateStatus, settled boo
 		if r, ok := requirement(placement(o.Spec.Hardware, hw)); ok && !keep {
 			if m := o.Inventory.Find(gpu.Requirement{Model: r.Model, MinMemory: r.MinMemory, ResourceName: r.ResourceName}); m.Available {
 				st.ResolvedNodeAffinity = o.Inventory.Affinity(m.Models)
+			} else if aimv1.SemanticEqual(o.Status.ResolvedHardware, hw) {
+				// No node has the GPU now (the template is NotAvailable): the affinity stays as written, as
+				// aim-engine never clears it, so that a running service's InferenceService is not applied without
+				// it, and again with it when the nodes return, rolling its pods twice.
+				st.ResolvedNodeAffinity = o.Status.ResolvedNodeAffinity
 			}
 		}
 	}

@@ -820,6 +820,19 @@ func TestPlanKeepsTheNodeAffinity(t *testing.T) {
 			if got := PlanTemplate(back).Status.ResolvedNodeAffinity; !cmp.Equal(recomputed, got) {
 				t.Errorf("back from NotAvailable, affinity (-want +got):\n%s", cmp.Diff(recomputed, got))
 			}
+			// While no node has the GPU the template is NotAvailable and keeps the affinity, as aim-engine's: a
+			// running service's InferenceService is not applied without it, then with it again.
+			for _, status := range []aimv1.AIMStatus{aimv1.AIMStatusReady, aimv1.AIMStatusNotAvailable} {
+				gone := o
+				gone.Inventory, gone.Status.Status = gpu.Inventory{}, status
+				p := PlanTemplate(gone)
+				if c := component(p, "GPU"); c == nil || c.State != aimv1.AIMStatusNotAvailable {
+					t.Errorf("no GPU nodes, previously %s: GPU component %+v", status, c)
+				}
+				if !cmp.Equal(written, p.Status.ResolvedNodeAffinity) {
+					t.Errorf("no GPU nodes, previously %s: affinity (-written +got):\n%s", status, cmp.Diff(written, p.Status.ResolvedNodeAffinity))
+				}
+			}
 		})
 	}
 }
