@@ -79,6 +79,17 @@ func TestJobPods(t *testing.T) {
 			aimv1.AIMStatusFailed, ReasonSourceNotFound},
 		{"disk full", []*corev1.Pod{pod(corev1.PodFailed, terminated("Error", "OSError: [Errno 28] No space left on device", 1))}, nil,
 			aimv1.AIMStatusFailed, ReasonStorageFull},
+		// aim-engine's further patterns (health_fetchers.go:62): AWS SDK credentials, hf's exception name, and the
+		// API refusing the downloader's own account, which is no source error.
+		{"no AWS credentials", []*corev1.Pod{pod(corev1.PodFailed, terminated("Error", "NoCredentialProviders: no valid providers in chain", 1))}, nil,
+			aimv1.AIMStatusFailed, ReasonAuthError},
+		{"hf repository missing", []*corev1.Pod{pod(corev1.PodFailed, terminated("Error", "huggingface_hub.errors.RepositoryNotFoundError", 1))}, nil,
+			aimv1.AIMStatusFailed, ReasonSourceNotFound},
+		{"volume full", []*corev1.Pod{pod(corev1.PodFailed, terminated("Error", "write failed: disk is full", 1))}, nil,
+			aimv1.AIMStatusFailed, ReasonStorageFull},
+		{"the API refuses the downloader", []*corev1.Pod{pod(corev1.PodFailed, terminated("Error",
+			`Error from server (Forbidden): aimartifacts.aim.eai.amd.com "x" is forbidden: User "system:serviceaccount:team:aim-artifact-downloader" cannot patch resource "aimartifacts/status"`, 1))}, nil,
+			aimv1.AIMStatusFailed, ReasonPodFailed},
 		{"out of memory", []*corev1.Pod{pod(corev1.PodFailed, terminated("OOMKilled", "", 137))}, nil, aimv1.AIMStatusFailed, ReasonPodOOMKilled},
 		{"stalled attempt", []*corev1.Pod{pod(corev1.PodFailed, terminated("Error", "download stalled for 120s, giving up", 1))}, nil,
 			aimv1.AIMStatusFailed, ReasonPodFailed},

@@ -170,9 +170,13 @@ var (
 	// Not "does not exist": S3 words a refused key so ("403 (InvalidAccessKeyId): The Access Key Id you provided
 	// does not exist in our records"); its missing keys and buckets carry 404 and their codes. "File not found in
 	// repository" is the hf CLI's missing file.
-	sourceNotFound = regexp.MustCompile(`(?i)repository not found|revision not found|entry not found|file not found|\b404\b|nosuchkey|nosuchbucket`)
-	sourceAuth     = regexp.MustCompile(`(?i)\b401\b|\b403\b|unauthori[sz]ed|gated repo|access denied|invalid (user )?token|invalidaccesskeyid|signaturedoesnotmatch|forbidden`)
-	diskFull       = regexp.MustCompile(`(?i)no space left on device|enospc|disk quota exceeded`)
+	sourceNotFound = regexp.MustCompile(`(?i)repository ?not ?found|revision not found|entry not found|file.*not.*found|model.*not.*found|\b404\b|nosuchkey|nosuchbucket`)
+	sourceAuth     = regexp.MustCompile(`(?i)\b401\b|\b403\b|unauthori[sz]ed|gated repo|access denied|invalid (user )?token|invalidaccesskeyid|signaturedoesnotmatch|forbidden|nocredentialproviders|aws.*credentials.*not.*found`)
+	diskFull       = regexp.MustCompile(`(?i)no space left on device|enospc|disk.*full|storage.*full|quota.*exceeded`)
+	// apiRefusal is the Kubernetes API refusing the pod's own service account (the downloader patching its
+	// artifact's status), which aim-engine checks first (infraErrorPatterns, health_fetchers.go:62): no fault of
+	// the source or its credentials, the pod's reason decides.
+	apiRefusal = regexp.MustCompile(`(?i)rbac:.*not found|clusterrole.*not found|forbidden.*cannot.*resource|serviceaccount.*cannot`)
 )
 
 // failedPod classifies a failed pod by its first terminated container: what its termination message says,
@@ -194,6 +198,7 @@ func failedPod(p *corev1.Pod) (state.Category, string, string) {
 	msg := fmt.Sprintf("Container %s failed with exit code %d: %s", name, t.ExitCode, strings.TrimSpace(t.Reason+" "+t.Message))
 	if t.Reason != "OOMKilled" {
 		switch out := t.Message; {
+		case apiRefusal.MatchString(out):
 		case sourceNotFound.MatchString(out):
 			return state.InvalidSpec, ReasonSourceNotFound, "Source resource not found: " + msg
 		case sourceAuth.MatchString(out):
