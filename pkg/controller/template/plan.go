@@ -466,7 +466,7 @@ func waitForSlot(o Observation, p *Plan) {
 	// The controller's plan, made to start the Job, reported it.
 	p.Components = slices.DeleteFunc(p.Components, func(c state.Component) bool { return c.Name == ComponentDiscoveryJob })
 	p.Informational = slices.DeleteFunc(p.Informational, func(c metav1.Condition) bool { return c.Type == ConditionDiscovered })
-	jobComponent(p, aimv1.AIMStatusProgressing, ReasonWaitingForSlot, fmt.Sprintf(
+	jobComponent(p, aimv1.AIMStatusPending, ReasonWaitingForSlot, fmt.Sprintf(
 		"waiting for a discovery slot: at most %d discovery Jobs run at once", o.RuntimeConfig.MaxConcurrentDiscoveryJobs()))
 	awaiting(p, "waiting for a discovery slot")
 	p.RequeueAfter = slotRetry

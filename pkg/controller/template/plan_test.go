@@ -350,10 +350,14 @@ func TestPlanSlotWaitIgnoresRunningJobs(t *testing.T) {
 		return PlanTemplate(o)
 	}
 	full, more := plan(10), plan(14)
-	want := state.Component{Name: ComponentDiscoveryJob, Dependency: state.DependencyDownstream, State: aimv1.AIMStatusProgressing,
+	// Pending, as aim-engine's DiscoveryJob component is while no Job exists (discovery.go:338): nothing runs.
+	want := state.Component{Name: ComponentDiscoveryJob, Dependency: state.DependencyDownstream, State: aimv1.AIMStatusPending,
 		Reason: ReasonWaitingForSlot, Message: "waiting for a discovery slot: at most 10 discovery Jobs run at once"}
 	if diff := cmp.Diff(&want, component(full, ComponentDiscoveryJob)); diff != "" {
 		t.Errorf("DiscoveryJob with 10 Jobs running (-want +got):\n%s", diff)
+	}
+	if got := state.Derive(state.Input{Components: full.Components, Now: now}).Status; got != aimv1.AIMStatusPending {
+		t.Errorf("a template waiting for a discovery slot is %s, want Pending", got)
 	}
 	if diff := cmp.Diff(full.Components, more.Components); diff != "" {
 		t.Errorf("components with 10 and 14 Jobs running (-10 +14):\n%s", diff)
