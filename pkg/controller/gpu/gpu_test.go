@@ -178,14 +178,17 @@ func TestSummary(t *testing.T) {
 }
 
 func TestMemoryLabel(t *testing.T) {
-	for v, want := range map[string]string{"192G": "192Gi", "1T": "1Ti", "65536M": "64Gi", "64Gi": "64Gi", "1073741824": "1Gi"} {
+	for v, want := range map[string]string{"192G": "192Gi", "192g": "192Gi", "1T": "1Ti", "1.5T": "1536Gi", "65536M": "64Gi",
+		"64Gi": "64Gi", "1073741824": "1Gi"} {
 		q, ok := memoryFromLabels(map[string]string{LabelVRAM: v})
 		if !ok || q.Cmp(resource.MustParse(want)) != 0 {
 			t.Errorf("vram %q = %v (%v), want %s", v, q.String(), ok, want)
 		}
 	}
-	if _, ok := memoryFromLabels(map[string]string{LabelVRAM: "lots"}); ok {
-		t.Error("unparsable vram accepted")
+	for _, v := range []string{"lots", "-1G", "1e3G", "NaNG"} {
+		if q, ok := memoryFromLabels(map[string]string{LabelVRAM: v}); ok {
+			t.Errorf("unparsable vram %q accepted as %v", v, q.String())
+		}
 	}
 }
 

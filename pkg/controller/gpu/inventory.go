@@ -2,8 +2,8 @@ package gpu
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -238,8 +238,8 @@ func countEncoded(labels map[string]string, key string) string {
 	return found[0]
 }
 
-// memoryFromLabels parses the vram label: "192G" (GiB), "1T" (TiB), "196608M" (MiB), a Kubernetes quantity, or
-// a bare number of bytes.
+// memoryFromLabels parses the vram label: "192G" (GiB, as aim-engine's ParseVRAMToBytes reads it, in either case),
+// "1T" or "1.5T" (TiB), "196608M" (MiB), a Kubernetes quantity, or a bare number of bytes.
 func memoryFromLabels(labels map[string]string) (resource.Quantity, bool) {
 	for _, k := range []string{LabelVRAM, LabelBetaVRAM} {
 		v := strings.TrimSpace(labels[k])
@@ -247,15 +247,20 @@ func memoryFromLabels(labels map[string]string) (resource.Quantity, bool) {
 			continue
 		}
 		for suffix, unit := range map[string]string{"G": "Gi", "T": "Ti", "M": "Mi"} {
-			if n, ok := strings.CutSuffix(v, suffix); ok {
-				if _, err := strconv.ParseUint(n, 10, 64); err == nil {
-					return resource.MustParse(n + unit), true
+			if n, ok := strings.CutSuffix(strings.ToUpper(v), suffix); ok {
+				if vramNumber.MatchString(n) {
+					if q, err := resource.ParseQuantity(n + unit); err == nil {
+						return q, true
+					}
 				}
 			}
 		}
-		if q, err := resource.ParseQuantity(v); err == nil {
+		if q, err := resource.ParseQuantity(v); err == nil && q.Sign() > 0 {
 			return q, true
 		}
 	}
 	return resource.Quantity{}, false
 }
+
+// vramNumber is the number before a vram label's unit letter.
+var vramNumber = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)

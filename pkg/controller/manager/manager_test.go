@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -341,5 +342,32 @@ func TestControlled(t *testing.T) {
 	got := Controlled(indexer, "p1")
 	if len(got) != 1 || got[0].GetName() != "mine" {
 		t.Errorf("children of p1: %v", got)
+	}
+}
+
+// TestDefaultSystemNamespace: aim-engine's variable first, then the chart's, then the pod's service account, as
+// aim-engine falls back to it; aim-system when none says.
+func TestDefaultSystemNamespace(t *testing.T) {
+	saFile := func(ns string) func(string) ([]byte, error) {
+		return func(path string) ([]byte, error) {
+			if ns == "" || path != serviceAccountNamespaceFile {
+				return nil, os.ErrNotExist
+			}
+			return []byte(ns + "\n"), nil
+		}
+	}
+	for _, tc := range []struct {
+		env      map[string]string
+		sa, want string
+	}{
+		{map[string]string{"AIM_SYSTEM_NAMESPACE": "aim-engine-ns", "POD_NAMESPACE": "pod-ns"}, "sa-ns", "aim-engine-ns"},
+		{map[string]string{"POD_NAMESPACE": "pod-ns"}, "sa-ns", "pod-ns"},
+		{nil, "sa-ns", "sa-ns"},
+		{nil, "", "aim-system"},
+	} {
+		getenv := func(k string) string { return tc.env[k] }
+		if got := DefaultSystemNamespace(getenv, saFile(tc.sa)); got != tc.want {
+			t.Errorf("env %v, service account namespace %q: %q, want %q", tc.env, tc.sa, got, tc.want)
+		}
 	}
 }
