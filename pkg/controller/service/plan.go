@@ -229,12 +229,7 @@ func (p *Plan) planWorkload(o Observation, observed kserve.Live, model *Model, r
 			isvc.Message = strings.TrimPrefix(isvc.Message+"; the predictor pulls "+mirrored+" (rewriteImages)", "; ")
 		}
 	}
-	p.Workload = []state.Component{isvc}
-	if o.ISVC != nil {
-		// Its pods are looked at once it exists, as aim-engine fetches them (reconcile.go:106): not in the
-		// reconcile that creates it.
-		p.Workload = append(p.Workload, health.PredictorPods(ComponentPods, o.Pods, o.PodEvents, st.Ready))
-	}
+	p.Workload = []state.Component{isvc, health.PredictorPods(ComponentPods, o.Pods, o.PodEvents, st.Ready)}
 	p.Status.Runtime = kserve.RuntimeStatus(&svc.Spec, o.Pods, o.HPA)
 	p.Status.Endpoint = Endpoint(svc, "")
 }

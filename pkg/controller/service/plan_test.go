@@ -74,10 +74,9 @@ func TestPlanService(t *testing.T) {
 		obs  func() Observation
 		want summary
 	}{
-		// Its pods are not looked at in the reconcile that creates it, as in aim-engine: no InferenceServicePods yet.
 		{"a new service: the InferenceService is created, the route swept", func() Observation { return observation(nil) },
 			summary{Components: map[string]string{"RuntimeConfig": "Ready/DefaultConfigNotFound", "Model": "Ready/ModelResolved",
-				"Template": "Ready/Resolved", "InferenceService": "Progressing/CreatingRuntime"},
+				"Template": "Ready/Resolved", "InferenceService": "Progressing/CreatingRuntime", "InferenceServicePods": "Progressing/NoPods"},
 				ISVC: true, WorkloadExists: true, SweepRoute: true, Endpoint: true}},
 		{"a spec the API would reject: nothing but the error", func() Observation {
 			o := observation(nil)
@@ -139,7 +138,7 @@ func TestPlanService(t *testing.T) {
 			return o
 		}, summary{Components: map[string]string{"RuntimeConfig": "Ready/DefaultConfigNotFound", "Model": "Ready/ModelResolved",
 			"Template": "Ready/Resolved", "InferenceService": "Progressing/CreatingRuntime",
-			"HTTPRoute": "Degraded/GatewayAPINotInstalled"},
+			"InferenceServicePods": "Progressing/NoPods", "HTTPRoute": "Degraded/GatewayAPINotInstalled"},
 			ISVC: true, WorkloadExists: true, Endpoint: true}},
 		{"the model is gone while its InferenceService runs: said in ModelReady, the children kept as they are", func() Observation {
 			o := observation(nil)
