@@ -450,9 +450,16 @@ func planJob(o Observation, p *Plan) {
 // before, as none was made (aim-engine names a Job only once it has read it), and the component reports the error
 // in place of the plan's "created".
 func JobNotCreated(o Observation, p *Plan, err error) {
+	withoutJob(o, p)
+	p.Components = append(p.Components, state.Component{Name: ComponentDiscoveryJob, Dependency: state.DependencyDownstream, Errors: []error{err}})
+}
+
+// withoutJob takes back a plan's discovery Job: no Job to create, the status naming the Job it named before, and
+// no component saying one was created.
+func withoutJob(o Observation, p *Plan) {
+	p.Job = nil
 	p.Status.DiscoveryJob = o.Status.DiscoveryJob.DeepCopy()
 	p.Components = slices.DeleteFunc(p.Components, func(c state.Component) bool { return c.Name == ComponentDiscoveryJob })
-	p.Components = append(p.Components, state.Component{Name: ComponentDiscoveryJob, Dependency: state.DependencyDownstream, Errors: []error{err}})
 }
 
 // waitForSlot plans to wait for a free discovery slot instead of starting the Job: the planner's choice when every
@@ -461,10 +468,7 @@ func JobNotCreated(o Observation, p *Plan, err error) {
 // template waits, and each waiting template looks again every slotRetry; with them in the message it would write
 // its status on most looks.
 func waitForSlot(o Observation, p *Plan) {
-	p.Job = nil
-	p.Status.DiscoveryJob = o.Status.DiscoveryJob.DeepCopy()
-	// The controller's plan, made to start the Job, reported it.
-	p.Components = slices.DeleteFunc(p.Components, func(c state.Component) bool { return c.Name == ComponentDiscoveryJob })
+	withoutJob(o, p) // the controller's plan, made to start the Job, reported it
 	p.Informational = slices.DeleteFunc(p.Informational, func(c metav1.Condition) bool { return c.Type == ConditionDiscovered })
 	jobComponent(p, aimv1.AIMStatusPending, ReasonWaitingForSlot, fmt.Sprintf(
 		"waiting for a discovery slot: at most %d discovery Jobs run at once", o.RuntimeConfig.MaxConcurrentDiscoveryJobs()))
