@@ -185,7 +185,7 @@ func TestMemoryLabel(t *testing.T) {
 			t.Errorf("vram %q = %v (%v), want %s", v, q.String(), ok, want)
 		}
 	}
-	for _, v := range []string{"lots", "-1G", "1e3G", "NaNG"} {
+	for _, v := range []string{"lots", "-1G", "1e3G", "NaNG", "0G", "0"} {
 		if q, ok := memoryFromLabels(map[string]string{LabelVRAM: v}); ok {
 			t.Errorf("unparsable vram %q accepted as %v", v, q.String())
 		}

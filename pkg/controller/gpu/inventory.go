@@ -240,26 +240,24 @@ func countEncoded(labels map[string]string, key string) string {
 
 // memoryFromLabels parses the vram label: "192G" (GiB, as aim-engine's ParseVRAMToBytes reads it, in either case),
 // "1T" or "1.5T" (TiB), "196608M" (MiB), a Kubernetes quantity, or a bare number of bytes.
+// A value that does not parse, or is not positive, is passed over for the next label (then the model's memory).
 func memoryFromLabels(labels map[string]string) (resource.Quantity, bool) {
 	for _, k := range []string{LabelVRAM, LabelBetaVRAM} {
-		v := strings.TrimSpace(labels[k])
-		if v == "" {
-			continue
-		}
-		for suffix, unit := range map[string]string{"G": "Gi", "T": "Ti", "M": "Mi"} {
-			if n, ok := strings.CutSuffix(strings.ToUpper(v), suffix); ok {
-				if vramNumber.MatchString(n) {
-					if q, err := resource.ParseQuantity(n + unit); err == nil {
-						return q, true
-					}
-				}
-			}
-		}
-		if q, err := resource.ParseQuantity(v); err == nil && q.Sign() > 0 {
+		if q, err := resource.ParseQuantity(vramQuantity(strings.TrimSpace(labels[k]))); err == nil && q.Sign() > 0 {
 			return q, true
 		}
 	}
 	return resource.Quantity{}, false
+}
+
+// vramQuantity writes a vram label's value as a Kubernetes quantity: its unit letter as the binary unit.
+func vramQuantity(v string) string {
+	for suffix, unit := range map[string]string{"G": "Gi", "T": "Ti", "M": "Mi"} {
+		if n, ok := strings.CutSuffix(strings.ToUpper(v), suffix); ok && vramNumber.MatchString(n) {
+			return n + unit
+		}
+	}
+	return v
 }
 
 // vramNumber is the number before a vram label's unit letter.

@@ -199,6 +199,7 @@ func failedPod(p *corev1.Pod) (state.Category, string, string) {
 	if t.Reason != "OOMKilled" {
 		switch out := t.Message; {
 		case apiRefusal.MatchString(out):
+			// not the source's fault: the pod's reason decides, below
 		case sourceNotFound.MatchString(out):
 			return state.InvalidSpec, ReasonSourceNotFound, "Source resource not found: " + msg
 		case sourceAuth.MatchString(out):

@@ -71,10 +71,10 @@ type Options struct {
 // serviceAccountNamespaceFile holds the namespace of a pod's service account, where Kubernetes mounts its token.
 const serviceAccountNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 
-// DefaultSystemNamespace is the namespace --system-namespace defaults to: aim-engine's $AIM_SYSTEM_NAMESPACE,
+// defaultSystemNamespace is the namespace --system-namespace defaults to: aim-engine's $AIM_SYSTEM_NAMESPACE,
 // then $POD_NAMESPACE (the chart's), then the namespace of the pod's service account, as aim-engine falls back to
 // it (internal/constants/constants.go:161), else aim-system.
-func DefaultSystemNamespace(getenv func(string) string, readFile func(string) ([]byte, error)) string {
+func defaultSystemNamespace(getenv func(string) string, readFile func(string) ([]byte, error)) string {
 	if ns := cmp.Or(getenv("AIM_SYSTEM_NAMESPACE"), getenv("POD_NAMESPACE")); ns != "" {
 		return ns
 	}
@@ -87,7 +87,7 @@ func DefaultSystemNamespace(getenv func(string) string, readFile func(string) ([
 // DefaultOptions are the defaults of the controller flags.
 func DefaultOptions() Options {
 	return Options{
-		Workers: 2, ResyncPeriod: 10 * time.Minute, SystemNamespace: DefaultSystemNamespace(os.Getenv, os.ReadFile),
+		Workers: 2, ResyncPeriod: 10 * time.Minute, SystemNamespace: defaultSystemNamespace(os.Getenv, os.ReadFile),
 		LeaderElect: true, KubeQPS: 50, KubeBurst: 100,
 		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
 	}

@@ -366,7 +366,7 @@ func TestDefaultSystemNamespace(t *testing.T) {
 		{nil, "", "aim-system"},
 	} {
 		getenv := func(k string) string { return tc.env[k] }
-		if got := DefaultSystemNamespace(getenv, saFile(tc.sa)); got != tc.want {
+		if got := defaultSystemNamespace(getenv, saFile(tc.sa)); got != tc.want {
 			t.Errorf("env %v, service account namespace %q: %q, want %q", tc.env, tc.sa, got, tc.want)
 		}
 	}

@@ -254,7 +254,7 @@ func (ctl *Controller) reconcile(ctx context.Context, obj reconcile.Object, o Ob
 		switch {
 		case err != nil:
 			applyErr = err
-			JobNotCreated(o, &plan, err)
+			jobNotCreated(o, &plan, err)
 		case !created:
 			// Another template took the last slot since we looked: wait, as the planner does.
 			waitForSlot(o, &plan)

@@ -247,10 +247,7 @@ func planHardware(o Observation, st *aimv1.AIMServiceTemplateStatus, settled boo
 			if m := o.Inventory.Find(gpu.Requirement{Model: r.Model, MinMemory: r.MinMemory, ResourceName: r.ResourceName}); m.Available {
 				st.ResolvedNodeAffinity = o.Inventory.Affinity(m.Models)
 			} else if aimv1.SemanticEqual(o.Status.ResolvedHardware, hw) {
-				// No node has the GPU now (the template is NotAvailable): the affinity stays as written, as
-				// aim-engine never clears it, so that a running service's InferenceService is not applied without
-				// it, and again with it when the nodes return, rolling its pods twice.
-				st.ResolvedNodeAffinity = o.Status.ResolvedNodeAffinity
+				st.ResolvedNodeAffinity = o.Status.ResolvedNodeAffinity // no node has the GPU now: see keepsAffinity
 			}
 		}
 	}
@@ -264,6 +261,8 @@ func planHardware(o Observation, st *aimv1.AIMServiceTemplateStatus, settled boo
 // internal/aimservicetemplate/reconcile.go:708-718) and its services use the stored value
 // (internal/aimservice/kserve.go:317-321), it is computed again only with a new result, for other hardware,
 // when there is none yet, and when the template comes back from NotAvailable (whose nodes may have changed).
+// While no node has the GPU (NotAvailable) the affinity for the same hardware stays as written, as aim-engine
+// never clears it: a running service would be applied without it, then with it again when the nodes return.
 // Templates with inline sources keep theirs too, where aim-engine recomputes it on every reconcile
 // (reconcile.go:656-664): their services would roll on the same node changes.
 func keepsAffinity(prev aimv1.AIMServiceTemplateStatus, hw *aimv1.AIMHardwareRequirements) bool {
@@ -446,10 +445,10 @@ func planJob(o Observation, p *Plan) {
 	}
 }
 
-// JobNotCreated replans a template whose discovery Job could not be created: the status keeps the Job it named
+// jobNotCreated replans a template whose discovery Job could not be created: the status keeps the Job it named
 // before, as none was made (aim-engine names a Job only once it has read it), and the component reports the error
 // in place of the plan's "created".
-func JobNotCreated(o Observation, p *Plan, err error) {
+func jobNotCreated(o Observation, p *Plan, err error) {
 	withoutJob(o, p)
 	p.Components = append(p.Components, state.Component{Name: ComponentDiscoveryJob, Dependency: state.DependencyDownstream, Errors: []error{err}})
 }

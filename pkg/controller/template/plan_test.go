@@ -70,7 +70,7 @@ func TestJobNotCreated(t *testing.T) {
 	if p.Job == nil || p.Status.DiscoveryJob.Name != p.Job.Name {
 		t.Fatalf("planned job %v, status ref %+v", p.Job, p.Status.DiscoveryJob)
 	}
-	JobNotCreated(o, &p, errors.New("quota exceeded"))
+	jobNotCreated(o, &p, errors.New("quota exceeded"))
 	if d := cmp.Diff(o.Status.DiscoveryJob, p.Status.DiscoveryJob); d != "" {
 		t.Errorf("status.discoveryJob after a failed create (-before +after):\n%s", d)
 	}
