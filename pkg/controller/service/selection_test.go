@@ -53,6 +53,9 @@ func TestSelect(t *testing.T) {
 			chosen: "mi300", rejected: map[string]string{"mi355": ReasonGPUNotInCluster}},
 		{name: "newest GPU first (F11)", cands: []Candidate{cand("mi210", gpuModel("MI210")), cand("mi355", gpuModel("mi355x")), cand("mi300")},
 			chosen: "mi355", rejected: map[string]string{"mi210": ReasonLowerPreferenceRank, "mi300": ReasonLowerPreferenceRank}},
+		// Ranked by the canonical name, as GPU presence reads it (compatibility.md, GPU ranking).
+		{name: "a GPU spelt otherwise ranks as its model", cands: []Candidate{cand("mi210", gpuModel("MI210")), cand("instinct", gpuModel("Instinct MI300X"))},
+			chosen: "instinct", rejected: map[string]string{"mi210": ReasonLowerPreferenceRank}},
 		{name: "metric then precision", cands: []Candidate{cand("thr", metric(aimv1.AIMMetricThroughput), precision(aimv1.AIMPrecisionFP4)), cand("lat16", precision(aimv1.AIMPrecisionFP16)), cand("lat8")},
 			chosen: "lat8"},
 		{name: "namespace before cluster", cands: []Candidate{cand("cluster", gpuModel("MI355X")), cand("local", ns)},
