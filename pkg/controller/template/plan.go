@@ -613,13 +613,14 @@ func controllerName(kind string) string {
 	return childlabels.ServiceTemplate
 }
 
-// requirement turns template hardware into a GPU requirement; false when no GPU is needed.
+// requirement turns template hardware into a GPU requirement; false when no GPU is needed. A model of blanks
+// names none, as in aim-engine's TemplateRequiresGPU (utils.go:113).
 func requirement(hw *aimv1.AIMHardwareRequirements) (gpu.Requirement, bool) {
 	if hw == nil || hw.GPU == nil {
 		return gpu.Requirement{}, false
 	}
 	g := hw.GPU
-	if g.Requests == 0 && g.Model == "" && minVRAM(g) == nil {
+	if g.Requests == 0 && strings.TrimSpace(g.Model) == "" && minVRAM(g) == nil {
 		return gpu.Requirement{}, false
 	}
 	return gpu.Requirement{Model: g.Model, MinMemory: minVRAM(g), Count: int64(g.Requests), ResourceName: corev1.ResourceName(g.ResourceName)}, true

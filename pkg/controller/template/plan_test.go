@@ -133,6 +133,10 @@ func TestPlacementFollowsTheSpec(t *testing.T) {
 	if r, ok := requirement(o.Spec.Hardware); !ok || r.MinMemory != nil {
 		t.Errorf("minVram 0: requirement %+v", r)
 	}
+	// A model of blanks and no count needs no GPU, as in aim-engine (TestTemplateRequiresGPU).
+	if r, ok := requirement(&aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Model: "  "}}); ok {
+		t.Errorf("model of blanks, no count: requirement %+v, want none", r)
+	}
 }
 
 func TestPlanBlockedTemplatesStartNothing(t *testing.T) {
