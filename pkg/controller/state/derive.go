@@ -271,6 +271,7 @@ func (s *conditionSet) setReady(worst worstComponent, cats map[Category]error) {
 		msg += ": " + worst.msg
 	}
 	bad := priority[worst.state] <= priority[aimv1.AIMStatusDegraded]
+	waited := waitedForRetry(s.conds)
 	// As the reference words Ready: a component that is Failed, Degraded or NotAvailable gives its reason;
 	// otherwise infrastructure errors alone are InfrastructureError, and anything else is on its way
 	// (Progressing). The message names the component either way.
@@ -278,7 +279,7 @@ func (s *conditionSet) setReady(worst worstComponent, cats map[Category]error) {
 	switch {
 	case bad:
 	case cats[Infrastructure] != nil:
-		reason, msg = ReasonInfrastructureError, "Infrastructure error - waiting for retry: "+msg
+		reason, msg = ReasonInfrastructureError, waitingForRetry+msg
 	default:
 		reason, msg = ReasonProgressing, "Waiting for components to become ready: "+msg
 	}
@@ -293,7 +294,25 @@ func (s *conditionSet) setReady(worst worstComponent, cats map[Category]error) {
 			break
 		}
 	}
+	n := len(s.transitions)
 	s.set(Condition(ConditionReady, false, reason, msg), bad)
+	if bad && waited && len(s.transitions) == n {
+		// The grace ended on an error that is still there: the object turns Degraded, which is news though
+		// no condition changes its reason when the component had no condition before the outage (its
+		// waiting condition already said InfrastructureError).
+		c := meta.FindStatusCondition(s.conds, ConditionReady)
+		s.transitions = append(s.transitions, Transition{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message, Warning: true})
+	}
+}
+
+// waitingForRetry begins Ready's message while infrastructure errors are younger than the grace period.
+const waitingForRetry = "Infrastructure error - waiting for retry: "
+
+// waitedForRetry reports whether Ready said, before this reconcile, that the object waits out the grace
+// period of an infrastructure error.
+func waitedForRetry(conds []metav1.Condition) bool {
+	c := meta.FindStatusCondition(conds, ConditionReady)
+	return c != nil && c.Status == metav1.ConditionFalse && c.Reason == ReasonInfrastructureError && strings.HasPrefix(c.Message, waitingForRetry)
 }
 
 // setInformational sets the informational conditions as given, keeping a transition time they carry; a new

@@ -236,6 +236,41 @@ func TestInfrastructureGrace(t *testing.T) {
 	}
 }
 
+// TestInfrastructureGraceOfANewComponent: a component first reported with an infrastructure error (a child's
+// apply refused by a webhook that is down) shows as waiting during the grace, Normal news; when the grace ends
+// the object turns Degraded, one Warning, though no condition changes its reason. Later reconciles of the
+// same outage send none.
+func TestInfrastructureGraceOfANewComponent(t *testing.T) {
+	outage := func(at time.Time, prev []metav1.Condition) Output {
+		return Derive(Input{Now: at, Previous: prev, Components: []Component{ready("Model", DependencyUpstream),
+			failing("InferenceService", DependencyDownstream, apierrors.NewInternalError(errors.New("failed calling webhook")))}})
+	}
+	warnings := func(o Output) (n int) {
+		for _, tr := range o.Transitions {
+			if tr.Warning {
+				n++
+			}
+		}
+		return n
+	}
+	first := outage(now, nil)
+	if first.Status == aimv1.AIMStatusDegraded || warnings(first) != 0 {
+		t.Errorf("within the grace period: status %s, transitions %+v", first.Status, first.Transitions)
+	}
+	early := outage(now.Add(5*time.Second), first.Conditions)
+	if early.Status == aimv1.AIMStatusDegraded || len(early.Transitions) != 0 {
+		t.Errorf("still within the grace period: status %s, transitions %+v", early.Status, early.Transitions)
+	}
+	late := outage(now.Add(12*time.Second), early.Conditions)
+	if late.Status != aimv1.AIMStatusDegraded || warnings(late) != 1 {
+		t.Errorf("after the grace period: status %s, transitions %+v, want Degraded and one Warning", late.Status, late.Transitions)
+	}
+	later := outage(now.Add(time.Minute), late.Conditions)
+	if later.Status != aimv1.AIMStatusDegraded || len(later.Transitions) != 0 {
+		t.Errorf("the same outage later: status %s, transitions %+v, want none", later.Status, later.Transitions)
+	}
+}
+
 func TestTransitions(t *testing.T) {
 	first := Derive(Input{Now: now, Components: []Component{failing("Model", DependencyUpstream, UpstreamError(apierrors.NewNotFound(gr, "m")))}})
 	types := map[string]Transition{}
