@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/redact"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 )
 
@@ -232,6 +233,30 @@ func TestPredictorPods(t *testing.T) {
 		[]corev1.Event{ev("b", "Pulling", `Pulling image "registry.example/aim/x:1.0"`, now)}, false)
 	if want := `pod b: Pulling image "registry.example/aim/x:1.0"`; c.Message != want {
 		t.Errorf("message %q, want %q", c.Message, want)
+	}
+}
+
+// TestPendingPodMessagesQuotedWhole: the scheduler's account of a pending pod lists every reason it passed nodes
+// over, the one that matters maybe last; conditions quote it whole (aim-engine does), where other outside text is
+// an excerpt of redact.DefaultLimit.
+func TestPendingPodMessagesQuotedWhole(t *testing.T) {
+	msg := "0/9 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, " +
+		"2 node(s) didn't match Pod's node affinity/selector, 6 Insufficient amd.com/gpu. preemption: 0/9 nodes are " +
+		"available: 3 Preemption is not helpful for scheduling, 6 No preemption victims found for incoming pod."
+	if len(msg) <= redact.DefaultLimit {
+		t.Fatalf("the message is %d bytes, not longer than an excerpt", len(msg))
+	}
+	unschedulable := func(p *corev1.Pod) {
+		p.Status.Phase = corev1.PodPending
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: msg}}
+	}
+	predictor := PredictorPods("Pods", []*corev1.Pod{predictorPod("a", unschedulable)}, nil, false)
+	if _, _, got := state.Outcome(predictor); got != "pod a: "+msg {
+		t.Errorf("predictor: message %q, want the scheduler's whole", got)
+	}
+	job := Pods("DownloadJob", []*corev1.Pod{pod(corev1.PodPending)}, []corev1.Event{event("FailedScheduling", msg, time.Now())})
+	if _, _, got := state.Outcome(job); got != msg {
+		t.Errorf("job pod: message %q, want the scheduler's whole", got)
 	}
 }
 

@@ -47,11 +47,20 @@ const (
 // pendingReasons are the event reasons that explain a pending pod.
 var pendingReasons = []string{ReasonFailedScheduling, ReasonFailedMount, ReasonFailedAttachVolume, ReasonFailedCreatePodSandBox}
 
+// quoteLimit is how much of a message of reason a condition quotes: more of what explains a pending pod
+// (redact.PendingPodLimit), an excerpt of anything else.
+func quoteLimit(reason string) int {
+	if slices.Contains(pendingReasons, reason) {
+		return redact.PendingPodLimit
+	}
+	return redact.DefaultLimit
+}
+
 // Pods reports the pods of a Job as the component name; events are events about them, any type.
 func Pods(name string, pods []*corev1.Pod, events []corev1.Event) state.Component {
 	comp := state.Component{Name: name, Dependency: state.DependencyDownstream}
 	set := func(s aimv1.AIMStatus, reason, msg string) state.Component {
-		comp.State, comp.Reason, comp.Message = s, reason, redact.Excerpt(msg, redact.DefaultLimit)
+		comp.State, comp.Reason, comp.Message = s, reason, redact.Excerpt(msg, quoteLimit(reason))
 		return comp
 	}
 	fail := func(cat state.Category, reason, msg string) state.Component {

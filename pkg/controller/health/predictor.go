@@ -97,7 +97,7 @@ func predictorProblem(name string, p *corev1.Pod, events []corev1.Event) *state.
 	bad := func(st aimv1.AIMStatus, reason, msg string) *state.Component {
 		// msg is kubelet's or an Event's text, which may quote a registry's answer.
 		return &state.Component{Name: name, Dependency: state.DependencyDownstream, State: st, Reason: reason,
-			Message: fmt.Sprintf("pod %s: %s", p.Name, redact.Excerpt(msg, redact.DefaultLimit))}
+			Message: fmt.Sprintf("pod %s: %s", p.Name, redact.Excerpt(msg, quoteLimit(reason)))}
 	}
 	pullFailed := func(msg string) *state.Component {
 		return &state.Component{Name: name, Dependency: state.DependencyDownstream,

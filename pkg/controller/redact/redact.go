@@ -26,6 +26,12 @@ const Mask = "[redacted]"
 // too little to carry a dump.
 const DefaultLimit = 256
 
+// PendingPodLimit is how much of the scheduler's or kubelet's account of a pending pod a condition message
+// quotes: the scheduler lists every reason it passed nodes over ("0/9 nodes are available: 1 node(s) had
+// untolerated taint ..., 6 Insufficient amd.com/gpu. preemption: ..."), over 256 bytes on a cluster of a few
+// node pools, and the reason that matters may come last. aim-engine quotes it whole.
+const PendingPodLimit = 1024
+
 var (
 	// An Authorization-like header and everything after it on the line.
 	headerPattern = regexp.MustCompile(`(?i)\b((?:proxy-)?authorization|x-[a-z-]*(?:token|key|auth)[a-z-]*|cookie|set-cookie)\s*[:=]\s*[^\r\n]*`)
