@@ -388,6 +388,25 @@ func (c *cluster) caBundle(ctx context.Context, ref string) ([]byte, error) {
 	return ca, nil
 }
 
+// engineNamespace reports whether namespace ns is the Namespace aim-engine's kustomize manifests declare
+// (config/manager/manager.yaml, named aim-system by config/default): removing aim-engine with kubectl delete -k,
+// kubectl delete -f of an install.yaml built from them, or make undeploy deletes it, with everything in it.
+func (c *cluster) engineNamespace(ctx context.Context, ns string) (bool, error) {
+	n, err := c.kube.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+	if err != nil {
+		return false, fmt.Errorf("reading namespace %s: %w", ns, err)
+	}
+	l := n.GetLabels()
+	return l["app.kubernetes.io/name"] == "aim-engine" && l["app.kubernetes.io/managed-by"] == "kustomize", nil
+}
+
+// engineNamespaceWarning says what removing aim-engine's kustomize installation would do to aim-apiserver in ns.
+func engineNamespaceWarning(ns string) string {
+	return fmt.Sprintf("aim-apiserver runs in namespace %s, which aim-engine's kustomize manifests declare: removing aim-engine with "+
+		"kubectl delete -k, kubectl delete -f of its install.yaml or make undeploy deletes the namespace, and aim-apiserver and its "+
+		"etcd with it. Remove aim-engine without its Namespace (docs/migration.md, \"Uninstalling aim-engine\")", ns)
+}
+
 // serviceReady checks that aim-apiserver's Service exists and has a ready endpoint.
 func (c *cluster) serviceReady(ctx context.Context, ref string) error {
 	ns, name, _ := splitRef(ref)

@@ -130,6 +130,8 @@ type state struct {
 	apiService *unstructured.Unstructured
 	switched   bool
 	backup     *Backup
+	// inEngineNamespace: aim-apiserver runs in the Namespace aim-engine's kustomize manifests declare.
+	inEngineNamespace bool
 }
 
 func (m *migrator) observe(ctx context.Context) (*state, error) {
@@ -315,6 +317,15 @@ func (m *migrator) preflight(ctx context.Context, st *state) error {
 	} else {
 		m.logf("  aim-apiserver: Service %s has a ready endpoint", m.o.Service)
 	}
+	// Not a reason to stop: the loss comes with aim-engine's removal, which the warning is for.
+	ns, _, _ := splitRef(m.o.Service)
+	in, err := m.c.engineNamespace(ctx, ns)
+	if err != nil {
+		problems = append(problems, err.Error())
+	}
+	if st.inEngineNamespace = in; in {
+		m.logf("  WARNING: %s", engineNamespaceWarning(ns))
+	}
 	if _, err := m.c.caBundle(ctx, m.o.ServingSecret); err != nil {
 		problems = append(problems, err.Error())
 	}
@@ -484,6 +495,10 @@ func (m *migrator) afterSwitch(ctx context.Context, st *state) error {
 	}
 	m.logf("done: %d objects are served by aim-apiserver with their UIDs; the CRDs are gone. The backup stays in %s "+
 		"(aim-apiserver migrate --rollback restores the CRDs from aim-apiserver's objects)", len(st.backup.Objects), m.o.BackupDir)
+	if st.inEngineNamespace {
+		ns, _, _ := splitRef(m.o.Service)
+		m.logf("WARNING: %s", engineNamespaceWarning(ns))
+	}
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/ptr"
@@ -30,5 +31,24 @@ func TestStopDeployment(t *testing.T) {
 	}
 	if _, found, err := c.stopDeployment(ctx, "aim-system", "elsewhere"); err != nil || found {
 		t.Errorf("no Deployment: found %v err %v", found, err)
+	}
+}
+
+// TestEngineNamespace: the Namespace aim-engine's kustomize manifests declare (config/manager/manager.yaml) is
+// told by its labels; a namespace Helm's --create-namespace made, or any other, is not.
+func TestEngineNamespace(t *testing.T) {
+	ctx := context.Background()
+	kube := kubefake.NewClientset(
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "aim-system", Labels: map[string]string{
+			"control-plane": "controller-manager", "app.kubernetes.io/name": "aim-engine", "app.kubernetes.io/managed-by": "kustomize"}}},
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "helm-made", Labels: map[string]string{"kubernetes.io/metadata.name": "helm-made"}}})
+	c := &cluster{kube: kube}
+	for ns, want := range map[string]bool{"aim-system": true, "helm-made": false} {
+		if got, err := c.engineNamespace(ctx, ns); err != nil || got != want {
+			t.Errorf("%s: %v (%v), want %v", ns, got, err, want)
+		}
+	}
+	if _, err := c.engineNamespace(ctx, "missing"); err == nil {
+		t.Error("a namespace that does not exist: no error")
 	}
 }
