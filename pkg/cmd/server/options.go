@@ -122,7 +122,9 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 	fs.DurationVar(&mo.ResyncPeriod, "controller-resync-period", mo.ResyncPeriod,
 		"How often every object is re-checked; unchanged objects cause no writes.")
 	fs.StringVar(&mo.SystemNamespace, "system-namespace", mo.SystemNamespace,
-		"Namespace of the leader-election Lease and of discovery Jobs for cluster templates (default: $AIM_SYSTEM_NAMESPACE as aim-engine reads it, else $POD_NAMESPACE, else the pod's service account's namespace, else aim-system).")
+		"Namespace of discovery Jobs for cluster templates and of the pull secrets of cluster models and model sources (default: $AIM_SYSTEM_NAMESPACE as aim-engine reads it, else $POD_NAMESPACE, else the pod's service account's namespace, else aim-system).")
+	fs.StringVar(&mo.LeaseNamespace, "leader-elect-resource-namespace", mo.LeaseNamespace,
+		"Namespace of the leader-election Lease (default: $POD_NAMESPACE, else the pod's service account's namespace, else --system-namespace).")
 	fs.BoolVar(&mo.LeaderElect, "leader-elect", mo.LeaderElect,
 		"Elect a leader among replicas through a Lease; only the leader reconciles.")
 	fs.DurationVar(&mo.LeaseDuration, "leader-elect-lease-duration", mo.LeaseDuration, "How long a leader's Lease lasts without renewal.")

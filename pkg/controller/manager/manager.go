@@ -55,8 +55,11 @@ type Options struct {
 	Workers int
 	// ResyncPeriod re-delivers every object to its controller; an unchanged object causes no write.
 	ResyncPeriod time.Duration
-	// SystemNamespace holds the Lease and the discovery Jobs of cluster templates.
+	// SystemNamespace holds the discovery Jobs of cluster templates and the pull secrets of cluster models and
+	// model sources.
 	SystemNamespace string
+	// LeaseNamespace holds the Lease; empty, SystemNamespace.
+	LeaseNamespace string
 	// LeaderElect turns leader election on; off, this replica always reconciles.
 	LeaderElect                               bool
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
@@ -72,24 +75,33 @@ type Options struct {
 const serviceAccountNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 
 // defaultSystemNamespace is the namespace --system-namespace defaults to: aim-engine's $AIM_SYSTEM_NAMESPACE,
-// then $POD_NAMESPACE (the chart's), then the namespace of the pod's service account, as aim-engine falls back to
-// it (internal/constants/constants.go:161), else aim-system.
+// then the pod's namespace, as aim-engine falls back to its service account's (internal/constants/constants.go:161),
+// else aim-system.
 func defaultSystemNamespace(getenv func(string) string, readFile func(string) ([]byte, error)) string {
-	if ns := cmp.Or(getenv("AIM_SYSTEM_NAMESPACE"), getenv("POD_NAMESPACE")); ns != "" {
+	return cmp.Or(getenv("AIM_SYSTEM_NAMESPACE"), podNamespace(getenv, readFile), "aim-system")
+}
+
+// podNamespace is the namespace of the pod the process runs in: $POD_NAMESPACE (the chart's), else its service
+// account's; empty outside a pod. The Lease is there by default, whatever $AIM_SYSTEM_NAMESPACE says, as
+// aim-engine's (controller-runtime's leader election takes the pod's namespace): the chart's Role for it is in
+// the release namespace.
+func podNamespace(getenv func(string) string, readFile func(string) ([]byte, error)) string {
+	if ns := getenv("POD_NAMESPACE"); ns != "" {
 		return ns
 	}
-	if b, err := readFile(serviceAccountNamespaceFile); err == nil && strings.TrimSpace(string(b)) != "" {
+	if b, err := readFile(serviceAccountNamespaceFile); err == nil {
 		return strings.TrimSpace(string(b))
 	}
-	return "aim-system"
+	return ""
 }
 
 // DefaultOptions are the defaults of the controller flags.
 func DefaultOptions() Options {
 	return Options{
-		Workers: 2, ResyncPeriod: 10 * time.Minute, SystemNamespace: defaultSystemNamespace(os.Getenv, os.ReadFile),
-		LeaderElect: true, KubeQPS: 50, KubeBurst: 100,
+		Workers: 2, ResyncPeriod: 10 * time.Minute, LeaderElect: true, KubeQPS: 50, KubeBurst: 100,
 		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
+		SystemNamespace: defaultSystemNamespace(os.Getenv, os.ReadFile),
+		LeaseNamespace:  podNamespace(os.Getenv, os.ReadFile),
 	}
 }
 
@@ -360,7 +372,7 @@ func newElector(kube *rest.Config, opts Options) (*leader.Elector, error) {
 		return nil, fmt.Errorf("leader election client: %w", err)
 	}
 	return leader.New(leader.Config{
-		Client: leClient, Namespace: opts.SystemNamespace, Name: LeaseName, Identity: opts.Identity,
+		Client: leClient, Namespace: cmp.Or(opts.LeaseNamespace, opts.SystemNamespace), Name: LeaseName, Identity: opts.Identity,
 		LeaseDuration: opts.LeaseDuration, RenewDeadline: opts.RenewDeadline, RetryPeriod: opts.RetryPeriod,
 		EventSource: eventSource,
 		OnNewLeader: func(id string) {

@@ -346,7 +346,7 @@ func TestControlled(t *testing.T) {
 }
 
 // TestDefaultSystemNamespace: aim-engine's variable first, then the chart's, then the pod's service account, as
-// aim-engine falls back to it; aim-system when none says.
+// aim-engine falls back to it; aim-system when none says. The Lease's namespace is the pod's.
 func TestDefaultSystemNamespace(t *testing.T) {
 	saFile := func(ns string) func(string) ([]byte, error) {
 		return func(path string) ([]byte, error) {
@@ -368,6 +368,21 @@ func TestDefaultSystemNamespace(t *testing.T) {
 		getenv := func(k string) string { return tc.env[k] }
 		if got := defaultSystemNamespace(getenv, saFile(tc.sa)); got != tc.want {
 			t.Errorf("env %v, service account namespace %q: %q, want %q", tc.env, tc.sa, got, tc.want)
+		}
+	}
+	// The Lease stays in the pod's namespace, where the chart's Role for it is, whatever $AIM_SYSTEM_NAMESPACE
+	// says; outside a pod it follows --system-namespace (empty here).
+	for _, tc := range []struct {
+		env      map[string]string
+		sa, want string
+	}{
+		{map[string]string{"AIM_SYSTEM_NAMESPACE": "aim-engine-ns", "POD_NAMESPACE": "pod-ns"}, "sa-ns", "pod-ns"},
+		{map[string]string{"AIM_SYSTEM_NAMESPACE": "aim-engine-ns"}, "sa-ns", "sa-ns"},
+		{map[string]string{"AIM_SYSTEM_NAMESPACE": "aim-engine-ns"}, "", ""},
+	} {
+		getenv := func(k string) string { return tc.env[k] }
+		if got := podNamespace(getenv, saFile(tc.sa)); got != tc.want {
+			t.Errorf("Lease: env %v, service account namespace %q: %q, want %q", tc.env, tc.sa, got, tc.want)
 		}
 	}
 }
