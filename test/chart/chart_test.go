@@ -669,10 +669,13 @@ func TestChartRegistryMirrors(t *testing.T) {
 }
 
 func TestChartServiceMonitor(t *testing.T) {
-	if objs := helmTemplate(t); has(objs, "ServiceMonitor", "aim-apiserver") || has(objs, "ClusterRole", "aim-apiserver-metrics-reader") {
+	objs := helmTemplate(t)
+	if has(objs, "ServiceMonitor", "aim-apiserver") || has(objs, "ClusterRoleBinding", "aim-apiserver-metrics-reader") {
 		t.Error("ServiceMonitor rendered although monitoring is off by default")
 	}
-	objs := helmTemplate(t, "--set", "monitoring.serviceMonitor.enabled=true", "--set", "monitoring.serviceMonitor.labels.release=prom",
+	// The reader's role is there whatever the values, as aim-engine's aim-engine-metrics-reader.
+	find(t, objs, "ClusterRole", "aim-apiserver-metrics-reader")
+	objs = helmTemplate(t, "--set", "monitoring.serviceMonitor.enabled=true", "--set", "monitoring.serviceMonitor.labels.release=prom",
 		"--set", "monitoring.serviceMonitor.prometheusServiceAccount.name=prometheus",
 		"--set", "monitoring.serviceMonitor.prometheusServiceAccount.namespace=monitoring")
 	sm := find(t, objs, "ServiceMonitor", "aim-apiserver")
