@@ -26,10 +26,12 @@ type result struct {
 	cores                 int
 	loadBefore, loadAfter string
 
-	created, allInferenceServices, quiet    time.Duration
-	convergeAIM, convergeKube               writes
-	convergeController                      writes
-	convergeCPU                             float64
+	created, allInferenceServices, quiet time.Duration
+	convergeAIM, convergeKube            writes
+	convergeController                   writes
+	convergeCPU                          float64
+	// convergeReconciles are the reconciles until the controller is quiet, by controller.
+	convergeReconciles                      map[string]float64
 	steadyAIM, steadyKube, steadyController writes
 	steadyCPU                               float64
 	// steadyReconciles are the reconciles over the resyncs, by controller.
@@ -75,6 +77,7 @@ func (r *result) print(out io.Writer) {
 	row(fmt.Sprintf("API writes during %d resyncs afterwards (%s)", r.resyncs, time.Duration(r.resyncs)*r.resync), fmt.Sprintf("%.0f", steady),
 		fmt.Sprintf("0: %s", met(steady == 0)))
 	row("aim-apiserver CPU until quiet", fmt.Sprintf("%.1f s (%.1f ms per service)", r.convergeCPU, r.convergeCPU*1000/n), "")
+	row("reconciles per service until quiet", fmt.Sprintf("%.2f (every controller: %s)", sum(r.convergeReconciles)/n, perResync(r.convergeReconciles, 1)), "")
 	resyncCPU := time.Duration(r.steadyCPU / float64(r.resyncs) / n * float64(time.Second))
 	row(fmt.Sprintf("aim-apiserver CPU over the %d resyncs; per unchanged service and resync (the idle server's own work included)", r.resyncs),
 		fmt.Sprintf("%.1f s; %s", r.steadyCPU, resyncCPU.Round(time.Microsecond)),
@@ -95,6 +98,14 @@ func (r *result) print(out io.Writer) {
 	if steady > 0 {
 		fmt.Fprintf(out, "steady-state writes: %s\n", breakdown(r.steadyAIM, r.steadyKube, 1))
 	}
+}
+
+// sum is the total of the reconciles of every controller.
+func sum(reconciles map[string]float64) (total float64) {
+	for _, n := range reconciles {
+		total += n
+	}
+	return total
 }
 
 // perResync lists reconciles by controller, per resync, most first.

@@ -37,6 +37,7 @@ const (
 var (
 	clusterModels    = schema.GroupVersionResource{Group: aimGroup, Version: "v1alpha1", Resource: "aimclustermodels"}
 	clusterTemplates = schema.GroupVersionResource{Group: aimGroup, Version: "v1alpha1", Resource: "aimclusterservicetemplates"}
+	clusterConfigs   = schema.GroupVersionResource{Group: aimGroup, Version: "v1alpha1", Resource: "aimclusterruntimeconfigs"}
 	services         = schema.GroupVersionResource{Group: aimGroup, Version: "v1alpha1", Resource: "aimservices"}
 	inferenceSvcs    = schema.GroupVersionResource{Group: "serving.kserve.io", Version: "v1beta1", Resource: "inferenceservices"}
 )
@@ -101,6 +102,12 @@ func (w *world) setup(ctx context.Context) error {
 	})
 	if err != nil {
 		return err
+	}
+	// The runtime config every object falls back to, as aim-engine's chart (clusterRuntimeConfig) and ours
+	// (defaultRuntimeConfig) declare it: it counts its consumers in its status, which changes with every service.
+	cfg := object("AIMClusterRuntimeConfig", "default", "", map[string]any{"storage": map[string]any{"pvcHeadroomPercent": int64(10)}})
+	if _, err := w.cl.dyn.Resource(clusterConfigs).Create(ctx, cfg, metav1.CreateOptions{}); ignoreExists(err) != nil {
+		return fmt.Errorf("cluster runtime config default: %w", err)
 	}
 	logf("creating %d cluster models and templates", w.c.models)
 	err = measure.Parallel(ctx, w.c.concurrency, w.c.models, func(ctx context.Context, i int) error {
@@ -388,6 +395,10 @@ func (w *world) converge(ctx context.Context, r *result) error {
 	}
 	r.convergeController = aim1.Controller.minus(aim0.Controller)
 	r.convergeCPU = aim1.CPUSeconds - aim0.CPUSeconds
+	r.convergeReconciles = map[string]float64{}
+	for c, n := range aim1.Reconciles {
+		r.convergeReconciles[c] = n - aim0.Reconciles[c]
+	}
 	r.rssBefore, r.heapBefore = aim0.RSSBytes, live0
 	return nil
 }
@@ -553,7 +564,7 @@ func (w *world) cleanup() {
 	for i := range w.c.namespaces {
 		_ = w.cl.kube.CoreV1().Namespaces().Delete(ctx, w.namespace(i), del)
 	}
-	for _, gvr := range []schema.GroupVersionResource{clusterTemplates, clusterModels} {
+	for _, gvr := range []schema.GroupVersionResource{clusterTemplates, clusterModels, clusterConfigs} {
 		if list, err := w.cl.dyn.Resource(gvr).List(ctx, sel); err == nil {
 			for _, o := range list.Items {
 				_ = w.cl.dyn.Resource(gvr).Delete(ctx, o.GetName(), del)
@@ -561,5 +572,5 @@ func (w *world) cleanup() {
 		}
 	}
 	_ = w.cl.kube.CoreV1().Nodes().DeleteCollection(ctx, del, sel)
-	logf("deleted the benchmark's namespaces, templates, models and nodes")
+	logf("deleted the benchmark's namespaces, templates, models, runtime config and nodes")
 }
