@@ -88,9 +88,7 @@ func Register(m *manager.Manager, registries *mirrors.Source) error {
 	// A Warning about a download pod (FailedScheduling, FailedMount, ...) keeps it pending; a Pulling event says
 	// that its image is being pulled.
 	events := m.PodEvents.Dependencies(manager.PodEventHandler(ctl.pods, manager.JobPodHandler(ctl.jobs, owners)))
-	return m.Add(ctl.ctl, append(events,
-		manager.Dependency{Informer: v.AIMRuntimeConfigs().Informer(), Handler: configured},
-		manager.Dependency{Informer: v.AIMClusterRuntimeConfigs().Informer(), Handler: configured},
+	return m.Add(ctl.ctl, append(append(events, runtimeconfig.Dependencies(v, configured)...),
 		manager.Dependency{Informer: k.Core().V1().PersistentVolumeClaims().Informer(), Handler: owners.Handler()},
 		manager.Dependency{Informer: k.Batch().V1().Jobs().Informer(), Handler: owners.Handler()},
 		manager.Dependency{Informer: k.Core().V1().Pods().Informer(), Handler: manager.JobPodHandler(ctl.jobs, owners)},

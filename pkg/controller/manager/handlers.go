@@ -27,6 +27,23 @@ func OnEvery[T any](f func(T)) cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{AddFunc: call, UpdateFunc: func(_, obj any) { call(obj) }, DeleteFunc: call}
 }
 
+// OnSpecChange passes h the adds and deletes, and the updates that change an object's spec (a new generation) or
+// begin its deletion: for a dependency whose dependents read its spec alone, so that writes of its status or
+// metadata do not re-queue them.
+func OnSpecChange(h cache.ResourceEventHandler) cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) { h.OnAdd(obj, false) },
+		UpdateFunc: func(old, obj any) {
+			o, ok1 := old.(metav1.Object)
+			n, ok2 := obj.(metav1.Object)
+			if !ok1 || !ok2 || o.GetGeneration() != n.GetGeneration() || (o.GetDeletionTimestamp() == nil) != (n.GetDeletionTimestamp() == nil) {
+				h.OnUpdate(old, obj)
+			}
+		},
+		DeleteFunc: h.OnDelete,
+	}
+}
+
 // ControllerIndex indexes objects by the UID of their controller (the owner reference with controller: true).
 const ControllerIndex = "controller-uid"
 

@@ -2,6 +2,7 @@ package manager
 
 import (
 	"context"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -62,5 +63,27 @@ func TestKindsResyncAndDependenciesDoNot(t *testing.T) {
 	}
 	if len(m.controllers) != 1 || m.controllers[0] != c {
 		t.Errorf("Add registered %d controllers, want the one", len(m.controllers))
+	}
+}
+
+// TestOnSpecChange: adds, deletes, a new generation and the start of a deletion reach the handler; a write of
+// the status or the metadata alone does not.
+func TestOnSpecChange(t *testing.T) {
+	var got []string
+	h := OnSpecChange(OnEvery(func(c *corev1.ConfigMap) { got = append(got, c.ResourceVersion) }))
+	obj := func(rv string, gen int64, deleting bool) *corev1.ConfigMap {
+		c := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c", ResourceVersion: rv, Generation: gen}}
+		if deleting {
+			c.DeletionTimestamp = &metav1.Time{}
+		}
+		return c
+	}
+	h.OnAdd(obj("1", 1, false), false)
+	h.OnUpdate(obj("1", 1, false), obj("2", 1, false)) // status or labels
+	h.OnUpdate(obj("2", 1, false), obj("3", 2, false)) // spec
+	h.OnUpdate(obj("3", 2, false), obj("4", 2, true))  // deletion begins
+	h.OnDelete(obj("4", 2, true))
+	if want := []string{"1", "3", "4", "4"}; !slices.Equal(got, want) {
+		t.Errorf("handled %v, want %v", got, want)
 	}
 }

@@ -73,13 +73,11 @@ func Register(m *manager.Manager, fetcher imagemeta.Fetcher) error {
 	}
 	owners := manager.Owners{"AIMModel": {Controller: ns, Namespaced: true}, "AIMClusterModel": {Controller: cl}}
 	// The templates a model owns are the children of both controllers: one registration serves both.
-	if err := m.Add(ns,
+	// A model waiting for (or using) a runtime config re-checks when it comes, changes or goes.
+	if err := m.Add(ns, append(runtimeconfig.Dependencies(v, ctl.configHandler(ns, cl)),
 		manager.Dependency{Informer: v.AIMServiceTemplates().Informer(), Handler: owners.Handler()},
 		manager.Dependency{Informer: v.AIMClusterServiceTemplates().Informer(), Handler: owners.Handler()},
-		// A model waiting for (or using) a runtime config re-checks when it comes, changes or goes.
-		manager.Dependency{Informer: v.AIMRuntimeConfigs().Informer(), Handler: ctl.configHandler(ns, cl, true)},
-		manager.Dependency{Informer: v.AIMClusterRuntimeConfigs().Informer(), Handler: ctl.configHandler(ns, cl, false)},
-	); err != nil {
+	)...); err != nil {
 		return err
 	}
 	return m.Add(cl)
@@ -87,10 +85,10 @@ func Register(m *manager.Manager, fetcher imagemeta.Fetcher) error {
 
 // configHandler enqueues the models that name a runtime config: for a namespaced config those of its
 // namespace, for a cluster config every model (a namespaced config of the same name may be missing).
-func (ctl *Controller) configHandler(ns, cl *manager.Controller, namespaced bool) cache.ResourceEventHandler {
+func (ctl *Controller) configHandler(ns, cl *manager.Controller) cache.ResourceEventHandler {
 	return manager.OnEvery(func(cfg metav1.Object) {
 		var models []*aimv1.AIMModel
-		if namespaced {
+		if cfg.GetNamespace() != "" {
 			models, _ = ctl.models.AIMModels(cfg.GetNamespace()).List(labels.Everything())
 		} else {
 			models, _ = ctl.models.List(labels.Everything())

@@ -14,9 +14,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/env"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 	aiminformers "github.com/aim-apiserver/aim-apiserver/pkg/generated/informers/externalversions/aim/v1alpha1"
@@ -118,6 +120,15 @@ func Affects(cfg metav1.Object, namespace, runtimeConfigName string) bool {
 type Configs struct {
 	Namespaced aimlisters.AIMRuntimeConfigLister
 	Cluster    aimlisters.AIMClusterRuntimeConfigLister
+}
+
+// Dependencies are both kinds of runtime config as a controller's dependency, with h hearing of adds, deletes
+// and spec changes. A config's status (its consumer count) changes with every object that starts or stops using
+// it, and no consumer reads it: with every update passed on, each object created in a bulk create re-queued
+// every consumer of the config.
+func Dependencies(v aiminformers.Interface, h cache.ResourceEventHandler) []manager.Dependency {
+	h = manager.OnSpecChange(h)
+	return []manager.Dependency{{Informer: v.AIMRuntimeConfigs().Informer(), Handler: h}, {Informer: v.AIMClusterRuntimeConfigs().Informer(), Handler: h}}
 }
 
 // ConfigsOf are the Configs of the AIM informers v.

@@ -114,17 +114,15 @@ func (ctl *Controller) dependencyHandlers(m *manager.Manager, pods, hpas informe
 		return nil, fmt.Errorf("indexing services: %w", err)
 	}
 	dependents := ctl.dependentsHandler(v.AIMServices().Informer().GetIndexer(), ctl.q.Add)
-	deps := []manager.Dependency{
+	deps := append(runtimeconfig.Dependencies(v, dependents), []manager.Dependency{
 		{Informer: v.AIMModels().Informer(), Handler: dependents},
 		{Informer: v.AIMServiceTemplates().Informer(), Handler: dependents},
-		{Informer: v.AIMRuntimeConfigs().Informer(), Handler: dependents},
 		{Informer: v.AIMTemplateCaches().Informer(), Handler: dependents},
 		{Informer: v.AIMClusterModels().Informer(), Handler: dependents},
 		{Informer: v.AIMClusterServiceTemplates().Informer(), Handler: dependents},
-		{Informer: v.AIMClusterRuntimeConfigs().Informer(), Handler: dependents},
 		{Informer: pods.Core().V1().Pods().Informer(), Handler: ctl.podHandler()},
 		{Informer: hpas.Autoscaling().V2().HorizontalPodAutoscalers().Informer(), Handler: ctl.hpaHandler()},
-	}
+	}...)
 	deps = append(deps, m.PodEvents.Dependencies(ctl.eventHandler())...)
 	optional, err := ctl.watchOptionalAPIs(m)
 	if err != nil {

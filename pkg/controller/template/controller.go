@@ -109,12 +109,10 @@ func Register(m *manager.Manager, backoff discovery.Backoff, gpus *gpu.Tracker, 
 	// A Warning about a discovery pod (a refused pull, FailedScheduling) keeps it pending; a Pulling event says
 	// that its image is being pulled.
 	events := m.PodEvents.Dependencies(manager.PodEventHandler(ctl.pods, manager.JobPodHandler(ctl.jobs, ctl.owners())))
-	if err := m.Add(ctl.ns, append(events,
-		// A model or runtime config re-checks the templates that use it (dependencyIndex).
+	// A model or runtime config re-checks the templates that use it (dependencyIndex).
+	if err := m.Add(ctl.ns, append(append(events, runtimeconfig.Dependencies(v, dependents)...),
 		manager.Dependency{Informer: v.AIMModels().Informer(), Handler: dependents},
 		manager.Dependency{Informer: v.AIMClusterModels().Informer(), Handler: dependents},
-		manager.Dependency{Informer: v.AIMRuntimeConfigs().Informer(), Handler: dependents},
-		manager.Dependency{Informer: v.AIMClusterRuntimeConfigs().Informer(), Handler: dependents},
 		manager.Dependency{Informer: v.AIMTemplateCaches().Informer(), Handler: ctl.owners().Handler()},
 		manager.Dependency{Informer: d.Batch().V1().Jobs().Informer(), Handler: ctl.owners().Handler()},
 		manager.Dependency{Informer: d.Batch().V1().Jobs().Informer(), Handler: ctl.slots.observed()},

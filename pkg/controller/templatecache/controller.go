@@ -51,7 +51,7 @@ func Register(m *manager.Manager) error {
 	if ctl.ctl, err = manager.NewKindController("template-cache", manager.ReconcilerFunc(ctl.reconcile), v.AIMTemplateCaches().Informer()); err != nil {
 		return err
 	}
-	return m.Add(ctl.ctl,
+	return m.Add(ctl.ctl, append(runtimeconfig.Dependencies(v, ctl.handler(ctl.configCaches)),
 		manager.Dependency{Informer: v.AIMArtifacts().Informer(), Handler: ctl.handler(ctl.artifactCaches)},
 		manager.Dependency{Informer: v.AIMServiceTemplates().Informer(), Handler: ctl.handler(func(m metav1.Object) []*aimv1.AIMTemplateCache {
 			return ctl.templateCaches(m.GetNamespace(), m.GetName(), aimv1.AIMTemplateScopeNamespace)
@@ -59,9 +59,7 @@ func Register(m *manager.Manager) error {
 		manager.Dependency{Informer: v.AIMClusterServiceTemplates().Informer(), Handler: ctl.handler(func(m metav1.Object) []*aimv1.AIMTemplateCache {
 			return ctl.templateCaches("", m.GetName(), aimv1.AIMTemplateScopeCluster)
 		})},
-		manager.Dependency{Informer: v.AIMRuntimeConfigs().Informer(), Handler: ctl.handler(ctl.configCaches)},
-		manager.Dependency{Informer: v.AIMClusterRuntimeConfigs().Informer(), Handler: ctl.handler(ctl.configCaches)},
-	)
+	)...)
 }
 
 func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (time.Duration, error) {
