@@ -240,6 +240,28 @@ func RegistryError(what string, err error, secrets ...string) error {
 // reads secrets one by one, and they are not watched.
 const SecretRecheck = 30 * time.Second
 
+// MissingImageRecheckMax bounds the wait between two looks for an image the registry does not have.
+const MissingImageRecheckMax = 10 * time.Minute
+
+// Recheck is when an object whose image metadata failed with err looks again, failing since since (the
+// condition's lastTransitionTime), or 0 when an event or the backoff of errors brings it back: a missing pull
+// secret every SecretRecheck (a get from the API); an image the registry does not have (it may be pushed
+// later) after as long as it has been missing, from SecretRecheck up to MissingImageRecheckMax, since each
+// look is a request to the registry, which Docker Hub counts against the cluster's pull limit.
+func Recheck(err error, since, now time.Time) time.Duration {
+	var e *state.Error
+	if !errors.As(err, &e) {
+		return 0
+	}
+	switch e.Reason {
+	case ReasonSecretNotFound:
+		return SecretRecheck
+	case ReasonImageNotFound:
+		return min(max(now.Sub(since), SecretRecheck), MissingImageRecheckMax)
+	}
+	return 0
+}
+
 // PullSecrets reads the named pull secrets from namespace. A missing one is MissingUpstream (SecretNotFound), as
 // aim-engine's models check them before a registry is asked: secrets are not watched, so callers look again after
 // a while.

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
@@ -445,5 +446,30 @@ func TestRegistryErrorIsTheSameOnEveryAttempt(t *testing.T) {
 				t.Errorf("%q is not quoted: %s", tc.remote, first)
 			}
 		})
+	}
+}
+
+// TestRecheck: a missing pull secret is looked for every 30 s; an image the registry does not have after as long
+// as it has been missing, 30 s to 10 min, so that a model with a wrong image does not ask Docker Hub 2,880
+// times a day; other errors are left to the queue's backoff.
+func TestRecheck(t *testing.T) {
+	now := time.Now()
+	secret := state.NewError(state.MissingUpstream, ReasonSecretNotFound, "pull secret x not found")
+	image := state.NewError(state.MissingUpstream, ReasonImageNotFound, "not found in the registry")
+	for _, tc := range []struct {
+		err   error
+		since time.Duration
+		want  time.Duration
+	}{
+		{secret, time.Hour, SecretRecheck},
+		{image, 0, SecretRecheck},
+		{image, 2 * time.Minute, 2 * time.Minute},
+		{image, time.Hour, MissingImageRecheckMax},
+		{state.NewError(state.Infrastructure, ReasonRegistryUnreachable, "down"), time.Hour, 0},
+		{errors.New("plain"), time.Hour, 0},
+	} {
+		if got := Recheck(tc.err, now.Add(-tc.since), now); got != tc.want {
+			t.Errorf("%v failing for %s: recheck after %s, want %s", tc.err, tc.since, got, tc.want)
+		}
 	}
 }

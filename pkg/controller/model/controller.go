@@ -245,12 +245,15 @@ func (ctl *Controller) reconcile(ctx context.Context, obj reconcile.Object, spec
 		comps = append(comps, templatesOfKind(comp, obj.GetNamespace() == ""))
 	}
 
-	// Pull secrets are not watched (the controller may only get them): look again for a missing one.
+	// Pull secrets are not watched (the controller may only get them), and a missing image may be pushed
+	// later: look again.
 	var recheck time.Duration
+	since := time.Now()
+	if c := apimeta.FindStatusCondition(current.Conditions, ComponentImageMetadata+state.ComponentSuffix); c != nil && c.Status == metav1.ConditionFalse {
+		since = c.LastTransitionTime.Time
+	}
 	for _, err := range metaComp.Errors {
-		if state.Categorize(err) == state.MissingUpstream {
-			recheck = imagemeta.SecretRecheck
-		}
+		recheck = max(recheck, imagemeta.Recheck(err, since, time.Now()))
 	}
 	return reconcile.Conclude(ctl.recorder(obj.GetNamespace()), obj, "model "+obj.GetName(), current, status,
 		reconcile.Outcome{Components: comps, ApplyErr: applyErr, RequeueAfter: recheck}, write)
