@@ -491,11 +491,17 @@ spec: {model: {name: mig-model}, replicas: -1}
 		t.Fatalf("migrate with aim-engine running: %v\n%s", err, out)
 	}
 	k.must("scale", "deployment", "aim-engine-controller-manager", "-n", "aim-system", "--replicas=0")
+	// aim-apiserver runs in the Namespace aim-engine's kustomize manifests declare, with their labels: removing
+	// aim-engine with kubectl delete -k would delete it, which migrate warns of.
+	k.must("label", "namespace", "aim-system", "app.kubernetes.io/name=aim-engine", "app.kubernetes.io/managed-by=kustomize")
+	t.Cleanup(func() { _, _ = k.run("", "label", "namespace", "aim-system", "app.kubernetes.io/name-", "app.kubernetes.io/managed-by-") })
+	const engineNamespaceWarning = "WARNING: aim-apiserver runs in namespace aim-system, which aim-engine's kustomize manifests declare"
 
 	// The dry run lists the plan and the invalid object by name and field, and changes nothing.
 	out, err = runMigrate(t, migrateArgs(t, backup, "--dry-run"))
 	must(t, err)
-	contains(t, "dry run", out, "AIMService", "INVALID AIMService "+ns+"/mig-broken: spec.replicas", "--dry-run: nothing changed")
+	contains(t, "dry run", out, "AIMService", "INVALID AIMService "+ns+"/mig-broken: spec.replicas", "--dry-run: nothing changed",
+		engineNamespaceWarning)
 
 	// Without --allow-invalid the run stops before the switch, and the CRDs are writable again.
 	out, err = runMigrate(t, migrateArgs(t, backup))
@@ -525,6 +531,9 @@ spec: {model: {name: mig-model}, replicas: -1}
 	out, err = runMigrate(t, migrateArgs(t, backup))
 	must(t, err)
 	contains(t, "resumed migration", out, "resuming after the switch", "deleted 10 CRDs", "done:")
+	if done := out[strings.Index(out, "done:"):]; !strings.Contains(done, engineNamespaceWarning) {
+		t.Errorf("the warning of aim-engine's namespace does not follow the final line:\n%s", done)
+	}
 
 	checkMigrated := func(stage string) {
 		t.Helper()
