@@ -373,10 +373,13 @@ func (ctl *Controller) findTemplates(svc *aimv1.AIMService) []Template {
 		return out
 	}
 	ns, _ := ctl.templates.AIMServiceTemplates(svc.Namespace).List(labels.Everything())
+	cl, _ := ctl.clusterTemplates.List(labels.Everything())
+	// Sized once: a Template holds a spec and a status by value, and every resync of every service selects
+	// over the whole catalog; growing the slice copied each one again, with the write barriers of its pointers.
+	out = make([]Template, 0, len(ns)+len(cl))
 	for _, t := range ns {
 		out = append(out, fromNamespaced(t))
 	}
-	cl, _ := ctl.clusterTemplates.List(labels.Everything())
 	for _, t := range cl {
 		out = append(out, fromCluster(t))
 	}
