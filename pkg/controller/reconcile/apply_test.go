@@ -269,3 +269,23 @@ func TestVersion(t *testing.T) {
 		t.Error("another object of the same resourceVersion has the same version")
 	}
 }
+
+// TestSteadyKnownInputs: the inputs a live resourceVersion was found steady with are told for that resourceVersion
+// only; none before, and none for a new one.
+func TestSteadyKnownInputs(t *testing.T) {
+	job, live := appliedJob(t)
+	var s Steady
+	if got := s.KnownInputs(live); got != "" {
+		t.Errorf("before any apply: %q", got)
+	}
+	if _, err := s.ApplyChangedFrom(context.Background(), "a", job, live, func(context.Context, []byte) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.KnownInputs(live); got != "a" {
+		t.Errorf("found steady with a: %q", got)
+	}
+	live.ResourceVersion = "11"
+	if got := s.KnownInputs(live); got != "" {
+		t.Errorf("a new resourceVersion: %q", got)
+	}
+}

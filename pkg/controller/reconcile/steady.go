@@ -94,6 +94,20 @@ func Version(obj metav1.Object) string {
 	return string(obj.GetUID()) + "@" + obj.GetResourceVersion()
 }
 
+// KnownInputs is the inputs (ApplyChangedFrom's) that a reconcile found live steady with, "" if none: a planner
+// that would build the desired object from the same inputs need not build it, nothing is to be sent.
+func (s *Steady) KnownInputs(live metav1.Object) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.entries[live.GetUID()]
+	if !ok || e.resourceVersion != live.GetResourceVersion() || live.GetResourceVersion() == "" {
+		return ""
+	}
+	e.used = time.Now()
+	s.entries[live.GetUID()] = e
+	return e.desired.inputs
+}
+
 func (s *Steady) known(uid types.UID, rv string, desired fingerprint) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -44,6 +44,9 @@ type Observation struct {
 	// ISVC is the InferenceService of WorkloadName, nil if there is none; ISVCErr why it cannot be read.
 	ISVC    *kservev1beta1.InferenceService
 	ISVCErr error
+	// ISVCSteadyInputs are the workload inputs an earlier reconcile found ISVC, as it is now, steady with
+	// (reconcile.Steady), "" if none: built from the same inputs, the InferenceService would be sent nowhere.
+	ISVCSteadyInputs string
 	// ISVCs are the InferenceServices the service controls (for the stale sweep).
 	ISVCs        []metav1.Object
 	ISVCWarnings []corev1.Event
@@ -75,6 +78,9 @@ func (ctl *Controller) observe(svc *aimv1.AIMService) Observation {
 	o.Caches, _ = ctl.caches.AIMTemplateCaches(ns).List(labels.Everything())
 
 	o.ISVC, o.ISVCErr = ctl.getISVC(ns, wname)
+	if o.ISVC != nil {
+		o.ISVCSteadyInputs = ctl.steady.KnownInputs(o.ISVC)
+	}
 	if ctl.isvcsIndexer != nil {
 		o.ISVCs = manager.Controlled(ctl.isvcsIndexer, svc.UID)
 	}

@@ -202,9 +202,13 @@ func (p *Plan) planWorkload(o Observation, observed kserve.Live, model *Model, r
 	p.WorkloadExists = o.ISVC != nil
 	if ready && (cacheReady && model.Status == aimv1.AIMStatusReady || p.WorkloadExists) {
 		w := workload{svc: svc, model: *model, run: *run, rc: o.RuntimeConfig, mounts: mounts, image: o.Mirrors.Rewrite(model.Spec.Image)}
-		p.ISVC, p.ISVCInputs = w.build(), w.inputs()
 		p.WorkloadExists = true // created now, if not before; its status is not known yet
-		if UnchangedSinceAimEngine(p.ISVC, o.ISVC) {
+		// Built only when it may be sent: the same inputs found the live one steady before, and building it
+		// was the largest single cost of a steady service's resync.
+		if p.ISVCInputs = w.inputs(); p.ISVCInputs == "" || p.ISVCInputs != o.ISVCSteadyInputs {
+			p.ISVC = w.build()
+		}
+		if p.ISVC != nil && UnchangedSinceAimEngine(p.ISVC, o.ISVC) {
 			p.ISVC = nil // adopted as it is: an apply would roll the predictor for its labels alone
 		}
 	}

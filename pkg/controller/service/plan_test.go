@@ -479,3 +479,32 @@ func TestPlanServiceAdoptsAimEnginesInferenceServiceAsItIs(t *testing.T) {
 		t.Error("an InferenceService of ours without the applied hash is not planned (PrepareApply decides whether to send it)")
 	}
 }
+
+// TestPlanServiceSkipsBuildingASteadyInferenceService: an InferenceService that a reconcile found steady with the
+// same inputs is not built again (nothing would be sent); other inputs, or none known, build it.
+func TestPlanServiceSkipsBuildingASteadyInferenceService(t *testing.T) {
+	o := observation(nil)
+	// As read from the API: every input has a version.
+	o.Service = o.Service.DeepCopy()
+	o.Service.ResourceVersion = "3"
+	for i := range o.Models {
+		o.Models[i].Version = "model@1"
+	}
+	for i := range o.Templates {
+		o.Templates[i].Version = "template@1"
+	}
+	first := PlanService(o)
+	if first.ISVC == nil || first.ISVCInputs == "" {
+		t.Fatalf("planned %v with inputs %q, want an InferenceService and its inputs", first.ISVC != nil, first.ISVCInputs)
+	}
+	o.ISVC = first.ISVC.DeepCopy()
+	o.ISVC.UID, o.ISVC.ResourceVersion = "isvc-uid", "7"
+	o.ISVCSteadyInputs = first.ISVCInputs
+	if p := PlanService(o); p.ISVC != nil || !p.WorkloadExists || p.ISVCInputs != first.ISVCInputs {
+		t.Errorf("steady with the same inputs: built %v, exists %v, inputs %q", p.ISVC != nil, p.WorkloadExists, p.ISVCInputs)
+	}
+	o.ISVCSteadyInputs = "inputs of an earlier spec"
+	if p := PlanService(o); p.ISVC == nil {
+		t.Error("steady with other inputs: not built")
+	}
+}
