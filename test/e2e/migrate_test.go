@@ -494,7 +494,9 @@ spec: {model: {name: mig-model}, replicas: -1}
 	// aim-apiserver runs in the Namespace aim-engine's kustomize manifests declare, with their labels: removing
 	// aim-engine with kubectl delete -k would delete it, which migrate warns of.
 	k.must("label", "namespace", "aim-system", "app.kubernetes.io/name=aim-engine", "app.kubernetes.io/managed-by=kustomize")
-	t.Cleanup(func() { _, _ = k.run("", "label", "namespace", "aim-system", "app.kubernetes.io/name-", "app.kubernetes.io/managed-by-") })
+	t.Cleanup(func() {
+		_, _ = k.run("", "label", "namespace", "aim-system", "app.kubernetes.io/name-", "app.kubernetes.io/managed-by-")
+	})
 	const engineNamespaceWarning = "WARNING: aim-apiserver runs in namespace aim-system, which aim-engine's kustomize manifests declare"
 
 	// The dry run lists the plan and the invalid object by name and field, and changes nothing.
