@@ -130,8 +130,9 @@ type state struct {
 	apiService *unstructured.Unstructured
 	switched   bool
 	backup     *Backup
-	// inEngineNamespace: aim-apiserver runs in the Namespace aim-engine's kustomize manifests declare.
-	inEngineNamespace bool
+	// engineNamespace is aim-apiserver's namespace when it is the Namespace aim-engine's kustomize manifests
+	// declare, else empty.
+	engineNamespace string
 }
 
 func (m *migrator) observe(ctx context.Context) (*state, error) {
@@ -323,7 +324,8 @@ func (m *migrator) preflight(ctx context.Context, st *state) error {
 	if err != nil {
 		problems = append(problems, err.Error())
 	}
-	if st.inEngineNamespace = in; in {
+	if in {
+		st.engineNamespace = ns
 		m.logf("  WARNING: %s", engineNamespaceWarning(ns))
 	}
 	if _, err := m.c.caBundle(ctx, m.o.ServingSecret); err != nil {
@@ -495,9 +497,8 @@ func (m *migrator) afterSwitch(ctx context.Context, st *state) error {
 	}
 	m.logf("done: %d objects are served by aim-apiserver with their UIDs; the CRDs are gone. The backup stays in %s "+
 		"(aim-apiserver migrate --rollback restores the CRDs from aim-apiserver's objects)", len(st.backup.Objects), m.o.BackupDir)
-	if st.inEngineNamespace {
-		ns, _, _ := splitRef(m.o.Service)
-		m.logf("WARNING: %s", engineNamespaceWarning(ns))
+	if st.engineNamespace != "" {
+		m.logf("WARNING: %s", engineNamespaceWarning(st.engineNamespace))
 	}
 	return nil
 }

@@ -1060,6 +1060,8 @@ priorityClassName: system-cluster-critical
 	if env, _ := c["env"].([]any); len(env) != 3 || named(env, "POD_NAMESPACE") == nil || env[0].(map[string]any)["name"] != "POD_NAMESPACE" {
 		t.Errorf("env %v", c["env"])
 	}
+	// The controller's Lease is in the pod's namespace (manager's podNamespace reads it), where the Role for it is.
+	jsonEqual(t, "POD_NAMESPACE", named(c["env"], "POD_NAMESPACE"), `{name: POD_NAMESPACE, valueFrom: {fieldRef: {fieldPath: metadata.namespace}}}`)
 	jsonEqual(t, "GODEBUG", named(c["env"], "GODEBUG"), `{name: GODEBUG, value: "http2client=0"}`)
 	jsonEqual(t, "NODE", named(c["env"], "NODE"), `{name: NODE, valueFrom: {fieldRef: {fieldPath: spec.nodeName}}}`)
 	jsonEqual(t, "volume", named(spec["volumes"], "scratch"), `{name: scratch, emptyDir: {medium: Memory}}`)

@@ -609,7 +609,8 @@ spec: {model: {name: mig-model}, replicas: -1}
 	// the image's binary as artifacts/deploy/migrate/job.yaml runs it in a pod.
 	out, err = shipped.run(t, "--allow-invalid")
 	must(t, err)
-	contains(t, "migration with --allow-invalid", out, "INVALID AIMService "+ns+"/mig-broken: spec.replicas", "done:")
+	contains(t, "migration with --allow-invalid", out, "INVALID AIMService "+ns+"/mig-broken: spec.replicas", "done:",
+		engineNamespaceWarning)
 	checkMigrated("after migrating again")
 	jsonpathEquals(t, 5*time.Second, "-1", "aimsvc", "mig-broken", "-n", ns, "-o", "jsonpath={.spec.replicas}")
 	jsonpathEquals(t, 60*time.Second, "Failed False InvalidSpec", "aimsvc", "mig-broken", "-n", ns, "-o",

@@ -248,12 +248,13 @@ func (ctl *Controller) reconcile(ctx context.Context, obj reconcile.Object, spec
 	// Pull secrets are not watched (the controller may only get them), and a missing image may be pushed
 	// later: look again.
 	var recheck time.Duration
-	since := time.Now()
+	now := time.Now()
+	since := now
 	if c := apimeta.FindStatusCondition(current.Conditions, ComponentImageMetadata+state.ComponentSuffix); c != nil && c.Status == metav1.ConditionFalse {
 		since = c.LastTransitionTime.Time
 	}
 	for _, err := range metaComp.Errors {
-		recheck = max(recheck, imagemeta.Recheck(err, since, time.Now()))
+		recheck = max(recheck, imagemeta.Recheck(err, since, now))
 	}
 	return reconcile.Conclude(ctl.recorder(obj.GetNamespace()), obj, "model "+obj.GetName(), current, status,
 		reconcile.Outcome{Components: comps, ApplyErr: applyErr, RequeueAfter: recheck}, write)

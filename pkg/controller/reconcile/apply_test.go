@@ -270,6 +270,22 @@ func TestVersion(t *testing.T) {
 	}
 }
 
+// TestSpecVersion: a write of the status or metadata (a new resourceVersion, the same generation) keeps the
+// version; a spec change (a new generation) moves it; without a generation it is Version.
+func TestSpecVersion(t *testing.T) {
+	obj := &metav1.ObjectMeta{UID: "u1", ResourceVersion: "7", Generation: 2}
+	statusWritten := &metav1.ObjectMeta{UID: "u1", ResourceVersion: "8", Generation: 2}
+	if SpecVersion(obj) != SpecVersion(statusWritten) {
+		t.Errorf("a status write moved the version: %q -> %q", SpecVersion(obj), SpecVersion(statusWritten))
+	}
+	if SpecVersion(obj) == SpecVersion(&metav1.ObjectMeta{UID: "u1", ResourceVersion: "9", Generation: 3}) {
+		t.Error("a spec change kept the version")
+	}
+	if got := SpecVersion(&metav1.ObjectMeta{UID: "u1", ResourceVersion: "7"}); got != Version(obj) {
+		t.Errorf("without a generation: %q, want %q", got, Version(obj))
+	}
+}
+
 // TestSteadyKnownInputs: the inputs a live resourceVersion was found steady with are told for that resourceVersion
 // only; none before, and none for a new one.
 func TestSteadyKnownInputs(t *testing.T) {

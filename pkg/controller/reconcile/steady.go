@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"sync"
 	"time"
 
@@ -92,6 +93,15 @@ func Version(obj metav1.Object) string {
 		return ""
 	}
 	return string(obj.GetUID()) + "@" + obj.GetResourceVersion()
+}
+
+// SpecVersion is Version for an input whose dependents read its spec alone: its UID and generation, which a write
+// of its status or metadata does not move. Without a generation it is Version.
+func SpecVersion(obj metav1.Object) string {
+	if obj.GetGeneration() == 0 {
+		return Version(obj)
+	}
+	return string(obj.GetUID()) + "#" + strconv.FormatInt(obj.GetGeneration(), 10)
 }
 
 // KnownInputs is the inputs (ApplyChangedFrom's) that a reconcile found live steady with, "" if none: a planner

@@ -45,9 +45,10 @@ type Resolved struct {
 	Spec aimv1.AIMRuntimeConfigSpec
 	// Ref says which config(s) it came from; nil when none exists.
 	Ref *aimv1.AIMResolvedReference
-	// Version is the UID and resourceVersion of each config it came from: the same Version, the same configs,
-	// so what is built from them alone need not be compared again. It is empty when none exists, and when one
-	// has no resourceVersion (an object built in a test, not read from the API).
+	// Version is the UID and generation of each config it came from (reconcile.SpecVersion): the same Version,
+	// the same specs, so what is built from them alone need not be compared again; the config's status, which
+	// counts its consumers and changes with each (Dependencies), does not move it. It is empty when none
+	// exists, and when one has neither a generation nor a resourceVersion (an object built in a test).
 	Version string
 }
 
@@ -90,15 +91,15 @@ func Resolve(name, namespace string, ns *aimv1.AIMRuntimeConfig, cluster *aimv1.
 	case ns == nil:
 		r.Spec = normalize(cluster.Spec)
 		r.Ref = state.Reference(name, "", cluster.UID, "", "AIMClusterRuntimeConfig")
-		r.Version = reconcile.Version(cluster)
+		r.Version = reconcile.SpecVersion(cluster)
 	case cluster == nil:
 		r.Spec = normalize(ns.Spec)
 		r.Ref = state.Reference(name, ns.Namespace, ns.UID, "AIMRuntimeConfig", "")
-		r.Version = reconcile.Version(ns)
+		r.Version = reconcile.SpecVersion(ns)
 	default:
 		r.Spec = Merge(cluster.Spec, ns.Spec)
 		r.Ref = &aimv1.AIMResolvedReference{Name: name, Namespace: ns.Namespace, Scope: aimv1.AIMResolutionScopeMerged, Kind: "AIMRuntimeConfig", UID: ns.UID}
-		if nv, cv := reconcile.Version(ns), reconcile.Version(cluster); nv != "" && cv != "" {
+		if nv, cv := reconcile.SpecVersion(ns), reconcile.SpecVersion(cluster); nv != "" && cv != "" {
 			r.Version = nv + "+" + cv
 		}
 	}
