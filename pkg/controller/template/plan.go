@@ -274,10 +274,16 @@ func keepsAffinity(prev aimv1.AIMServiceTemplateStatus, hw *aimv1.AIMHardwareReq
 // builds resolvedNodeAffinity from them (BuildNodeAffinityFromGPURequirements), whatever discovery reported; a
 // spec that names only a GPU count is placed on the GPU model discovery chose, whose profile is made for it.
 func placement(spec, resolved *aimv1.AIMHardwareRequirements) *aimv1.AIMHardwareRequirements {
-	if spec != nil && spec.GPU != nil && (spec.GPU.Model != "" || minVRAM(spec.GPU) != nil) {
+	if spec != nil && spec.GPU != nil && (gpuModel(spec.GPU) != "" || minVRAM(spec.GPU) != nil) {
 		return spec
 	}
 	return resolved
+}
+
+// gpuModel is the GPU model a requirement names; a model of blanks names none, as aim-engine's
+// TemplateRequiresGPU reads it.
+func gpuModel(g *aimv1.AIMGpuRequirements) string {
+	return strings.TrimSpace(g.Model)
 }
 
 // minVRAM is a GPU requirement's minVram; 0 asks for nothing and is none, as aim-engine reads it.
@@ -620,10 +626,10 @@ func requirement(hw *aimv1.AIMHardwareRequirements) (gpu.Requirement, bool) {
 		return gpu.Requirement{}, false
 	}
 	g := hw.GPU
-	if g.Requests == 0 && strings.TrimSpace(g.Model) == "" && minVRAM(g) == nil {
+	if g.Requests == 0 && gpuModel(g) == "" && minVRAM(g) == nil {
 		return gpu.Requirement{}, false
 	}
-	return gpu.Requirement{Model: g.Model, MinMemory: minVRAM(g), Count: int64(g.Requests), ResourceName: corev1.ResourceName(g.ResourceName)}, true
+	return gpu.Requirement{Model: gpuModel(g), MinMemory: minVRAM(g), Count: int64(g.Requests), ResourceName: corev1.ResourceName(g.ResourceName)}, true
 }
 
 // resolvedHardware is the spec's hardware with the GPU model and count discovery chose.

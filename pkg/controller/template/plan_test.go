@@ -29,14 +29,18 @@ var now = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 const goodOutput = `[{"filename":"f","profile":{"metadata":{"engine":"vllm","gpu":"MI300X","gpu_count":2,"metric":"latency","precision":"fp8","type":"optimized"}},
 "models":[{"name":"org/m","source":"hf://org/m","size_gb":1}]}]`
 
-func inventory(deviceID string) gpu.Inventory {
-	if deviceID == "" {
-		return gpu.NewInventory(nil)
+func inventory(deviceIDs ...string) gpu.Inventory {
+	var nodes []corev1.Node
+	for i, id := range deviceIDs {
+		if id == "" {
+			continue
+		}
+		nodes = append(nodes, corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("n%d", i), Labels: map[string]string{gpu.LabelDeviceID: id}},
+			Status:     corev1.NodeStatus{Allocatable: corev1.ResourceList{"amd.com/gpu": resource.MustParse("8")}},
+		})
 	}
-	return gpu.NewInventory([]corev1.Node{{
-		ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: map[string]string{gpu.LabelDeviceID: deviceID}},
-		Status:     corev1.NodeStatus{Allocatable: corev1.ResourceList{"amd.com/gpu": resource.MustParse("8")}},
-	}})
+	return gpu.NewInventory(nodes)
 }
 
 func observation() Observation {
@@ -136,6 +140,15 @@ func TestPlacementFollowsTheSpec(t *testing.T) {
 	// A model of blanks and no count needs no GPU, as in aim-engine (TestTemplateRequiresGPU).
 	if r, ok := requirement(&aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Model: "  "}}); ok {
 		t.Errorf("model of blanks, no count: requirement %+v, want none", r)
+	}
+	// With a count, a model of blanks names no model: the pods go where discovery's model is, as for "".
+	o.Spec.Hardware.GPU.MinVRAM = nil
+	o.Spec.Hardware.GPU.Model = "  "
+	o.Inventory = inventory("74a1", "75a3") // MI300X and MI355X
+	st = aimv1.AIMServiceTemplateStatus{Profile: o.Status.Profile}
+	planHardware(o, &st, false)
+	if a := st.ResolvedNodeAffinity.String(); !strings.Contains(a, "74a1") || strings.Contains(a, "75a3") {
+		t.Errorf("model of blanks with a count, discovery MI300X: affinity %v, want MI300X's nodes only", a)
 	}
 }
 
