@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"path/filepath"
 
@@ -55,6 +56,8 @@ type Options struct {
 	PrintVersion bool
 	// StorageCompression is how stored values are compressed (compression.Zstd or None).
 	StorageCompression string
+	// MemoryLimitRatio is the share of the container's memory limit the Go runtime keeps under; 0 is off.
+	MemoryLimitRatio float64
 
 	StdOut io.Writer
 }
@@ -90,6 +93,7 @@ func NewOptions(out io.Writer) *Options {
 		Logs:               logsapi.NewLoggingConfiguration(),
 		ServingCert:        &ServingCertOptions{APIService: v1alpha1.SchemeGroupVersion.Version + "." + aim.GroupName},
 		StorageCompression: compression.Zstd,
+		MemoryLimitRatio:   DefaultMemoryLimitRatio,
 		StdOut:             out,
 	}
 	o.RecommendedOptions.Etcd = apiserver.NewEtcdOptions()
@@ -164,6 +168,10 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 	r.Traces.AddFlags(fss.FlagSet("traces"))
 	logsapi.AddFlags(o.Logs, fss.FlagSet("logging"))
 	fss.FlagSet("global").BoolVar(&o.PrintVersion, "version", false, "Print the version of aim-apiserver and exit.")
+	fss.FlagSet("global").Float64Var(&o.MemoryLimitRatio, "memory-limit-ratio", o.MemoryLimitRatio,
+		"Keep the Go runtime's memory under this share of the container's memory limit (GOMEMLIMIT, followed as the "+
+			"limit changes), so that the garbage collector works harder near the limit rather than the pod being "+
+			"OOM-killed; 0 turns it off. $GOMEMLIMIT, when set, wins.")
 	return fss
 }
 
@@ -219,6 +227,9 @@ func (o *Options) Validate() error {
 	}
 	if o.Local.Enabled && len(o.RecommendedOptions.Etcd.StorageConfig.Transport.ServerList) > 0 {
 		errs = append(errs, errors.New("--etcd-servers and --local are exclusive: local mode embeds its own etcd"))
+	}
+	if r := o.MemoryLimitRatio; math.IsNaN(r) || r < 0 || r > 1 {
+		errs = append(errs, fmt.Errorf("--memory-limit-ratio must be from 0 (off) to 1, not %v", r))
 	}
 	if o.controllerEnabled() {
 		if err := o.Controller.Options.Validate(); err != nil {

@@ -37,6 +37,10 @@ func TestValidate(t *testing.T) {
 		{"default runtime config", []string{"--etcd-servers=http://e:2379", "--default-runtime-config-configmap=aim-system/rc"}, ""},
 		{"default runtime config needs namespace/name", []string{"--etcd-servers=http://e:2379", "--default-runtime-config-configmap=a/b/c"}, "want namespace/name"},
 		{"default runtime config in cluster mode", []string{"--local", "--data-dir=/tmp/x", "--default-runtime-config-configmap=a/b"}, "cluster-mode flag"},
+		{"memory limit off", []string{"--etcd-servers=http://e:2379", "--memory-limit-ratio=0"}, ""},
+		{"memory limit of the whole container", []string{"--etcd-servers=http://e:2379", "--memory-limit-ratio=1"}, ""},
+		{"memory limit over the container's", []string{"--etcd-servers=http://e:2379", "--memory-limit-ratio=1.5"}, "--memory-limit-ratio must be from 0 (off) to 1"},
+		{"memory limit below 0", []string{"--etcd-servers=http://e:2379", "--memory-limit-ratio=-0.1"}, "--memory-limit-ratio must be from 0 (off) to 1"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

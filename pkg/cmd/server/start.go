@@ -43,6 +43,7 @@ serving on 127.0.0.1, with a kubeconfig for kubectl written to <data-dir>/kubeco
 			if err := o.Validate(); err != nil {
 				return err
 			}
+			setMemoryLimit(cmd.Context(), o.MemoryLimitRatio)
 			return o.Run(cmd.Context())
 		},
 	}
