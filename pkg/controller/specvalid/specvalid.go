@@ -23,9 +23,12 @@ const Reason = state.ReasonInvalidSpec
 // maxErrors bounds the message: the first few field errors say what to fix.
 const maxErrors = 3
 
-// Service is nil when svc passes the validation of a create, else an InvalidSpec error naming the fields.
+// Service is nil when svc's spec passes the validation of a create, else an InvalidSpec error naming the fields.
+// The metadata is not checked again: aim-engine's CRDs validated it by the same rules (apimachinery's
+// ValidateObjectMeta), so no store brought over holds metadata ours refuses, and those rules (the syntax of every
+// label and annotation) were nearly all the cost of this check, which runs on every reconcile of every service.
 func Service(svc *aimv1.AIMService) error {
-	return check(svc, aimv1.Convert_v1alpha1_AIMService_To_aim_AIMService, validation.ValidateAIMService)
+	return check(&svc.Spec, aimv1.Convert_v1alpha1_AIMServiceSpec_To_aim_AIMServiceSpec, validation.ValidateAIMServiceSpec)
 }
 
 // check converts a versioned object to the internal type the registry validates and runs the validation of

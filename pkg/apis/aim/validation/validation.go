@@ -62,6 +62,11 @@ func ValidateAIMService(obj *aim.AIMService) field.ErrorList {
 	return append(errs, validateServiceSpec(&obj.Spec, specPath)...)
 }
 
+// ValidateAIMServiceSpec validates a service's spec as a create does.
+func ValidateAIMServiceSpec(spec *aim.AIMServiceSpec) field.ErrorList {
+	return validateServiceSpec(spec, specPath)
+}
+
 // ValidateAIMServiceUpdate validates a service update: the spec as on create plus immutable fields.
 func ValidateAIMServiceUpdate(obj, old *aim.AIMService) field.ErrorList {
 	errs := validateServiceSpec(&obj.Spec, specPath)
