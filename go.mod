@@ -42,6 +42,7 @@ require (
 	k8s.io/component-helpers v0.34.12
 	k8s.io/klog/v2 v2.130.1
 	k8s.io/kube-openapi v0.0.0-20250910181357-589584f1c912
+	k8s.io/pod-security-admission v0.34.12
 	k8s.io/utils v0.0.0-20251002143259-bc988d571ff4
 	sigs.k8s.io/gateway-api v1.4.2-0.20260116062110-0d0ca872766e
 	sigs.k8s.io/randfill v1.0.0

@@ -20,6 +20,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
+	"github.com/aim-apiserver/aim-apiserver/test/podsecurity"
 )
 
 const gi = int64(1) << 30
@@ -168,6 +169,7 @@ func TestBuildCheckSizeJob(t *testing.T) {
 	rc := config(nil, corev1.EnvVar{Name: "HF_TOKEN", Value: "config"}, corev1.EnvVar{Name: "HTTPS_PROXY", Value: "proxy"})
 	j := BuildCheckSizeJob(a, rc, nil)
 	c := checkPod(t, j, ComponentCheckSize, 300)
+	podsecurity.Restricted(t, "the check-size pod", &j.Spec.Template.ObjectMeta, &j.Spec.Template.Spec)
 	if c.Name != "check-size" || c.Image != aimv1.DefaultModelDownloadImage || len(c.Command) != 1 || c.Command[0] != "/check-size.sh" ||
 		c.TerminationMessagePolicy != corev1.TerminationMessageFallbackToLogsOnError {
 		t.Errorf("container %+v", c)
@@ -188,6 +190,7 @@ func TestBuildDownloadJob(t *testing.T) {
 	j := BuildDownloadJob(a, rc, nil, 123, PVCName(a))
 	c := checkPod(t, j, ComponentDownload, 600)
 	pod := j.Spec.Template.Spec
+	podsecurity.Restricted(t, "the download pod", &j.Spec.Template.ObjectMeta, &pod)
 	if c.Name != "model-download" || c.Image != aimv1.DefaultModelDownloadImage || c.ImagePullPolicy != corev1.PullIfNotPresent {
 		t.Errorf("container %+v", c)
 	}

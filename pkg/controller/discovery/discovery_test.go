@@ -14,6 +14,7 @@ import (
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
+	"github.com/aim-apiserver/aim-apiserver/test/podsecurity"
 )
 
 const validOutput = `[{"filename":"vllm-mi300x-fp8-tp1-latency.yaml",
@@ -178,6 +179,7 @@ func TestBuildJob(t *testing.T) {
 	if c.TerminationMessagePolicy != corev1.TerminationMessageFallbackToLogsOnError {
 		t.Error("termination message policy")
 	}
+	podsecurity.Restricted(t, "the discovery pod", &job.Spec.Template.ObjectMeta, &pod)
 	env := map[string]string{}
 	for _, e := range c.Env {
 		if _, dup := env[e.Name]; dup {
