@@ -192,6 +192,8 @@ wait_for kube-apiserver 90 "${LOGS}/kube-apiserver.log" "${KUBECTL[@]}" get --ra
 
 # The PVC protection controller releases model cache volumes of deleted namespaces; without it their
 # kubernetes.io/pvc-protection finalizer keeps the namespace terminating forever.
+# The ReplicaSet controller creates the pods of the ReplicaSets the tests make as KServe's Deployments would, and
+# reports the API refusing them (FailedCreate), which services quote.
 
 start kube-controller-manager "${CONTROL_PLANE_BIN}/kube-controller-manager" \
 	--kubeconfig "${OUT}/kube-controller-manager.kubeconfig" \
@@ -200,7 +202,7 @@ start kube-controller-manager "${CONTROL_PLANE_BIN}/kube-controller-manager" \
 	--bind-address 127.0.0.1 --secure-port "${KCM_PORT}" --cert-dir "${OUT}/kcm-certs" --leader-elect=false \
 	--use-service-account-credentials=true --service-account-private-key-file "${PKI}/sa.key" \
 	--root-ca-file "${PKI}/ca.crt" --kube-api-qps 200 --kube-api-burst 400 \
-	--controllers job-controller,garbage-collector-controller,namespace-controller,serviceaccount-controller,serviceaccount-token-controller,root-ca-certificate-publisher-controller,clusterrole-aggregation-controller,persistentvolumeclaim-protection-controller
+	--controllers job-controller,replicaset-controller,garbage-collector-controller,namespace-controller,serviceaccount-controller,serviceaccount-token-controller,root-ca-certificate-publisher-controller,clusterrole-aggregation-controller,persistentvolumeclaim-protection-controller
 wait_for kube-controller-manager 60 "${LOGS}/kube-controller-manager.log" "${KUBECTL[@]}" get serviceaccount default -n default
 
 # ---- CRDs of the workloads the controller manages ------------------------------------------------------------

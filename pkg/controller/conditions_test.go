@@ -185,6 +185,7 @@ var notConditionStrings = map[string]string{
 	"artifact.ComponentDownload":            "the component label of download Jobs",
 	"discovery.ComponentValue":              "the component label of discovery Jobs",
 	"reconcile.ReasonStaleChildDeleted":     "the reason of an Event",
+	"health.ReasonFailedCreate":             "the reason of a ReplicaSet's or Job's Event whose message a NoPods condition quotes",
 	"modelsource.ReasonInvalidFilter":       "an error's reason: FiltersReady has FiltersOutcome's reason, the error sets a parent condition",
 	"modelsource.ReasonInvalidRegistry":     "an error's reason: FiltersReady has FiltersOutcome's reason, the error sets a parent condition",
 	"modelsource.ReasonCatalogNotSupported": "an error's reason: FiltersReady has FiltersOutcome's reason, the error sets a parent condition",

@@ -238,3 +238,38 @@ func TestDiscoveryPodThatCannotPullShowsAtOnce(t *testing.T) {
 	jsonpathEquals(t, 60*time.Second, "False ImagePullAuthFailure JobRunning", "aimcltpl", "e2e-pull", "-o",
 		`jsonpath={.status.conditions[?(@.type=="DiscoveryPodsReady")].status} {.status.conditions[?(@.type=="DiscoveryPodsReady")].reason} {.status.conditions[?(@.type=="DiscoveryJobReady")].reason}`)
 }
+
+// TestDiscoveryJobWhosePodsAreRefused: a namespace's LimitRange refuses the discovery Job's pods (a pod memory limit
+// of 1Mi, which a pod without limits cannot show it keeps); the job-controller of kube-controller-manager records
+// FailedCreate on the Job, and the template's DiscoveryPodsReady quotes it.
+func TestDiscoveryJobWhosePodsAreRefused(t *testing.T) {
+	k := admin(t)
+	ns := namespace(t, "e2e-refused")
+	k.mustApply(fmt.Sprintf(`apiVersion: v1
+kind: LimitRange
+metadata: {name: pod-memory, namespace: %[1]s}
+spec: {limits: [{type: Pod, max: {memory: 1Mi}}]}
+---
+apiVersion: aim.eai.amd.com/v1alpha1
+kind: AIMClusterModel
+metadata: {name: e2e-refused-model}
+spec: {image: registry.example/aim/refused:1.0, imageMetadata: {}}
+---
+apiVersion: aim.eai.amd.com/v1alpha1
+kind: AIMServiceTemplate
+metadata: {name: cpu-refused, namespace: %[1]s}
+spec:
+  modelName: e2e-refused-model
+  hardware: {cpu: {requests: "4"}}
+`, ns))
+	t.Cleanup(func() { _, _ = k.run("", "delete", "aimclmdl", "e2e-refused-model", "--wait=false") })
+	eventually(t, 60*time.Second, "DiscoveryPodsReady quotes the Job's FailedCreate", func() error {
+		out := k.must("get", "aimtpl", "cpu-refused", "-n", ns, "-o",
+			`jsonpath={.status.conditions[?(@.type=="DiscoveryPodsReady")].reason}: {.status.conditions[?(@.type=="DiscoveryPodsReady")].message}`)
+		if !strings.HasPrefix(out, "NoPods: No pods found: Job discover-") || !strings.Contains(out, " cannot create them: Error creating: pods \"discover-") ||
+			!strings.Contains(out, `-*" is forbidden: maximum memory usage per Pod is 1Mi`) {
+			return fmt.Errorf("DiscoveryPodsReady: %q", out)
+		}
+		return nil
+	})
+}

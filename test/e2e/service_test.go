@@ -111,6 +111,33 @@ func TestServiceRunsOnKServe(t *testing.T) {
 	contains(t, "HTTPRoute", k.must("get", "httproute", route, "-n", ns, "-o", "json"), fmt.Sprintf(`"value": "/%s/chat"`, ns),
 		fmt.Sprintf(`"name": "%s-predictor"`, chat), `"port": 80`, `"name": "inference-gateway"`, `"request": "1m30s"`, `"replacePrefixMatch": "/"`)
 
+	// KServe's Deployment cannot create the predictor's pods (a LimitRange below AIM's 48Gi memory limit here):
+	// the service quotes the ReplicaSet's FailedCreate, where "no predictor pods yet" would say nothing. The
+	// replicaset controller of kube-controller-manager and the LimitRanger admission of kube-apiserver play it,
+	// with a ReplicaSet named as KServe's Deployment names them.
+	rs := chat + "-predictor-6b8f9c"
+	k.mustApply(fmt.Sprintf(`
+apiVersion: v1
+kind: LimitRange
+metadata: {name: max-memory, namespace: %[1]s}
+spec: {limits: [{type: Container, max: {memory: 32Gi}}]}
+---
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: %[2]s, namespace: %[1]s}
+spec:
+  replicas: 1
+  selector: {matchLabels: {e2e: refused-predictor}}
+  template:
+    metadata: {labels: {e2e: refused-predictor}}
+    spec: {containers: [{name: kserve-container, image: registry.example/aim/e2e-svc:1.0, resources: {limits: {memory: 48Gi}}}]}
+`, ns, rs))
+	want := fmt.Sprintf(`NoPods: no predictor pods yet: ReplicaSet %[1]s cannot create them: Error creating: pods "%[1]s-*" is forbidden: `+
+		`maximum memory usage per Container is 32Gi, but limit is 48Gi`, rs)
+	jsonpathEquals(t, 60*time.Second, want, "aimsvc", "chat", "-n", ns, "-o",
+		`jsonpath={.status.conditions[?(@.type=="InferenceServicePodsReady")].reason}: {.status.conditions[?(@.type=="InferenceServicePodsReady")].message}`)
+	k.must("delete", "replicaset/"+rs, "limitrange/max-memory", "-n", ns, "--wait")
+
 	// Play KServe and kubelet: a predictor pod, pending (PodsPending), then pulling its image (Pulling, from
 	// kubelet's Normal Event, as aim-engine reports it), then ready; a ready InferenceService, an accepted route.
 	predictorPod(t, ns, chat, "chat-predictor-0")

@@ -1,6 +1,7 @@
 package health
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -153,6 +154,46 @@ func predictorWaiting(reason, msg string) func(*corev1.Pod) {
 	}
 }
 
+// TestJobPodsNoneCreated: a Job the API refuses pods to (a LimitRange here) says so in its pods component.
+func TestJobPodsNoneCreated(t *testing.T) {
+	refused := corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "discover-x.1"}, InvolvedObject: corev1.ObjectReference{Kind: "Job", Name: "discover-x"},
+		Type: corev1.EventTypeWarning, Reason: ReasonFailedCreate, LastTimestamp: metav1.Now(),
+		Message: `Error creating: pods "discover-x-7kq2z" is forbidden: maximum memory usage per Container is 1Gi, but limit is 2Gi`}
+	c := Pods("DiscoveryPods", nil, []corev1.Event{refused})
+	if st, reason, _ := state.Outcome(c); st != aimv1.AIMStatusProgressing || reason != ReasonNoPods {
+		t.Errorf("%s %s, want Progressing NoPods", st, reason)
+	}
+	if want := `No pods found: Job discover-x cannot create them: Error creating: pods "discover-x-*" is forbidden: maximum memory usage per Container is 1Gi, but limit is 2Gi`; c.Message != want {
+		t.Errorf("message %q, want %q", c.Message, want)
+	}
+}
+
+// TestPredictorPodsNoneCreated: with no pods, the latest FailedCreate of the predictor's ReplicaSets says why (a
+// quota on GPUs here), in the state and reason aim-engine gives a predictor without pods.
+func TestPredictorPodsNoneCreated(t *testing.T) {
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	rsEvent := func(rs, reason, msg string, at time.Time) corev1.Event {
+		return corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: rs + "." + reason}, InvolvedObject: corev1.ObjectReference{Kind: "ReplicaSet", Name: rs},
+			Type: corev1.EventTypeWarning, Reason: reason, Message: msg, LastTimestamp: metav1.NewTime(at)}
+	}
+	quota := `pods "%s" is forbidden: exceeded quota: gpus, requested: requests.amd.com/gpu=1, used: requests.amd.com/gpu=8, limited: requests.amd.com/gpu=8`
+	c := PredictorPods("Pods", nil, nil, []corev1.Event{
+		rsEvent("chat-predictor-7d9f", ReasonFailedCreate, "Error creating: an older refusal", now.Add(-time.Minute)),
+		rsEvent("chat-predictor-7d9f", ReasonFailedCreate, "Error creating: "+fmt.Sprintf(quota, "chat-predictor-7d9f-x2k4q"), now),
+		rsEvent("chat-predictor-7d9f", "SomethingElse", "later, and not about creating pods", now.Add(time.Second)),
+	}, false)
+	if st, reason, _ := state.Outcome(c); st != aimv1.AIMStatusProgressing || reason != ReasonNoPods {
+		t.Errorf("%s %s, want Progressing NoPods", st, reason)
+	}
+	// The pod's generated name, another on every attempt, is left out: the message stays while the reason does.
+	if want := "no predictor pods yet: ReplicaSet chat-predictor-7d9f cannot create them: Error creating: " + fmt.Sprintf(quota, "chat-predictor-7d9f-*"); c.Message != want {
+		t.Errorf("message %q, want %q", c.Message, want)
+	}
+	if c := PredictorPods("Pods", nil, nil, nil, false); c.Message != "no predictor pods yet" {
+		t.Errorf("no events: message %q", c.Message)
+	}
+}
+
 func TestPredictorPods(t *testing.T) {
 	ev := func(pod, reason, msg string, at time.Time) corev1.Event {
 		return corev1.Event{InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: pod}, Reason: reason, Message: msg, LastTimestamp: metav1.NewTime(at)}
@@ -222,7 +263,7 @@ func TestPredictorPods(t *testing.T) {
 			aimv1.AIMStatusPending, "FailedScheduling"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := PredictorPods("Pods", tc.pods, tc.events, false)
+			c := PredictorPods("Pods", tc.pods, tc.events, nil, false)
 			if st, reason, _ := state.Outcome(c); st != tc.state || reason != tc.reason {
 				t.Errorf("%s %s (%s), want %s %s", st, reason, c.Message, tc.state, tc.reason)
 			}
@@ -230,7 +271,7 @@ func TestPredictorPods(t *testing.T) {
 	}
 	// The pull is the pulling pod's, by its Event.
 	c := PredictorPods("Pods", []*corev1.Pod{predictorPod("a", pending), predictorPod("b", pending)},
-		[]corev1.Event{ev("b", "Pulling", `Pulling image "registry.example/aim/x:1.0"`, now)}, false)
+		[]corev1.Event{ev("b", "Pulling", `Pulling image "registry.example/aim/x:1.0"`, now)}, nil, false)
 	if want := `pod b: Pulling image "registry.example/aim/x:1.0"`; c.Message != want {
 		t.Errorf("message %q, want %q", c.Message, want)
 	}
@@ -250,7 +291,7 @@ func TestPendingPodMessagesQuotedWhole(t *testing.T) {
 		p.Status.Phase = corev1.PodPending
 		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: msg}}
 	}
-	predictor := PredictorPods("Pods", []*corev1.Pod{predictorPod("a", unschedulable)}, nil, false)
+	predictor := PredictorPods("Pods", []*corev1.Pod{predictorPod("a", unschedulable)}, nil, nil, false)
 	if _, _, got := state.Outcome(predictor); got != "pod a: "+msg {
 		t.Errorf("predictor: message %q, want the scheduler's whole", got)
 	}

@@ -82,12 +82,16 @@ type EventCache interface {
 }
 
 // JobPods are a Job's pods and the cached events about them (the controllers cache Warning events and pods'
-// Pulling events only); Pods tells each pod's from an earlier pod's of its name by UID (EventsOf).
+// Pulling events only); Pods tells each pod's from an earlier pod's of its name by UID (EventsOf). Without pods,
+// the Job's own Warnings: a FailedCreate says why it has none.
 func JobPods(pods corelisters.PodLister, events EventCache, j *batchv1.Job) ([]*corev1.Pod, []corev1.Event) {
 	list, _ := pods.Pods(j.Namespace).List(labels.SelectorFromSet(labels.Set{batchv1.JobNameLabel: j.Name}))
 	var out []corev1.Event
 	for _, p := range list {
 		out = append(out, events.About("Pod", p.Namespace, p.Name)...)
+	}
+	if len(list) == 0 {
+		out = events.About("Job", j.Namespace, j.Name)
 	}
 	return list, out
 }

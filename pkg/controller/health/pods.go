@@ -42,6 +42,8 @@ const (
 	ReasonFailedAttachVolume     = "FailedAttachVolume"
 	ReasonFailedCreatePodSandBox = "FailedCreatePodSandBox"
 	ReasonPulling                = "Pulling"
+	// ReasonFailedCreate is the ReplicaSet's (and Job's) event for a pod the API refused to create.
+	ReasonFailedCreate = "FailedCreate"
 )
 
 // pendingReasons are the event reasons that explain a pending pod.
@@ -56,7 +58,8 @@ func quoteLimit(reason string) int {
 	return redact.DefaultLimit
 }
 
-// Pods reports the pods of a Job as the component name; events are events about them, any type.
+// Pods reports the pods of a Job as the component name; events are events about them, any type, and without
+// pods the Job's own (JobPods).
 func Pods(name string, pods []*corev1.Pod, events []corev1.Event) state.Component {
 	comp := state.Component{Name: name, Dependency: state.DependencyDownstream}
 	set := func(s aimv1.AIMStatus, reason, msg string) state.Component {
@@ -68,7 +71,11 @@ func Pods(name string, pods []*corev1.Pod, events []corev1.Event) state.Componen
 		return comp
 	}
 	if len(pods) == 0 {
-		return set(aimv1.AIMStatusProgressing, ReasonNoPods, "No pods found")
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonNoPods, "No pods found"
+		if why, ok := RefusedPods(events); ok {
+			comp.Message += ": " + why
+		}
+		return comp
 	}
 	pods = slices.SortedFunc(slices.Values(pods), func(a, b *corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
 

@@ -3,6 +3,7 @@ package health
 import (
 	"cmp"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -24,13 +25,20 @@ import (
 // starts does not take the service out of Running. A pull that fails and a failed pod are reported as they are
 // with no pod ready; a pod that crash-loops or cannot create its container makes a serving predictor Degraded
 // (docs/compatibility.md, InferenceServicePodsReady).
-func PredictorPods(name string, pods []*corev1.Pod, events []corev1.Event, isvcReady bool) state.Component {
+//
+// replicaSetEvents are the Warning events of the predictor's ReplicaSets: with no pods, the latest FailedCreate
+// among them says why none exists (a ResourceQuota on GPUs, a LimitRange, Pod Security admission, a webhook), where
+// "no predictor pods yet" alone would leave the service Progressing without a word.
+func PredictorPods(name string, pods []*corev1.Pod, events, replicaSetEvents []corev1.Event, isvcReady bool) state.Component {
 	comp := state.Component{Name: name, Dependency: state.DependencyDownstream}
 	if len(pods) == 0 {
 		if isvcReady {
 			return comp
 		}
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonNoPods, "no predictor pods yet"
+		if why, ok := RefusedPods(replicaSetEvents); ok {
+			comp.Message += ": " + why
+		}
 		return comp
 	}
 	pods = slices.SortedFunc(slices.Values(pods), func(a, b *corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
@@ -144,4 +152,29 @@ func predictorProblem(name string, p *corev1.Pod, events []corev1.Event) *state.
 		}
 	}
 	return nil
+}
+
+// RefusedPods says why a ReplicaSet or Job has no pods when the API refused to create them: "<kind> <name> cannot
+// create them: <the latest FailedCreate's message>", quoted as a pending pod's explanation (a quota's message names
+// what was requested, used and limited), without the name the controller generated for the pod, which differs on
+// every attempt: the message stays while the cause does, and is written once.
+func RefusedPods(events []corev1.Event) (string, bool) {
+	e := Latest(withReason(events, ReasonFailedCreate))
+	if e == nil {
+		return "", false
+	}
+	owner := e.InvolvedObject.Name
+	msg := regexp.MustCompile(`"`+regexp.QuoteMeta(owner)+`-[a-z0-9]+"`).ReplaceAllLiteralString(e.Message, `"`+owner+`-*"`)
+	return fmt.Sprintf("%s %s cannot create them: %s", e.InvolvedObject.Kind, owner, redact.Excerpt(msg, redact.PendingPodLimit)), true
+}
+
+// withReason is the events of that reason.
+func withReason(events []corev1.Event, reason string) []corev1.Event {
+	var out []corev1.Event
+	for _, e := range events {
+		if e.Reason == reason {
+			out = append(out, e)
+		}
+	}
+	return out
 }

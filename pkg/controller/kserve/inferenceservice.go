@@ -94,7 +94,7 @@ func Build(in Input) *kservev1beta1.InferenceService {
 	p.MinReplicas, p.MaxReplicas = ptr.To(in.Scale.Min), in.Scale.Max
 	if in.Scale.Autoscaled {
 		isvc.Annotations[annotationAutoscalerClass] = "keda"
-		isvc.Annotations[annotationOtelInject] = in.Name + "-predictor"
+		isvc.Annotations[annotationOtelInject] = PredictorName(in.Name)
 		isvc.Annotations[annotationPrometheusPort] = "8000"
 		// spec.autoScaling without metrics is autoScaling: {}, as aim-engine converts it.
 		if in.AutoScaling != nil {

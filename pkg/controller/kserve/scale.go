@@ -2,6 +2,7 @@ package kserve
 
 import (
 	"fmt"
+	"strings"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -31,7 +32,18 @@ func ScaleOf(spec *aimv1.AIMServiceSpec) Scale {
 }
 
 // HPAName is the HorizontalPodAutoscaler KEDA makes for an autoscaled InferenceService's predictor.
-func HPAName(isvc string) string { return "keda-hpa-" + isvc + "-predictor" }
+func HPAName(isvc string) string { return "keda-hpa-" + PredictorName(isvc) }
+
+// PredictorName is KServe's name of an InferenceService's predictor: its Deployment (whose ReplicaSets are
+// <predictor>-<pod-template-hash>), Service and HPA target.
+func PredictorName(isvc string) string { return isvc + "-predictor" }
+
+// OfPredictorReplicaSet is the InferenceService a ReplicaSet of its predictor belongs to, by name: the part before
+// the last "-predictor-" (<isvc>-predictor-<hash>, or a Knative revision's <isvc>-predictor-00001-deployment-<hash>).
+func OfPredictorReplicaSet(name string) (string, bool) {
+	i := strings.LastIndex(name, "-predictor-")
+	return name[:max(i, 0)], i > 0
+}
 
 // RuntimeStatus is a service's replica summary, by the rule of ScaleOf; an autoscaled service's bounds and desired count
 // are its HPA's once KEDA has made one. currentReplicas counts the ready predictor pods. replicas shows "N" (the

@@ -2,6 +2,7 @@ package manager
 
 import (
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
@@ -19,6 +20,9 @@ type PodEvents struct {
 // involvedObjectIndex indexes events by the kind, namespace and name of the object they are about.
 const involvedObjectIndex = "involvedObject"
 
+// involvedKindIndex indexes events by the kind and namespace of the object they are about.
+const involvedKindIndex = "involvedKind"
+
 func involvedObjectKey(kind, namespace, name string) string {
 	return kind + "/" + namespace + "/" + name
 }
@@ -27,14 +31,23 @@ func newPodEvents(m *Manager) (PodEvents, error) {
 	var e PodEvents
 	for _, sel := range []Selection{{Fields: "type=" + corev1.EventTypeWarning}, {Fields: "involvedObject.kind=Pod,reason=Pulling"}} {
 		inf := m.Selected(sel).Core().V1().Events().Informer()
-		if err := inf.AddIndexers(cache.Indexers{involvedObjectIndex: func(obj any) ([]string, error) {
-			ev, ok := obj.(*corev1.Event)
-			if !ok {
-				return nil, nil
-			}
-			o := ev.InvolvedObject
-			return []string{involvedObjectKey(o.Kind, o.Namespace, o.Name)}, nil
-		}}); err != nil {
+		if err := inf.AddIndexers(cache.Indexers{
+			involvedObjectIndex: func(obj any) ([]string, error) {
+				ev, ok := obj.(*corev1.Event)
+				if !ok {
+					return nil, nil
+				}
+				o := ev.InvolvedObject
+				return []string{involvedObjectKey(o.Kind, o.Namespace, o.Name)}, nil
+			},
+			involvedKindIndex: func(obj any) ([]string, error) {
+				ev, ok := obj.(*corev1.Event)
+				if !ok {
+					return nil, nil
+				}
+				return []string{involvedObjectKey(ev.InvolvedObject.Kind, ev.InvolvedObject.Namespace, "")}, nil
+			},
+		}); err != nil {
 			return PodEvents{}, fmt.Errorf("indexing events (%s): %w", sel, err)
 		}
 		e.informers = append(e.informers, inf)
@@ -45,13 +58,27 @@ func newPodEvents(m *Manager) (PodEvents, error) {
 // About lists the cached events about one object, each once (an event both informers hold, a Warning with reason
 // Pulling, is one object: one namespace and name).
 func (e PodEvents) About(kind, namespace, name string) []corev1.Event {
+	return e.byIndex(involvedObjectIndex, involvedObjectKey(kind, namespace, name), nil)
+}
+
+// AboutPrefix lists the cached events about the objects of kind in namespace whose names start with prefix, each
+// once: the ReplicaSets of a Deployment another controller names (`<deployment>-<pod-template-hash>`).
+func (e PodEvents) AboutPrefix(kind, namespace, prefix string) []corev1.Event {
+	return e.byIndex(involvedKindIndex, involvedObjectKey(kind, namespace, ""), func(ev *corev1.Event) bool {
+		return strings.HasPrefix(ev.InvolvedObject.Name, prefix)
+	})
+}
+
+// byIndex lists the events under key of index that keep accepts (nil: all), each once (an event both informers
+// hold, a Warning with reason Pulling, is one object: one namespace and name).
+func (e PodEvents) byIndex(index, key string, keep func(*corev1.Event) bool) []corev1.Event {
 	var out []corev1.Event
 	seen := map[cache.ObjectName]bool{}
 	for _, inf := range e.informers {
-		objs, _ := inf.GetIndexer().ByIndex(involvedObjectIndex, involvedObjectKey(kind, namespace, name))
+		objs, _ := inf.GetIndexer().ByIndex(index, key)
 		for _, o := range objs {
 			ev, ok := o.(*corev1.Event)
-			if !ok || seen[cache.MetaObjectToName(ev)] {
+			if !ok || seen[cache.MetaObjectToName(ev)] || keep != nil && !keep(ev) {
 				continue
 			}
 			seen[cache.MetaObjectToName(ev)] = true

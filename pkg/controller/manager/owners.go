@@ -59,6 +59,22 @@ func JobPodHandler(jobs batchlisters.JobLister, owners Owners) cache.ResourceEve
 	})
 }
 
+// JobEventHandler passes an event about a Job (FailedCreate: the API refused its pods) to the AIM owners of the
+// Job, and an event about anything else to next.
+func JobEventHandler(jobs batchlisters.JobLister, owners Owners, next cache.ResourceEventHandler) cache.ResourceEventHandler {
+	forward := func(obj any) {
+		e, ok := obj.(*corev1.Event)
+		if !ok || e.InvolvedObject.Kind != "Job" {
+			next.OnUpdate(obj, obj)
+			return
+		}
+		if j, err := jobs.Jobs(e.InvolvedObject.Namespace).Get(e.InvolvedObject.Name); err == nil {
+			owners.EnqueueRefs(j.Namespace, j.OwnerReferences)
+		}
+	}
+	return cache.ResourceEventHandlerFuncs{AddFunc: forward, UpdateFunc: func(_, o any) { forward(o) }}
+}
+
 // PodEventHandler passes the pod an event is about (a Warning: FailedScheduling, FailedMount, a refused pull)
 // to the pod handler next, as if the pod had changed.
 func PodEventHandler(pods corelisters.PodLister, next cache.ResourceEventHandler) cache.ResourceEventHandler {

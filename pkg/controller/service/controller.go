@@ -461,6 +461,10 @@ func (ctl *Controller) eventHandler() cache.ResourceEventHandler {
 			if p, err := ctl.pods.Pods(e.InvolvedObject.Namespace).Get(e.InvolvedObject.Name); err == nil {
 				ctl.enqueueISVCOwner(p.Namespace, p.Labels[LabelInferenceService])
 			}
+		case "ReplicaSet": // a predictor's pods refused (FailedCreate): PredictorPods quotes why
+			if isvc, ok := kserve.OfPredictorReplicaSet(e.InvolvedObject.Name); ok {
+				ctl.enqueueISVCOwner(e.InvolvedObject.Namespace, isvc)
+			}
 		}
 	}
 	return cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }}

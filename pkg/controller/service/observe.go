@@ -52,7 +52,10 @@ type Observation struct {
 	ISVCWarnings []corev1.Event
 	Pods         []*corev1.Pod
 	PodEvents    []corev1.Event
-	HPA          *autoscalingv2.HorizontalPodAutoscaler
+	// ReplicaSetWarnings are the Warning events of the predictor's ReplicaSets (KServe's Deployment
+	// <workload>-predictor, or a Knative revision's), read while it has no pods: why none could be created.
+	ReplicaSetWarnings []corev1.Event
+	HPA                *autoscalingv2.HorizontalPodAutoscaler
 
 	// RoutesServed is false when the cluster does not serve the Gateway API; RouteObject is the object of
 	// RouteName, Route the same as an HTTPRoute, RouteErr why it cannot be read as one, Routes the routes the
@@ -88,6 +91,9 @@ func (ctl *Controller) observe(svc *aimv1.AIMService) Observation {
 	o.Pods, _ = ctl.pods.Pods(ns).List(labels.SelectorFromSet(labels.Set{LabelInferenceService: wname}))
 	for _, p := range o.Pods {
 		o.PodEvents = append(o.PodEvents, ctl.c.PodEvents.About("Pod", p.Namespace, p.Name)...)
+	}
+	if len(o.Pods) == 0 {
+		o.ReplicaSetWarnings = ctl.c.PodEvents.AboutPrefix("ReplicaSet", ns, kserve.PredictorName(wname)+"-")
 	}
 	o.HPA, _ = ctl.hpas.HorizontalPodAutoscalers(ns).Get(kserve.HPAName(wname))
 

@@ -233,7 +233,7 @@ func (p *Plan) planWorkload(o Observation, observed kserve.Live, model *Model, r
 			isvc.Message = strings.TrimPrefix(isvc.Message+"; the predictor pulls "+mirrored+" (rewriteImages)", "; ")
 		}
 	}
-	p.Workload = []state.Component{isvc, health.PredictorPods(ComponentPods, o.Pods, o.PodEvents, st.Ready)}
+	p.Workload = []state.Component{isvc, health.PredictorPods(ComponentPods, o.Pods, o.PodEvents, o.ReplicaSetWarnings, st.Ready)}
 	p.Status.Runtime = kserve.RuntimeStatus(&svc.Spec, o.Pods, o.HPA)
 	p.Status.Endpoint = Endpoint(svc, "")
 }

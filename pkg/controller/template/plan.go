@@ -420,8 +420,9 @@ func planJob(o Observation, p *Plan) {
 	case !finished:
 		jobComponent(p, aimv1.AIMStatusProgressing, ReasonJobRunning, "discovery Job "+name+" is running")
 		awaiting(p, "discovery is running")
-		// A pod that cannot start (a refused pull, no node) says so now, not when the Job times out.
-		if len(o.JobPods) > 0 {
+		// A pod that cannot start (a refused pull, no node) says so now, not when the Job times out; so do pods
+		// the API refuses to create (the Job's FailedCreate: a LimitRange, a quota).
+		if _, refused := health.RefusedPods(o.JobEvents); len(o.JobPods) > 0 || refused {
 			p.Components = append(p.Components, health.Pods(ComponentDiscoveryPods, o.JobPods, o.JobEvents))
 		}
 	case failedMsg != "":
