@@ -2,7 +2,6 @@ package manager
 
 import (
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
@@ -61,11 +60,11 @@ func (e PodEvents) About(kind, namespace, name string) []corev1.Event {
 	return e.byIndex(involvedObjectIndex, involvedObjectKey(kind, namespace, name), nil)
 }
 
-// AboutPrefix lists the cached events about the objects of kind in namespace whose names start with prefix, each
-// once: the ReplicaSets of a Deployment another controller names (`<deployment>-<pod-template-hash>`).
-func (e PodEvents) AboutPrefix(kind, namespace, prefix string) []corev1.Event {
+// AboutNamed lists the cached events about the objects of kind in namespace whose names keep accepts, each once:
+// the ReplicaSets of a Deployment another controller made, named <deployment>-<pod-template-hash>.
+func (e PodEvents) AboutNamed(kind, namespace string, keep func(name string) bool) []corev1.Event {
 	return e.byIndex(involvedKindIndex, involvedObjectKey(kind, namespace, ""), func(ev *corev1.Event) bool {
-		return strings.HasPrefix(ev.InvolvedObject.Name, prefix)
+		return keep(ev.InvolvedObject.Name)
 	})
 }
 

@@ -3,6 +3,7 @@ package manager
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +17,12 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 )
+
+func replicaSetEvent(name, namespace, replicaSet string) *corev1.Event {
+	return &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, UID: types.UID(name + namespace)},
+		InvolvedObject: corev1.ObjectReference{Kind: "ReplicaSet", Name: replicaSet, Namespace: namespace},
+		Type:           corev1.EventTypeWarning, Reason: "FailedCreate"}
+}
 
 // TestPodEventsCacheWarningsAndPulls: PodEvents caches Warning events and pods' Pulling events (kubelet's Normal
 // event of an image pull under way), not the other Normal events, and reads its two informers as one, by the object
@@ -34,6 +41,9 @@ func TestPodEventsCacheWarningsAndPulls(t *testing.T) {
 		event("pulled", "ns", "Pod", corev1.EventTypeNormal, "Pulled"),
 		event("job-pulling", "ns", "Job", corev1.EventTypeNormal, "Pulling"),
 		event("elsewhere", "other", "Pod", corev1.EventTypeNormal, "Pulling"),
+		replicaSetEvent("rs-chat", "ns", "chat-predictor-6b8f9c"),
+		replicaSetEvent("rs-chat-x", "ns", "chat-x-predictor-7c9d"),
+		replicaSetEvent("rs-chat-other", "other", "chat-predictor-6b8f9c"),
 	)
 	// The fake client filters lists by label only; the API server filters events by these fields.
 	kube.PrependReactor("list", "events", func(a clienttesting.Action) (bool, runtime.Object, error) {
@@ -83,6 +93,11 @@ func TestPodEventsCacheWarningsAndPulls(t *testing.T) {
 		if diff := cmp.Diff(tc.want, names(events.About(tc.kind, tc.namespace, "p"))); diff != "" {
 			t.Errorf("events about %s %s/p (-want +got):\n%s", tc.kind, tc.namespace, diff)
 		}
+	}
+	// By kind, namespace and a rule on names: the ReplicaSets of one Deployment, not another's in the namespace.
+	chatRS := func(name string) bool { return strings.HasPrefix(name, "chat-predictor-") }
+	if diff := cmp.Diff([]string{"rs-chat"}, names(events.AboutNamed("ReplicaSet", "ns", chatRS))); diff != "" {
+		t.Errorf("events about ReplicaSets of chat-predictor in ns (-want +got):\n%s", diff)
 	}
 	if got := len(events.Dependencies(cache.ResourceEventHandlerFuncs{})); got != 2 {
 		t.Errorf("%d dependencies, want one per informer", got)

@@ -93,7 +93,10 @@ func (ctl *Controller) observe(svc *aimv1.AIMService) Observation {
 		o.PodEvents = append(o.PodEvents, ctl.c.PodEvents.About("Pod", p.Namespace, p.Name)...)
 	}
 	if len(o.Pods) == 0 {
-		o.ReplicaSetWarnings = ctl.c.PodEvents.AboutPrefix("ReplicaSet", ns, kserve.PredictorName(wname)+"-")
+		o.ReplicaSetWarnings = ctl.c.PodEvents.AboutNamed("ReplicaSet", ns, func(name string) bool {
+			isvc, ok := kserve.OfPredictorReplicaSet(name)
+			return ok && isvc == wname // not the predictor of an InferenceService whose name starts like this one's
+		})
 	}
 	o.HPA, _ = ctl.hpas.HorizontalPodAutoscalers(ns).Get(kserve.HPAName(wname))
 
