@@ -59,12 +59,8 @@ func podTemplate(t *testing.T, o object) (*metav1.ObjectMeta, *corev1.PodSpec, b
 	default:
 		return nil, nil, false
 	}
-	b, err := json.Marshal(tmpl)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var pt corev1.PodTemplateSpec
-	if err := json.Unmarshal(b, &pt); err != nil {
+	if err := json.Unmarshal([]byte(toJSON(t, tmpl)), &pt); err != nil {
 		t.Fatalf("%s %s: decoding its pod template: %v", o["kind"], str(o, "metadata", "name"), err)
 	}
 	return &pt.ObjectMeta, &pt.Spec, true

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 )
 
@@ -62,14 +61,7 @@ func (f FS) LimitMemory(tb testing.TB, bytes int64) MemoryLimit {
 	if err := os.WriteFile(filepath.Join(dir, file), []byte(value), 0o644); err != nil {
 		tb.Fatalf("limiting the memory cgroup %s: %v", dir, err)
 	}
-	target := f.Path(cgroupRoot)
-	if err := os.MkdirAll(target, 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	mount(tb, cgroupRoot, target, "", syscall.MS_BIND|syscall.MS_REC)
-	if err := syscall.Mount("", target, "", syscall.MS_REMOUNT|syscall.MS_BIND|syscall.MS_RDONLY, ""); err != nil {
-		tb.Fatalf("remounting %s read-only: %v", target, err)
-	}
+	bindReadOnly(tb, cgroupRoot, f.mountPoint(tb, cgroupRoot))
 	return MemoryLimit{dir: dir, home: filepath.Join(mountDir, own, "cgroup.procs")}
 }
 

@@ -154,9 +154,15 @@ func (f FS) Path(elem ...string) string {
 // readOnlyRootFilesystem does; the volumes mounted before (Mount) stay as they are. It needs root.
 func (f FS) ReadOnly(tb testing.TB) {
 	tb.Helper()
-	mount(tb, f.Dir, f.Dir, "", syscall.MS_BIND|syscall.MS_REC)
-	if err := syscall.Mount("", f.Dir, "", syscall.MS_REMOUNT|syscall.MS_BIND|syscall.MS_RDONLY, ""); err != nil {
-		tb.Fatalf("remounting %s read-only: %v", f.Dir, err)
+	bindReadOnly(tb, f.Dir, f.Dir)
+}
+
+// bindReadOnly mounts source, with what is mounted below it, at target, read-only.
+func bindReadOnly(tb testing.TB, source, target string) {
+	tb.Helper()
+	mount(tb, source, target, "", syscall.MS_BIND|syscall.MS_REC)
+	if err := syscall.Mount("", target, "", syscall.MS_REMOUNT|syscall.MS_BIND|syscall.MS_RDONLY, ""); err != nil {
+		tb.Fatalf("remounting %s read-only: %v", target, err)
 	}
 }
 
@@ -164,13 +170,19 @@ func (f FS) ReadOnly(tb testing.TB) {
 // creating the mount point if the image lacks it; so it comes before ReadOnly. It needs root.
 func (f FS) Mount(tb testing.TB, source, path string) {
 	tb.Helper()
+	mount(tb, source, f.mountPoint(tb, path), "", syscall.MS_BIND)
+}
+
+// mountPoint is path inside the image on the host, created if the image lacks it.
+func (f FS) mountPoint(tb testing.TB, path string) string {
+	tb.Helper()
 	target := f.Path(path)
 	if _, err := os.Stat(target); errors.Is(err, os.ErrNotExist) {
 		if err := os.MkdirAll(target, 0o755); err != nil {
 			tb.Fatalf("the mount point of %s: %v", path, err)
 		}
 	}
-	mount(tb, source, target, "", syscall.MS_BIND)
+	return target
 }
 
 // canMount reports whether the test may mount: as root, not as root of an unprivileged user namespace.

@@ -283,3 +283,28 @@ func eventTime(e *corev1.Event) time.Time {
 func containsAny(s string, words []string) bool {
 	return slices.ContainsFunc(words, func(w string) bool { return strings.Contains(s, w) })
 }
+
+// RefusedPods says why a ReplicaSet or Job has no pods when the API refused to create them: "<kind> <name> cannot
+// create them: <the latest FailedCreate's message>", quoted as a pending pod's explanation (a quota's message names
+// what was requested, used and limited), without the name the controller generated for the pod, which differs on
+// every attempt: the message stays while the cause does, and is written once.
+func RefusedPods(events []corev1.Event) (string, bool) {
+	e := Latest(withReason(events, ReasonFailedCreate))
+	if e == nil {
+		return "", false
+	}
+	owner := e.InvolvedObject.Name
+	msg := regexp.MustCompile(`"`+regexp.QuoteMeta(owner)+`-[a-z0-9]+"`).ReplaceAllLiteralString(e.Message, `"`+owner+`-*"`)
+	return fmt.Sprintf("%s %s cannot create them: %s", e.InvolvedObject.Kind, owner, redact.Excerpt(msg, redact.PendingPodLimit)), true
+}
+
+// withReason is the events of that reason.
+func withReason(events []corev1.Event, reason string) []corev1.Event {
+	var out []corev1.Event
+	for _, e := range events {
+		if e.Reason == reason {
+			out = append(out, e)
+		}
+	}
+	return out
+}

@@ -249,9 +249,9 @@ func (ctl *Controller) reconcile(ctx context.Context, obj reconcile.Object, spec
 	// later: look again.
 	var recheck time.Duration
 	now := time.Now()
-	since := now
-	if c := apimeta.FindStatusCondition(current.Conditions, ComponentImageMetadata+state.ComponentSuffix); c != nil && c.Status == metav1.ConditionFalse {
-		since = c.LastTransitionTime.Time
+	since, failing := readFailingSince(current)
+	if !failing {
+		since = now
 	}
 	for _, err := range metaComp.Errors {
 		recheck = max(recheck, imagemeta.Recheck(err, since, now))
@@ -286,7 +286,7 @@ func (ctl *Controller) metadata(ctx context.Context, generation int64, spec aimv
 	case current.ImageMetadata != nil && current.ObservedGeneration == generation && !readFailed(current):
 		comp = found(current.ImageMetadata)
 		// The message of the read says which mirror answered; it stays while the labels read then are used.
-		if c := apimeta.FindStatusCondition(current.Conditions, ComponentImageMetadata+state.ComponentSuffix); c != nil && c.Reason == comp.Reason && strings.HasPrefix(c.Message, comp.Message) {
+		if c := metadataCondition(current); c != nil && c.Reason == comp.Reason && strings.HasPrefix(c.Message, comp.Message) {
 			comp.Message = c.Message
 		}
 		return current.ImageMetadata, comp
@@ -319,8 +319,22 @@ func (ctl *Controller) metadata(ctx context.Context, generation int64, spec aimv
 // spec (another image, perhaps) and are read again until a read succeeds, rather than taken as this spec's on
 // the reconcile after the failure.
 func readFailed(current aimv1.AIMModelStatus) bool {
-	c := apimeta.FindStatusCondition(current.Conditions, ComponentImageMetadata+state.ComponentSuffix)
-	return c != nil && c.Status == metav1.ConditionFalse
+	_, failing := readFailingSince(current)
+	return failing
+}
+
+// readFailingSince is when the reads of the labels began to fail (the condition's lastTransitionTime), and whether
+// the last read failed.
+func readFailingSince(current aimv1.AIMModelStatus) (time.Time, bool) {
+	if c := metadataCondition(current); c != nil && c.Status == metav1.ConditionFalse {
+		return c.LastTransitionTime.Time, true
+	}
+	return time.Time{}, false
+}
+
+// metadataCondition is the status's condition of the image metadata, nil if none.
+func metadataCondition(current aimv1.AIMModelStatus) *metav1.Condition {
+	return apimeta.FindStatusCondition(current.Conditions, ComponentImageMetadata+state.ComponentSuffix)
 }
 
 // templateMeta is the metadata of a model's template: its labels (childlabels.For) and the model as its
