@@ -63,12 +63,13 @@ func Register(m *manager.Manager) error {
 	if err != nil {
 		return err
 	}
-	// A consumer that starts or stops naming a config changes that config's count.
-	handler := cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { enqueueConsumer(ns, cl, obj) },
-		UpdateFunc: func(old, obj any) { enqueueConsumer(ns, cl, old); enqueueConsumer(ns, cl, obj) },
-		DeleteFunc: func(obj any) { enqueueConsumer(ns, cl, obj) },
-	}
+	// Both controllers count a namespaced consumer: its namespace's config and the cluster config merge.
+	handler := consumerHandler(func(namespace, name string) {
+		if namespace != "" {
+			ns.Add(cache.NewObjectName(namespace, name))
+		}
+		cl.Add(cache.NewObjectName("", name))
+	})
 	var consumers []manager.Dependency
 	for _, inf := range []cache.SharedIndexInformer{
 		v.AIMServices().Informer(), v.AIMServiceTemplates().Informer(), v.AIMClusterServiceTemplates().Informer(),
@@ -82,16 +83,22 @@ func Register(m *manager.Manager) error {
 	return m.Add(cl)
 }
 
-func enqueueConsumer(ns, cl *manager.Controller, obj any) {
-	obj, _ = manager.EventObject[any](obj)
-	namespace, name, ok := refOf(obj)
-	if !ok {
-		return
+// consumerHandler passes enqueue the config a consumer names (namespace empty for a cluster-scoped consumer)
+// whenever the count of that config may have changed: a consumer that starts or stops naming it. A consumer names
+// its config in its spec, so only a new generation can: the status writes of a service on its way to Running
+// re-queued the config, and counting lists every consumer.
+func consumerHandler(enqueue func(namespace, name string)) cache.ResourceEventHandler {
+	send := func(obj any) {
+		obj, _ = manager.EventObject[any](obj)
+		if namespace, name, ok := refOf(obj); ok {
+			enqueue(namespace, name)
+		}
 	}
-	if namespace != "" {
-		ns.Add(cache.NewObjectName(namespace, name))
-	}
-	cl.Add(cache.NewObjectName("", name))
+	return manager.OnSpecChange(cache.ResourceEventHandlerFuncs{
+		AddFunc:    send,
+		UpdateFunc: func(old, obj any) { send(old); send(obj) },
+		DeleteFunc: send,
+	})
 }
 
 func (ctl *Controller) reconcileNamespaced(ctx context.Context, key cache.ObjectName) (time.Duration, error) {

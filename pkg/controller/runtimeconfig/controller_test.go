@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -68,5 +69,37 @@ func TestStatusConflictEndsQuietly(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestConsumerStatusWritesDoNotRecount: only a consumer's add, delete, a new generation (it may name another config)
+// or the start of its deletion re-queue the configs it names; its status writes do not.
+func TestConsumerStatusWritesDoNotRecount(t *testing.T) {
+	svc := &aimv1.AIMService{ObjectMeta: metav1.ObjectMeta{Name: "chat", Namespace: "team", Generation: 1}}
+	statusWritten := svc.DeepCopy()
+	statusWritten.ResourceVersion, statusWritten.Status.Status = "2", aimv1.AIMStatusRunning
+	renamed := svc.DeepCopy()
+	renamed.Generation, renamed.Spec.RuntimeConfigName = 2, "gold"
+	deleting := svc.DeepCopy()
+	deleting.DeletionTimestamp = &metav1.Time{}
+
+	var got []string
+	h := consumerHandler(func(namespace, name string) { got = append(got, namespace+"/"+name) })
+	for _, tc := range []struct {
+		name string
+		send func()
+		want []string
+	}{
+		{"add", func() { h.OnAdd(svc, false) }, []string{"team/default"}},
+		{"status write", func() { h.OnUpdate(svc, statusWritten) }, nil},
+		{"another config", func() { h.OnUpdate(svc, renamed) }, []string{"team/default", "team/gold"}},
+		{"deletion begins", func() { h.OnUpdate(svc, deleting) }, []string{"team/default", "team/default"}},
+		{"delete", func() { h.OnDelete(cache.DeletedFinalStateUnknown{Key: "team/chat", Obj: svc}) }, []string{"team/default"}},
+	} {
+		got = nil
+		tc.send()
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s: configs re-queued (-want +got):\n%s", tc.name, diff)
+		}
 	}
 }
