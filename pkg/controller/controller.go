@@ -7,7 +7,6 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/artifact"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/discovery"
@@ -107,15 +106,8 @@ func sweepSources(m *manager.Manager) ([]sweep.Source, error) {
 		sweep.Objects(m.Dynamic, jobs, discoveryObjects.Batch().V1().Jobs().Lister().List),
 		sweep.Objects(m.Dynamic, jobs, artifactChildren.Batch().V1().Jobs().Lister().List),
 		sweep.Objects(m.Dynamic, corev1.SchemeGroupVersion.WithResource("persistentvolumeclaims"), artifactChildren.Core().V1().PersistentVolumeClaims().Lister().List),
-	}
-	for _, gvr := range []schema.GroupVersionResource{kserve.Resource, gateway.Resource} {
-		served, err := m.Served(gvr)
-		if err != nil {
-			return nil, err
-		}
-		if served {
-			sources = append(sources, sweep.Dynamic(m, gvr))
-		}
+		sweep.Optional(m.Dynamic, m.Optional(kserve.Resource, kserve.NewObject)),
+		sweep.Optional(m.Dynamic, m.Optional(gateway.Resource, gateway.NewObject)),
 	}
 	for _, kind := range []string{"AIMServiceTemplate", "AIMClusterServiceTemplate", "AIMTemplateCache", "AIMArtifact", "AIMClusterModel"} {
 		src, err := sweep.AIM(m, kind)

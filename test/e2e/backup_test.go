@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -102,15 +101,7 @@ func TestBackupRestoreKeepsUIDs(t *testing.T) {
 	contains(t, "snapshot", string(out), "saved "+dir+"/aim-etcd-", "keys under /registry/aim.eai.amd.com")
 
 	// aim-apiserver stops (restarted at the end whatever happens), then the AIM store is lost.
-	stopped := false
-	t.Cleanup(func() {
-		if stopped {
-			h.restart(t)
-		}
-	})
-	h.signal(t, syscall.SIGTERM)
-	h.waitExit(t, 60*time.Second)
-	stopped = true
+	h.stop(t)
 	etcd := h.etcd(t)
 	del, err := etcd.Delete(ctx, "/registry/aim.eai.amd.com/", clientv3.WithPrefix())
 	must(t, err)
@@ -145,7 +136,6 @@ func TestBackupRestoreKeepsUIDs(t *testing.T) {
 	t.Logf("restored %d keys", inSnapshot)
 
 	h.restart(t)
-	stopped = false
 	k.must("wait", "--for=condition=Available", "--timeout=60s", "apiservice/"+apiService)
 	aimAfter := append(uids(t, aimKinds, ns), uids(t, "aimclusterservicetemplates,aimclustermodels", "")...)
 	if strings.Join(aimAfter, " ") != strings.Join(aimBefore, " ") {

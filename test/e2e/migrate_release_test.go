@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -85,8 +84,7 @@ func TestMigrationKeepsHelmOwnedObjectsEncrypted(t *testing.T) {
 	must(t, os.WriteFile(encryption, []byte(aimEncryptionConfig), 0o600))
 	plainArgs := h.Args
 	restartWith := func(args []string) {
-		h.signal(t, syscall.SIGTERM)
-		h.waitExit(t, 60*time.Second)
+		h.stop(t)
 		h.Args = args
 		h.restart(t)
 	}

@@ -36,14 +36,18 @@ const leaseDuration = 15 * time.Second
 // harnessServer is the aim-apiserver process hack/local-up.sh started, which the APIService routes to. Its
 // restarts and replicas run with its command line and environment (hack/local-up.sh sets its egress proxy and
 // trust there).
-type harnessServer struct{ *harnessdir.Server }
+type harnessServer struct {
+	*harnessdir.Server
+	// down is true between stop and restart.
+	down bool
+}
 
 // harness reads the running harness server's PID and command line.
 func harness(t *testing.T) *harnessServer {
 	t.Helper()
 	s, err := harnessdir.ReadServer(root)
 	must(t, err)
-	return &harnessServer{s}
+	return &harnessServer{Server: s}
 }
 
 // getenv is a variable of the harness server's environment.
@@ -88,12 +92,27 @@ func (h *harnessServer) waitExit(t *testing.T, timeout time.Duration) time.Time 
 	return time.Now()
 }
 
+// stop stops the harness server gracefully (SIGTERM) and waits until it has exited; whatever happens next, the
+// test's end starts it again if it is still down.
+func (h *harnessServer) stop(t *testing.T) {
+	t.Helper()
+	t.Cleanup(func() {
+		if h.down {
+			h.restart(t)
+		}
+	})
+	h.signal(t, syscall.SIGTERM)
+	h.waitExit(t, 60*time.Second)
+	h.down = true
+}
+
 // restart starts the harness server again with its arguments (its log appended), hands the new PID to
 // hack/local-down.sh, and waits until the API answers through kube-apiserver.
 func (h *harnessServer) restart(t *testing.T) {
 	t.Helper()
 	r := startReplica(t, h.Args, h.Env, filepath.Join(localDir, "logs", "aim-apiserver.log"))
 	must(t, h.SetPID(r.cmd.Process.Pid))
+	h.down = false
 	// Reap it when it exits, so that waitExit sees it gone.
 	go func() { _ = r.cmd.Wait() }()
 	eventually(t, 60*time.Second, "API available again", func() error {

@@ -468,3 +468,56 @@ func TestCachingModesAsAimEngineGivesThem(t *testing.T) {
 		}
 	}
 }
+
+// TestKServeInstalledAfterTheServer: a cluster that serves InferenceServices only after aim-apiserver has started
+// (a GitOps tool applies KServe beside it, or KServe comes later) needs no restart: a service says what is
+// missing, and gets its InferenceService once the CRD is established. aim-engine's controller exits and its pod
+// restarts until the CRD exists.
+func TestKServeInstalledAfterTheServer(t *testing.T) {
+	k := admin(t)
+	const crd = "customresourcedefinition/inferenceservices.serving.kserve.io"
+	var def map[string]any
+	must(t, json.Unmarshal([]byte(k.must("get", crd, "-o", "json")), &def))
+	delete(def, "status")
+	meta := def["metadata"].(map[string]any)
+	for _, f := range []string{"resourceVersion", "uid", "creationTimestamp", "generation", "managedFields"} {
+		delete(meta, f)
+	}
+	manifest, err := json.Marshal(def)
+	must(t, err)
+	install := func() {
+		if _, err := k.run("", "get", crd); err == nil {
+			return
+		}
+		if out, err := k.run(string(manifest), "create", "-f", "-"); err != nil {
+			t.Fatalf("installing the InferenceService CRD again: %v\n%s", err, out)
+		}
+		// kubectl wait fails at once on a CRD without conditions yet.
+		jsonpathEquals(t, 60*time.Second, "True", crd, "-o", `jsonpath={.status.conditions[?(@.type=="Established")].status}`)
+	}
+	t.Cleanup(install) // the other tests need it
+
+	k.must("delete", crd, "--timeout=120s")
+	// aim-apiserver starts on a cluster without KServe.
+	h := harness(t)
+	h.stop(t)
+	h.restart(t)
+
+	readyClusterTemplate(t, "e2e-late-kserve")
+	ns := namespace(t, "late-kserve")
+	applyService(t, ns, "chat", "model: {name: e2e-late-kserve-model}")
+	isvcReady := `jsonpath={.status.conditions[?(@.type=="InferenceServiceReady")].status} {.status.conditions[?(@.type=="InferenceServiceReady")].reason}`
+	jsonpathEquals(t, 60*time.Second, "False KServeNotInstalled", "aimsvc", "chat", "-n", ns, "-o", isvcReady)
+
+	installed := time.Now()
+	install()
+	downloadCaches(t, ns, 1)
+	objectJSON(t, 60*time.Second, "inferenceservice", inferenceServiceName(ns, "chat"), ns)
+	t.Logf("InferenceService made %s after the CRD was created", time.Since(installed).Round(time.Second))
+	eventually(t, 30*time.Second, "InferenceServiceReady past KServeNotInstalled", func() error {
+		if got := k.must("get", "aimsvc", "chat", "-n", ns, "-o", isvcReady); strings.HasSuffix(got, " KServeNotInstalled") || got == " " {
+			return fmt.Errorf("InferenceServiceReady %q", got)
+		}
+		return nil
+	})
+}

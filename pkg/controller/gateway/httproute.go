@@ -8,6 +8,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -18,6 +19,9 @@ import (
 
 // Resource is the HTTPRoute resource, for dynamic clients and informers.
 var Resource = schema.GroupVersionResource{Group: gatewayv1.GroupName, Version: "v1", Resource: "httproutes"}
+
+// NewObject is an empty HTTPRoute, the Go type the controller caches HTTPRoutes as.
+func NewObject() runtime.Object { return &gatewayv1.HTTPRoute{} }
 
 // BackendPort is the port of KServe's predictor Service.
 const BackendPort = 80

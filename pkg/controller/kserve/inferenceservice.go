@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
@@ -221,6 +222,9 @@ func copyMap(m map[string]string) map[string]string {
 
 // Resource is the InferenceService resource, for dynamic clients and informers.
 var Resource = kservev1beta1.SchemeGroupVersion.WithResource("inferenceservices")
+
+// NewObject is an empty InferenceService, the Go type the controller caches InferenceServices as.
+func NewObject() runtime.Object { return &kservev1beta1.InferenceService{} }
 
 // Live is what the controller reads back from a live InferenceService.
 type Live struct {

@@ -66,7 +66,7 @@ func AsUnstructured(obj runtime.Object) (*unstructured.Unstructured, error) {
 	return &unstructured.Unstructured{Object: m}, nil
 }
 
-// AsTyped is an object of a dynamic informer as its Go type T: as cached (CacheTyped), or read from the map
+// AsTyped is an object of a dynamic informer as its Go type T: as cached (Optional), or read from the map
 // the type could not hold when it was cached, which fails the same way now.
 func AsTyped[T any](obj runtime.Object) (*T, error) {
 	if t, ok := any(obj).(*T); ok {
@@ -84,7 +84,7 @@ func AsTyped[T any](obj runtime.Object) (*T, error) {
 }
 
 // dynamicInformers is a dynamic informer factory whose informers strip managed fields, and cache the
-// resources registered with CacheTyped as their Go types: client-go's has no option for a transform.
+// resources of Optional as their Go types: client-go's has no option for a transform.
 type dynamicInformers struct {
 	dynamicinformer.DynamicSharedInformerFactory
 	typed map[schema.GroupVersionResource]func() runtime.Object
@@ -93,6 +93,11 @@ type dynamicInformers struct {
 var _ dynamicinformer.DynamicSharedInformerFactory = &dynamicInformers{}
 
 func (f *dynamicInformers) ForResource(gvr schema.GroupVersionResource) informers.GenericInformer {
+	return f.informer(gvr)
+}
+
+// informer is the shared informer of gvr, with the transform of its resource.
+func (f *dynamicInformers) informer(gvr schema.GroupVersionResource) genericInformer {
 	inf := f.DynamicSharedInformerFactory.ForResource(gvr)
 	transform := stripManagedFields
 	if newObj, ok := f.typed[gvr]; ok {
@@ -114,10 +119,3 @@ type genericInformer struct {
 
 func (i genericInformer) Informer() cache.SharedIndexInformer { return i.informer }
 func (i genericInformer) Lister() cache.GenericLister         { return i.lister }
-
-// CacheTyped has the dynamic informer of gvr cache its objects as newObj's type (see typedTransform); their
-// listers then return that type, or a map for an object the type cannot hold (AsTyped reads both).
-// It must be called before the informer is first asked for.
-func (m *Manager) CacheTyped(gvr schema.GroupVersionResource, newObj func() runtime.Object) {
-	m.dynamic.typed[gvr] = newObj
-}

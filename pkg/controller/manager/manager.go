@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -142,9 +141,8 @@ type Clients struct {
 	// The kinds they create or watch a few of (Jobs, Pods, PVCs, HPAs) go through Selected.
 	KubeInformers kubeinformers.SharedInformerFactory
 	// Dynamic reaches the custom resources of other projects (KServe, Gateway API) without their clientsets;
-	// DynamicInformers cache those of AIM services only (label aim.eai.amd.com/service).
-	Dynamic          dynamic.Interface
-	DynamicInformers dynamicinformer.DynamicSharedInformerFactory
+	// Manager.Optional caches those of AIM services.
+	Dynamic dynamic.Interface
 	// PodEvents caches Warning events and pods' Pulling events only: pods' and KServe's problems and image pulls,
 	// without the flood of other Normal ones.
 	PodEvents PodEvents
@@ -193,13 +191,7 @@ func (c *Controller) startTerm() workqueue.TypedRateLimitingInterface[cache.Obje
 	q := workqueue.NewTypedRateLimitingQueueWithConfig(
 		workqueue.NewTypedItemExponentialFailureRateLimiter[cache.ObjectName](100*time.Millisecond, 5*time.Minute),
 		workqueue.TypedRateLimitingQueueConfig[cache.ObjectName]{Name: c.Name})
-	for _, p := range c.primary {
-		for _, key := range p.ListKeys() {
-			if name, err := cache.ParseObjectName(key); err == nil {
-				q.Add(name)
-			}
-		}
-	}
+	c.addPrimary(q)
 	c.mu.Lock()
 	c.queue = q
 	c.mu.Unlock()
@@ -223,6 +215,26 @@ func (c *Controller) Add(key cache.ObjectName) {
 	defer c.mu.RUnlock()
 	if c.queue != nil {
 		c.queue.Add(key)
+	}
+}
+
+// AddAll queues every key of the controller's primary objects in the current term, as a new term does: for a
+// change that concerns all of them (an API they need is served now).
+func (c *Controller) AddAll() {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.queue != nil {
+		c.addPrimary(c.queue)
+	}
+}
+
+func (c *Controller) addPrimary(q workqueue.TypedInterface[cache.ObjectName]) {
+	for _, p := range c.primary {
+		for _, key := range p.ListKeys() {
+			if name, err := cache.ParseObjectName(key); err == nil {
+				q.Add(name)
+			}
+		}
 	}
 }
 
@@ -252,13 +264,11 @@ type Manager struct {
 	elector     *leader.Elector
 	broadcaster record.EventBroadcaster
 	eventScheme *runtime.Scheme
-	// dynamic is DynamicInformers, for CacheTyped.
+	// dynamic caches the objects of other projects' APIs, those of optional.
 	dynamic     *dynamicInformers
+	optional    []*Optional
 	controllers []*Controller
 	synced      atomic.Bool
-	// served remembers what discovery said, so that controllers registering against the same optional API
-	// ask once.
-	served map[schema.GroupVersionResource]bool
 	// selected are the factories of Selected.
 	selected map[Selection]kubeinformers.SharedInformerFactory
 	// handlers are event handlers that must have seen their informer's initial list before workers start.
@@ -313,12 +323,11 @@ func New(loopback, kube *rest.Config, opts Options) (*Manager, error) {
 		dynamic: dynamic,
 		Clients: Clients{
 			AIM: aimClient, Kube: kubeClient,
-			AIMInformers:     aiminformers.NewSharedInformerFactoryWithOptions(aimClient, opts.ResyncPeriod, aiminformers.WithTransform(stripManagedFields)),
-			KubeInformers:    kubeinformers.NewSharedInformerFactoryWithOptions(kubeClient, opts.ResyncPeriod, kubeinformers.WithTransform(stripManagedFields)),
-			Dynamic:          dynClient,
-			DynamicInformers: dynamic,
-			Recorder:         recorder,
-			Options:          opts,
+			AIMInformers:  aiminformers.NewSharedInformerFactoryWithOptions(aimClient, opts.ResyncPeriod, aiminformers.WithTransform(stripManagedFields)),
+			KubeInformers: kubeinformers.NewSharedInformerFactoryWithOptions(kubeClient, opts.ResyncPeriod, kubeinformers.WithTransform(stripManagedFields)),
+			Dynamic:       dynClient,
+			Recorder:      recorder,
+			Options:       opts,
 		},
 		elector:      elector,
 		broadcaster:  broadcaster,
@@ -425,28 +434,6 @@ func newDynamicInformers(client dynamic.Interface, resync time.Duration) *dynami
 		typed: map[schema.GroupVersionResource]func() runtime.Object{}}
 }
 
-// Served reports whether the cluster serves a resource, so that controllers inform only on APIs that exist
-// (an informer on a missing API never syncs).
-// It is meant for registration, before Run.
-func (m *Manager) Served(gvr schema.GroupVersionResource) (bool, error) {
-	if served, ok := m.served[gvr]; ok {
-		return served, nil
-	}
-	list, err := m.Kube.Discovery().ServerResourcesForGroupVersion(gvr.GroupVersion().String())
-	if err != nil && !apierrors.IsNotFound(err) {
-		return false, fmt.Errorf("discovering %s: %w", gvr.GroupVersion(), err)
-	}
-	served := false
-	if err == nil {
-		served = slices.ContainsFunc(list.APIResources, func(r metav1.APIResource) bool { return r.Name == gvr.Resource })
-	}
-	if m.served == nil {
-		m.served = map[schema.GroupVersionResource]bool{}
-	}
-	m.served[gvr] = served
-	return served, nil
-}
-
 // WaitFor has Run wait, before any worker starts, until an event handler has seen its informer's initial
 // list (the HasSynced of its registration): a cache synced does not mean its handlers have run, and state a
 // handler builds (the GPU inventory) would otherwise be partial in the first reconciles.
@@ -477,9 +464,13 @@ func (m *Manager) Run(ctx context.Context) error {
 	m.broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: m.Kube.CoreV1().Events("")})
 	defer m.broadcaster.Shutdown()
 
+	missing, err := m.informOptional(ctx)
+	if err != nil {
+		return err
+	}
 	m.AIMInformers.Start(ctx.Done())
 	m.KubeInformers.Start(ctx.Done())
-	m.DynamicInformers.Start(ctx.Done())
+	m.dynamic.Start(ctx.Done())
 	for _, sel := range m.selections() {
 		m.selected[sel].Start(ctx.Done())
 	}
@@ -495,7 +486,7 @@ func (m *Manager) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := cacheSynced("", m.DynamicInformers.WaitForCacheSync(ctx.Done())); err != nil {
+	if err := cacheSynced("", m.dynamic.WaitForCacheSync(ctx.Done())); err != nil {
 		return err
 	}
 	for name, synced := range m.handlers {
@@ -505,6 +496,9 @@ func (m *Manager) Run(ctx context.Context) error {
 	}
 	m.synced.Store(true)
 	logger.Info("Informer caches synced", "controllers", len(m.controllers))
+	for _, o := range missing {
+		go m.awaitOptional(ctx, o, OptionalPoll)
+	}
 
 	if !m.Options.LeaderElect {
 		m.runWorkers(ctx)

@@ -86,25 +86,17 @@ func TestSelectedInformersListOnlyTheSelection(t *testing.T) {
 // watch with the AIM service label, so InferenceServices and HTTPRoutes of others are not cached.
 func TestDynamicInformersCacheOnlyTheChildrenOfServices(t *testing.T) {
 	queries := make(chan string, 10)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	m := managerOf(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case queries <- r.URL.Path + "?" + r.URL.RawQuery:
 		default:
 		}
 		http.NotFound(w, r)
 	}))
-	defer srv.Close()
-	cfg := &rest.Config{Host: srv.URL}
-	opts := DefaultOptions()
-	opts.LeaderElect = false
-	m, err := New(cfg, cfg, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.DynamicInformers.ForResource(schema.GroupVersionResource{Group: "serving.kserve.io", Version: "v1beta1", Resource: "inferenceservices"})
+	m.dynamic.ForResource(schema.GroupVersionResource{Group: "serving.kserve.io", Version: "v1beta1", Resource: "inferenceservices"})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	m.DynamicInformers.Start(ctx.Done())
+	m.dynamic.Start(ctx.Done())
 	select {
 	case q := <-queries:
 		if !strings.HasPrefix(q, "/apis/serving.kserve.io/v1beta1/inferenceservices?") || !strings.Contains(q, "labelSelector=aim.eai.amd.com%2Fservice") {
@@ -113,4 +105,19 @@ func TestDynamicInformersCacheOnlyTheChildrenOfServices(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the informer sent no request")
 	}
+}
+
+// managerOf is a manager without leader election whose clients all reach the API server h serves.
+func managerOf(t *testing.T, h http.Handler) *Manager {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	cfg := &rest.Config{Host: srv.URL}
+	opts := DefaultOptions()
+	opts.LeaderElect = false
+	m, err := New(cfg, cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

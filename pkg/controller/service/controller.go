@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -21,9 +20,7 @@ import (
 	autoscalinglisters "k8s.io/client-go/listers/autoscaling/v2"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
-	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gateway"
@@ -61,9 +58,9 @@ type Controller struct {
 	gpus             *gpu.Tracker
 	pods             corelisters.PodLister
 	hpas             autoscalinglisters.HorizontalPodAutoscalerLister
-	// isvcs and routes are nil when the cluster does not serve the API; their indexers index by controller.
-	isvcs, routes               cache.GenericLister
-	isvcsIndexer, routesIndexer cache.Indexer
+	// isvcs and routes cache the services' InferenceServices and HTTPRoutes, indexed by controller; their
+	// listers are nil while the cluster does not serve the API.
+	isvcs, routes *manager.Optional
 }
 
 // PredictorPods are the pods of InferenceServices, as aim-engine watches them; the controller reads those of
@@ -124,44 +121,13 @@ func (ctl *Controller) dependencyHandlers(m *manager.Manager, pods, hpas informe
 		{Informer: hpas.Autoscaling().V2().HorizontalPodAutoscalers().Informer(), Handler: ctl.hpaHandler()},
 	}...)
 	deps = append(deps, m.PodEvents.Dependencies(ctl.eventHandler())...)
-	optional, err := ctl.watchOptionalAPIs(m)
-	if err != nil {
-		return nil, err
+	// A service waiting for KServe or the Gateway API goes on once the cluster serves it: every service is
+	// queued then.
+	ctl.isvcs, ctl.routes = m.Optional(kserve.Resource, kserve.NewObject), m.Optional(gateway.Resource, gateway.NewObject)
+	for _, o := range []*manager.Optional{ctl.isvcs, ctl.routes} {
+		o.Watch(cache.Indexers{manager.ControllerIndex: manager.IndexByController}, ctl.owners.Handler(), ctl.q.AddAll)
 	}
-	return append(deps, optional...), nil
-}
-
-// watchOptionalAPIs caches the InferenceServices and HTTPRoutes of AIM services, where the cluster serves those
-// APIs, and returns the handlers that route their events to the owning service.
-func (ctl *Controller) watchOptionalAPIs(m *manager.Manager) ([]manager.Dependency, error) {
-	var out []manager.Dependency
-	for _, api := range []struct {
-		gvr     schema.GroupVersionResource
-		lister  *cache.GenericLister
-		indexer *cache.Indexer
-		newObj  func() runtime.Object
-	}{
-		{kserve.Resource, &ctl.isvcs, &ctl.isvcsIndexer, func() runtime.Object { return &kservev1beta1.InferenceService{} }},
-		{gateway.Resource, &ctl.routes, &ctl.routesIndexer, func() runtime.Object { return &gatewayv1.HTTPRoute{} }},
-	} {
-		served, err := m.Served(api.gvr)
-		if err != nil {
-			return nil, err
-		}
-		if !served {
-			klog.InfoS("The cluster does not serve this API; services report it until it is installed and aim-apiserver restarts", "resource", api.gvr)
-			continue
-		}
-		m.CacheTyped(api.gvr, api.newObj)
-		inf := m.DynamicInformers.ForResource(api.gvr)
-		*api.lister = inf.Lister()
-		if err := inf.Informer().AddIndexers(cache.Indexers{manager.ControllerIndex: manager.IndexByController}); err != nil {
-			return nil, fmt.Errorf("indexing %s by controller: %w", api.gvr.Resource, err)
-		}
-		*api.indexer = inf.Informer().GetIndexer()
-		out = append(out, manager.Dependency{Informer: inf.Informer(), Handler: ctl.owners.Handler()})
-	}
-	return out, nil
+	return deps, nil
 }
 
 // reconcile reads a service's observation, plans, acts, derives its status and ends the reconcile.
@@ -471,10 +437,11 @@ func (ctl *Controller) eventHandler() cache.ResourceEventHandler {
 }
 
 func (ctl *Controller) enqueueISVCOwner(namespace, name string) {
-	if ctl.isvcs == nil || name == "" {
+	isvcs := ctl.isvcs.Lister()
+	if isvcs == nil || name == "" {
 		return
 	}
-	if obj, err := ctl.isvcs.ByNamespace(namespace).Get(name); err == nil {
+	if obj, err := isvcs.ByNamespace(namespace).Get(name); err == nil {
 		ctl.owners.Enqueue(obj)
 	}
 }

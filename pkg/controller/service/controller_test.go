@@ -135,10 +135,8 @@ func (f *fixture) controller() *Controller {
 		caches:           aimlisters.NewAIMTemplateCacheLister(empty),
 		gpus:             f.gpus, pods: corelisters.NewPodLister(empty),
 		hpas:  autoscalinglisters.NewHorizontalPodAutoscalerLister(empty),
-		isvcs: cache.NewGenericLister(f.isvcs, kserve.Resource.GroupResource()), isvcsIndexer: f.isvcs,
+		isvcs: manager.ServedOptional(kserve.Resource, f.isvcs), routes: manager.ServedOptional(gateway.Resource, newIndexer()),
 	}
-	routes := newIndexer()
-	ctl.routes, ctl.routesIndexer = cache.NewGenericLister(routes, gateway.Resource.GroupResource()), routes
 	return ctl
 }
 

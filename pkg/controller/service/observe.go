@@ -71,7 +71,7 @@ type Observation struct {
 func (ctl *Controller) observe(svc *aimv1.AIMService) Observation {
 	ns, wname := svc.Namespace, WorkloadName(svc)
 	o := Observation{Service: svc, SpecErr: specvalid.Service(svc), Models: ctl.findModels(svc), Templates: ctl.findTemplates(svc),
-		GPUModels: ctl.gpus.Inventory().Models(), RoutesServed: ctl.routes != nil, Mirrors: ctl.registries.Config()}
+		GPUModels: ctl.gpus.Inventory().Models(), RoutesServed: ctl.routes.Lister() != nil, Mirrors: ctl.registries.Config()}
 	o.RuntimeConfig, o.RuntimeConfigErr = ctl.configs.Lookup(svc.Spec.RuntimeConfigName, ns)
 	o.NamespacedTemplate = func(name string) *aimv1.AIMServiceTemplate {
 		t, _ := ctl.templates.AIMServiceTemplates(ns).Get(name)
@@ -84,8 +84,8 @@ func (ctl *Controller) observe(svc *aimv1.AIMService) Observation {
 	if o.ISVC != nil {
 		o.ISVCSteadyInputs = ctl.steady.KnownInputs(o.ISVC)
 	}
-	if ctl.isvcsIndexer != nil {
-		o.ISVCs = manager.Controlled(ctl.isvcsIndexer, svc.UID)
+	if isvcs := ctl.isvcs.Indexer(); isvcs != nil {
+		o.ISVCs = manager.Controlled(isvcs, svc.UID)
 	}
 	o.ISVCWarnings = ctl.c.PodEvents.About("InferenceService", ns, wname)
 	o.Pods, _ = ctl.pods.Pods(ns).List(labels.SelectorFromSet(labels.Set{LabelInferenceService: wname}))
@@ -100,9 +100,9 @@ func (ctl *Controller) observe(svc *aimv1.AIMService) Observation {
 	}
 	o.HPA, _ = ctl.hpas.HorizontalPodAutoscalers(ns).Get(kserve.HPAName(wname))
 
-	if ctl.routes != nil {
-		o.Routes = manager.Controlled(ctl.routesIndexer, svc.UID)
-		if obj, err := ctl.routes.ByNamespace(ns).Get(RouteName(svc)); err == nil {
+	if routes := ctl.routes.Lister(); routes != nil {
+		o.Routes = manager.Controlled(ctl.routes.Indexer(), svc.UID)
+		if obj, err := routes.ByNamespace(ns).Get(RouteName(svc)); err == nil {
 			o.RouteObject, _ = obj.(metav1.Object)
 			o.Route, o.RouteErr = manager.AsTyped[gatewayv1.HTTPRoute](obj)
 		}
@@ -111,11 +111,12 @@ func (ctl *Controller) observe(svc *aimv1.AIMService) Observation {
 }
 
 func (ctl *Controller) getISVC(namespace, name string) (*kservev1beta1.InferenceService, error) {
-	if ctl.isvcs == nil {
+	isvcs := ctl.isvcs.Lister()
+	if isvcs == nil {
 		return nil, state.NewError(state.Infrastructure, ReasonKServeNotInstalled,
-			"the cluster does not serve %s; install KServe and restart aim-apiserver", kserve.Resource.GroupResource())
+			"the cluster does not serve %s; install KServe, and the service goes on once it does", kserve.Resource.GroupResource())
 	}
-	obj, err := ctl.isvcs.ByNamespace(namespace).Get(name)
+	obj, err := isvcs.ByNamespace(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	} else if err != nil {
@@ -127,5 +128,5 @@ func (ctl *Controller) getISVC(namespace, name string) (*kservev1beta1.Inference
 // gatewayNotInstalled is the route's error when the cluster does not serve the Gateway API.
 func gatewayNotInstalled() error {
 	return state.NewError(state.Infrastructure, ReasonGatewayAPINotInstalled,
-		"the cluster does not serve %s; install the Gateway API CRDs and restart aim-apiserver", gateway.Resource.GroupResource())
+		"the cluster does not serve %s; install the Gateway API CRDs, and the route is made once it does", gateway.Resource.GroupResource())
 }

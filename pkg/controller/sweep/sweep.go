@@ -115,10 +115,14 @@ func Objects[T metav1.Object](dyn dynamic.Interface, gvr schema.GroupVersionReso
 	}
 }
 
-// Dynamic is a source over the manager's dynamic informer of a resource.
-func Dynamic(m *manager.Manager, gvr schema.GroupVersionResource) Source {
-	lister := m.DynamicInformers.ForResource(gvr).Lister()
-	return Objects(m.Dynamic, gvr, func(sel labels.Selector) ([]metav1.Object, error) {
+// Optional is a source over the cache of another project's resource (manager.Optional): empty while the
+// cluster does not serve it.
+func Optional(dyn dynamic.Interface, o *manager.Optional) Source {
+	return Objects(dyn, o.Resource(), func(sel labels.Selector) ([]metav1.Object, error) {
+		lister := o.Lister()
+		if lister == nil {
+			return nil, nil
+		}
 		objs, err := lister.List(sel)
 		out := make([]metav1.Object, 0, len(objs))
 		for _, o := range objs {
