@@ -243,13 +243,19 @@ func (f FS) Command(user User, environ []string, args ...string) *exec.Cmd {
 // MountLikeKubelet lays out files as the kubelet lays out a Secret or ConfigMap volume in dir: a timestamped
 // directory, ..data pointing at it, and each key a symlink through ..data; the files with mode, owned by root
 // and group gid (a pod's fsGroup; 0 for none), as the kubelet owns them: with an fsGroup, the group may read
-// every file whatever the mode (the kubelet adds 0440 to a read-only volume's files).
+// every file whatever the mode (the kubelet adds 0440 to a read-only volume's files). Called again on the same
+// dir, it updates the volume as the kubelet does when the object changes: a new timestamped directory, ..data
+// swapped to it at once, the links of new keys added and those of removed keys deleted, the old directory removed.
 func MountLikeKubelet(tb testing.TB, dir string, files map[string][]byte, mode os.FileMode, gid int) {
 	tb.Helper()
 	if gid != 0 {
 		mode |= 0o440
 	}
+	old, _ := os.Readlink(filepath.Join(dir, "..data"))
 	ts := "..2026_11_26_10_00_00.000000001"
+	if old == ts {
+		ts = "..2026_11_26_10_00_00.000000002"
+	}
 	if err := os.MkdirAll(filepath.Join(dir, ts), 0o755); err != nil {
 		tb.Fatal(err)
 	}
@@ -267,11 +273,34 @@ func MountLikeKubelet(tb testing.TB, dir string, files map[string][]byte, mode o
 				tb.Fatal(err)
 			}
 		}
-		if err := os.Symlink(filepath.Join("..data", k), filepath.Join(dir, k)); err != nil {
+	}
+	tmp := filepath.Join(dir, "..data_tmp")
+	if err := os.Symlink(ts, tmp); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, "..data")); err != nil {
+		tb.Fatal(err)
+	}
+	for k := range files {
+		if err := os.Symlink(filepath.Join("..data", k), filepath.Join(dir, k)); err != nil && !os.IsExist(err) {
 			tb.Fatal(err)
 		}
 	}
-	if err := os.Symlink(ts, filepath.Join(dir, "..data")); err != nil {
+	if old == "" {
+		return
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, old))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, e := range entries {
+		if _, kept := files[e.Name()]; !kept {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+				tb.Fatal(err)
+			}
+		}
+	}
+	if err := os.RemoveAll(filepath.Join(dir, old)); err != nil {
 		tb.Fatal(err)
 	}
 }

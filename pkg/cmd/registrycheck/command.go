@@ -5,7 +5,6 @@ package registrycheck
 
 import (
 	"context"
-	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/asn1"
 	"fmt"
@@ -22,20 +21,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/cmd/help"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/imagemeta"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
-)
-
-// certFiles and certDirs are where Go's crypto/x509 looks for system roots on Linux when SSL_CERT_FILE and
-// SSL_CERT_DIR are unset (crypto/x509/root_linux.go); the report names the one in use.
-var (
-	certFiles = []string{
-		"/etc/ssl/certs/ca-certificates.crt",
-		"/etc/pki/tls/certs/ca-bundle.crt",
-		"/etc/ssl/ca-bundle.pem",
-		"/etc/pki/tls/cacert.pem",
-		"/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",
-		"/etc/ssl/cert.pem",
-	}
-	certDirs = []string{"/etc/ssl/certs", "/etc/pki/tls/certs"}
+	"github.com/aim-apiserver/aim-apiserver/pkg/trust"
 )
 
 // NewCommand returns the check-registry command.
@@ -78,15 +64,21 @@ inside a replica:
 	return cmd
 }
 
-// reportTrust prints where the system roots come from, as crypto/x509 chooses them, and how many there are.
+// reportTrust prints where the trusted roots come from, as the server loads them (package trust), and how many
+// there are.
 func reportTrust(out io.Writer, listRoots bool) error {
-	pool, err := x509.SystemCertPool()
+	roots, err := trust.Load()
 	if err != nil {
-		return fmt.Errorf("loading the trusted certificate authorities: %w", err)
+		return err
 	}
+	pool := roots.Pool
 	//nolint:staticcheck // Subjects is deprecated for the system pool of other platforms; on Linux it lists the pool.
 	subjects := pool.Subjects()
-	fmt.Fprintf(out, "trusted certificate authorities: %d from %s\n", len(subjects), trustSource(len(subjects) > 0))
+	from := strings.Join(roots.From, ", ")
+	if len(roots.From) == 0 {
+		from = "the bundle built into aim-apiserver (golang.org/x/crypto/x509roots/fallback)"
+	}
+	fmt.Fprintf(out, "trusted certificate authorities: %d from %s\n", len(subjects), from)
 	if listRoots {
 		names := make([]string, 0, len(subjects))
 		for _, raw := range subjects {
@@ -110,34 +102,6 @@ func reportTrust(out io.Writer, listRoots bool) error {
 		}
 	}
 	return nil
-}
-
-// trustSource names what crypto/x509 read: the files and directories it found certificates in, or the
-// bundle built into the binary when it found none.
-func trustSource(found bool) string {
-	files, dirs := certFiles, certDirs
-	if f := os.Getenv("SSL_CERT_FILE"); f != "" {
-		files = []string{f}
-	}
-	if d := os.Getenv("SSL_CERT_DIR"); d != "" {
-		dirs = strings.Split(d, ":")
-	}
-	var used []string
-	for _, f := range files {
-		if _, err := os.Stat(f); err == nil {
-			used = append(used, f)
-			break
-		}
-	}
-	for _, d := range dirs {
-		if entries, err := os.ReadDir(d); err == nil && len(entries) > 0 {
-			used = append(used, d+"/")
-		}
-	}
-	if len(used) == 0 || !found {
-		return "the bundle built into aim-apiserver (golang.org/x/crypto/x509roots/fallback)"
-	}
-	return strings.Join(used, ", ")
 }
 
 func noProxy() string {

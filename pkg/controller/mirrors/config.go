@@ -21,6 +21,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
+
+	"github.com/aim-apiserver/aim-apiserver/pkg/trust"
 )
 
 // Capability is what an endpoint may be asked for, as containerd names them; list is ours (tag and catalog
@@ -87,7 +89,8 @@ type Endpoint struct {
 	// Mirror is false for the registry itself.
 	Mirror       bool
 	Capabilities []Capability
-	// Transport carries requests with the endpoint's TLS settings; nil for the default transport.
+	// Transport carries requests with the endpoint's TLS settings and the trusted roots of the moment (package
+	// trust); nil for go-containerregistry's default transport.
 	Transport http.RoundTripper
 }
 
@@ -129,6 +132,9 @@ func (e Endpoint) Can(caps ...Capability) bool {
 type Config struct {
 	registries    map[string]registry
 	rewriteImages bool
+	// direct carries the requests of endpoints without TLS settings of their own (Source's; nil: the default
+	// transport).
+	direct http.RoundTripper
 }
 
 type registry struct {
@@ -165,6 +171,11 @@ func (c *Config) Endpoints(registryHost string, caps ...Capability) []Endpoint {
 	}
 	if !configured || r.fallback {
 		out = append(out, Endpoint{Host: registryHost, Capabilities: []Capability{Pull, Resolve, List}})
+	}
+	for i, e := range out {
+		if e.Transport == nil && !e.PlainHTTP && c != nil {
+			out[i].Transport = c.direct
+		}
 	}
 	return out
 }
@@ -245,27 +256,28 @@ func endpoint(mf MirrorFile, p *field.Path) (Endpoint, field.ErrorList) {
 	if len(errs) > 0 || e.PlainHTTP || (mf.CAFile == "" && mf.CertFile == "" && !mf.InsecureSkipVerify) {
 		return e, errs
 	}
-	tlsConfig, err := tlsConfig(mf)
+	// The files are read now, so that a missing CA shows when the configuration is loaded; the transport reads
+	// them again when they, or the trusted roots, change.
+	roots, err := trust.Load()
+	if err == nil {
+		_, err = tlsConfig(mf, roots.Pool)
+	}
 	if err != nil {
 		return e, append(errs, field.Invalid(p, mf.Endpoint, err.Error()))
 	}
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.TLSClientConfig = tlsConfig
-	e.Transport = t
+	e.Transport = trust.NewTransport(func(roots *x509.CertPool) (*tls.Config, error) { return tlsConfig(mf, roots) }, mf.CAFile, mf.CertFile, mf.KeyFile)
 	return e, nil
 }
 
-func tlsConfig(mf MirrorFile) (*tls.Config, error) {
-	c := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: mf.InsecureSkipVerify} //nolint:gosec // asked for, tests only
+// tlsConfig is a mirror's TLS configuration over the trusted roots.
+func tlsConfig(mf MirrorFile, roots *x509.CertPool) (*tls.Config, error) {
+	c := &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: roots, InsecureSkipVerify: mf.InsecureSkipVerify} //nolint:gosec // asked for, tests only
 	if mf.CAFile != "" {
 		pem, err := os.ReadFile(mf.CAFile)
 		if err != nil {
 			return nil, fmt.Errorf("caFile: %w", err)
 		}
-		pool, err := x509.SystemCertPool()
-		if err != nil || pool == nil {
-			pool = x509.NewCertPool()
-		}
+		pool := roots.Clone()
 		if !pool.AppendCertsFromPEM(bytes.TrimSpace(pem)) {
 			return nil, fmt.Errorf("caFile %s holds no PEM certificate", mf.CAFile)
 		}

@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"k8s.io/klog/v2"
+
+	"github.com/aim-apiserver/aim-apiserver/pkg/trust"
 )
 
 // Source is a configuration file that is read again when it changes: a ConfigMap's volume replaces the file
@@ -15,6 +17,9 @@ import (
 // without a restart. A change that does not parse keeps the configuration in use and is logged once.
 type Source struct {
 	path string
+	// direct is the transport of every Config's endpoints without TLS settings of their own: one, so that
+	// connections are reused across reloads, which trusts the roots of the moment.
+	direct *trust.Transport
 
 	mu      sync.Mutex
 	seen    os.FileInfo
@@ -30,7 +35,8 @@ func changed(seen, now os.FileInfo) bool {
 // NewSource reads the file at path; "" is no file (no mirrors). An unreadable or invalid file is an error, so
 // that the server does not start with a configuration it cannot use.
 func NewSource(path string) (*Source, error) {
-	s := &Source{path: path, current: &Config{}}
+	direct := trust.NewTransport(nil)
+	s := &Source{path: path, direct: direct, current: &Config{direct: direct}}
 	if path == "" {
 		return s, nil
 	}
@@ -42,6 +48,7 @@ func NewSource(path string) (*Source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--registry-config %s: %w", path, err)
 	}
+	cfg.direct = direct
 	s.seen, s.current = st, cfg
 	return s, nil
 }
@@ -73,6 +80,7 @@ func (s *Source) Config() *Config {
 		return s.current
 	}
 	klog.InfoS("Registry configuration reloaded", "path", s.path, "registries", cfg.describe())
+	cfg.direct = s.direct
 	s.current = cfg
 	return cfg
 }
