@@ -70,6 +70,9 @@ func TestImageFollowsTheMemoryLimit(t *testing.T) {
 						t.Fatalf("aim-apiserver ended without logging %s:\n%s", tc.want, strings.Join(seen, "\n"))
 					}
 					seen = append(seen, line)
+					if strings.Contains(line, "GOMEMLIMIT is updated") {
+						t.Errorf("the memory limit library logged the first setting too: %s", line)
+					}
 					if strings.Contains(line, tc.want) {
 						if n := memory.OOMKills(t); n != 0 {
 							t.Errorf("%d OOM kills in the cgroup", n)

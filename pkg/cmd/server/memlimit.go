@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/KimMachineGun/automemlimit/memlimit"
@@ -45,12 +46,17 @@ func setMemoryLimit(ctx context.Context, ratio float64) {
 		klog.InfoS("The container's memory limit cannot be read; the Go runtime runs without a memory limit", "reason", err.Error())
 		return
 	}
+	// The library logs the first setting as this function does: its lines are passed on from the refreshes only
+	// (a resized pod).
+	started := &atomic.Bool{}
+	refreshes := afterStart{Handler: logr.ToSlogHandler(klog.Background().WithName("memlimit")), started: started}
 	limit, err := memlimit.Set(
 		memlimit.WithRatio(ratio),
 		memlimit.WithProvider(memlimit.FromCgroup),
 		memlimit.WithRefreshInterval(ctx, memoryLimitRefresh),
-		memlimit.WithLogger(slog.New(logr.ToSlogHandler(klog.Background().WithName("memlimit")))),
+		memlimit.WithLogger(slog.New(refreshes)),
 	)
+	started.Store(true)
 	switch {
 	case err != nil:
 		klog.ErrorS(err, "The container's memory limit could not be set; the Go runtime runs without a memory limit")
@@ -59,4 +65,23 @@ func setMemoryLimit(ctx context.Context, ratio float64) {
 	default:
 		klog.InfoS("Go memory limit set from the container's", "bytes", limit, "MiB", limit>>20, "ratio", ratio)
 	}
+}
+
+// afterStart is a log handler that drops what is logged before started is set (and so do the handlers made
+// from it).
+type afterStart struct {
+	slog.Handler
+	started *atomic.Bool
+}
+
+func (h afterStart) Enabled(ctx context.Context, level slog.Level) bool {
+	return h.started.Load() && h.Handler.Enabled(ctx, level)
+}
+
+func (h afterStart) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return afterStart{Handler: h.Handler.WithAttrs(attrs), started: h.started}
+}
+
+func (h afterStart) WithGroup(name string) slog.Handler {
+	return afterStart{Handler: h.Handler.WithGroup(name), started: h.started}
 }
