@@ -87,8 +87,7 @@ func Register(m *manager.Manager, registries *mirrors.Source) error {
 
 	// A Warning about a download pod (FailedScheduling, FailedMount, ...) keeps it pending; a Pulling event says
 	// that its image is being pulled.
-	events := m.PodEvents.Dependencies(manager.JobEventHandler(ctl.jobs, owners,
-		manager.PodEventHandler(ctl.pods, manager.JobPodHandler(ctl.jobs, owners))))
+	events := m.PodEvents.Dependencies(manager.JobEventHandler(ctl.jobs, ctl.pods, owners))
 	return m.Add(ctl.ctl, append(append(events, runtimeconfig.Dependencies(v, configured)...),
 		manager.Dependency{Informer: k.Core().V1().PersistentVolumeClaims().Informer(), Handler: owners.Handler()},
 		manager.Dependency{Informer: k.Batch().V1().Jobs().Informer(), Handler: owners.Handler()},

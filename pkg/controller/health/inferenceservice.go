@@ -52,12 +52,8 @@ func InferenceService(name string, s InferenceServiceState, warnings []corev1.Ev
 // KServe's ServerlessModeRejected and InternalError, except its transient conflicts (it retries those itself);
 // other Warnings pass.
 func fatalInferenceServiceEvents(events []corev1.Event) []corev1.Event {
-	var out []corev1.Event
-	for _, e := range events {
+	return matching(events, func(e *corev1.Event) bool {
 		transient := strings.Contains(e.Message, "the object has been modified") || strings.Contains(e.Message, "Operation cannot be fulfilled")
-		if e.Reason == ReasonServerlessModeRejected || e.Reason == ReasonInternalError && !transient {
-			out = append(out, e)
-		}
-	}
-	return out
+		return e.Reason == ReasonServerlessModeRejected || e.Reason == ReasonInternalError && !transient
+	})
 }

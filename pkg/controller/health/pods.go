@@ -140,13 +140,9 @@ func EventsOf(p *corev1.Pod, events []corev1.Event) []corev1.Event {
 // reasons too, but takes a pending reason of any age before Pulling; the latest is taken here, so that a pod that
 // waited for a GPU and now pulls reads Pulling (docs/compatibility.md, "Which event explains a pending pod").
 func Explaining(events []corev1.Event) *corev1.Event {
-	var out []corev1.Event
-	for _, e := range events {
-		if e.Reason == ReasonPulling || slices.Contains(pendingReasons, e.Reason) {
-			out = append(out, e)
-		}
-	}
-	return Latest(out)
+	return Latest(matching(events, func(e *corev1.Event) bool {
+		return e.Reason == ReasonPulling || slices.Contains(pendingReasons, e.Reason)
+	}))
 }
 
 var (
@@ -284,26 +280,34 @@ func containsAny(s string, words []string) bool {
 	return slices.ContainsFunc(words, func(w string) bool { return strings.Contains(s, w) })
 }
 
+// quotedName is a quoted object name in an event's message.
+var quotedName = regexp.MustCompile(`"[a-z0-9]([-a-z0-9.]*[a-z0-9])?"`)
+
 // RefusedPods says why a ReplicaSet or Job has no pods when the API refused to create them: "<kind> <name> cannot
 // create them: <the latest FailedCreate's message>", quoted as a pending pod's explanation (a quota's message names
 // what was requested, used and limited), without the name the controller generated for the pod, which differs on
 // every attempt: the message stays while the cause does, and is written once.
 func RefusedPods(events []corev1.Event) (string, bool) {
-	e := Latest(withReason(events, ReasonFailedCreate))
+	e := Latest(matching(events, func(e *corev1.Event) bool { return e.Reason == ReasonFailedCreate }))
 	if e == nil {
 		return "", false
 	}
 	owner := e.InvolvedObject.Name
-	msg := regexp.MustCompile(`"`+regexp.QuoteMeta(owner)+`-[a-z0-9]+"`).ReplaceAllLiteralString(e.Message, `"`+owner+`-*"`)
+	msg := quotedName.ReplaceAllStringFunc(e.Message, func(q string) string {
+		if strings.HasPrefix(q, `"`+owner+"-") {
+			return `"` + owner + `-*"`
+		}
+		return q
+	})
 	return fmt.Sprintf("%s %s cannot create them: %s", e.InvolvedObject.Kind, owner, redact.Excerpt(msg, redact.PendingPodLimit)), true
 }
 
-// withReason is the events of that reason.
-func withReason(events []corev1.Event, reason string) []corev1.Event {
+// matching is the events keep accepts.
+func matching(events []corev1.Event, keep func(*corev1.Event) bool) []corev1.Event {
 	var out []corev1.Event
-	for _, e := range events {
-		if e.Reason == reason {
-			out = append(out, e)
+	for i := range events {
+		if keep(&events[i]) {
+			out = append(out, events[i])
 		}
 	}
 	return out

@@ -26,26 +26,23 @@ func involvedObjectKey(kind, namespace, name string) string {
 	return kind + "/" + namespace + "/" + name
 }
 
+// indexByInvolved indexes events by a key of the object each is about.
+func indexByInvolved(key func(corev1.ObjectReference) string) cache.IndexFunc {
+	return func(obj any) ([]string, error) {
+		if ev, ok := obj.(*corev1.Event); ok {
+			return []string{key(ev.InvolvedObject)}, nil
+		}
+		return nil, nil
+	}
+}
+
 func newPodEvents(m *Manager) (PodEvents, error) {
 	var e PodEvents
 	for _, sel := range []Selection{{Fields: "type=" + corev1.EventTypeWarning}, {Fields: "involvedObject.kind=Pod,reason=Pulling"}} {
 		inf := m.Selected(sel).Core().V1().Events().Informer()
 		if err := inf.AddIndexers(cache.Indexers{
-			involvedObjectIndex: func(obj any) ([]string, error) {
-				ev, ok := obj.(*corev1.Event)
-				if !ok {
-					return nil, nil
-				}
-				o := ev.InvolvedObject
-				return []string{involvedObjectKey(o.Kind, o.Namespace, o.Name)}, nil
-			},
-			involvedKindIndex: func(obj any) ([]string, error) {
-				ev, ok := obj.(*corev1.Event)
-				if !ok {
-					return nil, nil
-				}
-				return []string{involvedObjectKey(ev.InvolvedObject.Kind, ev.InvolvedObject.Namespace, "")}, nil
-			},
+			involvedObjectIndex: indexByInvolved(func(o corev1.ObjectReference) string { return involvedObjectKey(o.Kind, o.Namespace, o.Name) }),
+			involvedKindIndex:   indexByInvolved(func(o corev1.ObjectReference) string { return involvedObjectKey(o.Kind, o.Namespace, "") }),
 		}); err != nil {
 			return PodEvents{}, fmt.Errorf("indexing events (%s): %w", sel, err)
 		}

@@ -52,40 +52,33 @@ func (o Owners) Handler() cache.ResourceEventHandler {
 
 // JobPodHandler routes events of a Job's pods to the AIM owners of the Job.
 func JobPodHandler(jobs batchlisters.JobLister, owners Owners) cache.ResourceEventHandler {
-	return OnEvery(func(pod *corev1.Pod) {
-		if j, err := jobs.Jobs(pod.Namespace).Get(pod.Labels[batchv1.JobNameLabel]); err == nil {
-			owners.EnqueueRefs(j.Namespace, j.OwnerReferences)
-		}
-	})
+	return OnEvery(func(pod *corev1.Pod) { enqueueJobOwners(jobs, owners, pod.Namespace, pod.Labels[batchv1.JobNameLabel]) })
 }
 
-// JobEventHandler passes an event about a Job (FailedCreate: the API refused its pods) to the AIM owners of the
-// Job, and an event about anything else to next.
-func JobEventHandler(jobs batchlisters.JobLister, owners Owners, next cache.ResourceEventHandler) cache.ResourceEventHandler {
+// JobEventHandler routes the cached events (PodEvents) about a Job or one of its pods to the AIM owners of the
+// Job: a FailedCreate of the Job (the API refused its pods), a Warning about a pod (FailedScheduling, FailedMount,
+// a refused pull) or its Pulling.
+func JobEventHandler(jobs batchlisters.JobLister, pods corelisters.PodLister, owners Owners) cache.ResourceEventHandler {
 	forward := func(obj any) {
 		e, ok := obj.(*corev1.Event)
-		if !ok || e.InvolvedObject.Kind != "Job" {
-			next.OnUpdate(obj, obj)
+		if !ok {
 			return
 		}
-		if j, err := jobs.Jobs(e.InvolvedObject.Namespace).Get(e.InvolvedObject.Name); err == nil {
-			owners.EnqueueRefs(j.Namespace, j.OwnerReferences)
+		switch o := e.InvolvedObject; o.Kind {
+		case "Job":
+			enqueueJobOwners(jobs, owners, o.Namespace, o.Name)
+		case "Pod":
+			if pod, err := pods.Pods(o.Namespace).Get(o.Name); err == nil {
+				enqueueJobOwners(jobs, owners, pod.Namespace, pod.Labels[batchv1.JobNameLabel])
+			}
 		}
 	}
 	return cache.ResourceEventHandlerFuncs{AddFunc: forward, UpdateFunc: func(_, o any) { forward(o) }}
 }
 
-// PodEventHandler passes the pod an event is about (a Warning: FailedScheduling, FailedMount, a refused pull)
-// to the pod handler next, as if the pod had changed.
-func PodEventHandler(pods corelisters.PodLister, next cache.ResourceEventHandler) cache.ResourceEventHandler {
-	forward := func(obj any) {
-		e, ok := obj.(*corev1.Event)
-		if !ok || e.InvolvedObject.Kind != "Pod" {
-			return
-		}
-		if pod, err := pods.Pods(e.InvolvedObject.Namespace).Get(e.InvolvedObject.Name); err == nil {
-			next.OnUpdate(pod, pod)
-		}
+// enqueueJobOwners adds the AIM owners of the Job namespace/name, if it is cached.
+func enqueueJobOwners(jobs batchlisters.JobLister, owners Owners, namespace, name string) {
+	if j, err := jobs.Jobs(namespace).Get(name); err == nil {
+		owners.EnqueueRefs(j.Namespace, j.OwnerReferences)
 	}
-	return cache.ResourceEventHandlerFuncs{AddFunc: forward, UpdateFunc: func(_, o any) { forward(o) }}
 }

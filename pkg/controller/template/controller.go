@@ -108,8 +108,7 @@ func Register(m *manager.Manager, backoff discovery.Backoff, gpus *gpu.Tracker, 
 	// Both kinds depend on the same objects, and the handlers queue either: one registration serves both.
 	// A Warning about a discovery pod (a refused pull, FailedScheduling) keeps it pending; a Pulling event says
 	// that its image is being pulled.
-	events := m.PodEvents.Dependencies(manager.JobEventHandler(ctl.jobs, ctl.owners(),
-		manager.PodEventHandler(ctl.pods, manager.JobPodHandler(ctl.jobs, ctl.owners()))))
+	events := m.PodEvents.Dependencies(manager.JobEventHandler(ctl.jobs, ctl.pods, ctl.owners()))
 	// A model or runtime config re-checks the templates that use it (dependencyIndex).
 	if err := m.Add(ctl.ns, append(append(events, runtimeconfig.Dependencies(v, dependents)...),
 		manager.Dependency{Informer: v.AIMModels().Informer(), Handler: dependents},
