@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic/dynamicinformer"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 )
@@ -86,29 +85,22 @@ func AsTyped[T any](obj runtime.Object) (*T, error) {
 // dynamicInformers is a dynamic informer factory whose informers strip managed fields, and cache the
 // resources of Optional as their Go types: client-go's has no option for a transform.
 type dynamicInformers struct {
-	dynamicinformer.DynamicSharedInformerFactory
-	typed map[schema.GroupVersionResource]func() runtime.Object
+	factory dynamicinformer.DynamicSharedInformerFactory
+	typed   map[schema.GroupVersionResource]func() runtime.Object
 }
 
-var _ dynamicinformer.DynamicSharedInformerFactory = &dynamicInformers{}
-
-func (f *dynamicInformers) ForResource(gvr schema.GroupVersionResource) informers.GenericInformer {
-	return f.informer(gvr)
-}
-
-// informer is the shared informer of gvr, with the transform of its resource.
-func (f *dynamicInformers) informer(gvr schema.GroupVersionResource) genericInformer {
-	inf := f.DynamicSharedInformerFactory.ForResource(gvr)
+// informer is the shared informer of gvr, with the transform of its resource. Each resource's is made once
+// (Optional), before the factory starts it: SetTransform fails on a started informer.
+func (f *dynamicInformers) informer(gvr schema.GroupVersionResource) (genericInformer, error) {
+	inf := f.factory.ForResource(gvr).Informer()
 	transform := stripManagedFields
 	if newObj, ok := f.typed[gvr]; ok {
 		transform = typedTransform(gvr, newObj)
 	}
-	// SetTransform fails once the informer has started: controllers ask for their informers when they are
-	// registered, before Run starts them, so the first call has set it.
-	if err := inf.Informer().SetTransform(transform); err != nil {
-		klog.V(4).InfoS("Informer already started; its transform was set by the first caller", "resource", gvr)
+	if err := inf.SetTransform(transform); err != nil {
+		return genericInformer{}, fmt.Errorf("caching %s: %w", gvr.GroupResource(), err)
 	}
-	return genericInformer{informer: inf.Informer(), lister: cache.NewGenericLister(inf.Informer().GetIndexer(), gvr.GroupResource())}
+	return genericInformer{informer: inf, lister: cache.NewGenericLister(inf.GetIndexer(), gvr.GroupResource())}, nil
 }
 
 // genericInformer lists with cache's generic lister: the dynamic lister insists on maps.
@@ -116,6 +108,3 @@ type genericInformer struct {
 	informer cache.SharedIndexInformer
 	lister   cache.GenericLister
 }
-
-func (i genericInformer) Informer() cache.SharedIndexInformer { return i.informer }
-func (i genericInformer) Lister() cache.GenericLister         { return i.lister }

@@ -79,21 +79,24 @@ func TestDynamicObjectsAreCachedTyped(t *testing.T) {
 // them (client-go's dynamic lister would panic on a struct).
 func TestTypedDynamicListers(t *testing.T) {
 	gvr := batchv1.SchemeGroupVersion.WithResource("jobs")
-	f := &dynamicInformers{DynamicSharedInformerFactory: dynamicinformer.NewDynamicSharedInformerFactory(nil, 0),
+	f := &dynamicInformers{factory: dynamicinformer.NewDynamicSharedInformerFactory(nil, 0),
 		typed: map[schema.GroupVersionResource]func() runtime.Object{gvr: func() runtime.Object { return &batchv1.Job{} }}}
-	inf := f.ForResource(gvr)
-	if err := inf.Informer().GetIndexer().Add(&batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "ns"}}); err != nil {
+	inf, err := f.informer(gvr)
+	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := inf.Lister().List(labels.Everything())
+	if err := inf.informer.GetIndexer().Add(&batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "ns"}}); err != nil {
+		t.Fatal(err)
+	}
+	all, err := inf.lister.List(labels.Everything())
 	if err != nil || len(all) != 1 {
 		t.Fatalf("list: %v (%v)", all, err)
 	}
-	in, err := inf.Lister().ByNamespace("ns").List(labels.Everything())
+	in, err := inf.lister.ByNamespace("ns").List(labels.Everything())
 	if err != nil || len(in) != 1 {
 		t.Fatalf("list in ns: %v (%v)", in, err)
 	}
-	if _, err := inf.Lister().ByNamespace("ns").Get("d"); err != nil {
+	if _, err := inf.lister.ByNamespace("ns").Get("d"); err != nil {
 		t.Fatal(err)
 	}
 }

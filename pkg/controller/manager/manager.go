@@ -429,7 +429,7 @@ func newClients(loopback, kube *rest.Config, opts Options,
 // HTTPRoutes of AIM services, which carry the service's label (their own labels, which nothing overrides);
 // other ones are not cached.
 func newDynamicInformers(client dynamic.Interface, resync time.Duration) *dynamicInformers {
-	return &dynamicInformers{DynamicSharedInformerFactory: dynamicinformer.NewFilteredDynamicSharedInformerFactory(client, resync,
+	return &dynamicInformers{factory: dynamicinformer.NewFilteredDynamicSharedInformerFactory(client, resync,
 		metav1.NamespaceAll, func(o *metav1.ListOptions) { o.LabelSelector = v1alpha1.LabelService }),
 		typed: map[schema.GroupVersionResource]func() runtime.Object{}}
 }
@@ -470,7 +470,7 @@ func (m *Manager) Run(ctx context.Context) error {
 	}
 	m.AIMInformers.Start(ctx.Done())
 	m.KubeInformers.Start(ctx.Done())
-	m.dynamic.Start(ctx.Done())
+	m.dynamic.factory.Start(ctx.Done())
 	for _, sel := range m.selections() {
 		m.selected[sel].Start(ctx.Done())
 	}
@@ -486,7 +486,7 @@ func (m *Manager) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := cacheSynced("", m.dynamic.WaitForCacheSync(ctx.Done())); err != nil {
+	if err := cacheSynced("", m.dynamic.factory.WaitForCacheSync(ctx.Done())); err != nil {
 		return err
 	}
 	for name, synced := range m.handlers {
@@ -497,7 +497,7 @@ func (m *Manager) Run(ctx context.Context) error {
 	m.synced.Store(true)
 	logger.Info("Informer caches synced", "controllers", len(m.controllers))
 	for _, o := range missing {
-		go m.awaitOptional(ctx, o, OptionalPoll)
+		go m.awaitOptional(ctx, o, optionalPoll)
 	}
 
 	if !m.Options.LeaderElect {

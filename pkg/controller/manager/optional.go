@@ -16,14 +16,14 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// OptionalPoll is how often discovery is asked again for an optional API the cluster does not serve.
-const OptionalPoll = 10 * time.Second
+// optionalPoll is how often discovery is asked again for an optional API the cluster does not serve.
+const optionalPoll = 10 * time.Second
 
 // Optional is the cache of a resource another project serves (KServe's InferenceServices, the Gateway API's
 // HTTPRoutes), holding the objects of AIM services only (newDynamicInformers). The cluster may come to serve it
 // after aim-apiserver has started: a GitOps tool applies KServe and aim-apiserver together, or KServe is installed
 // later. aim-engine's controller does not start without the CRDs, and its pod restarts until they exist; here the
-// other controllers run meanwhile, Lister and Indexer are nil, and discovery is asked again every OptionalPoll.
+// other controllers run meanwhile, Lister and Indexer are nil, and discovery is asked again every optionalPoll.
 // Once the cluster serves the resource, its informer starts, and once that has synced the cache is published and
 // the functions given to Watch run (the controller queues the objects that waited for it). A resource the
 // cluster stops serving is not followed: its informer retries its list, as client-go's do.
@@ -120,9 +120,9 @@ func (m *Manager) informOptional(ctx context.Context) ([]*Optional, error) {
 	for _, o := range m.optional {
 		served, err := m.served(o.gvr)
 		if err != nil {
-			logger.Info("Discovery failed; what needs this API waits, and discovery is asked again every "+OptionalPoll.String(), "resource", o.gvr, "err", err)
+			logger.Info("Discovery failed; what needs this API waits, and discovery is asked again every "+optionalPoll.String(), "resource", o.gvr, "err", err)
 		} else if !served {
-			logger.Info("The cluster does not serve this API; what needs it waits, and discovery is asked again every "+OptionalPoll.String(), "resource", o.gvr)
+			logger.Info("The cluster does not serve this API; what needs it waits, and discovery is asked again every "+optionalPoll.String(), "resource", o.gvr)
 		}
 		if err != nil || !served {
 			missing = append(missing, o)
@@ -149,7 +149,10 @@ func (m *Manager) inform(o *Optional) error {
 // wire creates the informer of o with its indexers and its handlers (without the periodic resync, as Watch),
 // and returns what says when the informer and each handler have seen the initial list.
 func (m *Manager) wire(o *Optional) (genericInformer, []cache.InformerSynced, error) {
-	inf := m.dynamic.informer(o.gvr)
+	inf, err := m.dynamic.informer(o.gvr)
+	if err != nil {
+		return inf, nil, err
+	}
 	if err := inf.informer.AddIndexers(o.indexers); err != nil {
 		return inf, nil, fmt.Errorf("indexing %s: %w", o.gvr.GroupResource(), err)
 	}
@@ -183,7 +186,7 @@ func (m *Manager) awaitOptional(ctx context.Context, o *Optional, poll time.Dura
 		logger.Error(err, "Caching an API the cluster serves now", "resource", o.gvr)
 		return
 	}
-	m.dynamic.Start(ctx.Done())
+	m.dynamic.factory.Start(ctx.Done())
 	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
 		return
 	}

@@ -93,10 +93,12 @@ func TestDynamicInformersCacheOnlyTheChildrenOfServices(t *testing.T) {
 		}
 		http.NotFound(w, r)
 	}))
-	m.dynamic.ForResource(schema.GroupVersionResource{Group: "serving.kserve.io", Version: "v1beta1", Resource: "inferenceservices"})
+	if _, err := m.dynamic.informer(schema.GroupVersionResource{Group: "serving.kserve.io", Version: "v1beta1", Resource: "inferenceservices"}); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	m.dynamic.Start(ctx.Done())
+	m.dynamic.factory.Start(ctx.Done())
 	select {
 	case q := <-queries:
 		if !strings.HasPrefix(q, "/apis/serving.kserve.io/v1beta1/inferenceservices?") || !strings.Contains(q, "labelSelector=aim.eai.amd.com%2Fservice") {

@@ -96,9 +96,15 @@ func Register(m *manager.Manager, gpus *gpu.Tracker, registries *mirrors.Source)
 	// Template selection ranks the GPU models present: a model appearing or going re-checks every service.
 	gpus.OnChange(func(before, after gpu.Inventory) {
 		if !slices.Equal(before.Models(), after.Models()) {
-			ctl.enqueueAll()
+			ctl.q.AddAll()
 		}
 	})
+	// The services' InferenceServices and HTTPRoutes, from when the cluster serves their API: a service waiting
+	// for KServe or the Gateway API goes on then, as every service is queued.
+	ctl.isvcs, ctl.routes = m.Optional(kserve.Resource, kserve.NewObject), m.Optional(gateway.Resource, gateway.NewObject)
+	for _, o := range []*manager.Optional{ctl.isvcs, ctl.routes} {
+		o.Watch(cache.Indexers{manager.ControllerIndex: manager.IndexByController}, ctl.owners.Handler(), ctl.q.AddAll)
+	}
 	return m.Add(ctl.q, deps...)
 }
 
@@ -120,14 +126,7 @@ func (ctl *Controller) dependencyHandlers(m *manager.Manager, pods, hpas informe
 		{Informer: pods.Core().V1().Pods().Informer(), Handler: ctl.podHandler()},
 		{Informer: hpas.Autoscaling().V2().HorizontalPodAutoscalers().Informer(), Handler: ctl.hpaHandler()},
 	}...)
-	deps = append(deps, m.PodEvents.Dependencies(ctl.eventHandler())...)
-	// A service waiting for KServe or the Gateway API goes on once the cluster serves it: every service is
-	// queued then.
-	ctl.isvcs, ctl.routes = m.Optional(kserve.Resource, kserve.NewObject), m.Optional(gateway.Resource, gateway.NewObject)
-	for _, o := range []*manager.Optional{ctl.isvcs, ctl.routes} {
-		o.Watch(cache.Indexers{manager.ControllerIndex: manager.IndexByController}, ctl.owners.Handler(), ctl.q.AddAll)
-	}
-	return deps, nil
+	return append(deps, m.PodEvents.Dependencies(ctl.eventHandler())...), nil
 }
 
 // reconcile reads a service's observation, plans, acts, derives its status and ends the reconcile.
@@ -388,14 +387,6 @@ func (ctl *Controller) applyDerived(ctx context.Context, t, live *aimv1.AIMServi
 	}
 	_, err := ctl.steady.ApplyChanged(ctx, t, cur, reconcile.Sender(ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(t.Namespace).Apply, FieldManager))
 	return err
-}
-
-// enqueueAll adds every service of the cluster.
-func (ctl *Controller) enqueueAll() {
-	list, _ := ctl.services.List(labels.Everything())
-	for _, s := range list {
-		ctl.q.Add(cache.MetaObjectToName(s))
-	}
 }
 
 // podHandler maps a predictor pod to its InferenceService's service.
