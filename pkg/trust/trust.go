@@ -159,6 +159,12 @@ func NewTransport(tlsFor func(roots *x509.CertPool) (*tls.Config, error), files 
 	return &Transport{TLS: tlsFor, Files: files, Recheck: DefaultRecheck}
 }
 
+// Check builds the transport now, reading the roots and Files: an error names what cannot be read.
+func (t *Transport) Check() error {
+	_, err := t.transport()
+	return err
+}
+
 // RoundTrip implements http.RoundTripper.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	rt, err := t.transport()

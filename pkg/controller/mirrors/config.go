@@ -258,14 +258,11 @@ func endpoint(mf MirrorFile, p *field.Path) (Endpoint, field.ErrorList) {
 	}
 	// The files are read now, so that a missing CA shows when the configuration is loaded; the transport reads
 	// them again when they, or the trusted roots, change.
-	roots, err := trust.Load()
-	if err == nil {
-		_, err = tlsConfig(mf, roots.Pool)
-	}
-	if err != nil {
+	t := trust.NewTransport(func(roots *x509.CertPool) (*tls.Config, error) { return tlsConfig(mf, roots) }, mf.CAFile, mf.CertFile, mf.KeyFile)
+	if err := t.Check(); err != nil {
 		return e, append(errs, field.Invalid(p, mf.Endpoint, err.Error()))
 	}
-	e.Transport = trust.NewTransport(func(roots *x509.CertPool) (*tls.Config, error) { return tlsConfig(mf, roots) }, mf.CAFile, mf.CertFile, mf.KeyFile)
+	e.Transport = t
 	return e, nil
 }
 

@@ -44,11 +44,10 @@ func NewSource(path string) (*Source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--registry-config: %w", err)
 	}
-	cfg, err := load(path)
+	cfg, err := s.load()
 	if err != nil {
 		return nil, fmt.Errorf("--registry-config %s: %w", path, err)
 	}
-	cfg.direct = direct
 	s.seen, s.current = st, cfg
 	return s, nil
 }
@@ -74,23 +73,28 @@ func (s *Source) Config() *Config {
 		return s.current
 	}
 	s.seen = st
-	cfg, err := load(s.path)
+	cfg, err := s.load()
 	if err != nil {
 		klog.ErrorS(err, "Registry configuration not reloaded; the previous one stays in use", "path", s.path)
 		return s.current
 	}
 	klog.InfoS("Registry configuration reloaded", "path", s.path, "registries", cfg.describe())
-	cfg.direct = s.direct
 	s.current = cfg
 	return cfg
 }
 
-func load(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+// load reads the file, its endpoints without TLS settings of their own going over the Source's transport.
+func (s *Source) load() (*Config, error) {
+	data, err := os.ReadFile(s.path)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(data)
+	cfg, err := Parse(data)
+	if err != nil {
+		return nil, err
+	}
+	cfg.direct = s.direct
+	return cfg, nil
 }
 
 func (c *Config) describe() string {
