@@ -139,9 +139,9 @@ e2e-compat: tools image
 ## e2e-versions: make e2e and make e2e-compat at the same time (make test runs it): the second on a harness of its
 ## own, its state in _output/compat and its servers in a network namespace of their own (root, or an unprivileged
 ## user namespace), so that both keep the same loopback ports. About the time of one run: the suite mostly waits.
-## The soak (TestSoakShortRuns) runs in the first only, the tiny benchmark runs (TestAPIBenchmarkRuns,
-## TestControllerBenchmarkRuns), the short crash run (TestCrashConsistency) and the Helm release's migration
-## (TestMigrationKeepsHelmOwnedObjectsEncrypted) in the second only; make e2e and make e2e-compat alone run all five.
+## Tests of aim-apiserver's own processes under faults (the soak, leader failover, etcd outages, the crash run)
+## and the tiny benchmark runs run in one of the two only (hack/e2e.sh lists them); make e2e and make e2e-compat
+## alone run every test.
 e2e-versions: tools image
 	E2E_COMPAT=1 hack/e2e.sh
 
