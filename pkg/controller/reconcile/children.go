@@ -25,6 +25,17 @@ func OwnedBy(obj metav1.Object, uid types.UID) bool {
 	return false
 }
 
+// CreateShared creates an object several owners share (a model of an image, a Shared cache or artifact), with
+// the controller's field manager: one that exists is used as the first owner made it, so that owners asking for
+// it at once do not fight over its spec. Errors name the object as one of kind.
+func CreateShared[T metav1.Object](ctx context.Context, kind string, obj T, create func(context.Context, T, metav1.CreateOptions) (T, error),
+	fieldManager string) error {
+	if _, err := create(ctx, obj, metav1.CreateOptions{FieldManager: fieldManager}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating %s %s/%s: %w", kind, obj.GetNamespace(), obj.GetName(), err)
+	}
+	return nil
+}
+
 // ReasonStaleChildDeleted is the reason of the Event recorded for each child DeleteStale deletes.
 const ReasonStaleChildDeleted = "StaleChildDeleted"
 

@@ -317,6 +317,38 @@ func TestDeleteUnneeded(t *testing.T) {
 	}
 }
 
+// TestCreateShared: an object absent is created with the field manager; one that exists is no error and is not
+// written again; any other refusal names the object.
+func TestCreateShared(t *testing.T) {
+	boom := errors.New("quota exceeded")
+	var sent []string
+	create := func(_ context.Context, m *aimv1.AIMModel, opts metav1.CreateOptions) (*aimv1.AIMModel, error) {
+		sent = append(sent, m.Name+" by "+opts.FieldManager)
+		switch m.Name {
+		case "exists":
+			return nil, apierrors.NewAlreadyExists(schema.GroupResource{Group: aimv1.GroupName, Resource: "aimmodels"}, m.Name)
+		case "refused":
+			return nil, boom
+		}
+		return m, nil
+	}
+	model := func(name string) *aimv1.AIMModel {
+		return &aimv1.AIMModel{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team"}}
+	}
+	for _, name := range []string{"new", "exists"} {
+		if err := CreateShared(context.Background(), "AIMModel", model(name), create, "aim-service-controller"); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	err := CreateShared(context.Background(), "AIMModel", model("refused"), create, "aim-service-controller")
+	if !errors.Is(err, boom) || err.Error() != "creating AIMModel team/refused: quota exceeded" {
+		t.Errorf("refused: %v", err)
+	}
+	if want := "[new by aim-service-controller exists by aim-service-controller refused by aim-service-controller]"; fmt.Sprint(sent) != want {
+		t.Errorf("sent %v, want %v", sent, want)
+	}
+}
+
 func TestMadeBy(t *testing.T) {
 	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "d", ManagedFields: []metav1.ManagedFieldsEntry{
 		{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationUpdate},

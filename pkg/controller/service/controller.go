@@ -10,7 +10,6 @@ import (
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -152,7 +151,7 @@ func (ctl *Controller) act(ctx context.Context, o Observation, p *Plan) []error 
 	svc := o.Service
 	var errs []error
 	if p.CreateModel != nil {
-		errs = appendErr(errs, ctl.createModel(ctx, p.CreateModel))
+		errs = appendErr(errs, reconcile.CreateShared(ctx, "AIMModel", p.CreateModel, ctl.c.AIM.AimV1alpha1().AIMModels(svc.Namespace).Create, FieldManager))
 	}
 	switch {
 	case p.Derived == nil, p.DerivedErr != nil: // the conflict is in TemplateReady; nothing to write
@@ -165,7 +164,8 @@ func (ctl *Controller) act(ctx context.Context, o Observation, p *Plan) []error 
 		}
 	}
 	if p.CreateCache != nil {
-		errs = appendErr(errs, ctl.createCache(ctx, p.CreateCache))
+		errs = appendErr(errs, reconcile.CreateShared(ctx, "AIMTemplateCache", p.CreateCache, ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(svc.Namespace).Create,
+			FieldManager))
 	}
 	if p.ISVC != nil {
 		if err := ctl.apply(ctx, kserve.Resource, p.ISVC, &p.ISVC.ObjectMeta, o.ISVC, p.ISVCInputs); err != nil {
@@ -359,24 +359,6 @@ func fromNamespaced(t *aimv1.AIMServiceTemplate) Template {
 func fromCluster(t *aimv1.AIMClusterServiceTemplate) Template {
 	return currentTemplate(Template{Name: t.Name, UID: t.UID, Labels: t.Labels, Spec: t.Spec.AIMServiceTemplateSpecCommon, Status: t.Status,
 		Generation: t.Generation, Version: reconcile.Version(t)})
-}
-
-// createModel creates an auto-generated model; models are shared between services, so one that exists stays.
-func (ctl *Controller) createModel(ctx context.Context, m *aimv1.AIMModel) error {
-	_, err := ctl.c.AIM.AimV1alpha1().AIMModels(m.Namespace).Create(ctx, m, metav1.CreateOptions{FieldManager: FieldManager})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating AIMModel %s/%s: %w", m.Namespace, m.Name, err)
-	}
-	return nil
-}
-
-// createCache creates a template cache; a shared one that exists is left as the first service made it.
-func (ctl *Controller) createCache(ctx context.Context, c *aimv1.AIMTemplateCache) error {
-	_, err := ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(c.Namespace).Create(ctx, c, metav1.CreateOptions{FieldManager: FieldManager})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating AIMTemplateCache %s/%s: %w", c.Namespace, c.Name, err)
-	}
-	return nil
 }
 
 // applyDerived applies the service's derived template over live.

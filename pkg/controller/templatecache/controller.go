@@ -89,9 +89,7 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 			break
 		}
 		// Create, not apply: a Shared artifact another cache made first is used as it is.
-		if _, err := ctl.c.AIM.AimV1alpha1().AIMArtifacts(namespace).Create(ctx, a, metav1.CreateOptions{FieldManager: FieldManager}); err != nil && !apierrors.IsAlreadyExists(err) {
-			applyErr = fmt.Errorf("creating artifact %s/%s: %w", namespace, a.Name, err)
-		}
+		applyErr = reconcile.CreateShared(ctx, "AIMArtifact", a, ctl.c.AIM.AimV1alpha1().AIMArtifacts(namespace).Create, FieldManager)
 	}
 	if applyErr == nil && plan.InUse != nil {
 		applyErr = reconcile.DeleteStale(ctx, ctl.c.Recorder, c, []string{FieldManager}, "AIMArtifact", o.Artifacts, plan.InUse, ctl.c.AIM.AimV1alpha1().AIMArtifacts(namespace).Delete)
