@@ -192,6 +192,10 @@ func TestPredictorPodsNoneCreated(t *testing.T) {
 	if c := PredictorPods("Pods", nil, nil, nil, false); c.Message != "no predictor pods yet" {
 		t.Errorf("no events: message %q", c.Message)
 	}
+	// An InferenceService KServe reports Ready with no pods (replicas: 0) is what the service asked for.
+	if st, reason, _ := state.Outcome(PredictorPods("Pods", nil, nil, nil, true)); st != aimv1.AIMStatusReady || reason != state.ReasonReady {
+		t.Errorf("no pods of a Ready InferenceService: %s %s, want Ready", st, reason)
+	}
 }
 
 func TestPredictorPods(t *testing.T) {
@@ -221,6 +225,13 @@ func TestPredictorPods(t *testing.T) {
 		{"image pull back-off", []*corev1.Pod{predictorPod("a", predictorWaiting("ImagePullBackOff", "Back-off pulling image"))}, nil, aimv1.AIMStatusDegraded, "ImagePullBackOff"},
 		{"image pull auth", []*corev1.Pod{predictorPod("a", predictorWaiting("ErrImagePull", "pull access denied: unauthorized"))}, nil, aimv1.AIMStatusFailed, "ImagePullAuthFailure"},
 		{"image not found", []*corev1.Pod{predictorPod("a", predictorWaiting("ErrImagePull", "manifest unknown"))}, nil, aimv1.AIMStatusFailed, "ImageNotFound"},
+		{"registry host unknown", []*corev1.Pod{predictorPod("a", predictorWaiting("ErrImagePull",
+			`failed to pull and unpack image "regsitry.example/aim/llama:1.0": failed to resolve reference: dial tcp: lookup regsitry.example on 10.96.0.10:53: no such host`))},
+			nil, aimv1.AIMStatusFailed, "ImageNotFound"},
+		{"authentication failed", []*corev1.Pod{predictorPod("a", predictorWaiting("ErrImagePull", "pulling from host ghcr.io failed: authentication failed"))},
+			nil, aimv1.AIMStatusFailed, "ImagePullAuthFailure"},
+		{"registry unreachable", []*corev1.Pod{predictorPod("a", predictorWaiting("ErrImagePull", "dial tcp 10.0.0.7:443: i/o timeout"))},
+			nil, aimv1.AIMStatusDegraded, "ImagePullBackOff"},
 		// Image pulls are judged as download pods' are (PullError): a refused credential or a missing image is for the
 		// user to fix (Failed), a slow or flaky registry is Degraded, as the reference categorises them.
 		{"image pull 403", []*corev1.Pod{predictorPod("a", predictorWaiting("ImagePullBackOff", `failed to pull image "registry.example/aim/x:1": unexpected status: 403 Forbidden`))},

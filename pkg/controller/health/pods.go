@@ -145,9 +145,12 @@ func Explaining(events []corev1.Event) *corev1.Event {
 	}))
 }
 
+// The words of aim-engine's CategorizeRegistryError (internal/utils/errors.go:99), which judges kubelet's pull
+// messages: a typo in a registry's host ("dial tcp: lookup regsitry.example: no such host") is a missing image
+// the user fixes, as there.
 var (
-	authWords     = []string{"unauthorized", "401", "403", "forbidden", "denied", "credentials", "authentication required"}
-	notFoundWords = []string{"not found", "404", "manifest unknown", "name unknown", "does not exist"}
+	authWords     = []string{"unauthorized", "401", "403", "forbidden", "denied", "credentials", "authentication"}
+	notFoundWords = []string{"not found", "404", "manifest unknown", "name unknown", "no such"}
 )
 
 // PullError is the error of an image pull that failed with msg, in the reference's categories: a refused credential
