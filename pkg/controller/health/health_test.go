@@ -323,7 +323,10 @@ func TestInferenceService(t *testing.T) {
 		{InferenceServiceState{}, nil, aimv1.AIMStatusProgressing, "CreatingRuntime"},
 		{InferenceServiceState{Exists: true}, nil, aimv1.AIMStatusProgressing, "CreatingRuntime"},
 		{InferenceServiceState{Exists: true, Ready: true}, warn, aimv1.AIMStatusReady, "RuntimeReady"},
-		{InferenceServiceState{Exists: true}, warn, aimv1.AIMStatusFailed, "ServerlessModeRejected"},
+		// An InternalError stays one whatever its words, as in aim-engine: ServerlessModeRejected is KServe's reason.
+		{InferenceServiceState{Exists: true}, warn, aimv1.AIMStatusFailed, "InternalError"},
+		{InferenceServiceState{Exists: true}, []corev1.Event{{Reason: "ServerlessModeRejected",
+			Message: "It is not possible to use Serverless deployment mode when Knative Services are not available"}}, aimv1.AIMStatusFailed, "ServerlessModeRejected"},
 		{InferenceServiceState{Exists: true}, []corev1.Event{{Reason: "InternalError", Message: "webhook denied"}}, aimv1.AIMStatusFailed, "InternalError"},
 		// KServe's transient conflicts and other Warnings do not fail it (aim-engine's rule).
 		{InferenceServiceState{Exists: true}, []corev1.Event{{Reason: "InternalError", Message: "Operation cannot be fulfilled on inferenceservices.serving.kserve.io \"x\": the object has been modified"}},

@@ -40,8 +40,8 @@ func InferenceService(name string, s InferenceServiceState, warnings []corev1.Ev
 			cmp.Or(redact.Excerpt(s.Message, redact.DefaultLimit), "the InferenceService is not ready yet")
 		if e := Latest(fatalInferenceServiceEvents(warnings)); e != nil {
 			comp.State, comp.Reason, comp.Message = aimv1.AIMStatusFailed, cmp.Or(e.Reason, ReasonInternalError), redact.Excerpt(e.Message, redact.DefaultLimit)
-			if strings.Contains(strings.ToLower(e.Message), "serverless") || strings.Contains(e.Message, "Knative") {
-				comp.Reason, comp.Message = ReasonServerlessModeRejected, comp.Message+"; configure KServe for RawDeployment (Standard) mode"
+			if e.Reason == ReasonServerlessModeRejected {
+				comp.Message += "; configure KServe for RawDeployment (Standard) mode"
 			}
 		}
 	}
