@@ -52,6 +52,7 @@ func TestNormalizeModel(t *testing.T) {
 	for in, want := range map[string]string{
 		"MI300X": "MI300X", "mi300x": "MI300X", "AMD Instinct MI325X": "MI325X", "Instinct-MI355X": "MI355X",
 		"MI300X (rev 2)": "MI300X", "amd_mi210": "MI210", "AMD-7FFF": "AMD-7FFF", "something": "SOMETHING",
+		"AMD-MI300X": "MI300X", "amd-mi325x": "MI325X", "InstinctMI300X": "MI300X", "AMD-74A1": "AMD-74A1",
 	} {
 		if got := NormalizeModel(in); got != want {
 			t.Errorf("NormalizeModel(%q) = %q, want %q", in, got, want)
@@ -213,5 +214,12 @@ func TestAimEngineDeviceTable(t *testing.T) {
 	}
 	if ids := DeviceIDsForModel("rx7900"); len(ids) != 1 || ids[0] != "744c" {
 		t.Errorf("device ids of an RX 7900: %v", ids)
+	}
+	// A model written with the vendor's prefix is the model, as aim-engine reads it; an unknown device's is its id.
+	if got, want := DeviceIDsForModel("AMD-MI300X"), DeviceIDsForModel("MI300X"); len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("device ids of AMD-MI300X %v, want MI300X's %v", got, want)
+	}
+	if ids := DeviceIDsForModel("AMD-7FFF"); !slices.Equal(ids, []string{"7fff"}) {
+		t.Errorf("device ids of an unknown device: %v", ids)
 	}
 }

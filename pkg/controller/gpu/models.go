@@ -102,13 +102,12 @@ func MemoryPerGPU(model string) (resource.Quantity, bool) {
 
 var modelToken = regexp.MustCompile(`^(MI[0-9]+[A-Z]*|W[0-9]+[A-Z]*|V[0-9]+|RX[0-9]+[A-Z]*)$`)
 
-// NormalizeModel turns the ways people and labels write a model ("Instinct MI300X", "amd_mi325x",
-// "MI300X (rev 2)") into its canonical name; names it cannot parse are returned upper-cased.
+// NormalizeModel turns the ways people and labels write a model ("Instinct MI300X", "amd_mi325x", "AMD-MI300X",
+// "InstinctMI300X", "MI300X (rev 2)") into its canonical name, as aim-engine's NormalizeGPUModel reads them;
+// names it cannot parse are returned upper-cased. A model of an unknown device id ("AMD-7FFF") stays as it is:
+// hex digits never make a model's token.
 func NormalizeModel(s string) string {
 	up := strings.ToUpper(strings.TrimSpace(s))
-	if strings.HasPrefix(up, unknownPrefix) && len(up) > len(unknownPrefix) {
-		return up
-	}
 	fields := strings.FieldsFunc(strings.ReplaceAll(up, "_", "-"), func(r rune) bool {
 		return r == '-' || r == ' ' || r == '/' || r == ':' || r == '(' || r == ')'
 	})
@@ -116,7 +115,7 @@ func NormalizeModel(s string) string {
 		if f == "AMD" || f == "INSTINCT" {
 			continue
 		}
-		if modelToken.MatchString(f) {
+		if f = strings.TrimPrefix(f, "INSTINCT"); modelToken.MatchString(f) {
 			return f
 		}
 	}
