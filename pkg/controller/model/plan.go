@@ -149,13 +149,14 @@ func canonicalQuantities(spec aimv1.AIMServiceTemplateSpecCommon) aimv1.AIMServi
 	return out
 }
 
-// templatesKnown reports whether the model's templates can be planned: a custom model's sources say which, an
-// image's metadata does (its custom templates add to those, as in aim-engine's ExpectsTemplates, which is
-// "unknown" without metadata), and its runtime config resolved (its label propagation labels them). Otherwise
-// nothing is applied or deleted and the templates that exist stay as they are, as aim-engine skips its applies
-// then: labels that cannot be read or parsed for a new image must not take the templates of the old one away.
+// templatesKnown reports whether the model's templates can be planned: a model with createServiceTemplates false
+// makes none, a custom model's sources say which, an image's metadata does (its custom templates add to those, as
+// in aim-engine's ExpectsTemplates, which is "unknown" without metadata, and false first when templates are not
+// created), and its runtime config resolved (its label propagation labels them). Otherwise nothing is applied or
+// deleted and the templates that exist stay as they are, as aim-engine skips its applies then: labels that cannot
+// be read or parsed for a new image must not take the templates of the old one away.
 func templatesKnown(spec aimv1.AIMModelSpec, metadata *aimv1.ImageMetadata, rcErr error) bool {
-	return rcErr == nil && (metadata != nil || len(spec.ModelSources) > 0)
+	return rcErr == nil && (!spec.ShouldCreateTemplates() || metadata != nil || len(spec.ModelSources) > 0)
 }
 
 // TemplateLabels are the labels of a model's template, through childlabels.For (the template's own labels, the

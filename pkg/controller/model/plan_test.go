@@ -252,6 +252,9 @@ func TestTemplatesKnown(t *testing.T) {
 		{"custom templates of an image without metadata", aimv1.AIMModelSpec{Image: "org/aim:1",
 			CustomTemplates: []aimv1.AIMCustomTemplate{{Name: "mine"}}}, nil, nil, false},
 		{"custom model", custom, nil, nil, true},
+		// aim-engine's ExpectsTemplates: false, whatever the metadata, so ServiceTemplatesReady is NoTemplatesExpected.
+		{"no templates created, metadata unknown", aimv1.AIMModelSpec{Image: "org/aim:1",
+			Discovery: &aimv1.AIMModelDiscoveryConfig{ExtractMetadata: ptr.To(false), CreateServiceTemplates: ptr.To(false)}}, nil, nil, true},
 		{"runtime config missing", custom, md, missing, false},
 	} {
 		if got := templatesKnown(tc.spec, tc.metadata, tc.rcErr); got != tc.want {
