@@ -131,9 +131,11 @@ func (p *Plan) planTemplate(o Observation, model *Model) *Template {
 	run, comp := tres.Base, tres.Component
 	if run != nil && svc.Spec.Overrides != nil && !run.Derived() {
 		run = nil
-		if tres.Base.Status.Status != aimv1.AIMStatusReady {
+		if tres.Base.Status.Status != aimv1.AIMStatusReady || model == nil {
+			// Nothing to derive yet: the named base is what TemplateReady reports, as aim-engine reports it
+			// whatever the model's state.
 			comp = TemplateComponent(tres.Base, comp)
-		} else if model != nil {
+		} else {
 			p.Derived = DerivedTemplate(svc, *tres.Base, model.Name, o.RuntimeConfig)
 			live := o.NamespacedTemplate(p.Derived.Name)
 			switch {

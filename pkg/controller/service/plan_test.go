@@ -105,6 +105,16 @@ func TestPlanService(t *testing.T) {
 			return o
 		}, summary{Components: map[string]string{"RuntimeConfig": "Ready/DefaultConfigNotFound", "Model": "Progressing/CreatingModel",
 			"Template": "Failed/TemplateNotFound"}, CreateModel: true}},
+		{"a named template with overrides, the model not made yet: the template is reported as resolved", func() Observation {
+			o := observation(func(s *aimv1.AIMService) {
+				byNewImage(s)
+				s.Spec.Template = &aimv1.AIMServiceTemplateSelector{Name: "qwen-mi300x"}
+				s.Spec.Overrides = &aimv1.AIMRuntimeParameters{Precision: ptr.To(aimv1.AIMPrecision("fp8"))}
+			})
+			o.Models = nil
+			return o
+		}, summary{Components: map[string]string{"RuntimeConfig": "Ready/DefaultConfigNotFound", "Model": "Progressing/CreatingModel",
+			"Template": "Ready/Resolved"}, CreateModel: true, SweepRoute: true}},
 		{"no runtime config for overrides: no derived template either", func() Observation {
 			o := observation(func(s *aimv1.AIMService) {
 				s.Spec.Overrides = &aimv1.AIMRuntimeParameters{Precision: ptr.To(aimv1.AIMPrecision("fp8"))}
