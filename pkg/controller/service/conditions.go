@@ -27,6 +27,9 @@ const (
 	ReasonInvalidModelSpec      = "InvalidModelSpec"
 	ReasonModelResolved         = "ModelResolved"
 	ReasonModelNotReady         = "ModelNotReady"
+	// ReasonModelConflict: another AIMModel holds the name of the model to create for spec.model.image or
+	// .custom (ModelReady, Failed).
+	ReasonModelConflict = "ModelConflict"
 )
 
 // Reasons of TemplateReady.

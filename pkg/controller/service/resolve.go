@@ -144,8 +144,7 @@ func ResolveModel(svc *aimv1.AIMService, found []Model) ModelResolution {
 				comp.Errors = []error{state.NewError(state.InvalidSpec, ReasonInvalidImageReference, "spec.model.image: %v", err)}
 				return ModelResolution{Component: comp}
 			}
-			comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonCreatingModel, "creating AIMModel "+model.Name+" for the image"
-			return ModelResolution{Create: model, Component: comp}
+			return creating(svc, model, "the image", found, comp)
 		case 1:
 			return resolved(same[0], comp)
 		}
@@ -164,11 +163,23 @@ func ResolveModel(svc *aimv1.AIMService, found []Model) ModelResolution {
 				return resolved(f, comp)
 			}
 		}
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonCreatingModel, "creating AIMModel "+want.Name+" for the custom model"
-		return ModelResolution{Create: want, Component: comp}
+		return creating(svc, want, "the custom model", found, comp)
 	}
 	comp.Errors = []error{state.NewError(state.InvalidSpec, ReasonInvalidModelSpec, "spec.model names no model")}
 	return ModelResolution{Component: comp}
+}
+
+// creating reports the model to create for a service's model.image or .custom; found holds none that matches it.
+// A model of its name among them is another one (a user's, or one whose spec was edited): it is left as it is,
+// and the service fails with the conflict, as nothing the controller retries can resolve it.
+func creating(svc *aimv1.AIMService, model *aimv1.AIMModel, what string, found []Model, comp state.Component) ModelResolution {
+	if slices.ContainsFunc(found, func(f Model) bool { return f.Namespace == svc.Namespace && f.Name == model.Name }) {
+		comp.Errors = []error{state.NewError(state.InvalidSpec, ReasonModelConflict,
+			"AIMModel %s/%s, the name of the model for %s, exists with another image or sources; rename or delete it", svc.Namespace, model.Name, what)}
+		return ModelResolution{Component: comp}
+	}
+	comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonCreatingModel, "creating AIMModel "+model.Name+" for "+what
+	return ModelResolution{Create: model, Component: comp}
 }
 
 // stillResolved is the model in the service's status.resolvedModel, when it is among found and Ready. As in

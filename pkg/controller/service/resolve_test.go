@@ -103,6 +103,47 @@ func TestResolveModel(t *testing.T) {
 	}
 }
 
+// TestModelNameTakenIsAConflict: a namespaced model of the name a service's model.image or .custom would get, with
+// another image or sources, is someone else's: the service fails with ModelConflict and creates nothing, where it
+// would otherwise wait at CreatingModel for a model the create can never make. A cluster model of the name is
+// no conflict: the model made is namespaced.
+func TestModelNameTakenIsAConflict(t *testing.T) {
+	byImage := service(func(s *aimv1.AIMService) {
+		s.Spec.Model = aimv1.AIMServiceModel{Image: ptr.To("registry.example/aim/qwen:1.0")}
+	})
+	imageModel, err := ImageModel(byImage, "registry.example/aim/qwen:1.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	byCustom := service(func(s *aimv1.AIMService) {
+		s.Spec.Model = aimv1.AIMServiceModel{Custom: &aimv1.AIMServiceCustomModel{BaseImage: "registry.example/aim/base:1.0",
+			ModelSources: []aimv1.AIMModelSource{{ModelID: "org/m", SourceURI: "hf://org/m"}}}}
+	})
+	customModel := CustomModel(byCustom)
+	for _, tc := range []struct {
+		name       string
+		svc        *aimv1.AIMService
+		found      []Model
+		wantCreate bool
+		wantReason string
+	}{
+		{"image, the name taken", byImage, []Model{model(imageModel.Name, "team", aimv1.AIMStatusReady, "registry.example/other:2")}, false, "ModelConflict"},
+		{"image, a cluster model of the name", byImage, []Model{model(imageModel.Name, "", aimv1.AIMStatusReady, "registry.example/other:2")}, true, "CreatingModel"},
+		{"custom, the name taken", byCustom, []Model{model(customModel.Name, "team", aimv1.AIMStatusReady, "registry.example/aim/base:1.0")}, false, "ModelConflict"},
+		{"custom, free", byCustom, nil, true, "CreatingModel"},
+	} {
+		r := ResolveModel(tc.svc, tc.found)
+		if _, reason := outcome(r.Component); reason != tc.wantReason || (r.Create != nil) != tc.wantCreate {
+			t.Errorf("%s: reason %s, create %v; want %s, create %v", tc.name, reason, r.Create != nil, tc.wantReason, tc.wantCreate)
+		}
+		if tc.wantReason == "ModelConflict" {
+			if st, _ := outcome(r.Component); st != aimv1.AIMStatusFailed {
+				t.Errorf("%s: %s, want Failed", tc.name, st)
+			}
+		}
+	}
+}
+
 func TestImageModelIsSharedAndCarriesServiceSettings(t *testing.T) {
 	svc := service(func(s *aimv1.AIMService) {
 		s.Spec.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "pull"}}
