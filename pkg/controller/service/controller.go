@@ -318,7 +318,7 @@ func currentModel(m Model, generation, observed int64) Model {
 // spec.
 func currentTemplate(t Template) Template {
 	if StaleStatus(t.Generation, t.Status.ObservedGeneration) {
-		t.Stale = true
+		t.Stale, t.StaleFrom = true, t.Status.Status
 		t.Status = *t.Status.DeepCopy()
 		t.Status.Status = aimv1.AIMStatusPending
 	}

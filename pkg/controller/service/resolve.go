@@ -66,9 +66,10 @@ type Template struct {
 	Caching *aimv1.AIMTemplateCachingConfig
 	Status  aimv1.AIMServiceTemplateStatus
 	// Generation is the spec's; Stale is set when Status describes an earlier one (see StaleStatus): Status
-	// then reads Pending.
+	// then reads Pending, and StaleFrom holds the status.status it said.
 	Generation int64
 	Stale      bool
+	StaleFrom  aimv1.AIMStatus
 	// Version is the object's (reconcile.Version), which everything else here is read from: it stands for
 	// them where the InferenceService's inputs are told apart (workload.inputs).
 	Version string
@@ -340,7 +341,20 @@ func ResolveTemplate(svc *aimv1.AIMService, model *Model, templates []Template, 
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, ReasonAwaitingModel, "the model is not resolved yet"
 		return TemplateResolution{Component: comp}
 	}
+	return selectTemplate(svc, model, templates, gpuModels, comp)
+}
+
+// selectTemplate chooses the service's template among the model's (F3, F6, F11): the one it resolved before while
+// that is on its way back to Ready (catchingUp), else by Select.
+func selectTemplate(svc *aimv1.AIMService, model *Model, templates []Template, gpuModels []string, comp state.Component) TemplateResolution {
 	mine := modelTemplates(model.Name, templates)
+	if t, ok := catchingUp(svc, mine); ok {
+		res := TemplateResolution{Base: &t, Component: comp}
+		if m := svc.Status.TemplateMatching; m != nil {
+			res.Candidates = m.Candidates
+		}
+		return res
+	}
 	var cands []Candidate
 	byKey := map[string]Template{}
 	for _, t := range mine {
@@ -391,6 +405,26 @@ func modelTemplates(model string, templates []Template) []Template {
 		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 	})
 	return mine
+}
+
+// catchingUp is the template of the service's status.resolvedTemplate among the model's while it is on its way
+// back to Ready: its status behind its spec (an edit its controller has not seen yet) or Pending or Progressing
+// (discovering again for a changed input). The service waits for it, as for a named template (TemplateComponent
+// says why), instead of selecting another, which would move a running service off its template for an edit of
+// it, and for good (keepResolved holds the other then). A template that fails is left for another. aim-engine
+// keeps a resolved template whose status says Ready (template.go:172) and never discovers one again.
+func catchingUp(svc *aimv1.AIMService, mine []Template) (Template, bool) {
+	for _, t := range mine {
+		said := t.Status.Status
+		if t.Stale {
+			said = t.StaleFrom
+		}
+		onItsWay := said == "" || said == aimv1.AIMStatusReady || said == aimv1.AIMStatusPending || said == aimv1.AIMStatusProgressing
+		if t.Status.Status != aimv1.AIMStatusReady && onItsWay && isResolvedTemplate(svc, t) {
+			return t, true
+		}
+	}
+	return Template{}, false
 }
 
 // selectionRequest is what a service asks of the model's templates: the model's default, its overrides'

@@ -317,6 +317,55 @@ func TestResolveTemplateBySelection(t *testing.T) {
 	}
 }
 
+// TestResolvedTemplateOnItsWayBackIsWaitedFor: a running service whose selected template is edited waits for it
+// (its status behind its spec, or discovering again) instead of moving to another template for good; a template
+// that fails, or is gone, is left for another, as in aim-engine.
+func TestResolvedTemplateOnItsWayBackIsWaitedFor(t *testing.T) {
+	m := model("qwen", "", aimv1.AIMStatusReady, "img")
+	other := template("other", "", "qwen", aimv1.AIMStatusReady, "optimized", "MI300X")
+	mine := func(st aimv1.AIMStatus, stale bool) Template {
+		t := template("mine", "team", "qwen", st, "optimized", "MI300X")
+		if stale {
+			t.Stale, t.StaleFrom, t.Status.Status = true, st, aimv1.AIMStatusPending
+		}
+		return t
+	}
+	matching := &aimv1.AIMTemplateMatching{Candidates: []aimv1.AIMTemplateCandidate{{Name: "mine", Namespace: "team", Status: StatusChosen, Reason: ReasonBestMatch}}}
+	svc := service(func(s *aimv1.AIMService) {
+		s.Status.ResolvedTemplate = mine(aimv1.AIMStatusReady, false).Ref()
+		s.Status.TemplateMatching = matching
+	})
+	for _, tc := range []struct {
+		name string
+		mine Template
+		want string
+	}{
+		{"its status behind an edit", mine(aimv1.AIMStatusReady, true), "mine"},
+		{"discovering again", mine(aimv1.AIMStatusProgressing, false), "mine"},
+		{"failed", mine(aimv1.AIMStatusFailed, false), "other"},
+		{"failed, and edited since", mine(aimv1.AIMStatusFailed, true), "other"},
+		{"no longer available", mine(aimv1.AIMStatusNotAvailable, false), "other"},
+	} {
+		r := ResolveTemplate(svc, &m, []Template{tc.mine, other}, []string{"MI300X"})
+		if r.Base == nil || r.Base.Name != tc.want {
+			t.Errorf("%s: chose %v, want %s", tc.name, r.Base, tc.want)
+			continue
+		}
+		if tc.want == "mine" {
+			if d := cmp.Diff(matching.Candidates, r.Candidates); d != "" {
+				t.Errorf("%s: candidates, want the recorded ones kept (-want +got):\n%s", tc.name, d)
+			}
+			if st, reason := outcome(TemplateComponent(r.Base, r.Component)); st != aimv1.AIMStatusPending || reason != ReasonTemplateUnready {
+				t.Errorf("%s: template component %s %s, want Pending TemplateNotReady", tc.name, st, reason)
+			}
+		}
+	}
+	// Without a resolved template the edit of one is selection as ever.
+	if r := ResolveTemplate(service(nil), &m, []Template{mine(aimv1.AIMStatusReady, true), other}, []string{"MI300X"}); r.Base == nil || r.Base.Name != "other" {
+		t.Errorf("a new service chose %v, want other", r.Base)
+	}
+}
+
 func TestTemplateComponent(t *testing.T) {
 	for st, want := range map[aimv1.AIMStatus]aimv1.AIMStatus{
 		aimv1.AIMStatusReady: aimv1.AIMStatusReady, aimv1.AIMStatusNotAvailable: aimv1.AIMStatusNotAvailable,
