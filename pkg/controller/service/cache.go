@@ -104,8 +104,9 @@ func desiredCache(svc *aimv1.AIMService, t Template, rc runtimeconfig.Resolved, 
 	return want
 }
 
-// cacheInUse is the cache a service reads: its Dedicated cache of want's name, or the best shared cache of the
-// template (Ready first, then by name for a stable choice).
+// cacheInUse is the cache a service reads: its Dedicated cache of want's name, or the healthiest shared cache of
+// the template, by the order of states the status takes (Ready, then Progressing, Pending, Degraded, ...), then
+// by name, as aim-engine picks it (caching.go:292, the API's list being in name order).
 func cacheInUse(want *aimv1.AIMTemplateCache, existing []*aimv1.AIMTemplateCache) *aimv1.AIMTemplateCache {
 	if want.Spec.Mode == aimv1.AIMTemplateCacheModeDedicated {
 		for _, c := range existing {
@@ -123,10 +124,10 @@ func cacheInUse(want *aimv1.AIMTemplateCache, existing []*aimv1.AIMTemplateCache
 		}
 	}
 	slices.SortFunc(shared, func(a, b *aimv1.AIMTemplateCache) int {
-		if ra, rb := a.Status.Status == aimv1.AIMStatusReady, b.Status.Status == aimv1.AIMStatusReady; ra != rb {
-			if ra {
-				return -1
-			}
+		switch {
+		case state.Worse(b.Status.Status, a.Status.Status):
+			return -1
+		case state.Worse(a.Status.Status, b.Status.Status):
 			return 1
 		}
 		return strings.Compare(a.Name, b.Name)

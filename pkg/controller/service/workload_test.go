@@ -112,6 +112,14 @@ func TestPlanCache(t *testing.T) {
 		t.Errorf("mounts = %+v (only ready artifacts, each on a volume named after the artifact)", p.Mounts)
 	}
 
+	// None Ready: the healthiest, as aim-engine picks it, not the first by name.
+	p = PlanCache(svc, tpl, []*aimv1.AIMTemplateCache{readyCache("a-failed", aimv1.AIMTemplateCacheModeShared, aimv1.AIMStatusFailed),
+		readyCache("b-progressing", aimv1.AIMTemplateCacheModeShared, aimv1.AIMStatusProgressing),
+		readyCache("c-pending", aimv1.AIMTemplateCacheModeShared, aimv1.AIMStatusPending)}, rc)
+	if p.Use == nil || p.Use.Name != "b-progressing" {
+		t.Errorf("with none ready used %v, want b-progressing", ptr.Deref(p.Use, aimv1.AIMTemplateCache{}).Name)
+	}
+
 	downloading := readyCache("z-ready", aimv1.AIMTemplateCacheModeShared, aimv1.AIMStatusProgressing)
 	p = PlanCache(svc, tpl, []*aimv1.AIMTemplateCache{downloading}, rc)
 	if st, reason := outcome(*p.Component); st != aimv1.AIMStatusProgressing || reason != "CacheNotReady" ||
