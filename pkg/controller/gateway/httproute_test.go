@@ -77,4 +77,9 @@ func TestAccepted(t *testing.T) {
 	if a.Accepted || a.Unresolved || a.Reason != "NotAllowedByListeners" {
 		t.Fatalf("a rejecting parent must win: %+v", a)
 	}
+	// Accepted=Unknown (Pending: the gateway has not judged the route yet) is neither: the route is waited for.
+	pending := metav1.Condition{Type: "Accepted", Status: metav1.ConditionUnknown, Reason: "Pending"}
+	if a := Accepted(gatewayv1.HTTPRouteStatus{RouteStatus: gatewayv1.RouteStatus{Parents: []gatewayv1.RouteParentStatus{parent(pending)}}}); a.Known {
+		t.Fatalf("a route not judged yet: %+v", a)
+	}
 }
