@@ -348,7 +348,9 @@ type artifactState struct {
 }
 
 // artifactsComponent aggregates the artifacts as aim-engine's ArtifactsReady does: CreatingCaches while any is
-// to be created, AllCachesReady when every one is Ready, else the worst artifact's state with its Ready reason.
+// to be created (Progressing, or the state of an existing artifact that is worse: a Failed one fails the cache
+// meanwhile, reconcile.go:204), AllCachesReady when every one is Ready, else the worst artifact's state with its
+// Ready reason.
 func artifactsComponent(states []artifactState, errs []error) state.Component {
 	comp := state.Component{Name: ComponentArtifacts, Dependency: state.DependencyDownstream, Errors: errs}
 	if len(errs) > 0 {
@@ -360,15 +362,18 @@ func artifactsComponent(states []artifactState, errs []error) state.Component {
 		return comp
 	}
 	states = slices.SortedFunc(slices.Values(states), func(a, b artifactState) int { return strings.Compare(a.name, b.name) })
+	var worst *artifactState
+	for i, s := range states {
+		if !s.missing && (worst == nil || state.Worse(s.status, worst.status)) {
+			worst = &states[i]
+		}
+	}
 	if slices.ContainsFunc(states, func(s artifactState) bool { return s.missing }) {
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonCreatingCaches, "Waiting for the AIM artifacts to be created"
-		return comp
-	}
-	worst := states[0]
-	for _, s := range states[1:] {
-		if state.Worse(s.status, worst.status) {
-			worst = s
+		if worst != nil && state.Worse(worst.status, aimv1.AIMStatusProgressing) {
+			comp.State = worst.status
 		}
+		return comp
 	}
 	if worst.status == aimv1.AIMStatusReady {
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusReady, ReasonAllCachesReady, "All caches are ready"

@@ -284,6 +284,11 @@ func TestPlanCache(t *testing.T) {
 			obs:      observe(shared, readyTemplate(src, second), artifact(sharedName, aimv1.AIMStatusReady)),
 			artifact: sharedName, pvc: sharedName + "-cache", entryStatus: aimv1.AIMStatusReady, unlisted: ArtifactName(shared, second),
 			kind: KindNamespaced, comp: ComponentArtifacts, reason: "CreatingCaches"},
+		// As aim-engine: the worst existing artifact, when worse than Progressing, holds while another is made.
+		{name: "one failed, one missing", status: aimv1.AIMStatusFailed, create: 1,
+			obs:      observe(shared, readyTemplate(src, second), artifact(sharedName, aimv1.AIMStatusFailed)),
+			artifact: sharedName, pvc: sharedName + "-cache", entryStatus: aimv1.AIMStatusFailed, unlisted: ArtifactName(shared, second),
+			kind: KindNamespaced, comp: ComponentArtifacts, reason: "CreatingCaches"},
 		{name: "no sources is trivially Ready", obs: observe(shared, readyTemplate()), status: aimv1.AIMStatusReady,
 			kind: KindNamespaced, comp: ComponentArtifacts, reason: "NoCaches"},
 	} {
