@@ -77,6 +77,13 @@ func TestJobPods(t *testing.T) {
 			aimv1.AIMStatusFailed, ReasonAuthError},
 		{"S3 key missing", []*corev1.Pod{pod(corev1.PodFailed, terminated("Error", "ERROR: S3 error: 404 (NoSuchKey): The specified key does not exist.", 1))}, nil,
 			aimv1.AIMStatusFailed, ReasonSourceNotFound},
+		// aim-engine's other patterns of a refused source (health_fetchers.go:72).
+		{"hf model restricted", []*corev1.Pod{pod(corev1.PodFailed, terminated("Error", "Access to model meta-llama/Llama-3.1-8B is restricted. You must have access to it", 1))}, nil,
+			aimv1.AIMStatusFailed, ReasonAuthError},
+		{"hf authentication failed", []*corev1.Pod{pod(corev1.PodFailed, terminated("Error", "huggingface-cli: authentication has failed", 1))}, nil,
+			aimv1.AIMStatusFailed, ReasonAuthError},
+		{"S3 access is denied", []*corev1.Pod{pod(corev1.PodFailed, terminated("Error", "access to the object is denied by s3", 1))}, nil,
+			aimv1.AIMStatusFailed, ReasonAuthError},
 		{"hf file missing", []*corev1.Pod{pod(corev1.PodFailed, terminated("Error", "File not found in repository.", 1))}, nil,
 			aimv1.AIMStatusFailed, ReasonSourceNotFound},
 		{"disk full", []*corev1.Pod{pod(corev1.PodFailed, terminated("Error", "OSError: [Errno 28] No space left on device", 1))}, nil,
@@ -232,6 +239,18 @@ func TestPredictorPods(t *testing.T) {
 			nil, aimv1.AIMStatusFailed, "ImagePullAuthFailure"},
 		{"registry unreachable", []*corev1.Pod{predictorPod("a", predictorWaiting("ErrImagePull", "dial tcp 10.0.0.7:443: i/o timeout"))},
 			nil, aimv1.AIMStatusDegraded, "ImagePullBackOff"},
+		// Only kubelet's message is judged: the pod's name holds the hash of its namespace, here with a 401 in it.
+		{"a pod name with 401 in it", []*corev1.Pod{predictorPod("chat-dc040123-predictor-7d9f-x2k4q", predictorWaiting("ErrImagePull", "dial tcp 10.0.0.7:443: i/o timeout"))},
+			nil, aimv1.AIMStatusDegraded, "ImagePullBackOff"},
+		// Across pods, aim-engine's order: a failed pull first, then a failed pod, then the rest by pod name.
+		{"one pod unschedulable, another's pull refused", []*corev1.Pod{predictorPod("a", func(p *corev1.Pod) {
+			p.Status.Phase = corev1.PodPending
+			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: "0/3 nodes have amd.com/gpu"}}
+		}), predictorPod("b", predictorWaiting("ErrImagePull", "pull access denied: unauthorized"))}, nil, aimv1.AIMStatusFailed, "ImagePullAuthFailure"},
+		{"one pod crash-loops, another's pull refused, one ready", []*corev1.Pod{predictorPod("a", predictorWaiting("CrashLoopBackOff", "back-off")),
+			predictorPod("b", predictorWaiting("ErrImagePull", "pull access denied: unauthorized")), predictorPod("c", nil)}, nil, aimv1.AIMStatusFailed, "ImagePullAuthFailure"},
+		{"one pod crash-loops, another failed", []*corev1.Pod{predictorPod("a", predictorWaiting("CrashLoopBackOff", "back-off")),
+			predictorPod("b", func(p *corev1.Pod) { p.Status.Phase = corev1.PodFailed })}, nil, aimv1.AIMStatusDegraded, "PodFailed"},
 		// Image pulls are judged as download pods' are (PullError): a refused credential or a missing image is for the
 		// user to fix (Failed), a slow or flaky registry is Degraded, as the reference categorises them.
 		{"image pull 403", []*corev1.Pod{predictorPod("a", predictorWaiting("ImagePullBackOff", `failed to pull image "registry.example/aim/x:1": unexpected status: 403 Forbidden`))},

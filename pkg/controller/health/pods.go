@@ -82,7 +82,7 @@ func Pods(name string, pods []*corev1.Pod, events []corev1.Event) state.Componen
 	for _, p := range pods {
 		for _, cs := range append(slices.Clone(p.Status.InitContainerStatuses), p.Status.ContainerStatuses...) {
 			if w := cs.State.Waiting; w != nil && (w.Reason == "ImagePullBackOff" || w.Reason == "ErrImagePull") {
-				comp.Errors = []error{PullError(fmt.Sprintf("Container %s: %s", cs.Name, w.Message))}
+				comp.Errors = []error{PullError("Container "+cs.Name, w.Message)}
 				return comp
 			}
 		}
@@ -153,12 +153,13 @@ var (
 	notFoundWords = []string{"not found", "404", "manifest unknown", "name unknown", "no such"}
 )
 
-// PullError is the error of an image pull that failed with msg, in the reference's categories: a refused credential
-// is Auth (the user fixes it: Failed, AuthValid False), a missing image MissingUpstream, anything else
-// Infrastructure (retried by kubelet: Degraded). Every pod of every kind is judged by it: download, discovery and
-// predictor pods alike.
-func PullError(msg string) error {
-	reason, excerpt := ImagePullReason(msg), redact.Excerpt(msg, redact.DefaultLimit)
+// PullError is the error of an image pull of what (a pod, a container) that failed with kubelet's msg, in the
+// reference's categories: a refused credential is Auth (the user fixes it: Failed, AuthValid False), a missing
+// image MissingUpstream, anything else Infrastructure (retried by kubelet: Degraded). Every pod of every kind is
+// judged by it: download, discovery and predictor pods alike. Only msg is judged, as aim-engine judges it: a pod
+// named after a namespace whose hash holds "401" is no refused credential.
+func PullError(what, msg string) error {
+	reason, excerpt := ImagePullReason(msg), redact.Excerpt(what+": "+msg, redact.DefaultLimit)
 	switch reason {
 	case ReasonImagePullAuthFailure:
 		return state.NewError(state.Auth, reason, "%s", excerpt)
@@ -186,7 +187,7 @@ var (
 	// does not exist in our records"); its missing keys and buckets carry 404 and their codes. "File not found in
 	// repository" is the hf CLI's missing file.
 	sourceNotFound = regexp.MustCompile(`(?i)repository ?not ?found|revision not found|entry not found|file.*not.*found|model.*not.*found|\b404\b|nosuchkey|nosuchbucket`)
-	sourceAuth     = regexp.MustCompile(`(?i)\b401\b|\b403\b|unauthori[sz]ed|gated repo|access denied|invalid (user )?token|invalidaccesskeyid|signaturedoesnotmatch|forbidden|nocredentialproviders|aws.*credentials.*not.*found`)
+	sourceAuth     = regexp.MustCompile(`(?i)\b401\b|\b403\b|unauthori[sz]ed|gated repo|access denied|access.*denied.*s3|access to model .* is restricted|invalid (user )?token|invalid.*token.*huggingface|huggingface.*authentication.*failed|invalidaccesskeyid|signaturedoesnotmatch|forbidden|nocredentialproviders|aws.*credentials.*not.*found`)
 	diskFull       = regexp.MustCompile(`(?i)no space left on device|enospc|disk.*full|storage.*full|quota.*exceeded`)
 	// apiRefusal is the Kubernetes API refusing the pod's own service account (the downloader patching its
 	// artifact's status), which aim-engine checks first (infraErrorPatterns, health_fetchers.go:62): no fault of

@@ -51,11 +51,7 @@ func PredictorPods(name string, pods []*corev1.Pod, events, replicaSetEvents []c
 			ready++
 		}
 	}
-	for _, p := range pods {
-		problem := predictorProblem(name, p, byPod[p.Name])
-		if problem == nil {
-			continue
-		}
+	for _, problem := range predictorProblems(name, pods, byPod) {
 		st, reason, msg := state.Outcome(*problem)
 		switch {
 		case ready == 0 || len(problem.Errors) > 0 || reason == ReasonPodFailed || reason == ReasonPodEvicted:
@@ -79,6 +75,28 @@ func PredictorPods(name string, pods []*corev1.Pod, events, replicaSetEvents []c
 		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonPodsStarting, fmt.Sprintf("%d of %d pods ready", ready, len(pods))
 	}
 	return comp
+}
+
+// predictorProblems are the pods' problems in the order aim-engine looks for them across pods
+// (health_fetchers.go:388): a failed pull of any pod first, then a failed pod, then the rest by pod name.
+func predictorProblems(name string, pods []*corev1.Pod, byPod map[string][]corev1.Event) []*state.Component {
+	var problems []*state.Component
+	for _, p := range pods {
+		if problem := predictorProblem(name, p, byPod[p.Name]); problem != nil {
+			problems = append(problems, problem)
+		}
+	}
+	rank := func(c *state.Component) int {
+		switch {
+		case len(c.Errors) > 0:
+			return 0
+		case c.Reason == ReasonPodFailed || c.Reason == ReasonPodEvicted:
+			return 1
+		}
+		return 2
+	}
+	slices.SortStableFunc(problems, func(a, b *state.Component) int { return cmp.Compare(rank(a), rank(b)) })
+	return problems
 }
 
 // pendingPredictor reports predictor pods none of which runs, some pending for no reason of predictorProblem's:
@@ -108,7 +126,7 @@ func predictorProblem(name string, p *corev1.Pod, events []corev1.Event) *state.
 	}
 	pullFailed := func(msg string) *state.Component {
 		return &state.Component{Name: name, Dependency: state.DependencyDownstream,
-			Errors: []error{PullError(fmt.Sprintf("pod %s: %s", p.Name, msg))}}
+			Errors: []error{PullError("pod "+p.Name, msg)}}
 	}
 	oomKilled := func(container string) *state.Component {
 		return bad(aimv1.AIMStatusDegraded, ReasonPodOOMKilled, "container "+container+" was killed for running out of memory")
