@@ -26,9 +26,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/validation"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/mirrors"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/redact"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
@@ -94,6 +97,16 @@ func FromLabels(labels map[string]string) (*aimv1.ImageMetadata, error) {
 	}
 	if len(labels) > 0 {
 		md.OriginalLabels = labels
+	}
+	// The status takes what the labels say only if its validation does: a value it refuses (a metric or precision
+	// the API does not know, a negative gpuCount) would make every status write of the model fail, and the model
+	// would say nothing. aim-engine writes them, and then fails to apply the template they describe.
+	internal := &aim.ImageMetadata{}
+	if err := aimv1.Convert_v1alpha1_ImageMetadata_To_aim_ImageMetadata(md, internal, nil); err != nil {
+		return nil, fmt.Errorf("reading the labels: %w", err)
+	}
+	if errs := validation.ValidateImageMetadata(internal, field.NewPath("labels")); len(errs) > 0 {
+		return nil, errs.ToAggregate()
 	}
 	return md, nil
 }

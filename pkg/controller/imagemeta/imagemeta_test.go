@@ -72,6 +72,18 @@ func TestFromLabels(t *testing.T) {
 	if md, err := FromLabels(nil); err != nil || md.Model == nil || md.OriginalLabels != nil {
 		t.Errorf("an image without labels: %+v %v", md, err)
 	}
+	// Values a model's status cannot hold are invalid labels, named: a status write would be refused for them.
+	for value, want := range map[string]string{
+		`[{"gpuModel": "MI300X", "gpuCount": 1, "metric": "balanced", "precision": "fp8"}]`:  `labels.model.recommendedDeployments[0].metric: Unsupported value: "balanced"`,
+		`[{"gpuModel": "MI300X", "gpuCount": 1, "metric": "latency", "precision": "mxfp4"}]`: `labels.model.recommendedDeployments[0].precision: Unsupported value: "mxfp4"`,
+		`[{"gpuModel": "MI300X", "gpuCount": -1, "metric": "latency", "precision": "fp8"}]`:  `labels.model.recommendedDeployments[0].gpuCount`,
+		`[{"gpuModel": "MI300X", "gpuCount": 1}, {"gpuModel": "MI325X", "metric": "Speed"}]`: `labels.model.recommendedDeployments[1].metric: Unsupported value: "speed"`,
+	} {
+		_, err := FromLabels(map[string]string{"com.amd.aim.model.recommendedDeployments": value})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error with %q", value, err, want)
+		}
+	}
 }
 
 func TestRegistryAllowlist(t *testing.T) {

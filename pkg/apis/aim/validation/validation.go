@@ -391,7 +391,7 @@ func ValidateAIMModelStatus(s *aim.AIMModelStatus) field.ErrorList {
 			string(aim.AIMModelSourceTypeImage), string(aim.AIMModelSourceTypeCustom)), statusPath.Child("sourceType"))...)
 	}
 	if s.ImageMetadata != nil {
-		errs = append(errs, validateImageMetadata(s.ImageMetadata, statusPath.Child("imageMetadata"))...)
+		errs = append(errs, ValidateImageMetadata(s.ImageMetadata, statusPath.Child("imageMetadata"))...)
 	}
 	return errs
 }
@@ -430,7 +430,7 @@ func validateModelSpec(spec *aim.AIMModelSpec, fldPath *field.Path) field.ErrorL
 	errs = append(errs, validateOptionalName(spec.ServiceAccountName, fldPath.Child("serviceAccountName"))...)
 	errs = append(errs, validateResources(spec.Resources, fldPath.Child("resources"))...)
 	if spec.ImageMetadata != nil {
-		errs = append(errs, validateImageMetadata(spec.ImageMetadata, fldPath.Child("imageMetadata"))...)
+		errs = append(errs, ValidateImageMetadata(spec.ImageMetadata, fldPath.Child("imageMetadata"))...)
 	}
 	return errs
 }
@@ -468,7 +468,9 @@ func validateCustomTemplate(t *aim.AIMCustomTemplate, fldPath *field.Path) field
 	return errs
 }
 
-func validateImageMetadata(m *aim.ImageMetadata, fldPath *field.Path) field.ErrorList {
+// ValidateImageMetadata checks an image's metadata, in a model's spec or status: the controller also checks what
+// it reads from an image's labels with it, before it writes them to a status.
+func ValidateImageMetadata(m *aim.ImageMetadata, fldPath *field.Path) field.ErrorList {
 	if m.Model == nil {
 		return nil
 	}
