@@ -283,7 +283,7 @@ func (ctl *Controller) metadata(ctx context.Context, generation int64, spec aimv
 			comp.Message += "; the labels read before are kept"
 		}
 		return current.ImageMetadata, comp
-	case current.ImageMetadata != nil && current.ObservedGeneration == generation && !readFailed(current):
+	case current.ImageMetadata != nil && readFor(current, generation) && !readFailed(current):
 		comp = found(current.ImageMetadata)
 		// The message of the read says which mirror answered; it stays while the labels read then are used.
 		if c := metadataCondition(current); c != nil && c.Reason == comp.Reason && strings.HasPrefix(c.Message, comp.Message) {
@@ -291,17 +291,24 @@ func (ctl *Controller) metadata(ctx context.Context, generation int64, spec aimv
 		}
 		return current.ImageMetadata, comp
 	}
+	// A read that fails keeps the labels of this spec's last read, and no others: those of an earlier spec (another
+	// image, perhaps) would plan its templates, and, as an outage keeps the condition for its grace, be taken as
+	// this spec's once the status says this generation.
+	var kept *aimv1.ImageMetadata
+	if readFor(current, generation) {
+		kept = current.ImageMetadata
+	}
 	secrets, err := imagemeta.PullSecrets(ctx, ctl.c.Kube, secretNamespace, spec.ImagePullSecrets)
 	if err != nil {
 		comp.Errors = []error{err}
-		return current.ImageMetadata, comp
+		return kept, comp
 	}
 	lookupCtx, cancel := context.WithTimeout(ctx, metadataTimeout)
 	defer cancel()
 	labels, from, err := ctl.fetcher.Labels(lookupCtx, spec.Image, secrets)
 	if err != nil {
 		comp.Errors = []error{err}
-		return current.ImageMetadata, comp
+		return kept, comp
 	}
 	md, err := imagemeta.FromLabels(labels)
 	if err != nil {
@@ -313,6 +320,13 @@ func (ctl *Controller) metadata(ctx context.Context, generation int64, spec aimv
 		comp.Message = strings.TrimPrefix(comp.Message+"; labels read from the mirror "+from, "; ")
 	}
 	return md, comp
+}
+
+// readFor reports whether the status's labels were read for this generation of the spec: written by this
+// controller for it, or by aim-engine, which writes no observedGeneration and reads an image's labels once (a
+// model migrated from it is not read again, as aim-engine would not read it).
+func readFor(current aimv1.AIMModelStatus, generation int64) bool {
+	return current.ObservedGeneration == generation || current.ObservedGeneration == 0
 }
 
 // readFailed reports that the last read of the labels failed: the labels in the status are then of an earlier

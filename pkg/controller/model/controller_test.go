@@ -105,6 +105,17 @@ func TestFailedReadIsRetried(t *testing.T) {
 	if md, comp := ctl.metadata(context.Background(), 2, aimv1.AIMModelSpec{Image: "r.example/aim/qwen:2"}, read, "aim-system"); len(comp.Errors) != 0 || md != earlier {
 		t.Errorf("after a good read: errors %v, metadata %v; want the labels of the status, no read", comp.Errors, md)
 	}
+	// A spec changed since (generation 3) whose first read fails keeps none of the earlier spec's labels: during the
+	// grace of an outage its condition still says True, and the status written then says generation 3, so labels
+	// kept now would be taken as the new spec's, and plan its templates, for good.
+	if md, comp := ctl.metadata(context.Background(), 3, aimv1.AIMModelSpec{Image: "r.example/aim/qwen:3"}, read, "aim-system"); len(comp.Errors) == 0 || md != nil {
+		t.Errorf("a new spec's failed read: errors %v, metadata %v; want the failure and no labels", comp.Errors, md)
+	}
+	// A model migrated from aim-engine (no observedGeneration) is not read again, as aim-engine would not read it.
+	migrated := aimv1.AIMModelStatus{ImageMetadata: earlier, Status: aimv1.AIMStatusReady}
+	if md, comp := ctl.metadata(context.Background(), 4, aimv1.AIMModelSpec{Image: "r.example/aim/qwen:2"}, migrated, "aim-system"); len(comp.Errors) != 0 || md != earlier {
+		t.Errorf("a migrated model: errors %v, metadata %v; want the labels aim-engine read, no read", comp.Errors, md)
+	}
 }
 
 // TestOwnStatusUnseenReadsNoLabelsAgain: the template events of a reconcile that read the image's labels may
