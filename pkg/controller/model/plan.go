@@ -187,14 +187,16 @@ func MergeHardware(model, template *aimv1.AIMHardwareRequirements) *aimv1.AIMHar
 		if g.Requests != 0 {
 			out.GPU.Requests = g.Requests
 		}
+		// A GPU is asked for by model or by minVram, never both (the API refuses a template with both): the one
+		// the template names replaces the model's either way.
 		if g.Model != "" {
-			out.GPU.Model = g.Model
+			out.GPU.Model, out.GPU.MinVRAM = g.Model, nil
 		}
 		if g.ResourceName != "" {
 			out.GPU.ResourceName = g.ResourceName
 		}
 		if g.MinVRAM != nil {
-			out.GPU.MinVRAM = ptr.To(*g.MinVRAM)
+			out.GPU.Model, out.GPU.MinVRAM = "", ptr.To(*g.MinVRAM)
 		}
 	}
 	if c := template.CPU; c != nil {

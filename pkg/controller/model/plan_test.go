@@ -150,6 +150,12 @@ func TestMergeHardware(t *testing.T) {
 				CPU: &aimv1.AIMCpuRequirements{Requests: q("4"), Limits: ptr.To(q("16"))}}},
 		{"CPU only keeps the GPU", &aimv1.AIMHardwareRequirements{GPU: model.GPU}, &aimv1.AIMHardwareRequirements{CPU: &aimv1.AIMCpuRequirements{Requests: q("2")}},
 			&aimv1.AIMHardwareRequirements{GPU: model.GPU, CPU: &aimv1.AIMCpuRequirements{Requests: q("2")}}},
+		// A GPU by minVram replaces the model's GPU by model, and the other way round: a template with both is refused.
+		{"minVram over a model", model, &aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{MinVRAM: ptr.To(q("64Gi"))}},
+			&aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Requests: 1, MinVRAM: ptr.To(q("64Gi")), ResourceName: "amd.com/gpu"}, CPU: model.CPU}},
+		{"a model over minVram", &aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Requests: 1, MinVRAM: ptr.To(q("64Gi"))}},
+			&aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Model: "MI325X"}},
+			&aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Requests: 1, Model: "MI325X"}}},
 	} {
 		before := tc.model.DeepCopy()
 		if diff := cmp.Diff(tc.want, MergeHardware(tc.model, tc.template)); diff != "" {
