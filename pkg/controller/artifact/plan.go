@@ -186,11 +186,27 @@ func displaySize(written *aimv1.Quantity, measured int64) (string, bool) {
 	return spec.String(), true
 }
 
+// invalidSizeOutput is the artifact's condition saying that the check-size output of its current spec is no size,
+// nil if it has none.
+func invalidSizeOutput(a *aimv1.AIMArtifact) *metav1.Condition {
+	c := meta.FindStatusCondition(a.Status.Conditions, ComponentCheckSizeOutput+state.ComponentSuffix)
+	if c == nil || c.Status != metav1.ConditionFalse || c.Reason != ReasonInvalidSizeOutput || c.ObservedGeneration != a.Generation {
+		return nil
+	}
+	return c
+}
+
 // measureSize measures the size neither the spec nor the status gives with a check-size Job, reported as
 // aim-engine does: the Job, its pods and, once it succeeded, its output.
 func measureSize(o Observation, p *Plan) (int64, bool) {
 	a := o.Artifact
 	j := o.CheckSizeJob
+	if c := invalidSizeOutput(a); j == nil && c != nil {
+		// This spec's output was read and is no size (D10): the artifact stays Failed until its spec changes, rather
+		// than measuring again each time the finished Job expires.
+		p.report(ComponentCheckSizeOutput, state.DependencyDownstream, "", "", "", state.NewError(state.InvalidSpec, ReasonInvalidSizeOutput, "%s", c.Message))
+		return 0, false
+	}
 	if j == nil {
 		comp := health.Job(ComponentCheckSizeJob, nil)
 		if !o.ServiceAccountReady {

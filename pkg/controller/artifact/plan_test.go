@@ -314,6 +314,22 @@ func TestPlanArtifact(t *testing.T) {
 				o.CheckSizeJob, o.CheckSizeOutput = testJob(batchv1.JobComplete), "Traceback"
 				return o
 			}},
+		// D10: once this spec's output was no size, the expired Job is not made again; a new spec measures again.
+		{name: "check-size printed garbage, its Job expired since", status: aimv1.AIMStatusFailed, component: ComponentCheckSizeOutput, reason: ReasonInvalidSizeOutput,
+			obs: func() Observation {
+				o := ready()
+				o.Artifact.Status.Conditions = []metav1.Condition{{Type: ComponentCheckSizeOutput + "Ready", Status: metav1.ConditionFalse,
+					Reason: ReasonInvalidSizeOutput, Message: "check-size output is not a JSON object", ObservedGeneration: o.Artifact.Generation}}
+				return o
+			}},
+		{name: "garbage of an earlier spec: measured again", status: aimv1.AIMStatusProgressing, component: ComponentCheckSizeJob, reason: "ResourceNotReady",
+			wantJob: ComponentCheckSize,
+			obs: func() Observation {
+				o := ready()
+				o.Artifact.Status.Conditions = []metav1.Condition{{Type: ComponentCheckSizeOutput + "Ready", Status: metav1.ConditionFalse,
+					Reason: ReasonInvalidSizeOutput, Message: "check-size output is not a JSON object", ObservedGeneration: o.Artifact.Generation - 1}}
+				return o
+			}},
 		{name: "check-size output unreadable", status: aimv1.AIMStatusProgressing, component: ComponentCheckSizeOutput, reason: "CheckSizePodNotFound",
 			obs: func() Observation {
 				o := ready()
