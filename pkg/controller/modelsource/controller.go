@@ -30,8 +30,10 @@ import (
 const FieldManager = "aim-cluster-model-source-controller"
 
 const (
-	// syncTimeout bounds one listing of every filter.
-	syncTimeout = 2 * time.Minute
+	// syncTimeout bounds one listing of every filter, so that a registry that stops answering holds no worker for
+	// good; aim-engine sets no bound. A wildcard over a large catalog lists one repository after another, so the
+	// bound is generous: a listing that always took longer would never complete.
+	syncTimeout = 10 * time.Minute
 	// infraRetry spaces the listings of an unreachable registry.
 	infraRetry = 30 * time.Second
 )
