@@ -560,7 +560,31 @@ func derivedName(svc *aimv1.AIMService, base Template) string {
 	if o.Metric != nil {
 		parts = append(parts, string(*o.Metric))
 	}
-	return naming.DerivedName(parts, naming.HashLength, naming.MaxLength, svc.UID, base.Namespace, base.Name, o)
+	return naming.DerivedName(parts, naming.HashLength, naming.MaxLength, svc.UID, base.Namespace, base.Name, sameAmounts(o))
+}
+
+// sameAmounts is o with its quantities in their canonical form: an amount written another way (1024Mi for 1Gi,
+// the number 8 for "8"), which the API takes as no change of the immutable overrides, must not rename the derived
+// template either (a new template, its discovery, a rollout of the predictor).
+func sameAmounts(o *aimv1.AIMRuntimeParameters) *aimv1.AIMRuntimeParameters {
+	hw := o.Hardware
+	if hw == nil {
+		return o
+	}
+	c := o.DeepCopy()
+	canonical := func(q *aimv1.Quantity) {
+		if q != nil && q.Text != "" {
+			*q = aimv1.NewQuantity(q.Amount())
+		}
+	}
+	if g := c.Hardware.GPU; g != nil {
+		canonical(g.MinVRAM)
+	}
+	if cpu := c.Hardware.CPU; cpu != nil {
+		canonical(&cpu.Requests)
+		canonical(cpu.Limits)
+	}
+	return c
 }
 
 // ownerRef makes the service the controlling owner of a child.

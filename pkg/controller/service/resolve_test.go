@@ -387,6 +387,37 @@ func TestTemplateComponent(t *testing.T) {
 	}
 }
 
+// TestDerivedNameIgnoresHowAnAmountIsWritten: overrides whose amounts are written another way are the same
+// overrides to the API (an update that changes nothing), and keep the derived template's name, so that a
+// re-applied manifest neither makes a new template nor rolls the predictor; another amount is another template.
+func TestDerivedNameIgnoresHowAnAmountIsWritten(t *testing.T) {
+	base := template("qwen-cpu", "", "qwen", aimv1.AIMStatusReady, "optimized", "")
+	named := func(requests aimv1.Quantity, minVram string) string {
+		svc := service(func(s *aimv1.AIMService) {
+			s.Spec.Overrides = &aimv1.AIMRuntimeParameters{Hardware: &aimv1.AIMHardwareRequirements{
+				CPU: &aimv1.AIMCpuRequirements{Requests: requests},
+				GPU: &aimv1.AIMGpuRequirements{Requests: 1, MinVRAM: ptr.To(aimv1.MustParseQuantity(minVram))}}}
+		})
+		return DerivedTemplate(svc, base, "qwen", runtimeconfig.Resolved{}).Name
+	}
+	eight := aimv1.MustParseQuantity("8")
+	asNumber := eight
+	asNumber.Number = true
+	first := named(eight, "64Gi")
+	for what, got := range map[string]string{
+		"minVram 65536Mi for 64Gi": named(eight, "65536Mi"),
+		"the number 8 for \"8\"":   named(asNumber, "64Gi"),
+		"8000m cpu for 8":          named(aimv1.MustParseQuantity("8000m"), "64Gi"),
+	} {
+		if got != first {
+			t.Errorf("%s: derived template %s, want %s", what, got, first)
+		}
+	}
+	if other := named(eight, "128Gi"); other == first {
+		t.Errorf("another minVram kept the name %s", other)
+	}
+}
+
 func TestDerivedTemplate(t *testing.T) {
 	base := template("base", "", "qwen", aimv1.AIMStatusReady, "optimized", "MI300X")
 	base.Spec.ProfileID = "p1"
