@@ -335,6 +335,13 @@ func ResolveTemplate(svc *aimv1.AIMService, model *Model, templates []Template, 
 				t = c
 			}
 		}
+		if t.Derived() && svc.Spec.Overrides != nil {
+			// Overrides apply to a base (F10); run on this one and they would be ignored without a word. aim-engine
+			// looks for the template derived from it, and finds none (template.go:77).
+			comp.Errors = []error{state.NewError(state.MissingUpstream, ReasonTemplateNotFound,
+				"AIMServiceTemplate %s was derived for the overrides of a service; spec.overrides apply to a base template: name that one", t.Name)}
+			return TemplateResolution{Component: comp}
+		}
 		return TemplateResolution{Base: &t, Component: comp}
 	}
 	if model == nil {

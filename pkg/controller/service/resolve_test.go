@@ -263,6 +263,22 @@ func TestResolveTemplateByName(t *testing.T) {
 	if r := ResolveTemplate(svc, nil, []Template{ns, cl}, nil); r.Base == nil || r.Base.Namespace != "team" {
 		t.Errorf("a Failed resolved template was kept: %+v", r.Base)
 	}
+	// A template derived for a service's overrides, named with overrides: not run with them ignored, and, as
+	// aim-engine finds no template derived from it, TemplateNotFound. Without overrides it is run as it is.
+	derived := template("t", "team", "qwen", aimv1.AIMStatusReady, "optimized", "")
+	derived.Labels = map[string]string{aimv1.LabelOrigin: aimv1.OriginDerived}
+	overrides := svc.DeepCopy()
+	overrides.Status.ResolvedTemplate = nil
+	overrides.Spec.Overrides = &aimv1.AIMRuntimeParameters{Precision: ptr.To(aimv1.AIMPrecision("fp8"))}
+	if r := ResolveTemplate(overrides, nil, []Template{derived}, nil); r.Base != nil {
+		t.Errorf("a derived template ran with overrides: %+v", r.Base.Name)
+	} else if st, reason := outcome(r.Component); st != aimv1.AIMStatusFailed || reason != "TemplateNotFound" || !strings.Contains(r.Component.Errors[0].Error(), "name that one") {
+		t.Errorf("a derived template named with overrides: %s %s %v", st, reason, r.Component.Errors)
+	}
+	overrides.Spec.Overrides = nil
+	if r := ResolveTemplate(overrides, nil, []Template{derived}, nil); r.Base == nil {
+		t.Error("a derived template named without overrides was not run")
+	}
 }
 
 func TestResolveTemplateBySelection(t *testing.T) {
