@@ -426,7 +426,8 @@ func catchingUp(svc *aimv1.AIMService, mine []Template) (Template, bool) {
 		if t.Stale {
 			said = t.StaleFrom
 		}
-		onItsWay := said == "" || said == aimv1.AIMStatusReady || said == aimv1.AIMStatusPending || said == aimv1.AIMStatusProgressing
+		// On its way: no worse than Pending in the order the status takes (not Failed, Degraded or NotAvailable).
+		onItsWay := !state.Worse(said, aimv1.AIMStatusPending)
 		if t.Status.Status != aimv1.AIMStatusReady && onItsWay && isResolvedTemplate(svc, t) {
 			return t, true
 		}
