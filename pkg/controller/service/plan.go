@@ -66,6 +66,11 @@ func PlanService(o Observation) Plan {
 	svc := o.Service
 	p := Plan{Status: *svc.Status.DeepCopy()}
 	p.Status.ObservedGeneration = svc.Generation
+	if o.ISVC == nil {
+		// KEDA's autoscaler is read for the live InferenceService only, as aim-engine reads it: one left by a
+		// deleted InferenceService, until the garbage collector removes it, says nothing of the service.
+		o.HPA = nil
+	}
 	if o.SpecErr != nil {
 		// A spec the API would reject: the children stay as they are until it is fixed.
 		p.Components = []state.Component{{Name: ComponentISVC, Dependency: state.DependencyDownstream, Errors: []error{o.SpecErr}}}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -283,6 +285,23 @@ func TestHPAComponent(t *testing.T) {
 	autoscaled := service(func(s *aimv1.AIMService) { s.Spec.MinReplicas, s.Spec.MaxReplicas = ptr.To[int32](1), ptr.To[int32](4) })
 	if c := HPAComponent(autoscaled, nil, true); c == nil || c.Name != ComponentHPA || c.Reason != health.ReasonHPANotFound {
 		t.Errorf("an autoscaled service without its HPA: %+v", c)
+	}
+}
+
+// TestPlanServiceReadsNoAutoscalerWithoutItsInferenceService: KEDA's HPA left by a deleted InferenceService, still
+// scaling until the garbage collector removes it, is not the service's: HPANotFound, as aim-engine reads it only
+// for a live InferenceService, and the runtime status counts no replicas of it.
+func TestPlanServiceReadsNoAutoscalerWithoutItsInferenceService(t *testing.T) {
+	o := observation(func(s *aimv1.AIMService) { s.Spec.MinReplicas, s.Spec.MaxReplicas = ptr.To[int32](1), ptr.To[int32](4) })
+	o.HPA = &autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: kserve.HPAName(WorkloadName(o.Service)), Namespace: "team"},
+		Status: autoscalingv2.HorizontalPodAutoscalerStatus{CurrentReplicas: 3, DesiredReplicas: 3, Conditions: []autoscalingv2.HorizontalPodAutoscalerCondition{
+			{Type: autoscalingv2.ScalingActive, Status: corev1.ConditionTrue}, {Type: autoscalingv2.AbleToScale, Status: corev1.ConditionTrue}}}}
+	p := PlanService(o)
+	if p.HPA == nil || p.HPA.Reason != health.ReasonHPANotFound {
+		t.Errorf("HPA component without the InferenceService: %+v, want %s", p.HPA, health.ReasonHPANotFound)
+	}
+	if rt := p.Status.Runtime; rt != nil && rt.CurrentReplicas != 0 {
+		t.Errorf("runtime status counts the replicas of an autoscaler without its InferenceService: %+v", rt)
 	}
 }
 
