@@ -224,11 +224,15 @@ func TestPredictorPods(t *testing.T) {
 		})}, nil, aimv1.AIMStatusReady, "PodsReady"},
 		{"a rollout's pod crash-loops", []*corev1.Pod{predictorPod("a", nil), predictorPod("b", predictorWaiting("CrashLoopBackOff", "back-off"))}, nil,
 			aimv1.AIMStatusDegraded, "CrashLoopBackOff"},
-		// A refused pull and a failed pod are reported whatever serves, as aim-engine checks them first.
+		// A refused pull is reported whatever serves, as aim-engine checks pulls first; a pod that ended is no
+		// replica once another serves (its ReplicaSet replaced it), as the ReplicaSet controller counts pods.
 		{"a scale-up's pull is refused", []*corev1.Pod{predictorPod("a", nil), predictorPod("b", predictorWaiting("ErrImagePull", "pull access denied: unauthorized"))}, nil,
 			aimv1.AIMStatusFailed, "ImagePullAuthFailure"},
 		{"a replica failed", []*corev1.Pod{predictorPod("a", nil), predictorPod("b", func(p *corev1.Pod) { p.Status.Phase = corev1.PodFailed })}, nil,
-			aimv1.AIMStatusDegraded, "PodFailed"},
+			aimv1.AIMStatusReady, "PodsReady"},
+		{"an evicted replica lingers beside a crash-looping one", []*corev1.Pod{predictorPod("a", nil),
+			predictorPod("b", func(p *corev1.Pod) { p.Status.Phase, p.Status.Reason = corev1.PodFailed, "Evicted" }),
+			predictorPod("c", predictorWaiting("CrashLoopBackOff", "back-off"))}, nil, aimv1.AIMStatusDegraded, "CrashLoopBackOff"},
 		{"image pull back-off", []*corev1.Pod{predictorPod("a", predictorWaiting("ImagePullBackOff", "Back-off pulling image"))}, nil, aimv1.AIMStatusDegraded, "ImagePullBackOff"},
 		{"image pull auth", []*corev1.Pod{predictorPod("a", predictorWaiting("ErrImagePull", "pull access denied: unauthorized"))}, nil, aimv1.AIMStatusFailed, "ImagePullAuthFailure"},
 		{"image not found", []*corev1.Pod{predictorPod("a", predictorWaiting("ErrImagePull", "manifest unknown"))}, nil, aimv1.AIMStatusFailed, "ImageNotFound"},
@@ -303,6 +307,12 @@ func TestPredictorPods(t *testing.T) {
 	c := PredictorPods("Pods", []*corev1.Pod{predictorPod("a", pending), predictorPod("b", pending)},
 		[]corev1.Event{ev("b", "Pulling", `Pulling image "registry.example/aim/x:1.0"`, now)}, nil, false)
 	if want := `pod b: Pulling image "registry.example/aim/x:1.0"`; c.Message != want {
+		t.Errorf("message %q, want %q", c.Message, want)
+	}
+	// A pod that ended is not counted among the replicas either.
+	c = PredictorPods("Pods", []*corev1.Pod{predictorPod("a", nil), predictorPod("b", func(p *corev1.Pod) { p.Status.Phase = corev1.PodFailed }),
+		predictorPod("c", func(p *corev1.Pod) { p.Status.Conditions = nil })}, nil, nil, false)
+	if want := "1 of 2 pods ready"; c.Message != want {
 		t.Errorf("message %q, want %q", c.Message, want)
 	}
 }

@@ -21,9 +21,9 @@ import (
 //
 // Once a pod is ready the predictor serves, and it is Ready, as aim-engine reports it (PodsReady while any pod
 // is, after image pulls and failed pods): a replica of a scale-up or a rollout that waits to be scheduled or
-// starts does not take the service out of Running. A pull that fails and a failed pod are reported as they are
-// with no pod ready; a pod that crash-loops or cannot create its container makes a serving predictor Degraded
-// (docs/compatibility.md, InferenceServicePodsReady).
+// starts does not take the service out of Running, nor does a pod that ended. A pull that fails is reported as it
+// is with no pod ready, a failed pod only while no pod is ready; a pod that crash-loops or cannot create its
+// container makes a serving predictor Degraded (docs/compatibility.md, InferenceServicePodsReady).
 //
 // replicaSetEvents are the Warning events of the predictor's ReplicaSets: with no pods, the latest FailedCreate
 // among them says why none exists (a ResourceQuota on GPUs, a LimitRange, Pod Security admission, a webhook), where
@@ -47,16 +47,22 @@ func PredictorPods(name string, pods []*corev1.Pod, events, replicaSetEvents []c
 	}
 	ready := 0
 	for _, p := range pods {
-		if Ready(p) {
+		if Ready(p) && !ended(p) {
 			ready++
 		}
+	}
+	if ready > 0 {
+		// A pod that ended (evicted, its node shut down) is no replica any more: its ReplicaSet has replaced it, and
+		// its object lingers until someone deletes it (the pod garbage collector waits for 12,500 of them). The
+		// ReplicaSet controller counts only active pods (IsPodActive); so does a serving predictor.
+		pods = slices.DeleteFunc(pods, ended)
 	}
 	for _, problem := range predictorProblems(name, pods, byPod) {
 		st, reason, msg := state.Outcome(*problem)
 		switch {
-		case ready == 0 || len(problem.Errors) > 0 || reason == ReasonPodFailed || reason == ReasonPodEvicted:
-			// A refused or failing pull and a failed pod are reported whatever else serves, as aim-engine checks
-			// them before readiness.
+		case ready == 0 || len(problem.Errors) > 0:
+			// A refused or failing pull is reported whatever else serves, as aim-engine checks pulls before
+			// readiness; with no pod ready, so is a failed pod.
 			return *problem
 		case st != aimv1.AIMStatusPending:
 			comp.State, comp.Reason = aimv1.AIMStatusDegraded, reason
@@ -112,6 +118,11 @@ func pendingPredictor(comp state.Component, pods []*corev1.Pod, byPod map[string
 	}
 	comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, ReasonPodsPending, "Pods are pending"
 	return comp
+}
+
+// ended reports a pod in a terminal phase, which no container of runs again.
+func ended(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded
 }
 
 func inPhase(phase corev1.PodPhase) func(*corev1.Pod) bool {
