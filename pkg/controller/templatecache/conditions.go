@@ -19,6 +19,9 @@ const (
 	ReasonResourceFound    = "ResourceFound"
 )
 
+// MessageNoReadyCondition is aim-engine's message of ResourceFound (reconcile.go:98).
+const MessageNoReadyCondition = "Resource found but no Ready condition present"
+
 // Reasons of ArtifactsReady. An artifact that is not Ready lends the cache its Ready reason when it has one.
 const (
 	ReasonNoCaches         = "NoCaches"

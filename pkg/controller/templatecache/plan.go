@@ -140,10 +140,11 @@ func planTemplate(o Observation, p *Plan) (sources []aimv1.AIMModelSource, block
 		p.report(ComponentTemplate, mirror, reason, msg)
 		return nil, true
 	default:
-		// The template's own Ready reason and message, as aim-engine copies them (AllComponentsReady).
+		// The template's own Ready reason and message, as aim-engine copies them (AllComponentsReady), and its
+		// words for a template without the condition (written by hand, or by an old release).
 		st.ResolvedTemplateKind = t.Kind
-		reason, msg := ReasonResourceFound, t.Kind+" "+t.Name
-		if t.Ready != nil && t.Ready.Status == metav1.ConditionTrue {
+		reason, msg := ReasonResourceFound, MessageNoReadyCondition
+		if t.Ready != nil {
 			reason, msg = t.Ready.Reason, t.Ready.Message
 		}
 		p.report(ComponentTemplate, aimv1.AIMStatusReady, reason, msg)

@@ -2,6 +2,7 @@ package templatecache
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -406,15 +407,23 @@ func TestArtifactsComponentPropagatesTheWorstReason(t *testing.T) {
 	}
 }
 
-// TestServiceTemplateReadyCopiesTheTemplate: ServiceTemplateReady carries the template's own Ready reason and
-// message, as aim-engine's getComponentHealthFromStatus copies them.
+// TestServiceTemplateReadyCopiesTheTemplate: ServiceTemplateReady carries a Ready template's own Ready reason and
+// message, and aim-engine's words for one without the condition, as its getComponentHealthFromStatus reads them.
 func TestServiceTemplateReadyCopiesTheTemplate(t *testing.T) {
-	tpl := readyTemplate()
-	tpl.Ready = &metav1.Condition{Type: "Ready", Status: metav1.ConditionTrue, Reason: "AllComponentsReady", Message: "All components are ready"}
-	p := PlanCache(observe(testCache("a", aimv1.AIMTemplateCacheModeShared), tpl))
-	for _, c := range p.Components {
-		if c.Name == ComponentTemplate && (c.Reason != "AllComponentsReady" || c.Message != "All components are ready") {
-			t.Errorf("ServiceTemplate component %+v", c)
+	for _, tc := range []struct {
+		ready           *metav1.Condition
+		reason, message string
+	}{
+		{&metav1.Condition{Type: "Ready", Status: metav1.ConditionTrue, Reason: "AllComponentsReady", Message: "All components are ready"},
+			"AllComponentsReady", "All components are ready"},
+		{nil, ReasonResourceFound, MessageNoReadyCondition},
+	} {
+		tpl := readyTemplate()
+		tpl.Ready = tc.ready
+		p := PlanCache(observe(testCache("a", aimv1.AIMTemplateCacheModeShared), tpl))
+		i := slices.IndexFunc(p.Components, func(c state.Component) bool { return c.Name == ComponentTemplate })
+		if i < 0 || p.Components[i].Reason != tc.reason || p.Components[i].Message != tc.message {
+			t.Errorf("Ready condition %v: components %+v, want ServiceTemplate %s %q", tc.ready, p.Components, tc.reason, tc.message)
 		}
 	}
 }
