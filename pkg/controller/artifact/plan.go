@@ -160,6 +160,12 @@ func PlanArtifact(o Observation) Plan {
 		show(size)
 	}
 	if !planVolume(o, &p, size) {
+		// The download Job is reported from the first reconcile that knows the size, as aim-engine reports it.
+		comp := health.Job(ComponentDownloadJob, nil)
+		if p.PVC != nil {
+			comp.Message = "the download Job waits for volume " + p.PVC.Name
+		}
+		p.Components = append(p.Components, comp)
 		return p
 	}
 	planDownload(o, &p, size)
@@ -328,9 +334,13 @@ func planDownload(o Observation, p *Plan, size int64) {
 			p.Informational = append(p.Informational, cond)
 		}
 		comp := health.Job(ComponentDownloadJob, nil)
-		if !o.ServiceAccountReady || !o.RoleBindingReady {
+		switch {
+		case !o.ServiceAccountReady || !o.RoleBindingReady:
 			comp.Reason, comp.Message = ReasonWaitingForAccount, "the download waits for ServiceAccount "+DownloaderName
-		} else {
+		case o.PVC.Status.Phase == corev1.ClaimLost:
+			// Its pod could not mount the volume; aim-engine applies nothing while a volume is lost.
+			comp.Message = "the download Job waits for volume " + o.PVC.Name + ", which lost its underlying volume"
+		default:
 			p.Job = build()
 			comp.Message = "creating download Job " + p.Job.Name
 		}

@@ -351,6 +351,17 @@ func TestPlanArtifact(t *testing.T) {
 					t.Errorf("volume %s, status %+v", q.String(), p.Status)
 				}
 			}},
+		// aim-engine reports the download Job from the first reconcile that knows the size, before the volume exists.
+		{name: "the download Job waits for the volume", status: aimv1.AIMStatusProgressing, component: ComponentDownloadJob, reason: "ResourceNotReady",
+			wantPVC: true,
+			obs:     func() Observation { o := ready(); sized(o.Artifact, "15Gi"); return o },
+			check: func(t *testing.T, p Plan) {
+				for _, c := range p.Components {
+					if c.Name == ComponentDownloadJob && c.Message != "the download Job waits for volume "+p.PVC.Name {
+						t.Errorf("DownloadJob component %+v", c)
+					}
+				}
+			}},
 		{name: "spec size with zero headroom", status: aimv1.AIMStatusProgressing, component: ComponentVolume, reason: "ResourceNotReady", wantPVC: true,
 			obs: func() Observation {
 				o := ready()
@@ -377,7 +388,8 @@ func TestPlanArtifact(t *testing.T) {
 					t.Error("DownloadComplete before the download Job exists")
 				}
 			}},
-		{name: "lost volume", status: aimv1.AIMStatusProgressing, component: ComponentVolume, reason: ReasonPVCLost, wantJob: ComponentDownload,
+		// No download Job onto a lost volume (its pod could not mount it), as aim-engine applies nothing then.
+		{name: "lost volume", status: aimv1.AIMStatusProgressing, component: ComponentVolume, reason: ReasonPVCLost,
 			obs: func() Observation {
 				o := withPVC(ready())
 				sized(o.Artifact, "15Gi")
@@ -389,6 +401,9 @@ func TestPlanArtifact(t *testing.T) {
 				for _, c := range p.Components {
 					if c.Name == ComponentVolume && (len(c.Errors) != 1 || c.Errors[0].Error() != "PVC lost its underlying volume") {
 						t.Errorf("CachePvc errors %v", c.Errors)
+					}
+					if c.Name == ComponentDownloadJob && !strings.Contains(c.Message, "lost its underlying volume") {
+						t.Errorf("DownloadJob component %+v", c)
 					}
 				}
 			}},
