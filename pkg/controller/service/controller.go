@@ -159,8 +159,7 @@ func (ctl *Controller) act(ctx context.Context, o Observation, p *Plan) []error 
 		if err := ctl.applyDerived(ctx, p.Derived, p.DerivedLive); err != nil {
 			errs = append(errs, err)
 		} else {
-			errs = appendErr(errs, reconcile.DeleteStale(ctx, ctl.c.Recorder, svc, []string{FieldManager}, "AIMServiceTemplate", o.DerivedTemplates,
-				[]string{p.Derived.Name}, ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(svc.Namespace).Delete))
+			errs = appendErr(errs, ctl.deleteStaleDerived(ctx, o, p.Derived.Name))
 		}
 	}
 	if p.CreateCache != nil {
@@ -179,6 +178,9 @@ func (ctl *Controller) act(ctx context.Context, o Observation, p *Plan) []error 
 		// The InferenceService (and Dedicated cache) of the name the service wants exists: those it made under
 		// other names, as earlier releases named them, would serve the model twice.
 		errs = appendErr(errs, ctl.deleteStaleWorkload(ctx, o, p.CacheInUse))
+		if p.SweepDerived {
+			errs = appendErr(errs, ctl.deleteStaleDerived(ctx, o, p.RunOn))
+		}
 	}
 	return append(errs, ctl.actRoute(ctx, o, p)...)
 }
@@ -245,6 +247,13 @@ func (ctl *Controller) deleteStaleWorkload(ctx context.Context, o Observation, c
 	}
 	return reconcile.DeleteStale(ctx, ctl.c.Recorder, svc, []string{FieldManager}, "AIMTemplateCache", o.Caches, []string{cache},
 		ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(svc.Namespace).Delete)
+}
+
+// deleteStaleDerived deletes the templates derived for the service but the one named keep.
+func (ctl *Controller) deleteStaleDerived(ctx context.Context, o Observation, keep string) error {
+	svc := o.Service
+	return reconcile.DeleteStale(ctx, ctl.c.Recorder, svc, []string{FieldManager}, "AIMServiceTemplate", o.DerivedTemplates, []string{keep},
+		ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(svc.Namespace).Delete)
 }
 
 // dynamicDelete deletes objects of a resource the dynamic client serves.

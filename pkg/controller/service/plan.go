@@ -1,6 +1,7 @@
 package service
 
 import (
+	"slices"
 	"strings"
 
 	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
@@ -48,6 +49,10 @@ type Plan struct {
 	WorkloadExists bool
 	// ISVCInputs identifies what ISVC was built from (workload.inputs), for Steady.ApplyChangedFrom.
 	ISVCInputs string
+	// SweepDerived deletes the service's derived templates but RunOn, the template the InferenceService runs on,
+	// once the service has no overrides any more and the InferenceService mounts the cache of RunOn.
+	SweepDerived bool
+	RunOn        string
 
 	// SweepRoutes deletes the service's routes of other names than RouteName; DeleteRoute the route of that
 	// name (routing is off); HTTPRoute is the route to apply, RouteErr the live one's, which its type cannot
@@ -67,9 +72,7 @@ func PlanService(o Observation) Plan {
 	p := Plan{Status: *svc.Status.DeepCopy()}
 	p.Status.ObservedGeneration = svc.Generation
 	if o.ISVC == nil {
-		// KEDA's autoscaler is read for the live InferenceService only, as aim-engine reads it: one left by a
-		// deleted InferenceService, until the garbage collector removes it, says nothing of the service.
-		o.HPA = nil
+		o.HPA = nil // read for a live InferenceService only, as aim-engine reads it: a deleted one's lingers until collected
 	}
 	if o.SpecErr != nil {
 		// A spec the API would reject: the children stay as they are until it is fixed.
@@ -218,6 +221,11 @@ func (p *Plan) planWorkload(o Observation, observed kserve.Live, model *Model, r
 		if p.ISVC != nil && UnchangedSinceAimEngine(p.ISVC, o.ISVC) {
 			p.ISVC = nil // adopted as it is: an apply would roll the predictor for its labels alone
 		}
+		// Overrides removed: the templates derived for them are stale (a derived template named in spec.template
+		// is run, and kept).
+		p.SweepDerived = svc.Spec.Overrides == nil && cacheReady &&
+			slices.ContainsFunc(o.DerivedTemplates, func(t *aimv1.AIMServiceTemplate) bool { return reconcile.OwnedBy(t, svc.UID) })
+		p.RunOn = run.Name
 	}
 	if !p.WorkloadExists {
 		if ready {

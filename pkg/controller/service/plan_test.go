@@ -305,6 +305,33 @@ func TestPlanServiceReadsNoAutoscalerWithoutItsInferenceService(t *testing.T) {
 	}
 }
 
+// TestPlanServiceSweepsDerivedTemplatesOnceOverridesGo: the service's derived templates are stale once it has no
+// overrides and its InferenceService is planned on another template; not while the children are held back, nor
+// while the service has overrides (the derived template is then what it runs on).
+func TestPlanServiceSweepsDerivedTemplatesOnceOverridesGo(t *testing.T) {
+	derived := &aimv1.AIMServiceTemplate{ObjectMeta: metav1.ObjectMeta{Name: "qwen-mi300x-ovr-0a1b2c3d", Namespace: "team",
+		OwnerReferences: []metav1.OwnerReference{{Kind: "AIMService", Name: "chat", UID: "svc-uid", Controller: ptr.To(true)}}}}
+	for _, tc := range []struct {
+		name  string
+		edit  func(*Observation)
+		sweep bool
+	}{
+		{"overrides removed", func(*Observation) {}, true},
+		{"another service's derived template", func(o *Observation) { o.DerivedTemplates[0].OwnerReferences[0].UID = "other" }, false},
+		{"runtime config missing", func(o *Observation) { o.RuntimeConfigErr = missingRuntimeConfig() }, false},
+		{"with overrides", func(o *Observation) {
+			o.Service.Spec.Overrides = &aimv1.AIMRuntimeParameters{Precision: ptr.To(aimv1.AIMPrecision("fp8"))}
+		}, false},
+	} {
+		o := observation(func(s *aimv1.AIMService) { s.UID = "svc-uid" })
+		o.DerivedTemplates = []*aimv1.AIMServiceTemplate{derived.DeepCopy()}
+		tc.edit(&o)
+		if p := PlanService(o); p.SweepDerived != tc.sweep || (tc.sweep && p.RunOn != "qwen-mi300x") {
+			t.Errorf("%s: sweep %v (keeping %q), want %v", tc.name, p.SweepDerived, p.RunOn, tc.sweep)
+		}
+	}
+}
+
 // TestPlanServiceLabelsTheModelItCreates: a model made for model.image carries the service's aim.eai.amd.com/
 // labels and framework label, as aim-engine propagates them to every child.
 func TestPlanServiceLabelsTheModelItCreates(t *testing.T) {
