@@ -51,12 +51,7 @@ func DeleteStale[T metav1.Object](ctx context.Context, rec record.EventRecorder,
 	runtime.Object
 	metav1.Object
 }, fieldManagers []string, kind string, children []T, keep []string, del func(ctx context.Context, name string, opts metav1.DeleteOptions) error) error {
-	for _, c := range children {
-		ref := metav1.GetControllerOf(c)
-		if ref == nil || ref.UID != owner.GetUID() || c.GetLabels()[aimv1.LabelManagedBy] != aimv1.ManagedByValue ||
-			!MadeBy(c, fieldManagers...) || c.GetDeletionTimestamp() != nil || slices.Contains(keep, c.GetName()) {
-			continue
-		}
+	for _, c := range Stale(owner.GetUID(), fieldManagers, children, keep) {
 		deleted, err := DeleteSeen(ctx, c, del)
 		if err != nil {
 			return fmt.Errorf("deleting %s %s/%s, which is no longer used: %w", kind, c.GetNamespace(), c.GetName(), err)
@@ -66,6 +61,21 @@ func DeleteStale[T metav1.Object](ctx context.Context, rec record.EventRecorder,
 		}
 	}
 	return nil
+}
+
+// Stale are the children DeleteStale deletes: those the owner of uid controls, that carry aim-apiserver's
+// managed-by label, that one of fieldManagers wrote, that are not being deleted and are not named in keep.
+func Stale[T metav1.Object](uid types.UID, fieldManagers []string, children []T, keep []string) []T {
+	var out []T
+	for _, c := range children {
+		ref := metav1.GetControllerOf(c)
+		if ref == nil || ref.UID != uid || c.GetLabels()[aimv1.LabelManagedBy] != aimv1.ManagedByValue ||
+			!MadeBy(c, fieldManagers...) || c.GetDeletionTimestamp() != nil || slices.Contains(keep, c.GetName()) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // DeleteUnneeded deletes what an owner being deleted leaves unneeded, each as DeleteSeen does, and stops at the

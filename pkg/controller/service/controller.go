@@ -153,14 +153,8 @@ func (ctl *Controller) act(ctx context.Context, o Observation, p *Plan) []error 
 	if p.CreateModel != nil {
 		errs = appendErr(errs, reconcile.CreateShared(ctx, "AIMModel", p.CreateModel, ctl.c.AIM.AimV1alpha1().AIMModels(svc.Namespace).Create, FieldManager))
 	}
-	switch {
-	case p.Derived == nil, p.DerivedErr != nil: // the conflict is in TemplateReady; nothing to write
-	default:
-		if err := ctl.applyDerived(ctx, p.Derived, p.DerivedLive); err != nil {
-			errs = append(errs, err)
-		} else {
-			errs = appendErr(errs, ctl.deleteStaleDerived(ctx, o, p.Derived.Name))
-		}
+	if p.Derived != nil && p.DerivedErr == nil { // a conflict is in TemplateReady; nothing to write
+		errs = appendErr(errs, ctl.applyDerived(ctx, p.Derived, p.DerivedLive))
 	}
 	if p.CreateCache != nil {
 		errs = appendErr(errs, reconcile.CreateShared(ctx, "AIMTemplateCache", p.CreateCache, ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(svc.Namespace).Create,
@@ -178,9 +172,7 @@ func (ctl *Controller) act(ctx context.Context, o Observation, p *Plan) []error 
 		// The InferenceService (and Dedicated cache) of the name the service wants exists: those it made under
 		// other names, as earlier releases named them, would serve the model twice.
 		errs = appendErr(errs, ctl.deleteStaleWorkload(ctx, o, p.CacheInUse))
-		if p.SweepDerived {
-			errs = appendErr(errs, ctl.deleteStaleDerived(ctx, o, p.RunOn))
-		}
+		errs = appendErr(errs, ctl.deleteStaleDerived(ctx, svc, p))
 	}
 	return append(errs, ctl.actRoute(ctx, o, p)...)
 }
@@ -249,11 +241,16 @@ func (ctl *Controller) deleteStaleWorkload(ctx context.Context, o Observation, c
 		ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(svc.Namespace).Delete)
 }
 
-// deleteStaleDerived deletes the templates derived for the service but the one named keep.
-func (ctl *Controller) deleteStaleDerived(ctx context.Context, o Observation, keep string) error {
-	svc := o.Service
-	return reconcile.DeleteStale(ctx, ctl.c.Recorder, svc, []string{FieldManager}, "AIMServiceTemplate", o.DerivedTemplates, []string{keep},
-		ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(svc.Namespace).Delete)
+// deleteStaleDerived deletes the service's stale derived templates, then their caches (Plan.StaleDerived).
+func (ctl *Controller) deleteStaleDerived(ctx context.Context, svc *aimv1.AIMService, p *Plan) error {
+	if err := reconcile.DeleteStale(ctx, ctl.c.Recorder, svc, []string{FieldManager}, "AIMServiceTemplate", p.StaleDerived, nil,
+		ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(svc.Namespace).Delete); err != nil {
+		return err
+	}
+	return reconcile.DeleteUnneeded(ctx, "template cache", p.StaleCaches, ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(svc.Namespace).Delete,
+		func(c *aimv1.AIMTemplateCache) {
+			ctl.c.Recorder.Eventf(svc, corev1.EventTypeNormal, reconcile.ReasonStaleChildDeleted, "Deleted AIMTemplateCache %s, which is no longer used", c.Name)
+		})
 }
 
 // dynamicDelete deletes objects of a resource the dynamic client serves.

@@ -43,8 +43,8 @@ type fixture struct {
 	dyn      *dynamicfake.FakeDynamicClient
 	recorder *record.FakeRecorder
 	// indexers by the kind of object they hold.
-	services, clusterModels, templates, clusterTemplates, isvcs cache.Indexer
-	gpus                                                        *gpu.Tracker
+	services, clusterModels, templates, clusterTemplates, caches, isvcs cache.Indexer
+	gpus                                                                *gpu.Tracker
 	// applied is the body of the last server-side apply of an InferenceService; lives counts the live
 	// InferenceServices stored since, each with a resourceVersion of its own.
 	applied []byte
@@ -62,7 +62,7 @@ func newIndexer() cache.Indexer {
 
 func newFixture(t testing.TB) *fixture {
 	f := &fixture{t: t, recorder: record.NewFakeRecorder(100),
-		services: newIndexer(), clusterModels: newIndexer(), templates: newIndexer(), clusterTemplates: newIndexer(), gpus: gpu.NewTracker(),
+		services: newIndexer(), clusterModels: newIndexer(), templates: newIndexer(), clusterTemplates: newIndexer(), caches: newIndexer(), gpus: gpu.NewTracker(),
 		isvcs: newIndexer()}
 	f.aim = aimfake.NewSimpleClientset() //nolint:staticcheck // the field-managed fake has no schema for AIM kinds
 	f.aim.PrependReactor("update", "aimservices", func(a clienttesting.Action) (bool, runtime.Object, error) {
@@ -134,7 +134,7 @@ func (f *fixture) controller() *Controller {
 		clusterModels: aimlisters.NewAIMClusterModelLister(f.clusterModels), templates: aimlisters.NewAIMServiceTemplateLister(f.templates),
 		clusterTemplates: aimlisters.NewAIMClusterServiceTemplateLister(f.clusterTemplates),
 		configs:          runtimeconfig.Configs{Namespaced: aimlisters.NewAIMRuntimeConfigLister(empty), Cluster: aimlisters.NewAIMClusterRuntimeConfigLister(empty)},
-		caches:           aimlisters.NewAIMTemplateCacheLister(empty),
+		caches:           aimlisters.NewAIMTemplateCacheLister(f.caches),
 		gpus:             f.gpus, pods: corelisters.NewPodLister(empty),
 		hpas:  autoscalinglisters.NewHorizontalPodAutoscalerLister(empty),
 		isvcs: manager.ServedOptional(kserve.Resource, f.isvcs), routes: manager.ServedOptional(gateway.Resource, newIndexer()),
@@ -278,40 +278,37 @@ func TestReconcileActions(t *testing.T) {
 }
 
 // TestReconcileDeletesDerivedTemplatesOnceOverridesGo: a service whose overrides were removed runs on its base
-// template; once its InferenceService is applied on it, the template derived for the overrides goes, with an
-// Event, and a template of the service's that it did not make stays.
+// template; once its InferenceService is applied on it, the template derived for the overrides goes, with the
+// Shared cache the service made for it, each with an Event; a template of the service's it did not make stays.
 func TestReconcileDeletesDerivedTemplatesOnceOverridesGo(t *testing.T) {
 	f := newFixture(t)
 	f.service(nil)
-	derived := func(name string, managers ...string) *aimv1.AIMServiceTemplate {
-		tpl := &aimv1.AIMServiceTemplate{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team", UID: types.UID(name + "-uid"),
-			Labels:          map[string]string{aimv1.LabelOrigin: aimv1.OriginDerived, aimv1.LabelManagedBy: aimv1.ManagedByValue},
-			OwnerReferences: []metav1.OwnerReference{{APIVersion: "aim.eai.amd.com/v1alpha1", Kind: "AIMService", Name: "chat", UID: "svc-uid", Controller: ptr.To(true)}}}}
-		for _, m := range managers {
-			tpl.ManagedFields = append(tpl.ManagedFields, metav1.ManagedFieldsEntry{Manager: m, Operation: metav1.ManagedFieldsOperationApply})
-		}
-		return tpl
-	}
-	for _, tpl := range []*aimv1.AIMServiceTemplate{derived("qwen-mi300x-ovr-0a1b2c3d", FieldManager), derived("copied-by-hand", "kubectl-client-side-apply")} {
-		f.add(f.templates, tpl)
-		if err := f.aim.Tracker().Add(tpl); err != nil {
+	track := func(i cache.Indexer, obj runtime.Object) {
+		f.add(i, obj)
+		if err := f.aim.Tracker().Add(obj); err != nil {
 			t.Fatal(err)
 		}
 	}
+	derived := derivedOf("qwen-mi300x-ovr-0a1b2c3d")
+	copied := derivedOf("copied-by-hand")
+	copied.ManagedFields = nil
+	track(f.templates, derived)
+	track(f.templates, copied)
+	track(f.caches, &aimv1.AIMTemplateCache{ObjectMeta: metav1.ObjectMeta{Name: "qwen-mi300x-ovr-0a1b2c3d-444babd5", Namespace: "team", UID: "c-uid",
+		Labels: map[string]string{aimv1.LabelManagedBy: aimv1.ManagedByValue, aimv1.LabelService: "chat"}},
+		Spec: aimv1.AIMTemplateCacheSpec{TemplateName: derived.Name, TemplateScope: aimv1.AIMTemplateScopeNamespace, Mode: aimv1.AIMTemplateCacheModeShared}})
 	got, err := f.run()
 	// The AIM client's writes, then the dynamic client's.
-	f.expect("overrides removed", got, err, "delete aimservicetemplates", "update aimservices/status", "patch inferenceservices")
-	for _, a := range f.aim.Actions() {
-		if d, ok := a.(clienttesting.DeleteAction); ok && d.GetName() != "qwen-mi300x-ovr-0a1b2c3d" {
-			t.Errorf("deleted %s", d.GetName())
-		}
-	}
+	f.expect("overrides removed", got, err, "delete aimservicetemplates", "delete aimtemplatecaches", "update aimservices/status", "patch inferenceservices")
 	var events []string
 	for len(f.recorder.Events) > 0 {
 		events = append(events, <-f.recorder.Events)
 	}
-	if !slices.Contains(events, "Normal StaleChildDeleted Deleted AIMServiceTemplate qwen-mi300x-ovr-0a1b2c3d, which is no longer used") {
-		t.Errorf("events %q", events)
+	for _, want := range []string{"Normal StaleChildDeleted Deleted AIMServiceTemplate qwen-mi300x-ovr-0a1b2c3d, which is no longer used",
+		"Normal StaleChildDeleted Deleted AIMTemplateCache qwen-mi300x-ovr-0a1b2c3d-444babd5, which is no longer used"} {
+		if !slices.Contains(events, want) {
+			t.Errorf("no event %q in %q", want, events)
+		}
 	}
 }
 

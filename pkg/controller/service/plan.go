@@ -34,7 +34,7 @@ type Plan struct {
 	// CreateModel is the model spec.model.image or .custom asks for, when none exists.
 	CreateModel *aimv1.AIMModel
 	// Derived is the template for spec.overrides (F10), applied over DerivedLive unless DerivedErr (its name is
-	// another object's); then the service's derived templates of other names are stale.
+	// another object's).
 	Derived     *aimv1.AIMServiceTemplate
 	DerivedLive *aimv1.AIMServiceTemplate
 	DerivedErr  error
@@ -49,10 +49,12 @@ type Plan struct {
 	WorkloadExists bool
 	// ISVCInputs identifies what ISVC was built from (workload.inputs), for Steady.ApplyChangedFrom.
 	ISVCInputs string
-	// SweepDerived deletes the service's derived templates but RunOn, the template the InferenceService runs on,
-	// once the service has no overrides any more and the InferenceService mounts the cache of RunOn.
-	SweepDerived bool
-	RunOn        string
+	// StaleDerived are the service's derived templates but the one the InferenceService runs on (of an earlier
+	// base or earlier overrides, or overrides removed), StaleCaches the Shared caches made for them: deleted once
+	// the InferenceService is planned on its template with that template's cache ready, as the pods may mount
+	// theirs until then.
+	StaleDerived []*aimv1.AIMServiceTemplate
+	StaleCaches  []*aimv1.AIMTemplateCache
 
 	// SweepRoutes deletes the service's routes of other names than RouteName; DeleteRoute the route of that
 	// name (routing is off); HTTPRoute is the route to apply, RouteErr the live one's, which its type cannot
@@ -221,11 +223,9 @@ func (p *Plan) planWorkload(o Observation, observed kserve.Live, model *Model, r
 		if p.ISVC != nil && UnchangedSinceAimEngine(p.ISVC, o.ISVC) {
 			p.ISVC = nil // adopted as it is: an apply would roll the predictor for its labels alone
 		}
-		// Overrides removed: the templates derived for them are stale (a derived template named in spec.template
-		// is run, and kept).
-		p.SweepDerived = svc.Spec.Overrides == nil && cacheReady &&
-			slices.ContainsFunc(o.DerivedTemplates, func(t *aimv1.AIMServiceTemplate) bool { return reconcile.OwnedBy(t, svc.UID) })
-		p.RunOn = run.Name
+		if cacheReady {
+			p.StaleDerived, p.StaleCaches = staleDerived(o, run.Name)
+		}
 	}
 	if !p.WorkloadExists {
 		if ready {
@@ -251,6 +251,25 @@ func (p *Plan) planWorkload(o Observation, observed kserve.Live, model *Model, r
 	p.Workload = []state.Component{isvc, health.PredictorPods(ComponentPods, o.Pods, o.PodEvents, o.ReplicaSetWarnings, st.Ready)}
 	p.Status.Runtime = kserve.RuntimeStatus(&svc.Spec, o.Pods, o.HPA)
 	p.Status.Endpoint = Endpoint(svc, "")
+}
+
+// staleDerived are the service's derived templates but the one named keep, as reconcile.DeleteStale picks them,
+// and the Shared caches the service controller made for them: a derived template is one service's, so no other
+// service reads its cache, and without the template the cache fails for good.
+func staleDerived(o Observation, keep string) ([]*aimv1.AIMServiceTemplate, []*aimv1.AIMTemplateCache) {
+	stale := reconcile.Stale(o.Service.UID, []string{FieldManager}, o.DerivedTemplates, []string{keep})
+	if len(stale) == 0 {
+		return nil, nil
+	}
+	var caches []*aimv1.AIMTemplateCache
+	for _, c := range o.Caches {
+		if c.Spec.Mode != aimv1.AIMTemplateCacheModeDedicated && c.Spec.TemplateScope == aimv1.AIMTemplateScopeNamespace &&
+			len(c.OwnerReferences) == 0 && childlabels.MadeBy(c.Labels, childlabels.Service) && c.DeletionTimestamp == nil &&
+			slices.ContainsFunc(stale, func(t *aimv1.AIMServiceTemplate) bool { return t.Name == c.Spec.TemplateName }) {
+			caches = append(caches, c)
+		}
+	}
+	return stale, caches
 }
 
 // planCache plans the cache of a service whose template is ready and reports it. It returns the volumes the

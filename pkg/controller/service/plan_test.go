@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
@@ -305,30 +306,76 @@ func TestPlanServiceReadsNoAutoscalerWithoutItsInferenceService(t *testing.T) {
 	}
 }
 
-// TestPlanServiceSweepsDerivedTemplatesOnceOverridesGo: the service's derived templates are stale once it has no
-// overrides and its InferenceService is planned on another template; not while the children are held back, nor
-// while the service has overrides (the derived template is then what it runs on).
-func TestPlanServiceSweepsDerivedTemplatesOnceOverridesGo(t *testing.T) {
-	derived := &aimv1.AIMServiceTemplate{ObjectMeta: metav1.ObjectMeta{Name: "qwen-mi300x-ovr-0a1b2c3d", Namespace: "team",
-		OwnerReferences: []metav1.OwnerReference{{Kind: "AIMService", Name: "chat", UID: "svc-uid", Controller: ptr.To(true)}}}}
+// derivedOf is a template derived for the service of UID svc-uid, as the service controller applies it.
+func derivedOf(name string) *aimv1.AIMServiceTemplate {
+	return &aimv1.AIMServiceTemplate{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team", UID: types.UID(name + "-uid"),
+		Labels:          map[string]string{aimv1.LabelOrigin: aimv1.OriginDerived, aimv1.LabelManagedBy: aimv1.ManagedByValue},
+		OwnerReferences: []metav1.OwnerReference{{Kind: "AIMService", Name: "chat", UID: "svc-uid", Controller: ptr.To(true)}},
+		ManagedFields:   []metav1.ManagedFieldsEntry{{Manager: FieldManager, Operation: metav1.ManagedFieldsOperationApply}}}}
+}
+
+// TestPlanServiceDeletesStaleDerivedTemplates: the service's derived templates other than the one it runs on
+// (overrides removed, or derived from an earlier base) are stale once its InferenceService is planned on its
+// template; not while the children are held back, nor while the template it is to run on is being made.
+func TestPlanServiceDeletesStaleDerivedTemplates(t *testing.T) {
+	withOverrides := func(o *Observation) {
+		o.Service.Spec.Overrides = &aimv1.AIMRuntimeParameters{Precision: ptr.To(aimv1.AIMPrecision("fp8"))}
+	}
 	for _, tc := range []struct {
 		name  string
 		edit  func(*Observation)
-		sweep bool
+		stale []string
 	}{
-		{"overrides removed", func(*Observation) {}, true},
-		{"another service's derived template", func(o *Observation) { o.DerivedTemplates[0].OwnerReferences[0].UID = "other" }, false},
-		{"runtime config missing", func(o *Observation) { o.RuntimeConfigErr = missingRuntimeConfig() }, false},
-		{"with overrides", func(o *Observation) {
-			o.Service.Spec.Overrides = &aimv1.AIMRuntimeParameters{Precision: ptr.To(aimv1.AIMPrecision("fp8"))}
-		}, false},
+		{"overrides removed", func(*Observation) {}, []string{"qwen-mi300x-ovr-0a1b2c3d"}},
+		{"another service's derived template", func(o *Observation) { o.DerivedTemplates[0].OwnerReferences[0].UID = "other" }, nil},
+		{"a user's copy of one", func(o *Observation) { o.DerivedTemplates[0].ManagedFields = nil }, nil},
+		{"runtime config missing", func(o *Observation) { o.RuntimeConfigErr = missingRuntimeConfig() }, nil},
+		{"the template to run on is being made", withOverrides, nil},
+		{"running on the template derived now", func(o *Observation) {
+			withOverrides(o)
+			current := derivedOf(PlanService(*o).Derived.Name)
+			current.Spec.ModelName = "qwen"
+			current.Status.Status = aimv1.AIMStatusReady
+			o.NamespacedTemplate = func(name string) *aimv1.AIMServiceTemplate {
+				if name == current.Name {
+					return current
+				}
+				return nil
+			}
+			o.DerivedTemplates = append(o.DerivedTemplates, current)
+		}, []string{"qwen-mi300x-ovr-0a1b2c3d"}},
 	} {
 		o := observation(func(s *aimv1.AIMService) { s.UID = "svc-uid" })
-		o.DerivedTemplates = []*aimv1.AIMServiceTemplate{derived.DeepCopy()}
+		o.DerivedTemplates = []*aimv1.AIMServiceTemplate{derivedOf("qwen-mi300x-ovr-0a1b2c3d")}
 		tc.edit(&o)
-		if p := PlanService(o); p.SweepDerived != tc.sweep || (tc.sweep && p.RunOn != "qwen-mi300x") {
-			t.Errorf("%s: sweep %v (keeping %q), want %v", tc.name, p.SweepDerived, p.RunOn, tc.sweep)
+		p := PlanService(o)
+		var got []string
+		for _, d := range p.StaleDerived {
+			got = append(got, d.Name)
 		}
+		if !slices.Equal(got, tc.stale) {
+			t.Errorf("%s: stale derived templates %v, want %v", tc.name, got, tc.stale)
+		}
+	}
+}
+
+// TestStaleDerivedCaches: the Shared caches the service controller made for a stale derived template go with it;
+// its Dedicated cache (deleteStaleWorkload's), a user's cache and another template's stay.
+func TestStaleDerivedCaches(t *testing.T) {
+	o := observation(func(s *aimv1.AIMService) { s.UID = "svc-uid" })
+	o.DerivedTemplates = []*aimv1.AIMServiceTemplate{derivedOf("old-ovr-1"), derivedOf("current-ovr-2")}
+	madeBy := map[string]string{aimv1.LabelManagedBy: aimv1.ManagedByValue, aimv1.LabelService: "chat"}
+	cache := func(name, template string, mode aimv1.AIMTemplateCacheMode, labels map[string]string) *aimv1.AIMTemplateCache {
+		return &aimv1.AIMTemplateCache{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team", Labels: labels},
+			Spec: aimv1.AIMTemplateCacheSpec{TemplateName: template, TemplateScope: aimv1.AIMTemplateScopeNamespace, Mode: mode}}
+	}
+	o.Caches = []*aimv1.AIMTemplateCache{cache("old-shared", "old-ovr-1", aimv1.AIMTemplateCacheModeShared, madeBy),
+		cache("old-dedicated", "old-ovr-1", aimv1.AIMTemplateCacheModeDedicated, madeBy),
+		cache("old-by-hand", "old-ovr-1", aimv1.AIMTemplateCacheModeShared, nil),
+		cache("current-shared", "current-ovr-2", aimv1.AIMTemplateCacheModeShared, madeBy)}
+	stale, caches := staleDerived(o, "current-ovr-2")
+	if len(stale) != 1 || stale[0].Name != "old-ovr-1" || len(caches) != 1 || caches[0].Name != "old-shared" {
+		t.Errorf("stale templates %v, caches %v; want old-ovr-1 and its shared cache old-shared", stale, caches)
 	}
 }
 
