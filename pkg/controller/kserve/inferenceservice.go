@@ -233,11 +233,16 @@ type Live struct {
 	Reason, Message string
 	// CacheMounts are the cache volumes it mounts now.
 	CacheMounts []CacheMount
+	// Address is the URL it answers at inside the cluster (status.address.url), "" until KServe reports it.
+	Address string
 }
 
-// Observe reads what the controller needs of a live InferenceService: readiness and the cache mounts.
+// Observe reads what the controller needs of a live InferenceService: readiness, the cache mounts and its address.
 func Observe(isvc *kservev1beta1.InferenceService) Live {
 	var live Live
+	if a := isvc.Status.Address; a != nil && a.URL != nil {
+		live.Address = a.URL.String()
+	}
 	for _, c := range isvc.Status.Conditions {
 		if c.Type == "Ready" {
 			live.Ready, live.Reason, live.Message = c.Status == corev1.ConditionTrue, c.Reason, c.Message

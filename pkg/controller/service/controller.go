@@ -196,7 +196,7 @@ func (ctl *Controller) actRoute(ctx context.Context, o Observation, p *Plan) []e
 		if err := ctl.apply(ctx, gateway.Resource, p.HTTPRoute, &p.HTTPRoute.ObjectMeta, o.Route, ""); err != nil {
 			errs = append(errs, err)
 			comp := routeFailed(p.routeBase, err)
-			p.Route, p.Status.Routing = &comp, nil
+			p.Route, p.Status.Routing = &comp, keptRouting(o)
 		}
 	}
 	return errs

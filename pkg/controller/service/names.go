@@ -42,10 +42,13 @@ func RouteName(svc *aimv1.AIMService) string {
 	return naming.DerivedName([]string{svc.Name}, naming.HashLength, naming.MaxLength, svc.Namespace)
 }
 
-// Endpoint is where the service answers inside the cluster (F4), and its routed path.
-func Endpoint(svc *aimv1.AIMService, path string) *aimv1.AIMServiceEndpoint {
-	return &aimv1.AIMServiceEndpoint{
-		Internal: fmt.Sprintf("http://%s-predictor.%s.svc.cluster.local", WorkloadName(svc), svc.Namespace),
-		Path:     path,
+// Endpoint is where the service answers inside the cluster (F4): address, the URL KServe reports in the
+// InferenceService's status.address (under the cluster's domain, with the port of a headless predictor Service),
+// else the predictor Service's URL under the default domain until KServe reports one. The routed path is added
+// later (Plan.finalStatus).
+func Endpoint(svc *aimv1.AIMService, address string) *aimv1.AIMServiceEndpoint {
+	if address == "" {
+		address = fmt.Sprintf("http://%s-predictor.%s.svc.cluster.local", WorkloadName(svc), svc.Namespace)
 	}
+	return &aimv1.AIMServiceEndpoint{Internal: address}
 }

@@ -250,7 +250,7 @@ func (p *Plan) planWorkload(o Observation, observed kserve.Live, model *Model, r
 	}
 	p.Workload = []state.Component{isvc, health.PredictorPods(ComponentPods, o.Pods, o.PodEvents, o.ReplicaSetWarnings, st.Ready)}
 	p.Status.Runtime = kserve.RuntimeStatus(&svc.Spec, o.Pods, o.HPA)
-	p.Status.Endpoint = Endpoint(svc, "")
+	p.Status.Endpoint = Endpoint(svc, observed.Address)
 }
 
 // staleDerived are the service's derived templates but the one named keep, as reconcile.DeleteStale picks them,
@@ -314,11 +314,14 @@ func cacheLost(comp state.Component, mode aimv1.AIMCachingMode) state.Component 
 }
 
 // planRoute plans the service's HTTPRoute: applied, kept as it is (routing broken), or deleted (routing off).
+// status.routing says what the live route serves: the planned path once it is applied; while a route that cannot
+// be applied is kept, the path it had.
 func (p *Plan) planRoute(o Observation) {
 	rp := PlanRoute(o.Service, o.RuntimeConfig)
-	p.Status.Routing = nil
+	p.Status.Routing = keptRouting(o)
 	p.SweepRoutes = o.RoutesServed
 	if rp.Component == nil {
+		p.Status.Routing = nil
 		p.DeleteRoute = o.RouteObject != nil && reconcile.OwnedBy(o.RouteObject, o.Service.UID)
 		return
 	}
@@ -342,6 +345,14 @@ func (p *Plan) planRoute(o Observation) {
 	*p.Route = comp
 }
 
+// keptRouting is the service's status.routing while its live route stays as it is, nil when there is none.
+func keptRouting(o Observation) *aimv1.AIMServiceRoutingStatus {
+	if o.RouteObject == nil {
+		return nil
+	}
+	return o.Service.Status.Routing.DeepCopy()
+}
+
 // routeFailed is the route's component when err stops it: the error's reason and message, not the plan's.
 func routeFailed(comp state.Component, err error) state.Component {
 	comp.Errors, comp.State, comp.Reason, comp.Message = []error{err}, "", "", ""
@@ -359,10 +370,13 @@ func (p *Plan) components() []state.Component {
 	return out
 }
 
-// finalStatus is the planned status with the routed path in the endpoint.
+// finalStatus is the planned status with the routed path, if any, in the endpoint.
 func (p *Plan) finalStatus() aimv1.AIMServiceStatus {
-	if p.Status.Endpoint != nil && p.Status.Routing != nil {
-		p.Status.Endpoint.Path = p.Status.Routing.Path
+	if p.Status.Endpoint != nil {
+		p.Status.Endpoint.Path = ""
+		if p.Status.Routing != nil {
+			p.Status.Endpoint.Path = p.Status.Routing.Path
+		}
 	}
 	return p.Status
 }

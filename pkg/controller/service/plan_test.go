@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+	"knative.dev/pkg/apis"
+	duckv1 "knative.dev/pkg/apis/duck/v1"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/health"
@@ -435,6 +437,29 @@ func TestPlanServiceCacheConflictCreatesNothing(t *testing.T) {
 	p := PlanService(o)
 	if got := summarize(p); got.ISVC || got.WorkloadExists || got.Components["Cache"] != "Failed/CacheConflict" {
 		t.Errorf("plan %+v: want CacheReady Failed/CacheConflict and no InferenceService", got)
+	}
+}
+
+// TestPlanServiceEndpointAndRoutingFollowTheLiveObjects: the endpoint is the address KServe reports; a route that
+// cannot be applied (its live object unreadable as an HTTPRoute here) keeps serving its path, which status.routing and
+// the endpoint go on showing; with no route, the endpoint has no path, also one kept from a failed apply.
+func TestPlanServiceEndpointAndRoutingFollowTheLiveObjects(t *testing.T) {
+	o := observation(func(s *aimv1.AIMService) {
+		s.Spec.Routing = &aimv1.AIMRuntimeRoutingConfig{Enabled: ptr.To(true), GatewayRef: &aimv1.AIMGatewayParentReference{Name: "gw", Namespace: ptr.To("gateways")}}
+		s.Status.Routing = &aimv1.AIMServiceRoutingStatus{Path: "/before"}
+	})
+	o.ISVC = &kservev1beta1.InferenceService{ObjectMeta: metav1.ObjectMeta{Name: WorkloadName(o.Service), Namespace: "team"}}
+	const address = "http://chat-e201fbda-predictor.team.svc.corp.example"
+	o.ISVC.Status.Address = &duckv1.Addressable{URL: &apis.URL{Scheme: "http", Host: "chat-e201fbda-predictor.team.svc.corp.example"}}
+	o.RouteObject, o.RouteErr = &metav1.ObjectMeta{Name: RouteName(o.Service), Namespace: "team"}, errors.New("cannot decode the HTTPRoute")
+	plan := PlanService(o)
+	st := plan.finalStatus()
+	if st.Endpoint == nil || st.Endpoint.Internal != address || st.Endpoint.Path != "/before" || st.Routing == nil || st.Routing.Path != "/before" {
+		t.Errorf("endpoint %+v, routing %+v: want %s with the path the live route serves, /before", st.Endpoint, st.Routing, address)
+	}
+	p := Plan{Status: aimv1.AIMServiceStatus{Endpoint: &aimv1.AIMServiceEndpoint{Internal: address, Path: "/before"}}}
+	if st := p.finalStatus(); st.Endpoint.Path != "" {
+		t.Errorf("endpoint %+v without routing: want no path", st.Endpoint)
 	}
 }
 

@@ -369,10 +369,15 @@ func TestEventsOfTheCurrentObjectOnly(t *testing.T) {
 	}
 }
 
+// TestEndpoint: the URL KServe reports for the InferenceService (the cluster's domain, a headless predictor's
+// port), the predictor Service under the default domain until it does.
 func TestEndpoint(t *testing.T) {
-	e := Endpoint(service(nil), "/team/chat")
-	if e.Internal != "http://chat-e201fbda-predictor.team.svc.cluster.local" || e.Path != "/team/chat" {
-		t.Errorf("endpoint = %+v", e)
+	if e := Endpoint(service(nil), ""); e.Internal != "http://chat-e201fbda-predictor.team.svc.cluster.local" || e.Path != "" {
+		t.Errorf("endpoint before KServe reports an address = %+v", e)
+	}
+	const reported = "http://chat-e201fbda-predictor.team.svc.corp.example:8080"
+	if e := Endpoint(service(nil), reported); e.Internal != reported {
+		t.Errorf("endpoint with KServe's address = %+v", e)
 	}
 }
 
