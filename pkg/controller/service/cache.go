@@ -169,10 +169,11 @@ const FinalizerCacheCleanup = "aim.eai.amd.com/template-cache-cleanup"
 
 // CachesToClean are the shared caches a deleted service leaves that nobody needs: made by this controller (or by
 // aim-engine's service controller, before a migration: childlabels.MadeBy) for the service's template (so not a
-// template's own or a user's cache), not Ready (a ready cache is worth keeping
-// for the next service), and not for the template of another live service of the namespace. Dedicated caches
-// need no finalizer: the service owns them.
-func CachesToClean(svc *aimv1.AIMService, caches []*aimv1.AIMTemplateCache, services []*aimv1.AIMService) []*aimv1.AIMTemplateCache {
+// template's own or a user's cache), not Ready (a ready cache is worth keeping for the next service) unless no
+// next service can run on its template (unusable: the service's own derived template, or a namespaced template
+// that is gone), and not for the template of another live service of the namespace. Dedicated caches need no
+// finalizer: the service owns them. The Ready artifacts of a cache stay either way (ArtifactsToClean).
+func CachesToClean(svc *aimv1.AIMService, caches []*aimv1.AIMTemplateCache, services []*aimv1.AIMService, unusable bool) []*aimv1.AIMTemplateCache {
 	tmpl := func(s *aimv1.AIMService) string {
 		if s.Status.ResolvedTemplate != nil {
 			return s.Status.ResolvedTemplate.Name
@@ -191,7 +192,7 @@ func CachesToClean(svc *aimv1.AIMService, caches []*aimv1.AIMTemplateCache, serv
 	var out []*aimv1.AIMTemplateCache
 	for _, c := range caches {
 		if c.Spec.TemplateName == mine && c.Spec.Mode != aimv1.AIMTemplateCacheModeDedicated && len(c.OwnerReferences) == 0 &&
-			childlabels.MadeBy(c.Labels, childlabels.Service) && c.Status.Status != aimv1.AIMStatusReady {
+			childlabels.MadeBy(c.Labels, childlabels.Service) && (unusable || c.Status.Status != aimv1.AIMStatusReady) {
 			out = append(out, c)
 		}
 	}

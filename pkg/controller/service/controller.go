@@ -10,6 +10,7 @@ import (
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -213,10 +214,24 @@ func appendErr(errs []error, err error) []error {
 func (ctl *Controller) cleanupCaches(ctx context.Context, svc *aimv1.AIMService) error {
 	caches, _ := ctl.caches.AIMTemplateCaches(svc.Namespace).List(labels.Everything())
 	services, _ := ctl.services.AIMServices(svc.Namespace).List(labels.Everything())
-	return reconcile.DeleteUnneeded(ctx, "template cache", CachesToClean(svc, caches, services),
+	return reconcile.DeleteUnneeded(ctx, "template cache", CachesToClean(svc, caches, services, ctl.unusableTemplate(svc)),
 		ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(svc.Namespace).Delete, func(c *aimv1.AIMTemplateCache) {
 			ctl.c.Recorder.Eventf(svc, corev1.EventTypeNormal, "TemplateCacheDeleted", "Deleted AIMTemplateCache %s, which no other service needs and which was not ready", c.Name)
 		})
+}
+
+// unusableTemplate reports whether no other service can run on the deleted service's resolved template: its own
+// derived template, or a namespaced template that is gone (a derived one may go first, with foreground deletion).
+func (ctl *Controller) unusableTemplate(svc *aimv1.AIMService) bool {
+	ref := svc.Status.ResolvedTemplate
+	if ref == nil || ref.Namespace == "" {
+		return false
+	}
+	t, err := ctl.templates.AIMServiceTemplates(svc.Namespace).Get(ref.Name)
+	if apierrors.IsNotFound(err) {
+		return true
+	}
+	return err == nil && fromNamespaced(t).Derived() && reconcile.OwnedBy(t, svc.UID)
 }
 
 func (ctl *Controller) patchService(namespace string) func(context.Context, string, []byte) error {

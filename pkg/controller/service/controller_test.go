@@ -312,6 +312,28 @@ func TestReconcileDeletesDerivedTemplatesOnceOverridesGo(t *testing.T) {
 	}
 }
 
+// TestDeletedServiceCleansTheCacheOfItsDerivedTemplate: a deleted service that ran on its derived template leaves
+// no cache of it behind, Ready or not (no other service can run on that template); the finalizer then goes.
+func TestDeletedServiceCleansTheCacheOfItsDerivedTemplate(t *testing.T) {
+	f := newFixture(t)
+	derived := derivedOf("qwen-mi300x-ovr-0a1b2c3d")
+	f.add(f.templates, derived)
+	c := &aimv1.AIMTemplateCache{ObjectMeta: metav1.ObjectMeta{Name: "qwen-mi300x-ovr-0a1b2c3d-444babd5", Namespace: "team", UID: "c-uid",
+		Labels: map[string]string{aimv1.LabelManagedBy: aimv1.ManagedByValue, aimv1.LabelService: "chat"}},
+		Spec:   aimv1.AIMTemplateCacheSpec{TemplateName: derived.Name, TemplateScope: aimv1.AIMTemplateScopeNamespace, Mode: aimv1.AIMTemplateCacheModeShared},
+		Status: aimv1.AIMTemplateCacheStatus{Status: aimv1.AIMStatusReady}}
+	f.add(f.caches, c)
+	if err := f.aim.Tracker().Add(c); err != nil {
+		t.Fatal(err)
+	}
+	f.service(func(s *aimv1.AIMService) {
+		s.DeletionTimestamp = ptr.To(metav1.Now())
+		s.Status.ResolvedTemplate = &aimv1.AIMResolvedReference{Name: derived.Name, Namespace: "team", Kind: "AIMServiceTemplate"}
+	})
+	got, err := f.run()
+	f.expect("deleted", got, err, "delete aimtemplatecaches", "patch aimservices")
+}
+
 // lastStatus is the status of the last status write.
 func (f *fixture) lastStatus() aimv1.AIMServiceStatus {
 	f.t.Helper()

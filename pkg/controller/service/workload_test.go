@@ -414,7 +414,7 @@ func TestCachesToClean(t *testing.T) {
 		}),
 	}
 	me := resolved("chat", "1", "tpl", true)
-	got := CachesToClean(me, caches, []*aimv1.AIMService{me, resolved("gone-too", "2", "tpl", true), resolved("other", "3", "tpl2", false)})
+	got := CachesToClean(me, caches, []*aimv1.AIMService{me, resolved("gone-too", "2", "tpl", true), resolved("other", "3", "tpl2", false)}, false)
 	var names []string
 	for _, c := range got {
 		names = append(names, c.Name)
@@ -422,10 +422,19 @@ func TestCachesToClean(t *testing.T) {
 	if d := cmp.Diff([]string{"downloading", "aim-engines"}, names); d != "" {
 		t.Errorf("cleaned caches (-want +got):\n%s", d)
 	}
-	if got := CachesToClean(me, caches, []*aimv1.AIMService{me, resolved("sibling", "4", "tpl", false)}); len(got) != 0 {
+	if got := CachesToClean(me, caches, []*aimv1.AIMService{me, resolved("sibling", "4", "tpl", false)}, true); len(got) != 0 {
 		t.Errorf("cleaned %v although another service runs the template", got)
 	}
-	if got := CachesToClean(resolved("never-resolved", "5", "", true), caches, nil); len(got) != 0 {
+	if got := CachesToClean(resolved("never-resolved", "5", "", true), caches, nil, true); len(got) != 0 {
 		t.Errorf("a service that never resolved a template cleaned %v", got)
+	}
+	// A template no other service can run on (the service's derived one, or one that is gone): its Ready cache goes
+	// too, as no next service will find it.
+	names = nil
+	for _, c := range CachesToClean(me, caches, []*aimv1.AIMService{me}, true) {
+		names = append(names, c.Name)
+	}
+	if d := cmp.Diff([]string{"downloading", "ready", "aim-engines"}, names); d != "" {
+		t.Errorf("cleaned caches of an unusable template (-want +got):\n%s", d)
 	}
 }
