@@ -99,7 +99,7 @@ func TestPlanService(t *testing.T) {
 			o.Models = nil
 			o.RuntimeConfigErr = missingRuntimeConfig()
 			return o
-		}, summary{Components: map[string]string{"RuntimeConfig": "Failed/ConfigNotFound", "Model": "Progressing/CreatingModel",
+		}, summary{Components: map[string]string{"RuntimeConfig": "Failed/ConfigNotFound", "Model": "Pending/CreatingModel",
 			"Template": "Pending/AwaitingModel"}}},
 		{"a named template the new model will make: the model is created", func() Observation {
 			o := observation(func(s *aimv1.AIMService) {
@@ -108,7 +108,7 @@ func TestPlanService(t *testing.T) {
 			})
 			o.Models, o.Templates = nil, nil
 			return o
-		}, summary{Components: map[string]string{"RuntimeConfig": "Ready/DefaultConfigNotFound", "Model": "Progressing/CreatingModel",
+		}, summary{Components: map[string]string{"RuntimeConfig": "Ready/DefaultConfigNotFound", "Model": "Pending/CreatingModel",
 			"Template": "Failed/TemplateNotFound"}, CreateModel: true}},
 		{"a named template with overrides, the model not made yet: the template is reported as resolved", func() Observation {
 			o := observation(func(s *aimv1.AIMService) {
@@ -118,7 +118,7 @@ func TestPlanService(t *testing.T) {
 			})
 			o.Models = nil
 			return o
-		}, summary{Components: map[string]string{"RuntimeConfig": "Ready/DefaultConfigNotFound", "Model": "Progressing/CreatingModel",
+		}, summary{Components: map[string]string{"RuntimeConfig": "Ready/DefaultConfigNotFound", "Model": "Pending/CreatingModel",
 			"Template": "Ready/Resolved"}, CreateModel: true, SweepRoute: true}},
 		{"no runtime config for overrides: no derived template either", func() Observation {
 			o := observation(func(s *aimv1.AIMService) {
@@ -145,7 +145,7 @@ func TestPlanService(t *testing.T) {
 			o := observation(byNewImage)
 			o.Models = nil
 			return o
-		}, summary{Components: map[string]string{"RuntimeConfig": "Ready/DefaultConfigNotFound", "Model": "Progressing/CreatingModel",
+		}, summary{Components: map[string]string{"RuntimeConfig": "Ready/DefaultConfigNotFound", "Model": "Pending/CreatingModel",
 			"Template": "Pending/AwaitingModel"}, CreateModel: true, SweepRoute: true}},
 		{"the Gateway API is not served: the route fails alone", func() Observation {
 			o := observation(routed)

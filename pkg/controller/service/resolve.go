@@ -179,7 +179,7 @@ func creating(svc *aimv1.AIMService, model *aimv1.AIMModel, what string, found [
 			"AIMModel %s/%s, the name of the model for %s, exists with another image or sources; rename or delete it", svc.Namespace, model.Name, what)}
 		return ModelResolution{Component: comp}
 	}
-	comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonCreatingModel, "creating AIMModel "+model.Name+" for "+what
+	comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, ReasonCreatingModel, "creating AIMModel "+model.Name+" for "+what
 	return ModelResolution{Create: model, Component: comp}
 }
 

@@ -65,7 +65,7 @@ func TestResolveModel(t *testing.T) {
 		{"by image, one match", service(func(s *aimv1.AIMService) { s.Spec.Model = aimv1.AIMServiceModel{Image: ptr.To(" " + img + " ")} }),
 			[]Model{model("other", "team", aimv1.AIMStatusReady, "x:1"), model("q", "", aimv1.AIMStatusReady, img)}, "/q", "", aimv1.AIMStatusReady, "ModelResolved"},
 		{"by image, none: create", service(func(s *aimv1.AIMService) { s.Spec.Model = aimv1.AIMServiceModel{Image: ptr.To(img)} }),
-			nil, "", "qwen3-32b-0-8-5-", aimv1.AIMStatusProgressing, "CreatingModel"},
+			nil, "", "qwen3-32b-0-8-5-", aimv1.AIMStatusPending, "CreatingModel"},
 		{"by image, several", service(func(s *aimv1.AIMService) { s.Spec.Model = aimv1.AIMServiceModel{Image: ptr.To(img)} }),
 			[]Model{model("a", "team", aimv1.AIMStatusReady, img), model("b", "", aimv1.AIMStatusReady, img)}, "", "", aimv1.AIMStatusFailed, "AmbiguousModelImage"},
 		// A service keeps the Ready model it resolved: a second model of its image, or a namespaced model of
