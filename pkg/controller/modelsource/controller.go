@@ -141,7 +141,8 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 	ctl.forgetSecretCheck(name)
 	comps, created, plan, images := ctl.sync(ctx, src, existing)
 	status.ObservedGeneration = src.Generation
-	status.LastSyncTime = ptr.To(metav1.NewTime(now))
+	// When the listing ended, as aim-engine stamps it after its fetch: one may take minutes (syncTimeout).
+	status.LastSyncTime = ptr.To(metav1.NewTime(ctl.now()))
 	status.DiscoveredModels += int32(created)
 	if images >= 0 { // the registry was listed: the counts are news
 		status.AvailableModels, status.ModelsLimitReached = int32(images), plan.LimitReached

@@ -153,6 +153,24 @@ func (h *harness) refreshSource(t *testing.T) {
 	must(t, h.sources.Update(s))
 }
 
+// TestLastSyncTimeIsTheEndOfTheListing: lastSyncTime says when the registry was last listed, at the end of a listing
+// that took minutes (a large catalog, rate limits waited out), as aim-engine stamps it after its fetch; the next
+// listing counts from there.
+func TestLastSyncTimeIsTheEndOfTheListing(t *testing.T) {
+	src := &aimv1.AIMClusterModelSource{ObjectMeta: metav1.ObjectMeta{Name: "src", UID: "uid-src", Generation: 1},
+		Spec: aimv1.AIMClusterModelSourceSpec{Registry: "r.example", SyncInterval: &aimv1.Duration{Duration: time.Hour},
+			Filters: []aimv1.AIMModelSourceFilter{{Image: "aim/*"}}}}
+	h := newHarness(t, src, map[string][]string{"aim/qwen": {"0.8.5"}, "aim/llama": {"1.0.0"}})
+	start := h.now
+	h.lister.onList = func() { h.now = h.now.Add(2 * time.Minute) }
+	if _, err := h.ctl.reconcile(context.Background(), cache.NewObjectName("", "src")); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.refresh(t).Status.LastSyncTime; got == nil || !got.Time.Equal(start.Add(4*time.Minute)) {
+		t.Errorf("lastSyncTime %v, want the end of the listing, %v", got, start.Add(4*time.Minute))
+	}
+}
+
 // TestReconcile runs the controller against fake clients: the first reconcile lists and creates models up to
 // maxModels, later ones within the interval neither list nor write, and a missing pull secret is reported.
 func TestReconcile(t *testing.T) {

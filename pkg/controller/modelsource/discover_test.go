@@ -34,6 +34,8 @@ type fakeLister struct {
 	catalogErr error
 	tagErr     map[string]error
 	calls      []string
+	// onList runs at each listing of a repository's tags, as the time a listing takes.
+	onList func()
 }
 
 func (f *fakeLister) Repositories(_ context.Context, registry, namespace string) ([]string, error) {
@@ -53,6 +55,9 @@ func (f *fakeLister) Repositories(_ context.Context, registry, namespace string)
 
 func (f *fakeLister) Tags(_ context.Context, registry, repository string) ([]string, error) {
 	f.calls = append(f.calls, "tags "+registry+"/"+repository)
+	if f.onList != nil {
+		f.onList()
+	}
 	if err := f.tagErr[repository]; err != nil {
 		return nil, err
 	}
