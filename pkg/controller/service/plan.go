@@ -81,8 +81,7 @@ func PlanService(o Observation) Plan {
 		p.Components = []state.Component{{Name: ComponentISVC, Dependency: state.DependencyDownstream, Errors: []error{o.SpecErr}}}
 		return p
 	}
-	p.Components = append(p.Components, runtimeconfig.Component(o.RuntimeConfig, o.RuntimeConfigErr))
-	p.Status.ResolvedRuntimeConfig = o.RuntimeConfig.Ref
+	p.planRuntimeConfig(o)
 
 	mres := ResolveModel(svc, o.Models)
 	p.CreateModel = mres.Create
@@ -127,6 +126,15 @@ func PlanService(o Observation) Plan {
 		p.planRoute(o)
 	}
 	return p
+}
+
+// planRuntimeConfig reports the runtime config and records it in status.resolvedRuntimeConfig; one that cannot
+// be read keeps the last recorded there, as on every kind.
+func (p *Plan) planRuntimeConfig(o Observation) {
+	p.Components = append(p.Components, runtimeconfig.Component(o.RuntimeConfig, o.RuntimeConfigErr))
+	if o.RuntimeConfigErr == nil {
+		p.Status.ResolvedRuntimeConfig = o.RuntimeConfig.Ref
+	}
 }
 
 // planTemplate resolves the template, by name or selection, and the derived one for overrides (F10); it

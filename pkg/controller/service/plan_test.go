@@ -191,6 +191,22 @@ func TestPlanService(t *testing.T) {
 	}
 }
 
+// TestPlanServiceKeepsTheLastRuntimeConfig: a runtime config that cannot be read leaves status.resolvedRuntimeConfig
+// as last resolved, as on every kind; one that resolves is recorded.
+func TestPlanServiceKeepsTheLastRuntimeConfig(t *testing.T) {
+	o := observation(func(s *aimv1.AIMService) {
+		s.Status.ResolvedRuntimeConfig = &aimv1.AIMResolvedReference{Name: "gold", Namespace: "team", Kind: "AIMRuntimeConfig"}
+	})
+	o.RuntimeConfigErr = missingRuntimeConfig()
+	if got := PlanService(o).Status.ResolvedRuntimeConfig; got == nil || got.Name != "gold" {
+		t.Errorf("resolvedRuntimeConfig %+v, want gold kept", got)
+	}
+	o.RuntimeConfigErr, o.RuntimeConfig.Ref = nil, &aimv1.AIMResolvedReference{Name: "silver", Namespace: "team", Kind: "AIMRuntimeConfig"}
+	if got := PlanService(o).Status.ResolvedRuntimeConfig; got == nil || got.Name != "silver" {
+		t.Errorf("resolvedRuntimeConfig %+v, want silver", got)
+	}
+}
+
 // TestPlanServiceSaysWhyTheModelWaits: a model held back for the runtime config is not said to be created.
 func TestPlanServiceSaysWhyTheModelWaits(t *testing.T) {
 	o := observation(byNewImage)

@@ -123,6 +123,7 @@ func planTemplate(o Observation, p *Plan) (sources []aimv1.AIMModelSource, block
 	c, st := o.Cache, &p.Status
 	switch t := o.Template; {
 	case t == nil:
+		st.ResolvedTemplateKind = "" // the KIND column names no kind of a template that does not exist
 		err := o.TemplateErr
 		if err == nil {
 			err = state.NewError(state.MissingUpstream, ReasonTemplateNotFound, "template %q not found", c.Spec.TemplateName)

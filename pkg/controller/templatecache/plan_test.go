@@ -209,6 +209,12 @@ func TestPlanCache(t *testing.T) {
 		kind, reason, comp string
 	}{
 		{name: "missing template fails", obs: observe(shared, nil), status: aimv1.AIMStatusFailed, comp: ComponentTemplate, reason: "ReferenceNotFound"},
+		{name: "a template gone takes its kind with it", status: aimv1.AIMStatusFailed, comp: ComponentTemplate, reason: "ReferenceNotFound",
+			obs: func() Observation {
+				c := shared.DeepCopy()
+				c.Status.ResolvedTemplateKind = KindCluster
+				return observe(c, nil)
+			}()},
 		{name: "failed template fails the cache with its reason", status: aimv1.AIMStatusFailed, comp: ComponentTemplate, reason: "DiscoveryOutputInvalid", kind: KindNamespaced,
 			obs: observe(shared, &Template{Kind: KindNamespaced, Name: "tpl", Status: aimv1.AIMStatusFailed,
 				Ready: &metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: "DiscoveryOutputInvalid", Message: "DiscoveryJob is not ready"}})},
