@@ -121,32 +121,51 @@ func Desired(modelName string, spec aimv1.AIMModelSpec, metadata *aimv1.ImageMet
 // manifest whose spelling must read back (D17). A copy: the spec's pointers are the model's, from the cache.
 func canonicalQuantities(spec aimv1.AIMServiceTemplateSpecCommon) aimv1.AIMServiceTemplateSpecCommon {
 	out := *spec.DeepCopy()
-	canonical := func(q *aimv1.Quantity) {
-		if q != nil && q.Text != "" {
-			*q = aimv1.NewQuantity(q.Amount())
-		}
-	}
-	if hw := out.Hardware; hw != nil {
-		if hw.CPU != nil {
-			canonical(&hw.CPU.Requests)
-			canonical(hw.CPU.Limits)
-		}
-		if hw.GPU != nil {
-			canonical(hw.GPU.MinVRAM)
-		}
-	}
+	CanonicalHardware(out.Hardware)
 	if r := out.Resources; r != nil {
 		for _, list := range []aimv1.ResourceList{r.Requests, r.Limits} {
 			for name, q := range list {
-				canonical(&q)
-				list[name] = q
+				list[name] = canonical(q)
 			}
 		}
 	}
-	for i := range out.ModelSources {
-		canonical(out.ModelSources[i].WeightsSize)
-	}
+	CanonicalSources(out.ModelSources)
 	return out
+}
+
+// CanonicalHardware writes hardware's quantities (CPU, minimum VRAM) in the canonical form, in place: what a
+// controller derives from a spec it writes as aim-engine's controllers do, through resource.Quantity.
+func CanonicalHardware(hw *aimv1.AIMHardwareRequirements) {
+	if hw == nil {
+		return
+	}
+	if hw.CPU != nil {
+		hw.CPU.Requests = canonical(hw.CPU.Requests)
+		if hw.CPU.Limits != nil {
+			*hw.CPU.Limits = canonical(*hw.CPU.Limits)
+		}
+	}
+	if hw.GPU != nil && hw.GPU.MinVRAM != nil {
+		*hw.GPU.MinVRAM = canonical(*hw.GPU.MinVRAM)
+	}
+}
+
+// CanonicalSources writes the sources' sizes in the canonical form, in place (CanonicalHardware).
+func CanonicalSources(sources []aimv1.AIMModelSource) {
+	for i := range sources {
+		if q := sources[i].WeightsSize; q != nil {
+			*q = canonical(*q)
+		}
+	}
+}
+
+// canonical is q in resource.Quantity's canonical form (2000m as 2, the number 10737418240 as "10Gi"); unset
+// stays unset.
+func canonical(q aimv1.Quantity) aimv1.Quantity {
+	if q.Text == "" {
+		return q
+	}
+	return aimv1.NewQuantity(q.Amount())
 }
 
 // templatesKnown reports whether the model's templates can be planned: a model with createServiceTemplates false

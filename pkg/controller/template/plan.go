@@ -125,7 +125,12 @@ func PlanTemplate(o Observation) Plan {
 
 	switch {
 	case len(o.Spec.ModelSources) > 0:
-		st.ModelSources = append([]aimv1.AIMModelSource(nil), o.Spec.ModelSources...)
+		// As aim-engine's status writes them, through resource.Quantity: sizes in the canonical form.
+		st.ModelSources = slices.Clone(o.Spec.ModelSources)
+		for i := range st.ModelSources {
+			st.ModelSources[i].WeightsSize = st.ModelSources[i].WeightsSize.DeepCopy()
+		}
+		model.CanonicalSources(st.ModelSources)
 		st.Profile = profileFromSpec(o.Spec)
 		// The discovery state goes, the reference to the last Job stays, as aim-engine leaves it (reconcile.go:665).
 		st.Discovery = nil
@@ -638,6 +643,7 @@ func resolvedHardware(spec *aimv1.AIMHardwareRequirements, profile *aimv1.AIMPro
 	var hw *aimv1.AIMHardwareRequirements
 	if spec != nil {
 		hw = spec.DeepCopy()
+		model.CanonicalHardware(hw) // as aim-engine's status writes them, through resource.Quantity
 	}
 	if profile == nil || (profile.Metadata.GPU == "" && profile.Metadata.GPUCount == 0) {
 		return hw

@@ -1,6 +1,7 @@
 package template
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -185,6 +186,22 @@ func TestPlanInlineSourcesSkipDiscovery(t *testing.T) {
 		p.Informational[0].Message != "Model sources provided in-line in spec" {
 		t.Errorf("Discovered %+v", p.Informational)
 	}
+	// The status writes quantities as aim-engine's does, through resource.Quantity: canonical, whatever the spec's
+	// spelling, which stays as written.
+	o.Spec.ModelSources[0].WeightsSize = &aimv1.Quantity{Text: "10737418240", Number: true}
+	o.Spec.Hardware = &aimv1.AIMHardwareRequirements{CPU: &aimv1.AIMCpuRequirements{Requests: aimv1.MustParseQuantity("2000m")},
+		GPU: &aimv1.AIMGpuRequirements{Requests: 1, MinVRAM: ptr.To(aimv1.MustParseQuantity("65536Mi"))}}
+	st := PlanTemplate(o).Status
+	if got, _ := json.Marshal(st.ModelSources[0].WeightsSize); string(got) != `"10737418240"` {
+		t.Errorf("status size %s, want the string \"10737418240\"", got)
+	}
+	if hw := st.ResolvedHardware; hw == nil || hw.CPU.Requests.String() != "2" || hw.GPU.MinVRAM.String() != "64Gi" {
+		t.Errorf("resolved hardware %+v", hw)
+	}
+	if got, _ := json.Marshal(o.Spec.ModelSources[0].WeightsSize); string(got) != "10737418240" || o.Spec.Hardware.CPU.Requests.String() != "2000m" {
+		t.Errorf("the spec was rewritten: size %s, cpu %s", got, o.Spec.Hardware.CPU.Requests)
+	}
+	o.Spec.Hardware = nil
 	// Sources added to a template that ran discovery: its discovery state goes, the reference to its last Job
 	// stays, as aim-engine leaves status.discoveryJob (reconcile.go:665).
 	o.Status.Discovery = &aimv1.AIMDiscoveryState{Attempts: 2}
