@@ -51,6 +51,9 @@ func PlanRoute(svc *aimv1.AIMService, rc runtimeconfig.Resolved) RoutePlan {
 	if tmpl := ptr.Deref(s.PathTemplate, ptr.Deref(c.PathTemplate, "")); tmpl != "" {
 		p, err := gateway.RenderPath(svc, tmpl)
 		if err != nil {
+			// The user's to fix (ConfigValid=False), but the InferenceService serves: Degraded, not Failed. aim-engine
+			// falls back to the default path without a word (httproute.go:137); its docs say degraded.
+			comp.State = aimv1.AIMStatusDegraded
 			comp.Errors = []error{state.NewError(state.InvalidSpec, ReasonPathTemplateInvalid, "routing path template %q: %v", tmpl, err)}
 			return RoutePlan{Component: &comp}
 		}

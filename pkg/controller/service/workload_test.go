@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -316,8 +317,12 @@ func TestPlanRoute(t *testing.T) {
 	})
 	if p := PlanRoute(broken, rcOn); p.Route != nil {
 		t.Fatalf("broken path template still made a route: %+v", p.Route)
-	} else if st, reason := outcome(*p.Component); st != aimv1.AIMStatusFailed || reason != "PathTemplateInvalid" {
+	} else if st, reason := outcome(*p.Component); st != aimv1.AIMStatusDegraded || reason != "PathTemplateInvalid" {
+		// The InferenceService serves without its route: Degraded, and the spec error still in ConfigValid.
 		t.Errorf("broken template: %s %s", st, reason)
+	} else if out := state.Derive(state.Input{Components: []state.Component{{Name: ComponentISVC, Dependency: state.DependencyDownstream}, *p.Component},
+		Now: time.Now()}); out.Status != aimv1.AIMStatusDegraded || meta.FindStatusCondition(out.Conditions, state.ConditionConfigValid).Status != metav1.ConditionFalse {
+		t.Errorf("a serving service with a broken path template: %s, conditions %+v", out.Status, out.Conditions)
 	}
 
 	defaultPath := service(func(s *aimv1.AIMService) {

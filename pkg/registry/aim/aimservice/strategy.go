@@ -44,8 +44,22 @@ func warnings(obj, old *aim.AIMService) []string {
 	if obj.Spec.CacheModel != nil {
 		w = append(w, "spec.cacheModel: deprecated and ignored; use spec.caching.mode")
 	}
-	if obj.Spec.AutoScaling != nil && obj.Spec.MinReplicas == nil && obj.Spec.MaxReplicas == nil {
-		w = append(w, "spec.autoScaling: has no effect unless minReplicas or maxReplicas is set")
+	return append(w, scalingWarnings(&obj.Spec)...)
+}
+
+// scalingWarnings say what the controller makes of the replica fields (kserve.ScaleOf, aim-engine's rule): any of
+// autoScaling, minReplicas and maxReplicas makes KEDA scale the service, between minReplicas (else 1) and
+// maxReplicas (else minReplicas), and replicas is then not read.
+func scalingWarnings(spec *aim.AIMServiceSpec) []string {
+	if spec.AutoScaling == nil && spec.MinReplicas == nil && spec.MaxReplicas == nil {
+		return nil
+	}
+	var w []string
+	if spec.MinReplicas == nil && spec.MaxReplicas == nil {
+		w = append(w, "spec.autoScaling: without minReplicas and maxReplicas, KEDA keeps the service at 1 replica; set them for a range")
+	}
+	if spec.Replicas != nil {
+		w = append(w, "spec.replicas: not read while the service autoscales (autoScaling, minReplicas or maxReplicas set); minReplicas is the least it runs")
 	}
 	return w
 }

@@ -1,0 +1,36 @@
+package aimservice
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"k8s.io/utils/ptr"
+
+	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
+)
+
+// TestScalingWarnings: the warnings say what the controller makes of the replica fields (kserve.ScaleOf): any of
+// autoScaling, minReplicas and maxReplicas autoscales, between 1 and 1 with autoScaling alone, and replicas is not
+// read then.
+func TestScalingWarnings(t *testing.T) {
+	autoScaling := &aim.AIMServiceAutoScaling{}
+	for _, tc := range []struct {
+		name string
+		spec aim.AIMServiceSpec
+		want []string // prefixes, in order
+	}{
+		{"fixed replicas", aim.AIMServiceSpec{Replicas: ptr.To[int32](3)}, nil},
+		{"a range", aim.AIMServiceSpec{MinReplicas: ptr.To[int32](1), MaxReplicas: ptr.To[int32](4), AutoScaling: autoScaling}, nil},
+		{"autoScaling alone", aim.AIMServiceSpec{AutoScaling: autoScaling}, []string{"spec.autoScaling: without minReplicas and maxReplicas, KEDA keeps the service at 1 replica"}},
+		{"replicas beside autoScaling", aim.AIMServiceSpec{Replicas: ptr.To[int32](3), AutoScaling: autoScaling},
+			[]string{"spec.autoScaling: without minReplicas", "spec.replicas: not read while the service autoscales"}},
+		{"replicas beside maxReplicas", aim.AIMServiceSpec{Replicas: ptr.To[int32](3), MaxReplicas: ptr.To[int32](4)},
+			[]string{"spec.replicas: not read while the service autoscales"}},
+	} {
+		got := scalingWarnings(&tc.spec)
+		if len(got) != len(tc.want) || slices.ContainsFunc(tc.want, func(p string) bool { return !strings.HasPrefix(got[slices.Index(tc.want, p)], p) }) {
+			t.Errorf("%s: warnings %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
