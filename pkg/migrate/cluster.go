@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -208,6 +209,8 @@ type engineDeployment struct {
 	Namespace, Name string
 	Replicas        int32 // desired
 	Running         int32 // pods that exist
+	// SystemNamespace is where it read the pull secrets of cluster models and model sources (engineSystemNamespace).
+	SystemNamespace string
 	// GitOps names the GitOps tool that manages the Deployment, or "".
 	GitOps string
 }
@@ -238,7 +241,7 @@ func (c *cluster) engineControllers(ctx context.Context, refs []string) ([]engin
 	var out []engineDeployment
 	add := func(d *appsv1.Deployment) {
 		out = append(out, engineDeployment{Namespace: d.Namespace, Name: d.Name, Replicas: ptr.Deref(d.Spec.Replicas, 1),
-			Running: d.Status.Replicas, GitOps: gitOpsManager(d.Labels, d.Annotations)})
+			Running: d.Status.Replicas, GitOps: gitOpsManager(d.Labels, d.Annotations), SystemNamespace: engineSystemNamespace(d)})
 	}
 	if len(refs) > 0 {
 		for _, ref := range refs {
@@ -265,6 +268,68 @@ func (c *cluster) engineControllers(ctx context.Context, refs []string) ([]engin
 		}
 	}
 	return out, nil
+}
+
+// engineSystemNamespace is aim-engine's operator namespace, where its controller read the pull secrets of cluster
+// models and model sources and ran the discovery Jobs of cluster templates: $AIM_SYSTEM_NAMESPACE of its
+// container, else its own namespace (internal/constants/constants.go:161).
+func engineSystemNamespace(d *appsv1.Deployment) string {
+	for _, c := range d.Spec.Template.Spec.Containers {
+		for _, e := range c.Env {
+			if e.Name == "AIM_SYSTEM_NAMESPACE" && e.Value != "" {
+				return e.Value
+			}
+		}
+	}
+	return d.Namespace
+}
+
+// secretsLeftBehind are the pull secrets the cluster models and model sources name that do not exist in ours, the
+// namespace aim-apiserver reads them from, when an aim-engine controller read them from another (from, the first
+// such); each with the objects that name it. aim-engine's objects name them; so do the copies.
+func (c *cluster) secretsLeftBehind(ctx context.Context, engines []engineDeployment, ours string) (from string, missing []string, err error) {
+	for _, e := range engines {
+		if e.SystemNamespace != ours {
+			from = e.SystemNamespace
+			break
+		}
+	}
+	if from == "" {
+		return "", nil, nil
+	}
+	named := map[string][]string{}
+	for _, k := range []struct{ plural, kind string }{{"aimclustermodels", "AIMClusterModel"}, {"aimclustermodelsources", "AIMClusterModelSource"}} {
+		items, err := c.list(ctx, schemaGVR(k.plural))
+		if err != nil {
+			return from, nil, err
+		}
+		for _, it := range items {
+			refs, _, _ := unstructured.NestedSlice(it.Object, "spec", "imagePullSecrets")
+			for _, r := range refs {
+				if name, _ := r.(map[string]any)["name"].(string); name != "" {
+					named[name] = append(named[name], k.kind+" "+it.GetName())
+				}
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(named)) {
+		_, err := c.kube.CoreV1().Secrets(ours).Get(ctx, name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			missing = append(missing, fmt.Sprintf("%s (%s)", name, strings.Join(named[name], ", ")))
+		case err != nil:
+			return from, nil, fmt.Errorf("reading Secret %s/%s: %w", ours, name, err)
+		}
+	}
+	return from, missing, nil
+}
+
+// secretsLeftBehindWarning says what aim-apiserver will miss in ours of the secrets aim-engine read from from.
+func secretsLeftBehindWarning(from, ours string, missing []string) string {
+	return fmt.Sprintf("aim-engine read the pull secrets of cluster models and model sources from namespace %s; aim-apiserver reads them "+
+		"from %s (--system-namespace), where these do not exist: %s. Copy them into %s, or run aim-apiserver with "+
+		"AIM_SYSTEM_NAMESPACE=%s (the chart's extraEnv) and keep that namespace when removing aim-engine (docs/migration.md, step 1)",
+		from, ours, strings.Join(missing, "; "), ours, from)
 }
 
 // username is who runs the migration, exempt from the freeze.

@@ -21,6 +21,7 @@ package migrate
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -327,6 +328,13 @@ func (m *migrator) preflight(ctx context.Context, st *state) error {
 	if in {
 		st.engineNamespace = ns
 		m.logf("  WARNING: %s", engineNamespaceWarning(ns))
+	}
+	// Not a reason to stop either: the secrets can be copied before or after the switch.
+	ours := cmp.Or(m.o.SystemNamespace, ns)
+	if from, missing, err := m.c.secretsLeftBehind(ctx, engines, ours); err != nil {
+		problems = append(problems, err.Error())
+	} else if len(missing) > 0 {
+		m.logf("  WARNING: %s", secretsLeftBehindWarning(from, ours, missing))
 	}
 	if _, err := m.c.caBundle(ctx, m.o.ServingSecret); err != nil {
 		problems = append(problems, err.Error())

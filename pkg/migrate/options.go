@@ -45,6 +45,9 @@ type Options struct {
 	Port    int32
 	// ServingSecret holds ca.crt, the CA of aim-apiserver's serving certificate, for the APIService's caBundle.
 	ServingSecret string
+	// SystemNamespace is aim-apiserver's --system-namespace, where it reads the pull secrets of cluster models and
+	// model sources; empty is the namespace of Service, as the chart runs it.
+	SystemNamespace string
 	// Timeout bounds each wait: the APIService becoming Available, CRDs going away, the CRDs' OpenAPI after a
 	// rollback.
 	Timeout time.Duration
@@ -104,6 +107,8 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 	fs.Int32Var(&o.Port, "service-port", o.Port, "Port of aim-apiserver's Service.")
 	fs.StringVar(&o.ServingSecret, "serving-secret", o.ServingSecret,
 		"Secret (namespace/name) whose ca.crt signed aim-apiserver's serving certificate; it becomes the APIService's caBundle.")
+	fs.StringVar(&o.SystemNamespace, "system-namespace", o.SystemNamespace,
+		"aim-apiserver's --system-namespace (its $AIM_SYSTEM_NAMESPACE), where it reads the pull secrets of cluster models and model sources; default: the namespace of --service.")
 	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "How long to wait for the APIService to become Available, for the CRDs to go, and after --rollback for kube-apiserver to serve the CRDs' OpenAPI.")
 
 	// The server's own flag names, for the settings that say where its objects are; the rest of the server's

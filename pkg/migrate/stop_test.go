@@ -2,11 +2,16 @@ package migrate
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/ptr"
 )
@@ -50,5 +55,46 @@ func TestEngineNamespace(t *testing.T) {
 	}
 	if _, err := c.engineNamespace(ctx, "missing"); err == nil {
 		t.Error("a namespace that does not exist: no error")
+	}
+}
+
+// TestSecretsLeftBehind: aim-apiserver installed in another namespace than aim-engine's operator namespace reads the
+// pull secrets of cluster models and model sources there; those it will not find are named with what names them.
+// An aim-engine that read them from aim-apiserver's namespace already ($AIM_SYSTEM_NAMESPACE) leaves none behind.
+func TestSecretsLeftBehind(t *testing.T) {
+	ctx := context.Background()
+	engine := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "aim-engine-controller-manager", Namespace: "aim-system"},
+		Spec: appsv1.DeploymentSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{
+			{Name: "manager", Image: "docker.io/amdenterpriseai/aim-engine:0.2.0"}}}}}}
+	kube := kubefake.NewClientset(engine,
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "ghcr", Namespace: "aim-system"}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "dockerhub", Namespace: "aim-apiserver"}})
+	object := func(kind, name string, secrets ...string) runtime.Object {
+		var refs []any
+		for _, s := range secrets {
+			refs = append(refs, map[string]any{"name": s})
+		}
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "aim.eai.amd.com/v1alpha1", "kind": kind,
+			"metadata": map[string]any{"name": name}, "spec": map[string]any{"imagePullSecrets": refs}}}
+	}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
+		schemaGVR("aimclustermodels"): "AIMClusterModelList", schemaGVR("aimclustermodelsources"): "AIMClusterModelSourceList"},
+		object("AIMClusterModelSource", "catalog", "ghcr", "dockerhub"), object("AIMClusterModel", "llama", "ghcr"), object("AIMClusterModel", "public"))
+	c := &cluster{kube: kube, dynamic: dyn}
+	engines, err := c.engineControllers(ctx, nil)
+	if err != nil || len(engines) != 1 {
+		t.Fatalf("engines %v (%v)", engines, err)
+	}
+	from, missing, err := c.secretsLeftBehind(ctx, engines, "aim-apiserver")
+	if want := []string{"ghcr (AIMClusterModel llama, AIMClusterModelSource catalog)"}; err != nil || from != "aim-system" || !slices.Equal(missing, want) {
+		t.Errorf("left behind from %q: %q (%v), want %q", from, missing, err, want)
+	}
+	engines[0].SystemNamespace = "aim-apiserver" // aim-engine ran with AIM_SYSTEM_NAMESPACE=aim-apiserver
+	if from, missing, err := c.secretsLeftBehind(ctx, engines, "aim-apiserver"); err != nil || from != "" || missing != nil {
+		t.Errorf("same system namespace: from %q, missing %q (%v)", from, missing, err)
+	}
+	engine.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "AIM_SYSTEM_NAMESPACE", Value: "aim-apiserver"}}
+	if got := engineSystemNamespace(engine); got != "aim-apiserver" {
+		t.Errorf("system namespace of an engine with AIM_SYSTEM_NAMESPACE: %q", got)
 	}
 }
