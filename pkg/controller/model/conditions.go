@@ -19,8 +19,9 @@ const (
 	ReasonInvalidImageLabels = "InvalidImageLabels"
 )
 
-// Reasons of (Cluster)ServiceTemplatesReady (TemplatesComponent).
+// Reasons of (Cluster)ServiceTemplatesReady (TemplatesComponent, awaitingMetadata).
 const (
+	ReasonAwaitingMetadata      = "AwaitingMetadata"
 	ReasonNoTemplatesExpected   = "NoTemplatesExpected"
 	ReasonCreatingTemplates     = "CreatingTemplates"
 	ReasonAllTemplatesFailed    = "AllTemplatesFailed"

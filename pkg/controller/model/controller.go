@@ -243,6 +243,8 @@ func (ctl *Controller) reconcile(ctx context.Context, obj reconcile.Object, spec
 			comp = state.Component{Dependency: state.DependencyDownstream, Errors: []error{applyErr}}
 		}
 		comps = append(comps, templatesOfKind(comp, obj.GetNamespace() == ""))
+	} else if comp, ok := awaitingMetadata(spec, rcErr); ok {
+		comps = append(comps, templatesOfKind(comp, obj.GetNamespace() == ""))
 	}
 
 	// Pull secrets are not watched (the controller may only get them), and a missing image may be pushed

@@ -178,6 +178,18 @@ func templatesKnown(spec aimv1.AIMModelSpec, metadata *aimv1.ImageMetadata, rcEr
 	return rcErr == nil && (!spec.ShouldCreateTemplates() || metadata != nil || len(spec.ModelSources) > 0)
 }
 
+// awaitingMetadata is the templates component of a model whose templates are not known because the image's labels,
+// which say which ones it makes, are still to be read (after templatesKnown): Progressing, in aim-engine's words
+// (ExpectsTemplates unknown). None while the runtime config is missing (nothing is planned then), nor when
+// extraction is off: no read will come, and aim-engine's model would wait for good (design.md R9.12).
+func awaitingMetadata(spec aimv1.AIMModelSpec, rcErr error) (state.Component, bool) {
+	if d := spec.Discovery; rcErr != nil || d != nil && d.ExtractMetadata != nil && !*d.ExtractMetadata {
+		return state.Component{}, false
+	}
+	return state.Component{Name: ComponentServiceTemplates, Dependency: state.DependencyDownstream, State: aimv1.AIMStatusProgressing,
+		Reason: ReasonAwaitingMetadata, Message: "Waiting for the model to fetch metadata"}, true
+}
+
 // TemplateLabels are the labels of a model's template, through childlabels.For (the template's own labels, the
 // model's propagated ones, the framework label of controller and managed-by): the model's name and the
 // auto-generated origin, which lookups select by. Label values hold at most 63 characters; a longer model name

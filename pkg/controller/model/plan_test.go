@@ -269,6 +269,27 @@ func TestTemplatesKnown(t *testing.T) {
 	}
 }
 
+// TestAwaitingMetadata: a model whose templates wait for the image's labels says so in (Cluster)ServiceTemplatesReady,
+// as aim-engine does; not when no read will come (extraction off, R9.12) or while the runtime config is missing.
+func TestAwaitingMetadata(t *testing.T) {
+	image := aimv1.AIMModelSpec{Image: "org/aim:1"}
+	if c, ok := awaitingMetadata(image, nil); !ok || c.State != aimv1.AIMStatusProgressing || c.Reason != ReasonAwaitingMetadata ||
+		c.Message != "Waiting for the model to fetch metadata" {
+		t.Errorf("labels not read yet: %+v %v", c, ok)
+	}
+	if c := templatesOfKind(state.Component{Name: ComponentServiceTemplates}, true); c.Name != ComponentClusterServiceTemplates {
+		t.Errorf("a cluster model's component %q", c.Name)
+	}
+	off := image
+	off.Discovery = &aimv1.AIMModelDiscoveryConfig{ExtractMetadata: ptr.To(false)}
+	if _, ok := awaitingMetadata(off, nil); ok {
+		t.Error("extraction off: the model would wait for good")
+	}
+	if _, ok := awaitingMetadata(image, errors.New("runtime config gold not found")); ok {
+		t.Error("runtime config missing: nothing is planned")
+	}
+}
+
 // TestTemplatesOfKind: while its templates are prepared a cluster model is Pending and a namespaced one
 // Progressing, as aim-engine reports them; each names the component after its kind of templates.
 func TestTemplatesOfKind(t *testing.T) {
