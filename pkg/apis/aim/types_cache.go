@@ -20,7 +20,8 @@ const (
 type AIMTemplateCacheMode string
 
 const (
-	// AIMTemplateCacheModeShared artifacts are shared by every cache of the namespace with the same sources.
+	// AIMTemplateCacheModeShared artifacts belong to no cache: a cache of the namespace with the same source, env
+	// and storage class uses one (another's once it is Ready), and they outlive the caches.
 	AIMTemplateCacheModeShared AIMTemplateCacheMode = "Shared"
 	// AIMTemplateCacheModeDedicated artifacts belong to this cache and are deleted with it.
 	AIMTemplateCacheModeDedicated AIMTemplateCacheMode = "Dedicated"
@@ -31,7 +32,8 @@ type AIMTemplateCacheSpec struct {
 	// templateName is the template whose model sources are cached.
 	TemplateName string
 	// templateScope says whether templateName is an AIMServiceTemplate (Namespace) or an
-	// AIMClusterServiceTemplate (Cluster). When empty the controller resolves and sets it.
+	// AIMClusterServiceTemplate (Cluster); Unknown looks for the namespaced template first, then the cluster one.
+	// Required on create, as in aim-engine; the controller never writes it.
 	TemplateScope AIMTemplateScope
 	// env is passed to the download jobs; a source's own env wins on name clashes.
 	Env []corev1.EnvVar
@@ -41,7 +43,7 @@ type AIMTemplateCacheSpec struct {
 	StorageClassName string
 	// downloadImage overrides the downloader image.
 	DownloadImage string
-	// modelSources is accepted for compatibility; the template's resolved sources are cached.
+	// modelSources, when set, are cached instead of the template's, without waiting for the template to be Ready.
 	ModelSources []AIMModelSource
 	// runtimeConfigName is the runtime config to take defaults from.
 	RuntimeConfigName string
@@ -61,7 +63,7 @@ type AIMTemplateCacheArtifactStatus struct {
 	Status AIMStatus
 	// persistentVolumeClaim holding the artifact.
 	PersistentVolumeClaim string
-	// mountPoint of the artifact in inference pods.
+	// mountPoint is not written (as in aim-engine); services mount an artifact under its model id.
 	MountPoint string
 }
 
@@ -113,7 +115,7 @@ type AIMArtifactSpec struct {
 	ModelID string
 	// storageClassName of the volume; empty uses the runtime config, then the cluster default.
 	StorageClassName string
-	// size of the weights; when absent a check-size job measures it.
+	// size of the weights; when absent or 0 a check-size job measures it.
 	WeightsSize *Quantity
 	// env of the download and check-size jobs, for example credentials.
 	Env []corev1.EnvVar
@@ -165,7 +167,7 @@ type AIMArtifactStatus struct {
 	Download *AIMDownloadState
 	// displaySize is the model size for display, for example 15.3 GiB.
 	DisplaySize string
-	// lastUsed is when a service last mounted the artifact.
+	// lastUsed is not written by aim-apiserver (nor by aim-engine); kept for compatibility.
 	LastUsed *metav1.Time
 	// persistentVolumeClaim holding the weights.
 	PersistentVolumeClaim string

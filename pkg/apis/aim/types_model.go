@@ -17,19 +17,24 @@ type AIMModelSpec struct {
 	Custom *AIMModelCustomConfig
 	// customTemplates each create a template of the model (at most 16).
 	CustomTemplates []AIMCustomTemplate
-	// modelSources makes this a custom model serving these weights (at most one). Its hardware must then come
-	// from custom.hardware or from every custom template.
+	// modelSources makes this a custom model serving these weights (at most one). With customTemplates, each
+	// needs hardware of its own or custom.hardware; without them, a model without custom.hardware gets a template
+	// that requests no GPU (stored with a warning).
 	ModelSources []AIMModelSource
 	// runtimeConfigName is the runtime config to take defaults from. Empty or "default" resolves the configs
 	// named default, which may be absent; any other name must exist.
 	RuntimeConfigName string
-	// imagePullSecrets for reading the image from its registry; copied to the model's templates.
+	// imagePullSecrets for reading the image from its registry (an AIMClusterModel's: in the controller's
+	// namespace); copied to the model's templates.
 	ImagePullSecrets []corev1.LocalObjectReference
-	// env is copied into the model's custom templates.
+	// env is merged by name under each custom template's env (the template's wins; AIM_ENGINE_ARGS merge as JSON).
+	// Not used by an AIMClusterModel, whose templates take their env from runtime configs.
 	Env []corev1.EnvVar
-	// serviceAccountName is copied into the model's templates and runs discovery.
+	// serviceAccountName is copied into the model's templates and runs discovery, unless the template or the
+	// runtime config's discovery.serviceAccountName names another.
 	ServiceAccountName string
-	// resources are default container resources for the model's workloads.
+	// resources is accepted for compatibility and not used, as in aim-engine: set resources on templates or
+	// services.
 	Resources *ResourceRequirements
 	// imageMetadata supplied by the user (for air-gapped clusters); when set the registry is not contacted.
 	ImageMetadata *ImageMetadata
@@ -39,15 +44,18 @@ type AIMModelSpec struct {
 type AIMModelDiscoveryConfig struct {
 	// extractMetadata reads the image's labels from its registry. Defaults to true.
 	ExtractMetadata *bool
-	// createServiceTemplates creates one template per recommended deployment. Defaults to true.
+	// createServiceTemplates creates one template per recommended deployment. Defaults to true. When false the
+	// model creates no templates (custom ones included) and leaves those that exist alone.
 	CreateServiceTemplates *bool
 }
 
 // AIMModelCustomConfig holds defaults for the custom templates of a model.
 type AIMModelCustomConfig struct {
-	// hardware of custom templates that do not set their own.
+	// hardware of custom templates, under which each template's own hardware is merged field by field (the
+	// template's fields win; gpu model and minVram replace each other).
 	Hardware *AIMHardwareRequirements
-	// type of custom templates that do not set their own. Defaults to unoptimized.
+	// type of the template made for modelSources when there are no customTemplates (listed custom templates
+	// default to unoptimized themselves). Defaults to unoptimized.
 	Type *AIMProfileType
 }
 
@@ -59,7 +67,7 @@ type AIMCustomTemplate struct {
 	Type *AIMProfileType
 	// env of the template (at most 64 entries).
 	Env []corev1.EnvVar
-	// hardware of the template; defaults to the model's custom.hardware.
+	// hardware of the template, merged field by field over the model's custom.hardware (its fields win).
 	Hardware *AIMHardwareRequirements
 	// profile selects metric and precision.
 	Profile *AIMCustomTemplateProfile
@@ -163,8 +171,8 @@ type AIMModelStatus struct {
 	ObservedGeneration int64
 	// status is Pending, Progressing, Ready, Degraded, Failed or NotAvailable.
 	Status AIMStatus
-	// conditions: RuntimeConfigReady, ImageMetadataReady, ServiceTemplatesReady, ConfigValid, AuthValid,
-	// DependenciesReachable, Ready.
+	// conditions: RuntimeConfigReady, ImageMetadataReady, ServiceTemplatesReady (ClusterServiceTemplatesReady on
+	// an AIMClusterModel), ConfigValid, AuthValid, DependenciesReachable, Ready.
 	Conditions []metav1.Condition
 	// resolvedRuntimeConfig is the runtime config the model's defaults came from.
 	ResolvedRuntimeConfig *AIMResolvedReference

@@ -9,7 +9,8 @@ import (
 type AIMClusterModelSourceSpec struct {
 	// registry to list, for example docker.io or ghcr.io. Defaults to docker.io.
 	Registry string
-	// imagePullSecrets to authenticate to the registry, in the controller's namespace.
+	// imagePullSecrets to authenticate to the registry, in the controller's namespace; copied to the models the
+	// source creates. A secret that does not exist is skipped (a public registry is listed without it).
 	ImagePullSecrets []corev1.LocalObjectReference
 	// filters select repositories and tags (1 to 100 entries).
 	Filters []AIMModelSourceFilter
@@ -30,7 +31,8 @@ type AIMModelSourceFilter struct {
 	Image string
 	// exclude lists repositories to skip, by exact name.
 	Exclude []string
-	// versions are version ranges for this filter, written as spec.versions; they replace spec.versions.
+	// versions are version ranges for this filter, written as spec.versions; they replace spec.versions. A
+	// filter that names an exact tag ignores both.
 	Versions []string
 }
 

@@ -25,23 +25,28 @@ type AIMServiceSpec struct {
 	// template selects the runtime template; without a name the best Ready template of the model is chosen.
 	// Immutable once set: it may be added or removed after creation, not changed.
 	Template *AIMServiceTemplateSelector
-	// caching controls whether model weights are pre-downloaded to a volume; absent means mode Shared. Immutable
-	// once set: it may be added or removed after creation, not changed.
+	// caching chooses how model weights are cached on volumes: mode Shared (also when absent) or Dedicated. The
+	// weights are cached whenever the template lists model sources. Immutable once set: it may be added or removed
+	// after creation, not changed.
 	Caching *AIMServiceCaching
 	// cacheModel is deprecated and ignored; use caching.mode.
 	CacheModel *bool
 	// replicas is the fixed number of inference replicas when autoscaling is off. Defaults to 1.
 	Replicas *int32
-	// minReplicas is the lower autoscaling bound (at least 1); setting it or maxReplicas enables autoscaling.
+	// minReplicas is the lower autoscaling bound (at least 1); defaults to 1 when autoscaling. Any of autoScaling,
+	// minReplicas and maxReplicas enables autoscaling, and replicas is then not read.
 	MinReplicas *int32
-	// maxReplicas is the upper autoscaling bound (at least 1 and at least minReplicas).
+	// maxReplicas is the upper autoscaling bound (at least 1); defaults to minReplicas. A value below minReplicas
+	// is stored with a warning, and KServe refuses the InferenceService made from it.
 	MaxReplicas *int32
 	// autoScaling configures the metrics that drive autoscaling.
 	AutoScaling *AIMServiceAutoScaling
 	// runtimeConfigName is the AIMRuntimeConfig / AIMClusterRuntimeConfig to take defaults from. Empty or
 	// "default" resolves the configs named default, which may be absent; any other name must exist.
 	RuntimeConfigName string
-	// storage overrides the runtime config's storage settings for this service's caches.
+	// storage: its defaultStorageClassName overrides the runtime config's for the caches this service creates (a
+	// Shared cache that exists is used whatever its class); pvcHeadroomPercent and accessModes are read from the
+	// runtime config only.
 	Storage *AIMStorageConfig
 	// routing overrides the runtime config's routing settings for this service.
 	Routing *AIMRuntimeRoutingConfig
@@ -163,7 +168,8 @@ type AIMServiceStatus struct {
 	// observedGeneration is the spec generation the status describes.
 	ObservedGeneration int64
 	// conditions: ModelReady, TemplateReady, RuntimeConfigReady, InferenceServiceReady,
-	// InferenceServicePodsReady, CacheReady, HTTPRouteReady, ConfigValid, AuthValid, DependenciesReachable, Ready.
+	// InferenceServicePodsReady, CacheReady, HTTPRouteReady, HPAReady (autoscaled services), ConfigValid, AuthValid,
+	// DependenciesReachable, Ready.
 	Conditions []metav1.Condition
 	// status is Pending, Starting, Running, Degraded, Failed or NotAvailable.
 	Status AIMStatus
@@ -211,7 +217,7 @@ type AIMTemplateCandidate struct {
 type AIMServiceCacheStatus struct {
 	// templateCacheRef is the AIMTemplateCache the service mounts.
 	TemplateCacheRef *AIMResolvedReference
-	// retryAttempts counts cache retries.
+	// retryAttempts is not written by aim-apiserver (nor by aim-engine); kept for compatibility.
 	RetryAttempts int32
 }
 
@@ -235,9 +241,11 @@ type AIMServiceRuntimeStatus struct {
 	CurrentReplicas int32
 	// desiredReplicas is the number of replicas wanted.
 	DesiredReplicas int32
-	// minReplicas is the lower autoscaling bound.
+	// minReplicas is the lower replica bound: replicas when not autoscaled, else minReplicas (the HPA's once
+	// KEDA made it).
 	MinReplicas int32
-	// maxReplicas is the upper autoscaling bound.
+	// maxReplicas is the upper replica bound: replicas when not autoscaled, else maxReplicas (the HPA's once
+	// KEDA made it).
 	MaxReplicas int32
 	// replicas is a display string: "N" (the current replicas) when minReplicas equals maxReplicas, else
 	// "current/desired (min-max)".

@@ -109,8 +109,9 @@ type AIMHardwareRequirements struct {
 
 // AIMGpuRequirements describe the GPUs a workload needs.
 type AIMGpuRequirements struct {
-	// requests is the number of GPUs per replica (requests equal limits). 0 places the workload on GPU nodes
-	// without consuming GPUs.
+	// requests is the number of GPUs per replica (requests equal limits). 0 with a model or minVram places the
+	// workload on GPU nodes without consuming GPUs; 0 without either needs no GPU. On a template, the GPU count
+	// discovery chose replaces it in status.resolvedHardware, which the InferenceService requests.
 	Requests int32
 	// model is the GPU model, for example MI300X or MI355X (at most 64 characters). Mutually exclusive with minVram.
 	Model string
@@ -122,9 +123,11 @@ type AIMGpuRequirements struct {
 
 // AIMCpuRequirements describe a CPU-only workload.
 type AIMCpuRequirements struct {
-	// requests is the CPU requested per replica.
+	// requests is the CPU requested per replica by the templates of a model's custom hardware, which the model
+	// writes into their resources; on a template's own hardware and in a service's overrides it sets no pod
+	// resources (set resources instead).
 	Requests Quantity
-	// limits is the CPU limit per replica; at least requests when set.
+	// limits is the CPU limit per replica, where requests is applied; one below requests is stored with a warning.
 	Limits *Quantity
 }
 
@@ -141,15 +144,17 @@ type AIMModelSource struct {
 	Env []corev1.EnvVar
 }
 
-// AIMProfile is the runtime profile discovery selected for a template.
+// AIMProfile is the runtime profile discovery selected for a template, or the one built from the spec for
+// inline model sources.
 type AIMProfile struct {
-	// engine_args are the inference engine arguments of the profile, any JSON value (usually an object).
+	// engine_args are the inference engine arguments of the profile, a JSON object.
 	EngineArgs *JSON
-	// env_vars are environment variables the profile sets on the inference container.
+	// env_vars are the environment variables of the discovery output, recorded only: the InferenceService does
+	// not get them, as in aim-engine.
 	EnvVars map[string]string
 	// metadata describes the profile.
 	Metadata AIMProfileMetadata
-	// originalDiscoveryOutput is the discovery output the profile was taken from.
+	// originalDiscoveryOutput is not written by aim-apiserver (nor by aim-engine); kept for compatibility.
 	OriginalDiscoveryOutput *JSON
 }
 
@@ -171,7 +176,8 @@ type AIMProfileMetadata struct {
 
 // AIMStorageConfig controls the volumes that hold downloaded models.
 type AIMStorageConfig struct {
-	// defaultStorageClassName is the storage class of model cache volumes; empty uses the cluster default.
+	// defaultStorageClassName is the storage class of model cache volumes; empty falls back to the runtime
+	// config's (in a service's storage), then the cluster default.
 	DefaultStorageClassName *string
 	// pvcHeadroomPercent is extra space, in percent of the model size, added to cache volumes. Defaults to 10.
 	PVCHeadroomPercent *int32

@@ -17,7 +17,8 @@ type AIMServiceTemplateSpecCommon struct {
 	RuntimeConfigName string
 	// imagePullSecrets for the model image, used by discovery and inference.
 	ImagePullSecrets []corev1.LocalObjectReference
-	// serviceAccountName runs discovery and inference pods under this service account.
+	// serviceAccountName runs discovery and inference pods under this service account, unless the service names
+	// one (inference) or the runtime config's discovery.serviceAccountName does (discovery).
 	ServiceAccountName string
 	// resources of the inference container, merged under the service's resources.
 	Resources *ResourceRequirements
@@ -25,7 +26,8 @@ type AIMServiceTemplateSpecCommon struct {
 	ModelSources []AIMModelSource
 	// profileId pins a profile of the image; passed as AIM_PROFILE_ID to discovery and inference.
 	ProfileID string
-	// type of the profile when it is built from inline sources: optimized, preview or unoptimized.
+	// type of the profile when it is built from inline sources: optimized, preview or unoptimized. Defaults to
+	// unoptimized.
 	Type *AIMProfileType
 	// env is added to the inference container (and the discovery container).
 	Env []corev1.EnvVar
@@ -33,7 +35,8 @@ type AIMServiceTemplateSpecCommon struct {
 
 // AIMTemplateCachingConfig controls pre-downloading of a namespaced template's model sources.
 type AIMTemplateCachingConfig struct {
-	// enabled creates an AIMTemplateCache for the template once it is Ready. Defaults to false.
+	// enabled creates an AIMTemplateCache for the template once it has model sources (inline ones at once) and its
+	// model, runtime config and GPU resolve. Defaults to false.
 	Enabled bool
 	// env is passed to the download jobs.
 	Env []corev1.EnvVar
@@ -53,9 +56,9 @@ type AIMClusterServiceTemplateSpec struct {
 
 // AIMDiscoveryState is the circuit breaker of discovery retries.
 type AIMDiscoveryState struct {
-	// attempts is the number of failed discovery attempts since the spec last changed.
+	// attempts is the number of failed discovery attempts since the discovery inputs (specHash) last changed.
 	Attempts int32
-	// lastAttemptTime is when the last discovery job was started.
+	// lastAttemptTime is when the last failed attempt was recorded; the retry backoff counts from it.
 	LastAttemptTime *metav1.Time
 	// lastFailureReason is the reason the last attempt failed.
 	LastFailureReason string
@@ -69,8 +72,9 @@ type AIMServiceTemplateStatus struct {
 	ObservedGeneration int64
 	// status is Pending, Progressing, Ready, Degraded, Failed or NotAvailable.
 	Status AIMStatus
-	// conditions: ModelReady, RuntimeConfigReady, GPUReady, DiscoveryJobReady, Discovered, ConfigValid,
-	// AuthValid, DependenciesReachable, Ready.
+	// conditions: ModelReady (ClusterModelReady when the template takes the cluster model), RuntimeConfigReady,
+	// GPUReady, DiscoveryJobReady, DiscoveryPodsReady, Discovered, TemplateCacheReady (caching enabled),
+	// ConfigValid, AuthValid, DependenciesReachable, Ready.
 	Conditions []metav1.Condition
 	// resolvedModel is the model the template runs.
 	ResolvedModel *AIMResolvedReference
@@ -86,7 +90,7 @@ type AIMServiceTemplateStatus struct {
 	HardwareSummary string
 	// modelSources are the weights the template serves, from the spec or from discovery.
 	ModelSources []AIMModelSource
-	// profile is the runtime profile discovery selected.
+	// profile is the runtime profile discovery selected, or the one built from the spec for inline model sources.
 	Profile *AIMProfile
 	// discoveryJob is the latest discovery Job (kind Job, with its namespace and uid).
 	DiscoveryJob *AIMResolvedReference

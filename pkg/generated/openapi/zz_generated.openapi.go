@@ -549,7 +549,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMArtifactSpec(ref common.ReferenceCallback) 
 					},
 					"size": {
 						SchemaProps: spec.SchemaProps{
-							Description: "size of the weights; when absent a check-size job measures it.",
+							Description: "size of the weights; when absent or 0 a check-size job measures it.",
 							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.Quantity"),
 						},
 					},
@@ -743,7 +743,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMArtifactStatus(ref common.ReferenceCallback
 					},
 					"lastUsed": {
 						SchemaProps: spec.SchemaProps{
-							Description: "lastUsed is when a service last mounted the artifact.",
+							Description: "lastUsed is not written by aim-apiserver (nor by aim-engine); kept for compatibility.",
 							Ref:         ref("k8s.io/apimachinery/pkg/apis/meta/v1.Time"),
 						},
 					},
@@ -756,7 +756,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMArtifactStatus(ref common.ReferenceCallback
 					},
 					"mode": {
 						SchemaProps: spec.SchemaProps{
-							Description: "mode is Shared or Dedicated.\n\nPossible enum values:\n - `\"Dedicated\"` artifacts belong to this cache and are deleted with it.\n - `\"Shared\"` artifacts are shared by every cache of the namespace with the same sources.",
+							Description: "mode is Shared or Dedicated.\n\nPossible enum values:\n - `\"Dedicated\"` artifacts belong to this cache and are deleted with it.\n - `\"Shared\"` artifacts belong to no cache: a cache of the namespace with the same source, env and storage class uses one (another's once it is Ready), and they outlive the caches.",
 							Type:        []string{"string"},
 							Format:      "",
 							Enum:        []interface{}{"Dedicated", "Shared"},
@@ -1014,7 +1014,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMClusterModelSourceSpec(ref common.Reference
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "imagePullSecrets to authenticate to the registry, in the controller's namespace.",
+							Description: "imagePullSecrets to authenticate to the registry, in the controller's namespace; copied to the models the source creates. A secret that does not exist is skipped (a public registry is listed without it).",
 							AllOf: []spec.Schema{
 								{
 									SchemaProps: spec.SchemaProps{
@@ -1499,7 +1499,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMClusterServiceTemplateSpec(ref common.Refer
 					},
 					"serviceAccountName": {
 						SchemaProps: spec.SchemaProps{
-							Description: "serviceAccountName runs discovery and inference pods under this service account.",
+							Description: "serviceAccountName runs discovery and inference pods under this service account, unless the service names one (inference) or the runtime config's discovery.serviceAccountName does (discovery).",
 							MaxLength:   ptr.To[int64](253),
 							Pattern:     "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$",
 							Type:        []string{"string"},
@@ -1540,7 +1540,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMClusterServiceTemplateSpec(ref common.Refer
 					},
 					"type": {
 						SchemaProps: spec.SchemaProps{
-							Description: "type of the profile when it is built from inline sources: optimized, preview or unoptimized.\n\nPossible enum values:\n - `\"optimized\"`\n - `\"preview\"`\n - `\"unoptimized\"`",
+							Description: "type of the profile when it is built from inline sources: optimized, preview or unoptimized. Defaults to unoptimized.\n\nPossible enum values:\n - `\"optimized\"`\n - `\"preview\"`\n - `\"unoptimized\"`",
 							Type:        []string{"string"},
 							Format:      "",
 							Enum:        []interface{}{"optimized", "preview", "unoptimized"},
@@ -1613,13 +1613,13 @@ func schema_pkg_apis_aim_v1alpha1_AIMCpuRequirements(ref common.ReferenceCallbac
 				Properties: map[string]spec.Schema{
 					"requests": {
 						SchemaProps: spec.SchemaProps{
-							Description: "requests is the CPU requested per replica.",
+							Description: "requests is the CPU requested per replica by the templates of a model's custom hardware, which the model writes into their resources; on a template's own hardware and in a service's overrides it sets no pod resources (set resources instead).",
 							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.Quantity"),
 						},
 					},
 					"limits": {
 						SchemaProps: spec.SchemaProps{
-							Description: "limits is the CPU limit per replica; at least requests when set.",
+							Description: "limits is the CPU limit per replica, where requests is applied; one below requests is stored with a warning.",
 							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.Quantity"),
 						},
 					},
@@ -1708,7 +1708,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMCustomTemplate(ref common.ReferenceCallback
 					},
 					"hardware": {
 						SchemaProps: spec.SchemaProps{
-							Description: "hardware of the template; defaults to the model's custom.hardware.",
+							Description: "hardware of the template, merged field by field over the model's custom.hardware (its fields win).",
 							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMHardwareRequirements"),
 						},
 					},
@@ -1794,7 +1794,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMDiscoveryState(ref common.ReferenceCallback
 				Properties: map[string]spec.Schema{
 					"attempts": {
 						SchemaProps: spec.SchemaProps{
-							Description: "attempts is the number of failed discovery attempts since the spec last changed.",
+							Description: "attempts is the number of failed discovery attempts since the discovery inputs (specHash) last changed.",
 							Minimum:     ptr.To[float64](0),
 							Type:        []string{"integer"},
 							Format:      "int32",
@@ -1802,7 +1802,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMDiscoveryState(ref common.ReferenceCallback
 					},
 					"lastAttemptTime": {
 						SchemaProps: spec.SchemaProps{
-							Description: "lastAttemptTime is when the last discovery job was started.",
+							Description: "lastAttemptTime is when the last failed attempt was recorded; the retry backoff counts from it.",
 							Ref:         ref("k8s.io/apimachinery/pkg/apis/meta/v1.Time"),
 						},
 					},
@@ -2005,7 +2005,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMGpuRequirements(ref common.ReferenceCallbac
 				Properties: map[string]spec.Schema{
 					"requests": {
 						SchemaProps: spec.SchemaProps{
-							Description: "requests is the number of GPUs per replica (requests equal limits). 0 places the workload on GPU nodes without consuming GPUs.",
+							Description: "requests is the number of GPUs per replica (requests equal limits). 0 with a model or minVram places the workload on GPU nodes without consuming GPUs; 0 without either needs no GPU. On a template, the GPU count discovery chose replaces it in status.resolvedHardware, which the InferenceService requests.",
 							Minimum:     ptr.To[float64](0),
 							Type:        []string{"integer"},
 							Format:      "int32",
@@ -2181,13 +2181,13 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelCustomConfig(ref common.ReferenceCallb
 				Properties: map[string]spec.Schema{
 					"hardware": {
 						SchemaProps: spec.SchemaProps{
-							Description: "hardware of custom templates that do not set their own.",
+							Description: "hardware of custom templates, under which each template's own hardware is merged field by field (the template's fields win; gpu model and minVram replace each other).",
 							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMHardwareRequirements"),
 						},
 					},
 					"type": {
 						SchemaProps: spec.SchemaProps{
-							Description: "type of custom templates that do not set their own. Defaults to unoptimized.\n\nPossible enum values:\n - `\"optimized\"`\n - `\"preview\"`\n - `\"unoptimized\"`",
+							Description: "type of the template made for modelSources when there are no customTemplates (listed custom templates default to unoptimized themselves). Defaults to unoptimized.\n\nPossible enum values:\n - `\"optimized\"`\n - `\"preview\"`\n - `\"unoptimized\"`",
 							Type:        []string{"string"},
 							Format:      "",
 							Enum:        []interface{}{"optimized", "preview", "unoptimized"},
@@ -2218,7 +2218,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelDiscoveryConfig(ref common.ReferenceCa
 					},
 					"createServiceTemplates": {
 						SchemaProps: spec.SchemaProps{
-							Description: "createServiceTemplates creates one template per recommended deployment. Defaults to true.",
+							Description: "createServiceTemplates creates one template per recommended deployment. Defaults to true. When false the model creates no templates (custom ones included) and leaves those that exist alone.",
 							Default:     true,
 							Type:        []string{"boolean"},
 							Format:      "",
@@ -2426,7 +2426,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelSourceFilter(ref common.ReferenceCallb
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "versions are version ranges for this filter, written as spec.versions; they replace spec.versions.",
+							Description: "versions are version ranges for this filter, written as spec.versions; they replace spec.versions. A filter that names an exact tag ignores both.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -2511,7 +2511,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelSpec(ref common.ReferenceCallback) com
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "modelSources makes this a custom model serving these weights (at most one). Its hardware must then come from custom.hardware or from every custom template.",
+							Description: "modelSources makes this a custom model serving these weights (at most one). With customTemplates, each needs hardware of its own or custom.hardware; without them, a model without custom.hardware gets a template that requests no GPU (stored with a warning).",
 							MaxItems:    ptr.To[int64](1),
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
@@ -2540,7 +2540,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelSpec(ref common.ReferenceCallback) com
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "imagePullSecrets for reading the image from its registry; copied to the model's templates.",
+							Description: "imagePullSecrets for reading the image from its registry (an AIMClusterModel's: in the controller's namespace); copied to the model's templates.",
 							AllOf: []spec.Schema{
 								{
 									SchemaProps: spec.SchemaProps{
@@ -2590,7 +2590,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelSpec(ref common.ReferenceCallback) com
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "env is copied into the model's custom templates.",
+							Description: "env is merged by name under each custom template's env (the template's wins; AIM_ENGINE_ARGS merge as JSON). Not used by an AIMClusterModel, whose templates take their env from runtime configs.",
 							AllOf: []spec.Schema{
 								{
 									SchemaProps: spec.SchemaProps{
@@ -2629,7 +2629,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelSpec(ref common.ReferenceCallback) com
 					},
 					"serviceAccountName": {
 						SchemaProps: spec.SchemaProps{
-							Description: "serviceAccountName is copied into the model's templates and runs discovery.",
+							Description: "serviceAccountName is copied into the model's templates and runs discovery, unless the template or the runtime config's discovery.serviceAccountName names another.",
 							MaxLength:   ptr.To[int64](253),
 							Pattern:     "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$",
 							Type:        []string{"string"},
@@ -2638,7 +2638,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelSpec(ref common.ReferenceCallback) com
 					},
 					"resources": {
 						SchemaProps: spec.SchemaProps{
-							Description: "resources are default container resources for the model's workloads.",
+							Description: "resources is accepted for compatibility and not used, as in aim-engine: set resources on templates or services.",
 							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.ResourceRequirements"),
 						},
 					},
@@ -2693,7 +2693,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelStatus(ref common.ReferenceCallback) c
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "conditions: RuntimeConfigReady, ImageMetadataReady, ServiceTemplatesReady, ConfigValid, AuthValid, DependenciesReachable, Ready.",
+							Description: "conditions: RuntimeConfigReady, ImageMetadataReady, ServiceTemplatesReady (ClusterServiceTemplatesReady on an AIMClusterModel), ConfigValid, AuthValid, DependenciesReachable, Ready.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -2737,18 +2737,18 @@ func schema_pkg_apis_aim_v1alpha1_AIMProfile(ref common.ReferenceCallback) commo
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "AIMProfile is the runtime profile discovery selected for a template.",
+				Description: "AIMProfile is the runtime profile discovery selected for a template, or the one built from the spec for inline model sources.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
 					"engine_args": {
 						SchemaProps: spec.SchemaProps{
-							Description: "engine_args are the inference engine arguments of the profile, any JSON value (usually an object).",
+							Description: "engine_args are the inference engine arguments of the profile, a JSON object.",
 							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.JSON"),
 						},
 					},
 					"env_vars": {
 						SchemaProps: spec.SchemaProps{
-							Description: "env_vars are environment variables the profile sets on the inference container.",
+							Description: "env_vars are the environment variables of the discovery output, recorded only: the InferenceService does not get them, as in aim-engine.",
 							Type:        []string{"object"},
 							AdditionalProperties: &spec.SchemaOrBool{
 								Allows: true,
@@ -2771,7 +2771,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMProfile(ref common.ReferenceCallback) commo
 					},
 					"originalDiscoveryOutput": {
 						SchemaProps: spec.SchemaProps{
-							Description: "originalDiscoveryOutput is the discovery output the profile was taken from.",
+							Description: "originalDiscoveryOutput is not written by aim-apiserver (nor by aim-engine); kept for compatibility.",
 							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.JSON"),
 						},
 					},
@@ -2998,7 +2998,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMRuntimeConfigSpec(ref common.ReferenceCallb
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "AIMRuntimeConfigSpec holds defaults for AIM objects. A namespaced config of a name overrides the cluster config of the same name field by field: a field that is set in the namespaced config wins even when it is false, zero or empty; env lists merge by name. Fields are pointers so that \"set\" can be told from \"unset\", and no defaults are stored, so that an unset field never overrides the cluster config.",
+				Description: "AIMRuntimeConfigSpec holds defaults for AIM objects. A namespaced config of a name overrides the cluster config of the same name field by field: a field that is set in the namespaced config wins even when it is false, zero or empty; env lists merge by name, nodeSelector and routing annotations by key. Fields are pointers so that \"set\" can be told from \"unset\", and the only defaults stored are routing.gatewayRef's group and kind, so that an unset field never overrides the cluster config.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
 					"storage": {
@@ -3147,7 +3147,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMRuntimeConfigStatus(ref common.ReferenceCal
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "conditions: Valid.",
+							Description: "conditions: Valid and Ready (the same status, reason and message).",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -3448,7 +3448,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceCacheStatus(ref common.ReferenceCall
 					},
 					"retryAttempts": {
 						SchemaProps: spec.SchemaProps{
-							Description: "retryAttempts counts cache retries.",
+							Description: "retryAttempts is not written by aim-apiserver (nor by aim-engine); kept for compatibility.",
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},
@@ -3863,14 +3863,14 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceRuntimeStatus(ref common.ReferenceCa
 					},
 					"minReplicas": {
 						SchemaProps: spec.SchemaProps{
-							Description: "minReplicas is the lower autoscaling bound.",
+							Description: "minReplicas is the lower replica bound: replicas when not autoscaled, else minReplicas (the HPA's once KEDA made it).",
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},
 					},
 					"maxReplicas": {
 						SchemaProps: spec.SchemaProps{
-							Description: "maxReplicas is the upper autoscaling bound.",
+							Description: "maxReplicas is the upper replica bound: replicas when not autoscaled, else maxReplicas (the HPA's once KEDA made it).",
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},
@@ -3910,7 +3910,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceSpec(ref common.ReferenceCallback) c
 					},
 					"caching": {
 						SchemaProps: spec.SchemaProps{
-							Description: "caching controls whether model weights are pre-downloaded to a volume; absent means mode Shared. Immutable once set: it may be added or removed after creation, not changed.",
+							Description: "caching chooses how model weights are cached on volumes: mode Shared (also when absent) or Dedicated. The weights are cached whenever the template lists model sources. Immutable once set: it may be added or removed after creation, not changed.",
 							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMServiceCaching"),
 						},
 					},
@@ -3932,7 +3932,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceSpec(ref common.ReferenceCallback) c
 					},
 					"minReplicas": {
 						SchemaProps: spec.SchemaProps{
-							Description: "minReplicas is the lower autoscaling bound (at least 1); setting it or maxReplicas enables autoscaling.",
+							Description: "minReplicas is the lower autoscaling bound (at least 1); defaults to 1 when autoscaling. Any of autoScaling, minReplicas and maxReplicas enables autoscaling, and replicas is then not read.",
 							Minimum:     ptr.To[float64](1),
 							Type:        []string{"integer"},
 							Format:      "int32",
@@ -3940,7 +3940,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceSpec(ref common.ReferenceCallback) c
 					},
 					"maxReplicas": {
 						SchemaProps: spec.SchemaProps{
-							Description: "maxReplicas is the upper autoscaling bound (at least 1 and at least minReplicas).",
+							Description: "maxReplicas is the upper autoscaling bound (at least 1); defaults to minReplicas. A value below minReplicas is stored with a warning, and KServe refuses the InferenceService made from it.",
 							Minimum:     ptr.To[float64](1),
 							Type:        []string{"integer"},
 							Format:      "int32",
@@ -3963,7 +3963,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceSpec(ref common.ReferenceCallback) c
 					},
 					"storage": {
 						SchemaProps: spec.SchemaProps{
-							Description: "storage overrides the runtime config's storage settings for this service's caches.",
+							Description: "storage: its defaultStorageClassName overrides the runtime config's for the caches this service creates (a Shared cache that exists is used whatever its class); pvcHeadroomPercent and accessModes are read from the runtime config only.",
 							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMStorageConfig"),
 						},
 					},
@@ -4124,7 +4124,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceStatus(ref common.ReferenceCallback)
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "conditions: ModelReady, TemplateReady, RuntimeConfigReady, InferenceServiceReady, InferenceServicePodsReady, CacheReady, HTTPRouteReady, ConfigValid, AuthValid, DependenciesReachable, Ready.",
+							Description: "conditions: ModelReady, TemplateReady, RuntimeConfigReady, InferenceServiceReady, InferenceServicePodsReady, CacheReady, HTTPRouteReady, HPAReady (autoscaled services), ConfigValid, AuthValid, DependenciesReachable, Ready.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -4426,7 +4426,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceTemplateSpec(ref common.ReferenceCal
 					},
 					"serviceAccountName": {
 						SchemaProps: spec.SchemaProps{
-							Description: "serviceAccountName runs discovery and inference pods under this service account.",
+							Description: "serviceAccountName runs discovery and inference pods under this service account, unless the service names one (inference) or the runtime config's discovery.serviceAccountName does (discovery).",
 							MaxLength:   ptr.To[int64](253),
 							Pattern:     "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$",
 							Type:        []string{"string"},
@@ -4467,7 +4467,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceTemplateSpec(ref common.ReferenceCal
 					},
 					"type": {
 						SchemaProps: spec.SchemaProps{
-							Description: "type of the profile when it is built from inline sources: optimized, preview or unoptimized.\n\nPossible enum values:\n - `\"optimized\"`\n - `\"preview\"`\n - `\"unoptimized\"`",
+							Description: "type of the profile when it is built from inline sources: optimized, preview or unoptimized. Defaults to unoptimized.\n\nPossible enum values:\n - `\"optimized\"`\n - `\"preview\"`\n - `\"unoptimized\"`",
 							Type:        []string{"string"},
 							Format:      "",
 							Enum:        []interface{}{"optimized", "preview", "unoptimized"},
@@ -4633,7 +4633,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceTemplateSpecCommon(ref common.Refere
 					},
 					"serviceAccountName": {
 						SchemaProps: spec.SchemaProps{
-							Description: "serviceAccountName runs discovery and inference pods under this service account.",
+							Description: "serviceAccountName runs discovery and inference pods under this service account, unless the service names one (inference) or the runtime config's discovery.serviceAccountName does (discovery).",
 							MaxLength:   ptr.To[int64](253),
 							Pattern:     "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$",
 							Type:        []string{"string"},
@@ -4674,7 +4674,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceTemplateSpecCommon(ref common.Refere
 					},
 					"type": {
 						SchemaProps: spec.SchemaProps{
-							Description: "type of the profile when it is built from inline sources: optimized, preview or unoptimized.\n\nPossible enum values:\n - `\"optimized\"`\n - `\"preview\"`\n - `\"unoptimized\"`",
+							Description: "type of the profile when it is built from inline sources: optimized, preview or unoptimized. Defaults to unoptimized.\n\nPossible enum values:\n - `\"optimized\"`\n - `\"preview\"`\n - `\"unoptimized\"`",
 							Type:        []string{"string"},
 							Format:      "",
 							Enum:        []interface{}{"optimized", "preview", "unoptimized"},
@@ -4774,7 +4774,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceTemplateStatus(ref common.ReferenceC
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "conditions: ModelReady, RuntimeConfigReady, GPUReady, DiscoveryJobReady, Discovered, ConfigValid, AuthValid, DependenciesReachable, Ready.",
+							Description: "conditions: ModelReady (ClusterModelReady when the template takes the cluster model), RuntimeConfigReady, GPUReady, DiscoveryJobReady, DiscoveryPodsReady, Discovered, TemplateCacheReady (caching enabled), ConfigValid, AuthValid, DependenciesReachable, Ready.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -4844,7 +4844,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMServiceTemplateStatus(ref common.ReferenceC
 					},
 					"profile": {
 						SchemaProps: spec.SchemaProps{
-							Description: "profile is the runtime profile discovery selected.",
+							Description: "profile is the runtime profile discovery selected, or the one built from the spec for inline model sources.",
 							Ref:         ref("github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1.AIMProfile"),
 						},
 					},
@@ -4877,7 +4877,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMStorageConfig(ref common.ReferenceCallback)
 				Properties: map[string]spec.Schema{
 					"defaultStorageClassName": {
 						SchemaProps: spec.SchemaProps{
-							Description: "defaultStorageClassName is the storage class of model cache volumes; empty uses the cluster default.",
+							Description: "defaultStorageClassName is the storage class of model cache volumes; empty falls back to the runtime config's (in a service's storage), then the cluster default.",
 							MaxLength:   ptr.To[int64](253),
 							Pattern:     "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$",
 							Type:        []string{"string"},
@@ -5017,7 +5017,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMTemplateCacheArtifactStatus(ref common.Refe
 					},
 					"mountPoint": {
 						SchemaProps: spec.SchemaProps{
-							Description: "mountPoint of the artifact in inference pods.",
+							Description: "mountPoint is not written (as in aim-engine); services mount an artifact under its model id.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -5099,7 +5099,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMTemplateCacheSpec(ref common.ReferenceCallb
 					},
 					"templateScope": {
 						SchemaProps: spec.SchemaProps{
-							Description: "templateScope says whether templateName is an AIMServiceTemplate (Namespace) or an AIMClusterServiceTemplate (Cluster). When empty the controller resolves and sets it.\n\nPossible enum values:\n - `\"Cluster\"`\n - `\"Namespace\"`\n - `\"Unknown\"` looks for a namespaced template first, then a cluster template.",
+							Description: "templateScope says whether templateName is an AIMServiceTemplate (Namespace) or an AIMClusterServiceTemplate (Cluster); Unknown looks for the namespaced template first, then the cluster one. Required on create, as in aim-engine; the controller never writes it.\n\nPossible enum values:\n - `\"Cluster\"`\n - `\"Namespace\"`\n - `\"Unknown\"` looks for a namespaced template first, then a cluster template.",
 							Type:        []string{"string"},
 							Format:      "",
 							Enum:        []interface{}{"Cluster", "Namespace", "Unknown"},
@@ -5223,7 +5223,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMTemplateCacheSpec(ref common.ReferenceCallb
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "modelSources is accepted for compatibility; the template's resolved sources are cached.",
+							Description: "modelSources, when set, are cached instead of the template's, without waiting for the template to be Ready.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -5246,7 +5246,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMTemplateCacheSpec(ref common.ReferenceCallb
 					},
 					"mode": {
 						SchemaProps: spec.SchemaProps{
-							Description: "mode is Shared (default) or Dedicated.\n\nPossible enum values:\n - `\"Dedicated\"` artifacts belong to this cache and are deleted with it.\n - `\"Shared\"` artifacts are shared by every cache of the namespace with the same sources.",
+							Description: "mode is Shared (default) or Dedicated.\n\nPossible enum values:\n - `\"Dedicated\"` artifacts belong to this cache and are deleted with it.\n - `\"Shared\"` artifacts belong to no cache: a cache of the namespace with the same source, env and storage class uses one (another's once it is Ready), and they outlive the caches.",
 							Default:     "Shared",
 							Type:        []string{"string"},
 							Format:      "",
@@ -5355,7 +5355,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMTemplateCachingConfig(ref common.ReferenceC
 				Properties: map[string]spec.Schema{
 					"enabled": {
 						SchemaProps: spec.SchemaProps{
-							Description: "enabled creates an AIMTemplateCache for the template once it is Ready. Defaults to false.",
+							Description: "enabled creates an AIMTemplateCache for the template once it has model sources (inline ones at once) and its model, runtime config and GPU resolve. Defaults to false.",
 							Default:     false,
 							Type:        []string{"boolean"},
 							Format:      "",
@@ -5904,7 +5904,7 @@ func schema_pkg_apis_aim_v1alpha1_ResourceRequirements(ref common.ReferenceCallb
 					},
 					"requests": {
 						SchemaProps: spec.SchemaProps{
-							Description: "requests are the least of each resource the container needs; the scheduler places it by them. A request left out defaults to its limit.",
+							Description: "requests are the least of each resource the container needs; the scheduler places it by them. A request left out is the per-GPU default when GPUs are requested (4 CPUs and 32Gi of memory per GPU), else its limit.",
 							Type:        []string{"object"},
 							AdditionalProperties: &spec.SchemaOrBool{
 								Allows: true,

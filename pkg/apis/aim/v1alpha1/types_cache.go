@@ -22,7 +22,8 @@ const (
 type AIMTemplateCacheMode string
 
 const (
-	// AIMTemplateCacheModeShared artifacts are shared by every cache of the namespace with the same sources.
+	// AIMTemplateCacheModeShared artifacts belong to no cache: a cache of the namespace with the same source, env
+	// and storage class uses one (another's once it is Ready), and they outlive the caches.
 	AIMTemplateCacheModeShared AIMTemplateCacheMode = "Shared"
 	// AIMTemplateCacheModeDedicated artifacts belong to this cache and are deleted with it.
 	AIMTemplateCacheModeDedicated AIMTemplateCacheMode = "Dedicated"
@@ -37,7 +38,8 @@ type AIMTemplateCacheSpec struct {
 	// +k8s:validation:maxLength=253
 	TemplateName string `json:"templateName" protobuf:"bytes,1,opt,name=templateName"`
 	// templateScope says whether templateName is an AIMServiceTemplate (Namespace) or an
-	// AIMClusterServiceTemplate (Cluster). When empty the controller resolves and sets it.
+	// AIMClusterServiceTemplate (Cluster); Unknown looks for the namespaced template first, then the cluster one.
+	// Required on create, as in aim-engine; the controller never writes it.
 	// +optional
 	TemplateScope AIMTemplateScope `json:"templateScope,omitempty" protobuf:"bytes,2,opt,name=templateScope,casttype=AIMTemplateScope"`
 	// env is passed to the download jobs; a source's own env wins on name clashes.
@@ -63,7 +65,7 @@ type AIMTemplateCacheSpec struct {
 	// +optional
 	// +k8s:validation:pattern="^([^ \\t\\r\\n]*[^\\t\\n\\v\\f\\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^ \\t\\r\\n]*)?$"
 	DownloadImage string `json:"downloadImage,omitempty" protobuf:"bytes,6,opt,name=downloadImage"`
-	// modelSources is accepted for compatibility; the template's resolved sources are cached.
+	// modelSources, when set, are cached instead of the template's, without waiting for the template to be Ready.
 	// +optional
 	// +listType=atomic
 	ModelSources []AIMModelSource `json:"modelSources,omitempty" protobuf:"bytes,7,rep,name=modelSources"`
@@ -99,7 +101,7 @@ type AIMTemplateCacheArtifactStatus struct {
 	// persistentVolumeClaim holding the artifact.
 	// +optional
 	PersistentVolumeClaim string `json:"persistentVolumeClaim,omitempty" protobuf:"bytes,5,opt,name=persistentVolumeClaim"`
-	// mountPoint of the artifact in inference pods.
+	// mountPoint is not written (as in aim-engine); services mount an artifact under its model id.
 	// +optional
 	MountPoint string `json:"mountPoint,omitempty" protobuf:"bytes,6,opt,name=mountPoint"`
 }
@@ -177,7 +179,7 @@ type AIMArtifactSpec struct {
 	// +k8s:validation:pattern="^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"
 	// +k8s:validation:maxLength=253
 	StorageClassName string `json:"storageClassName,omitempty" protobuf:"bytes,3,opt,name=storageClassName"`
-	// size of the weights; when absent a check-size job measures it.
+	// size of the weights; when absent or 0 a check-size job measures it.
 	// +optional
 	WeightsSize *Quantity `json:"size,omitempty" protobuf:"bytes,4,opt,name=size"`
 	// env of the download and check-size jobs, for example credentials.
@@ -273,7 +275,7 @@ type AIMArtifactStatus struct {
 	// displaySize is the model size for display, for example 15.3 GiB.
 	// +optional
 	DisplaySize string `json:"displaySize,omitempty" protobuf:"bytes,6,opt,name=displaySize"`
-	// lastUsed is when a service last mounted the artifact.
+	// lastUsed is not written by aim-apiserver (nor by aim-engine); kept for compatibility.
 	// +optional
 	LastUsed *metav1.Time `json:"lastUsed,omitempty" protobuf:"bytes,7,opt,name=lastUsed"`
 	// persistentVolumeClaim holding the weights.

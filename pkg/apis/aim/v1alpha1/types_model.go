@@ -28,8 +28,9 @@ type AIMModelSpec struct {
 	// +listType=atomic
 	// +k8s:validation:maxItems=16
 	CustomTemplates []AIMCustomTemplate `json:"customTemplates,omitempty" protobuf:"bytes,5,rep,name=customTemplates"`
-	// modelSources makes this a custom model serving these weights (at most one). Its hardware must then come
-	// from custom.hardware or from every custom template.
+	// modelSources makes this a custom model serving these weights (at most one). With customTemplates, each
+	// needs hardware of its own or custom.hardware; without them, a model without custom.hardware gets a template
+	// that requests no GPU (stored with a warning).
 	// +optional
 	// +listType=atomic
 	// +k8s:validation:maxItems=1
@@ -40,13 +41,15 @@ type AIMModelSpec struct {
 	// +k8s:validation:pattern="^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"
 	// +k8s:validation:maxLength=253
 	RuntimeConfigName string `json:"runtimeConfigName,omitempty" protobuf:"bytes,7,opt,name=runtimeConfigName"`
-	// imagePullSecrets for reading the image from its registry; copied to the model's templates.
+	// imagePullSecrets for reading the image from its registry (an AIMClusterModel's: in the controller's
+	// namespace); copied to the model's templates.
 	// +optional
 	// +listType=atomic
 	// +k8s:validation:items:properties:name:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
 	// +k8s:validation:items:properties:name:maxLength=253
 	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty" protobuf:"bytes,8,rep,name=imagePullSecrets"`
-	// env is copied into the model's custom templates.
+	// env is merged by name under each custom template's env (the template's wins; AIM_ENGINE_ARGS merge as JSON).
+	// Not used by an AIMClusterModel, whose templates take their env from runtime configs.
 	// +optional
 	// +listType=map
 	// +listMapKey=name
@@ -54,12 +57,14 @@ type AIMModelSpec struct {
 	// +patchMergeKey=name
 	// +k8s:validation:items:properties:name:pattern="^([-_a-zA-Z][-._a-zA-Z0-9]*|\\.[-_a-zA-Z0-9][-._a-zA-Z0-9]*)$"
 	Env []corev1.EnvVar `json:"env,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,9,rep,name=env"`
-	// serviceAccountName is copied into the model's templates and runs discovery.
+	// serviceAccountName is copied into the model's templates and runs discovery, unless the template or the
+	// runtime config's discovery.serviceAccountName names another.
 	// +optional
 	// +k8s:validation:pattern="^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"
 	// +k8s:validation:maxLength=253
 	ServiceAccountName string `json:"serviceAccountName,omitempty" protobuf:"bytes,10,opt,name=serviceAccountName"`
-	// resources are default container resources for the model's workloads.
+	// resources is accepted for compatibility and not used, as in aim-engine: set resources on templates or
+	// services.
 	// +optional
 	Resources *ResourceRequirements `json:"resources,omitempty" protobuf:"bytes,11,opt,name=resources"`
 	// imageMetadata supplied by the user (for air-gapped clusters); when set the registry is not contacted.
@@ -73,7 +78,8 @@ type AIMModelDiscoveryConfig struct {
 	// +optional
 	// +default=true
 	ExtractMetadata *bool `json:"extractMetadata,omitempty" protobuf:"varint,1,opt,name=extractMetadata"`
-	// createServiceTemplates creates one template per recommended deployment. Defaults to true.
+	// createServiceTemplates creates one template per recommended deployment. Defaults to true. When false the
+	// model creates no templates (custom ones included) and leaves those that exist alone.
 	// +optional
 	// +default=true
 	CreateServiceTemplates *bool `json:"createServiceTemplates,omitempty" protobuf:"varint,2,opt,name=createServiceTemplates"`
@@ -81,10 +87,12 @@ type AIMModelDiscoveryConfig struct {
 
 // AIMModelCustomConfig holds defaults for the custom templates of a model.
 type AIMModelCustomConfig struct {
-	// hardware of custom templates that do not set their own.
+	// hardware of custom templates, under which each template's own hardware is merged field by field (the
+	// template's fields win; gpu model and minVram replace each other).
 	// +optional
 	Hardware *AIMHardwareRequirements `json:"hardware,omitempty" protobuf:"bytes,1,opt,name=hardware"`
-	// type of custom templates that do not set their own. Defaults to unoptimized.
+	// type of the template made for modelSources when there are no customTemplates (listed custom templates
+	// default to unoptimized themselves). Defaults to unoptimized.
 	// +optional
 	Type *AIMProfileType `json:"type,omitempty" protobuf:"bytes,2,opt,name=type,casttype=AIMProfileType"`
 }
@@ -108,7 +116,7 @@ type AIMCustomTemplate struct {
 	// +k8s:validation:maxItems=64
 	// +k8s:validation:items:properties:name:pattern="^([-_a-zA-Z][-._a-zA-Z0-9]*|\\.[-_a-zA-Z0-9][-._a-zA-Z0-9]*)$"
 	Env []corev1.EnvVar `json:"env,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,3,rep,name=env"`
-	// hardware of the template; defaults to the model's custom.hardware.
+	// hardware of the template, merged field by field over the model's custom.hardware (its fields win).
 	// +optional
 	Hardware *AIMHardwareRequirements `json:"hardware,omitempty" protobuf:"bytes,4,opt,name=hardware"`
 	// profile selects metric and precision.
@@ -259,8 +267,8 @@ type AIMModelStatus struct {
 	// +k8s:validation:pattern="^(Pending|Progressing|Ready|Degraded|Failed|NotAvailable)?$"
 	// +default="Pending"
 	Status AIMStatus `json:"status,omitempty" protobuf:"bytes,2,opt,name=status,casttype=AIMStatus"`
-	// conditions: RuntimeConfigReady, ImageMetadataReady, ServiceTemplatesReady, ConfigValid, AuthValid,
-	// DependenciesReachable, Ready.
+	// conditions: RuntimeConfigReady, ImageMetadataReady, ServiceTemplatesReady (ClusterServiceTemplatesReady on
+	// an AIMClusterModel), ConfigValid, AuthValid, DependenciesReachable, Ready.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

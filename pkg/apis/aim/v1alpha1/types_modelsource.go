@@ -12,7 +12,8 @@ type AIMClusterModelSourceSpec struct {
 	// +k8s:validation:pattern="^([a-zA-Z0-9.-]+(:[0-9]+)?(/[a-z0-9._/-]+)?)?$"
 	// +default="docker.io"
 	Registry string `json:"registry,omitempty" protobuf:"bytes,1,opt,name=registry"`
-	// imagePullSecrets to authenticate to the registry, in the controller's namespace.
+	// imagePullSecrets to authenticate to the registry, in the controller's namespace; copied to the models the
+	// source creates. A secret that does not exist is skipped (a public registry is listed without it).
 	// +optional
 	// +listType=atomic
 	// +k8s:validation:items:properties:name:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
@@ -55,7 +56,8 @@ type AIMModelSourceFilter struct {
 	// +listType=atomic
 	// +k8s:validation:items:minLength=1
 	Exclude []string `json:"exclude,omitempty" protobuf:"bytes,2,rep,name=exclude"`
-	// versions are version ranges for this filter, written as spec.versions; they replace spec.versions.
+	// versions are version ranges for this filter, written as spec.versions; they replace spec.versions. A
+	// filter that names an exact tag ignores both.
 	// +optional
 	// +listType=atomic
 	Versions []string `json:"versions,omitempty" protobuf:"bytes,3,rep,name=versions"`

@@ -7,8 +7,9 @@ import (
 
 // AIMRuntimeConfigSpec holds defaults for AIM objects. A namespaced config of a name overrides the cluster
 // config of the same name field by field: a field that is set in the namespaced config wins even when it is
-// false, zero or empty; env lists merge by name. Fields are pointers so that "set" can be told from "unset",
-// and no defaults are stored, so that an unset field never overrides the cluster config.
+// false, zero or empty; env lists merge by name, nodeSelector and routing annotations by key. Fields are
+// pointers so that "set" can be told from "unset", and the only defaults stored are routing.gatewayRef's group
+// and kind, so that an unset field never overrides the cluster config.
 type AIMRuntimeConfigSpec struct {
 	// storage settings for model caches.
 	// +optional
@@ -107,7 +108,7 @@ type AIMRuntimeConfigStatus struct {
 	// +k8s:validation:pattern="^(Pending|Progressing|Ready|Degraded|Failed|NotAvailable)?$"
 	// +default="Pending"
 	Status AIMStatus `json:"status,omitempty" protobuf:"bytes,2,opt,name=status,casttype=AIMStatus"`
-	// conditions: Valid.
+	// conditions: Valid and Ready (the same status, reason and message).
 	// +optional
 	// +listType=map
 	// +listMapKey=type

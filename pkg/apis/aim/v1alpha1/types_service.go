@@ -31,8 +31,9 @@ type AIMServiceSpec struct {
 	// names or selects), not changed.
 	// +optional
 	Template *AIMServiceTemplateSelector `json:"template,omitempty" protobuf:"bytes,2,opt,name=template"`
-	// caching controls whether model weights are pre-downloaded to a volume; absent means mode Shared. Immutable
-	// once set: it may be added or removed after creation, not changed.
+	// caching chooses how model weights are cached on volumes: mode Shared (also when absent) or Dedicated. The
+	// weights are cached whenever the template lists model sources. Immutable once set: it may be added or removed
+	// after creation, not changed.
 	// +optional
 	Caching *AIMServiceCaching `json:"caching,omitempty" protobuf:"bytes,3,opt,name=caching"`
 	// cacheModel is deprecated and ignored; use caching.mode.
@@ -43,11 +44,13 @@ type AIMServiceSpec struct {
 	// +k8s:validation:minimum=0
 	// +default=1
 	Replicas *int32 `json:"replicas,omitempty" protobuf:"varint,5,opt,name=replicas"`
-	// minReplicas is the lower autoscaling bound (at least 1); setting it or maxReplicas enables autoscaling.
+	// minReplicas is the lower autoscaling bound (at least 1); defaults to 1 when autoscaling. Any of autoScaling,
+	// minReplicas and maxReplicas enables autoscaling, and replicas is then not read.
 	// +optional
 	// +k8s:validation:minimum=1
 	MinReplicas *int32 `json:"minReplicas,omitempty" protobuf:"varint,6,opt,name=minReplicas"`
-	// maxReplicas is the upper autoscaling bound (at least 1 and at least minReplicas).
+	// maxReplicas is the upper autoscaling bound (at least 1); defaults to minReplicas. A value below minReplicas
+	// is stored with a warning, and KServe refuses the InferenceService made from it.
 	// +optional
 	// +k8s:validation:minimum=1
 	MaxReplicas *int32 `json:"maxReplicas,omitempty" protobuf:"varint,7,opt,name=maxReplicas"`
@@ -60,7 +63,9 @@ type AIMServiceSpec struct {
 	// +k8s:validation:pattern="^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"
 	// +k8s:validation:maxLength=253
 	RuntimeConfigName string `json:"runtimeConfigName,omitempty" protobuf:"bytes,9,opt,name=runtimeConfigName"`
-	// storage overrides the runtime config's storage settings for this service's caches.
+	// storage: its defaultStorageClassName overrides the runtime config's for the caches this service creates (a
+	// Shared cache that exists is used whatever its class); pvcHeadroomPercent and accessModes are read from the
+	// runtime config only.
 	// +optional
 	Storage *AIMStorageConfig `json:"storage,omitempty" protobuf:"bytes,10,opt,name=storage"`
 	// routing overrides the runtime config's routing settings for this service.
@@ -272,7 +277,8 @@ type AIMServiceStatus struct {
 	// +k8s:validation:minimum=0
 	ObservedGeneration int64 `json:"observedGeneration,omitempty" protobuf:"varint,1,opt,name=observedGeneration"`
 	// conditions: ModelReady, TemplateReady, RuntimeConfigReady, InferenceServiceReady,
-	// InferenceServicePodsReady, CacheReady, HTTPRouteReady, ConfigValid, AuthValid, DependenciesReachable, Ready.
+	// InferenceServicePodsReady, CacheReady, HTTPRouteReady, HPAReady (autoscaled services), ConfigValid, AuthValid,
+	// DependenciesReachable, Ready.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -348,7 +354,7 @@ type AIMServiceCacheStatus struct {
 	// templateCacheRef is the AIMTemplateCache the service mounts.
 	// +optional
 	TemplateCacheRef *AIMResolvedReference `json:"templateCacheRef,omitempty" protobuf:"bytes,1,opt,name=templateCacheRef"`
-	// retryAttempts counts cache retries.
+	// retryAttempts is not written by aim-apiserver (nor by aim-engine); kept for compatibility.
 	// +optional
 	RetryAttempts int32 `json:"retryAttempts,omitempty" protobuf:"varint,2,opt,name=retryAttempts"`
 }
@@ -378,10 +384,12 @@ type AIMServiceRuntimeStatus struct {
 	// desiredReplicas is the number of replicas wanted.
 	// +optional
 	DesiredReplicas int32 `json:"desiredReplicas,omitempty" protobuf:"varint,2,opt,name=desiredReplicas"`
-	// minReplicas is the lower autoscaling bound.
+	// minReplicas is the lower replica bound: replicas when not autoscaled, else minReplicas (the HPA's once
+	// KEDA made it).
 	// +optional
 	MinReplicas int32 `json:"minReplicas,omitempty" protobuf:"varint,3,opt,name=minReplicas"`
-	// maxReplicas is the upper autoscaling bound.
+	// maxReplicas is the upper replica bound: replicas when not autoscaled, else maxReplicas (the HPA's once
+	// KEDA made it).
 	// +optional
 	MaxReplicas int32 `json:"maxReplicas,omitempty" protobuf:"varint,4,opt,name=maxReplicas"`
 	// replicas is a display string: "N" (the current replicas) when minReplicas equals maxReplicas, else

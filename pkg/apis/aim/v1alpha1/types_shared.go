@@ -127,8 +127,9 @@ type AIMHardwareRequirements struct {
 
 // AIMGpuRequirements describe the GPUs a workload needs.
 type AIMGpuRequirements struct {
-	// requests is the number of GPUs per replica (requests equal limits). 0 places the workload on GPU nodes
-	// without consuming GPUs.
+	// requests is the number of GPUs per replica (requests equal limits). 0 with a model or minVram places the
+	// workload on GPU nodes without consuming GPUs; 0 without either needs no GPU. On a template, the GPU count
+	// discovery chose replaces it in status.resolvedHardware, which the InferenceService requests.
 	// +optional
 	// +k8s:validation:minimum=0
 	Requests int32 `json:"requests,omitempty" protobuf:"varint,1,opt,name=requests"`
@@ -147,10 +148,12 @@ type AIMGpuRequirements struct {
 
 // AIMCpuRequirements describe a CPU-only workload.
 type AIMCpuRequirements struct {
-	// requests is the CPU requested per replica.
+	// requests is the CPU requested per replica by the templates of a model's custom hardware, which the model
+	// writes into their resources; on a template's own hardware and in a service's overrides it sets no pod
+	// resources (set resources instead).
 	// +required
 	Requests Quantity `json:"requests" protobuf:"bytes,1,opt,name=requests"`
-	// limits is the CPU limit per replica; at least requests when set.
+	// limits is the CPU limit per replica, where requests is applied; one below requests is stored with a warning.
 	// +optional
 	Limits *Quantity `json:"limits,omitempty" protobuf:"bytes,2,opt,name=limits"`
 }
@@ -162,7 +165,7 @@ type ResourceRequirements struct {
 	// +optional
 	Limits ResourceList `json:"limits,omitempty" protobuf:"bytes,1,rep,name=limits,casttype=ResourceList,castkey=k8s.io/api/core/v1.ResourceName"`
 	// requests are the least of each resource the container needs; the scheduler places it by them. A request
-	// left out defaults to its limit.
+	// left out is the per-GPU default when GPUs are requested (4 CPUs and 32Gi of memory per GPU), else its limit.
 	// +optional
 	Requests ResourceList `json:"requests,omitempty" protobuf:"bytes,2,rep,name=requests,casttype=ResourceList,castkey=k8s.io/api/core/v1.ResourceName"`
 	// claims name the entries of the pod's resourceClaims (dynamic resource allocation) that the container uses.
@@ -196,18 +199,20 @@ type AIMModelSource struct {
 	Env []corev1.EnvVar `json:"env,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,4,rep,name=env"`
 }
 
-// AIMProfile is the runtime profile discovery selected for a template.
+// AIMProfile is the runtime profile discovery selected for a template, or the one built from the spec for
+// inline model sources.
 type AIMProfile struct {
-	// engine_args are the inference engine arguments of the profile, any JSON value (usually an object).
+	// engine_args are the inference engine arguments of the profile, a JSON object.
 	// +optional
 	EngineArgs *JSON `json:"engine_args,omitempty" protobuf:"bytes,1,opt,name=engine_args,json=engineArgs"`
-	// env_vars are environment variables the profile sets on the inference container.
+	// env_vars are the environment variables of the discovery output, recorded only: the InferenceService does
+	// not get them, as in aim-engine.
 	// +optional
 	EnvVars map[string]string `json:"env_vars,omitempty" protobuf:"bytes,2,rep,name=env_vars,json=envVars"`
 	// metadata describes the profile.
 	// +optional
 	Metadata AIMProfileMetadata `json:"metadata,omitempty" protobuf:"bytes,3,opt,name=metadata"`
-	// originalDiscoveryOutput is the discovery output the profile was taken from.
+	// originalDiscoveryOutput is not written by aim-apiserver (nor by aim-engine); kept for compatibility.
 	// +optional
 	OriginalDiscoveryOutput *JSON `json:"originalDiscoveryOutput,omitempty" protobuf:"bytes,4,opt,name=originalDiscoveryOutput"`
 }
@@ -237,7 +242,8 @@ type AIMProfileMetadata struct {
 
 // AIMStorageConfig controls the volumes that hold downloaded models.
 type AIMStorageConfig struct {
-	// defaultStorageClassName is the storage class of model cache volumes; empty uses the cluster default.
+	// defaultStorageClassName is the storage class of model cache volumes; empty falls back to the runtime
+	// config's (in a service's storage), then the cluster default.
 	// +optional
 	// +k8s:validation:pattern="^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"
 	// +k8s:validation:maxLength=253

@@ -28,7 +28,8 @@ type AIMServiceTemplateSpecCommon struct {
 	// +k8s:validation:items:properties:name:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
 	// +k8s:validation:items:properties:name:maxLength=253
 	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty" protobuf:"bytes,4,rep,name=imagePullSecrets"`
-	// serviceAccountName runs discovery and inference pods under this service account.
+	// serviceAccountName runs discovery and inference pods under this service account, unless the service names
+	// one (inference) or the runtime config's discovery.serviceAccountName does (discovery).
 	// +optional
 	// +k8s:validation:pattern="^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"
 	// +k8s:validation:maxLength=253
@@ -43,7 +44,8 @@ type AIMServiceTemplateSpecCommon struct {
 	// profileId pins a profile of the image; passed as AIM_PROFILE_ID to discovery and inference.
 	// +optional
 	ProfileID string `json:"profileId,omitempty" protobuf:"bytes,8,opt,name=profileId"`
-	// type of the profile when it is built from inline sources: optimized, preview or unoptimized.
+	// type of the profile when it is built from inline sources: optimized, preview or unoptimized. Defaults to
+	// unoptimized.
 	// +optional
 	Type *AIMProfileType `json:"type,omitempty" protobuf:"bytes,9,opt,name=type,casttype=AIMProfileType"`
 	// env is added to the inference container (and the discovery container).
@@ -58,7 +60,8 @@ type AIMServiceTemplateSpecCommon struct {
 
 // AIMTemplateCachingConfig controls pre-downloading of a namespaced template's model sources.
 type AIMTemplateCachingConfig struct {
-	// enabled creates an AIMTemplateCache for the template once it is Ready. Defaults to false.
+	// enabled creates an AIMTemplateCache for the template once it has model sources (inline ones at once) and its
+	// model, runtime config and GPU resolve. Defaults to false.
 	// +optional
 	// +default=false
 	Enabled bool `json:"enabled" protobuf:"varint,1,opt,name=enabled"`
@@ -87,11 +90,11 @@ type AIMClusterServiceTemplateSpec struct {
 
 // AIMDiscoveryState is the circuit breaker of discovery retries.
 type AIMDiscoveryState struct {
-	// attempts is the number of failed discovery attempts since the spec last changed.
+	// attempts is the number of failed discovery attempts since the discovery inputs (specHash) last changed.
 	// +optional
 	// +k8s:validation:minimum=0
 	Attempts int32 `json:"attempts,omitempty" protobuf:"varint,1,opt,name=attempts"`
-	// lastAttemptTime is when the last discovery job was started.
+	// lastAttemptTime is when the last failed attempt was recorded; the retry backoff counts from it.
 	// +optional
 	LastAttemptTime *metav1.Time `json:"lastAttemptTime,omitempty" protobuf:"bytes,2,opt,name=lastAttemptTime"`
 	// lastFailureReason is the reason the last attempt failed.
@@ -113,8 +116,9 @@ type AIMServiceTemplateStatus struct {
 	// +k8s:validation:pattern="^(Pending|Progressing|Ready|Degraded|Failed|NotAvailable)?$"
 	// +default="Pending"
 	Status AIMStatus `json:"status,omitempty" protobuf:"bytes,2,opt,name=status,casttype=AIMStatus"`
-	// conditions: ModelReady, RuntimeConfigReady, GPUReady, DiscoveryJobReady, Discovered, ConfigValid,
-	// AuthValid, DependenciesReachable, Ready.
+	// conditions: ModelReady (ClusterModelReady when the template takes the cluster model), RuntimeConfigReady,
+	// GPUReady, DiscoveryJobReady, DiscoveryPodsReady, Discovered, TemplateCacheReady (caching enabled),
+	// ConfigValid, AuthValid, DependenciesReachable, Ready.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -143,7 +147,7 @@ type AIMServiceTemplateStatus struct {
 	// +optional
 	// +listType=atomic
 	ModelSources []AIMModelSource `json:"modelSources,omitempty" protobuf:"bytes,10,rep,name=modelSources"`
-	// profile is the runtime profile discovery selected.
+	// profile is the runtime profile discovery selected, or the one built from the spec for inline model sources.
 	// +optional
 	Profile *AIMProfile `json:"profile,omitempty" protobuf:"bytes,11,opt,name=profile"`
 	// discoveryJob is the latest discovery Job (kind Job, with its namespace and uid).

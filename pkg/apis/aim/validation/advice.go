@@ -21,8 +21,11 @@ func ServiceAdvice(spec *aim.AIMServiceSpec) []string {
 	if spec.Model.Custom != nil {
 		out = append(out, adviseHardware(&spec.Model.Custom.Hardware, specPath.Child("model", "custom", "hardware"))...)
 	}
-	if spec.Overrides != nil {
-		out = append(out, adviseHardware(spec.Overrides.Hardware, specPath.Child("overrides", "hardware"))...)
+	if spec.Overrides != nil && spec.Overrides.Hardware != nil && spec.Overrides.Hardware.CPU != nil {
+		// The derived template keeps the base template's resources, over which the service's are laid (F10), as
+		// aim-engine's InferenceService is built: a CPU override places nothing.
+		out = append(out, fmt.Sprintf("%s: not applied to the predictor's pods, which take their CPU from the template's "+
+			"and the service's resources; set spec.resources.requests[cpu] and limits[cpu]", specPath.Child("overrides", "hardware", "cpu")))
 	}
 	out = append(out, adviseResources(spec.Resources, specPath.Child("resources"))...)
 	if spec.MinReplicas != nil && spec.MaxReplicas != nil && *spec.MinReplicas > *spec.MaxReplicas {
@@ -36,16 +39,27 @@ func ServiceAdvice(spec *aim.AIMServiceSpec) []string {
 // after creation, as aim-engine allows, and that changes what runs.
 func ServiceUpdateAdvice(spec, old *aim.AIMServiceSpec) []string {
 	var out []string
+	named := func(s *aim.AIMServiceSpec) bool { return s.Template != nil && s.Template.Name != "" }
 	switch {
-	case spec.Template != nil && old.Template == nil:
-		out = append(out, fmt.Sprintf("%s: added after creation: the service moves to the template it names", specPath.Child("template")))
-	case spec.Template == nil && old.Template != nil:
-		out = append(out, fmt.Sprintf("%s: removed after creation: the service moves to the template it selects automatically", specPath.Child("template")))
+	case named(spec) && !named(old):
+		out = append(out, fmt.Sprintf("%s: added after creation: the service moves to the template it names", specPath.Child("template", "name")))
+	case !named(spec) && named(old):
+		out = append(out, fmt.Sprintf("%s: removed after creation: the service moves to the template it selects automatically", specPath.Child("template", "name")))
 	}
-	if (spec.Caching == nil) != (old.Caching == nil) {
-		out = append(out, fmt.Sprintf("%s: added or removed after creation: the service follows the caching mode it now has", specPath.Child("caching")))
+	if mode, was := cachingMode(spec), cachingMode(old); mode != was {
+		out = append(out, fmt.Sprintf("%s: the caching mode changes from %s to %s after creation: the service moves to a cache of that mode",
+			specPath.Child("caching"), was, mode))
 	}
 	return out
+}
+
+// cachingMode is the mode a service's caching means, as the controller reads it (AIMServiceSpec.GetCachingMode):
+// Never is Dedicated; absent, Auto and Always are Shared.
+func cachingMode(spec *aim.AIMServiceSpec) aim.AIMCachingMode {
+	if c := spec.Caching; c != nil && (c.Mode == aim.AIMCachingModeDedicated || c.Mode == aim.AIMCachingModeNever) {
+		return aim.AIMCachingModeDedicated
+	}
+	return aim.AIMCachingModeShared
 }
 
 // ModelAdvice is the advice of an AIMModel or AIMClusterModel spec.
@@ -57,7 +71,10 @@ func ModelAdvice(spec *aim.AIMModelSpec) []string {
 	for i := range spec.CustomTemplates {
 		out = append(out, adviseHardware(spec.CustomTemplates[i].Hardware, specPath.Child("customTemplates").Index(i).Child("hardware"))...)
 	}
-	out = append(out, adviseResources(spec.Resources, specPath.Child("resources"))...)
+	if r := spec.Resources; r != nil && (len(r.Requests) > 0 || len(r.Limits) > 0) {
+		out = append(out, fmt.Sprintf("%s: not applied to the model's templates or services, as in aim-engine; "+
+			"set resources on the service or the template", specPath.Child("resources")))
+	}
 	if len(spec.ModelSources) > 0 && len(spec.CustomTemplates) == 0 && (spec.Custom == nil || spec.Custom.Hardware == nil) {
 		out = append(out, fmt.Sprintf("%s: not set: the template made for the modelSources has no hardware requirements, "+
 			"so it requests no GPU", specPath.Child("custom", "hardware")))
@@ -67,7 +84,24 @@ func ModelAdvice(spec *aim.AIMModelSpec) []string {
 
 // TemplateAdvice is the advice of a service template spec (namespaced or cluster).
 func TemplateAdvice(spec *aim.AIMServiceTemplateSpecCommon) []string {
-	return append(adviseHardware(spec.Hardware, specPath.Child("hardware")), adviseResources(spec.Resources, specPath.Child("resources"))...)
+	out := adviseResources(spec.Resources, specPath.Child("resources"))
+	if hw := spec.Hardware; hw != nil && hw.CPU != nil && !hasCPU(spec.Resources) {
+		// A model copies its custom hardware's CPU into the resources of the templates it makes; a template
+		// written by hand must say it there, as aim-engine builds the InferenceService from resources.
+		out = append(out, fmt.Sprintf("%s: not applied to pods, which take their CPU from spec.resources; "+
+			"set spec.resources.requests[cpu] and limits[cpu]", specPath.Child("hardware", "cpu")))
+	}
+	return out
+}
+
+// hasCPU reports whether resources request or limit CPU.
+func hasCPU(r *aim.ResourceRequirements) bool {
+	if r == nil {
+		return false
+	}
+	_, requested := r.Requests["cpu"]
+	_, limited := r.Limits["cpu"]
+	return requested || limited
 }
 
 // ModelSourceAdvice is the advice of an AIMClusterModelSource spec: a versions entry that does not parse is

@@ -896,3 +896,49 @@ func TestMaxLengthCountsCharacters(t *testing.T) {
 		t.Errorf("65 characters: %v", errs)
 	}
 }
+
+// TestAdviceSaysWhatRuns: the warnings of CPU fields say where CPU reaches the pods (a template's resources, which a
+// model writes from its custom hardware), and the warnings of a service's changes fire only where what runs changes.
+func TestAdviceSaysWhatRuns(t *testing.T) {
+	cpu := &aim.AIMHardwareRequirements{CPU: &aim.AIMCpuRequirements{Requests: aim.Quantity{Text: "4"}}}
+	fieldsOf := func(ws []string) []string {
+		var out []string
+		for _, w := range ws {
+			out = append(out, w[:strings.Index(w, ":")])
+		}
+		return out
+	}
+	if got := fieldsOf(TemplateAdvice(&aim.AIMServiceTemplateSpecCommon{ModelName: "m", AIMRuntimeParameters: aim.AIMRuntimeParameters{Hardware: cpu}})); !slices.Equal(got, []string{"spec.hardware.cpu"}) {
+		t.Errorf("a template's hardware.cpu without resources: advice on %v", got)
+	}
+	withResources := &aim.AIMServiceTemplateSpecCommon{ModelName: "m", AIMRuntimeParameters: aim.AIMRuntimeParameters{Hardware: cpu},
+		Resources: &aim.ResourceRequirements{Requests: aim.ResourceList{"cpu": aim.Quantity{Text: "4"}}}}
+	if got := TemplateAdvice(withResources); len(got) != 0 {
+		t.Errorf("a template whose resources carry the CPU (as a model writes them): %q", got)
+	}
+	if got := fieldsOf(ServiceAdvice(&aim.AIMServiceSpec{Overrides: &aim.AIMRuntimeParameters{Hardware: cpu}})); !slices.Equal(got, []string{"spec.overrides.hardware.cpu"}) {
+		t.Errorf("overrides.hardware.cpu: advice on %v", got)
+	}
+	if got := fieldsOf(ModelAdvice(&aim.AIMModelSpec{Image: "r/m:1", Resources: &aim.ResourceRequirements{Limits: aim.ResourceList{"memory": aim.Quantity{Text: "1Gi"}}}})); !slices.Equal(got, []string{"spec.resources"}) {
+		t.Errorf("a model's resources: advice on %v", got)
+	}
+	if got := ModelAdvice(&aim.AIMModelSpec{Image: "r/m:1", Resources: &aim.ResourceRequirements{}}); len(got) != 0 {
+		t.Errorf("a model's empty resources (as a service writes them): %q", got)
+	}
+	named, nameless := &aim.AIMServiceSpec{Template: &aim.AIMServiceTemplateSelector{Name: "t"}}, &aim.AIMServiceSpec{Template: &aim.AIMServiceTemplateSelector{AllowUnoptimized: true}}
+	for _, tc := range []struct {
+		name      string
+		spec, old *aim.AIMServiceSpec
+		want      []string
+	}{
+		{"a template named", named, &aim.AIMServiceSpec{}, []string{"spec.template.name"}},
+		{"a named template removed", &aim.AIMServiceSpec{}, named, []string{"spec.template.name"}},
+		{"allowUnoptimized added", nameless, &aim.AIMServiceSpec{}, nil},
+		{"caching Shared added", &aim.AIMServiceSpec{Caching: &aim.AIMServiceCaching{Mode: aim.AIMCachingModeShared}}, &aim.AIMServiceSpec{}, nil},
+		{"caching Never added", &aim.AIMServiceSpec{Caching: &aim.AIMServiceCaching{Mode: aim.AIMCachingModeNever}}, &aim.AIMServiceSpec{}, []string{"spec.caching"}},
+	} {
+		if got := fieldsOf(ServiceUpdateAdvice(tc.spec, tc.old)); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: advice on %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

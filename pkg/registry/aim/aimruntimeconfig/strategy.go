@@ -48,7 +48,8 @@ func Warnings(spec *aim.AIMRuntimeConfigSpec) []string {
 		w = append(w, "spec.model.autoDiscovery: has no effect")
 	}
 	if r := spec.Routing; r != nil && r.Enabled != nil && *r.Enabled && r.GatewayRef == nil {
-		w = append(w, "spec.routing.gatewayRef: routing is enabled but no gateway is set; services must set one")
+		w = append(w, "spec.routing.gatewayRef: routing is enabled but this config names no gateway: services that set none in "+
+			"spec.routing.gatewayRef report GatewayNotConfigured unless the runtime config of the same name in the other scope names one")
 	}
 	return w
 }

@@ -40,6 +40,8 @@ func warnings(obj, old *aim.AIMService) []string {
 	}
 	if c := obj.Spec.Caching; c != nil && (c.Mode == aim.AIMCachingModeAuto || c.Mode == aim.AIMCachingModeAlways) {
 		w = append(w, fmt.Sprintf("spec.caching.mode: %s is a legacy value that means Shared; use Shared", c.Mode))
+	} else if c != nil && c.Mode == aim.AIMCachingModeNever {
+		w = append(w, "spec.caching.mode: Never is a legacy value that means Dedicated; use Dedicated")
 	}
 	if obj.Spec.CacheModel != nil {
 		w = append(w, "spec.cacheModel: deprecated and ignored; use spec.caching.mode")
