@@ -276,7 +276,9 @@ func DesiredArtifact(c *aimv1.AIMTemplateCache, src aimv1.AIMModelSource, index 
 
 // match finds the artifact serving a source. Dedicated: the one of the derived name, which must be this
 // cache's. Shared: an unowned artifact of the same source and a compatible storage class, the best-off first,
-// the derived name winning ties; another cache may have made it, or a user. An artifact of another name is
+// the derived name winning ties, then the one the cache lists already, then the first by name (the lister's order
+// changes from call to call, and a cache moving between two Ready artifacts would remount its services' pods);
+// another cache may have made it, or a user. An artifact of another name is
 // taken only when Ready: its env (credentials) differs from this cache's, and a download that failed or is
 // still running with other credentials is no reason not to start this cache's own.
 func match(c *aimv1.AIMTemplateCache, desired *aimv1.AIMArtifact, all []*aimv1.AIMArtifact) (*aimv1.AIMArtifact, error) {
@@ -300,11 +302,23 @@ func match(c *aimv1.AIMTemplateCache, desired *aimv1.AIMArtifact, all []*aimv1.A
 			(a.Name != desired.Name && a.Status.Status != aimv1.AIMStatusReady) {
 			continue
 		}
-		if best == nil || rank(a, desired.Name) < rank(best, desired.Name) {
+		if best == nil || better(c, a, best, desired.Name) {
 			best = a
 		}
 	}
 	return best, nil
+}
+
+// better reports whether artifact a serves the cache better than b (match's order).
+func better(c *aimv1.AIMTemplateCache, a, b *aimv1.AIMArtifact, derived string) bool {
+	if ra, rb := rank(a, derived), rank(b, derived); ra != rb {
+		return ra < rb
+	}
+	_, aListed := c.Status.Artifacts[a.Name]
+	if _, bListed := c.Status.Artifacts[b.Name]; aListed != bListed {
+		return aListed
+	}
+	return a.Name < b.Name
 }
 
 // rank orders candidate artifacts: Ready first, Failed last, the derived name before others of its state.
@@ -329,7 +343,11 @@ func upToDate(cur, desired *aimv1.AIMArtifact) bool {
 			return false
 		}
 	}
-	return aimv1.SemanticEqual(cur.Spec, desired.Spec)
+	// The live artifact holds the server's defaults (the downloader image, a file key's optional): compared with
+	// a desired one without them, every reconcile would apply it again.
+	want := desired.DeepCopy()
+	aimv1.SetObjectDefaults_AIMArtifact(want)
+	return aimv1.SemanticEqual(cur.Spec, want.Spec)
 }
 
 // unreported says the artifact controller has not written an artifact's status yet. aim-engine waits for such

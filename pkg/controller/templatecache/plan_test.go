@@ -433,3 +433,47 @@ func TestServiceTemplateReadyCopiesTheTemplate(t *testing.T) {
 		}
 	}
 }
+
+// TestMatchIsStable: of two Ready artifacts of other names that serve a Shared cache equally, the one the cache
+// lists already, else the first by name, whatever order the lister returns them in: a cache that moved between
+// them would remount its services' pods.
+func TestMatchIsStable(t *testing.T) {
+	c := testCache("c", aimv1.AIMTemplateCacheModeShared)
+	desired := DesiredArtifact(c, src, 0, runtimeconfig.Resolved{})
+	x, y := artifact("made-by-x", aimv1.AIMStatusReady), artifact("made-by-y", aimv1.AIMStatusReady)
+	for _, order := range [][]*aimv1.AIMArtifact{{x, y}, {y, x}} {
+		if got, err := match(c, desired, order); err != nil || got != x {
+			t.Errorf("order %s, %s: matched %v (%v), want made-by-x", order[0].Name, order[1].Name, got.GetName(), err)
+		}
+	}
+	c.Status.Artifacts = map[string]aimv1.AIMTemplateCacheArtifactStatus{"made-by-y": {Name: "made-by-y"}}
+	for _, order := range [][]*aimv1.AIMArtifact{{x, y}, {y, x}} {
+		if got, err := match(c, desired, order); err != nil || got != y {
+			t.Errorf("listed made-by-y, order %s, %s: matched %v (%v)", order[0].Name, order[1].Name, got.GetName(), err)
+		}
+	}
+}
+
+// TestUpToDateWithTheServersDefaults: a Dedicated artifact as the server stores it, its defaults filled in (the
+// downloader image of a cache that names none), is up to date with the desired one, which leaves them out: no
+// apply on every reconcile.
+func TestUpToDateWithTheServersDefaults(t *testing.T) {
+	c := testCache("c", aimv1.AIMTemplateCacheModeDedicated)
+	// No downloader image named: the server fills in the default one; and an env value from a file key, whose
+	// optional it fills in.
+	c.Spec.DownloadImage = ""
+	c.Spec.Env = []corev1.EnvVar{{Name: "HF_TOKEN", ValueFrom: &corev1.EnvVarSource{FileKeyRef: &corev1.FileKeySelector{VolumeName: "creds", Path: "hf.env", Key: "token"}}}}
+	desired := DesiredArtifact(c, src, 0, runtimeconfig.Resolved{})
+	live := desired.DeepCopy()
+	aimv1.SetObjectDefaults_AIMArtifact(live)
+	if aimv1.SemanticEqual(live.Spec, desired.Spec) {
+		t.Fatal("the defaults change nothing here: the test proves nothing")
+	}
+	if !upToDate(live, desired) {
+		t.Errorf("the stored artifact (defaulted) is not up to date with the desired one")
+	}
+	live.Spec.SourceURI = "hf://org/other"
+	if upToDate(live, desired) {
+		t.Error("another source is up to date")
+	}
+}
