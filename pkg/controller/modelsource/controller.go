@@ -358,7 +358,8 @@ func ModelsMissing(src *aimv1.AIMClusterModelSource, owned int) bool {
 
 // SyncDue reports whether the registry must be listed now, else how long until it must. A sync is due for a
 // new or changed spec, when a model the source owns is gone (ModelsMissing; owned is how many it owns), after
-// syncInterval, and at once after infrastructure errors (the work queue's backoff spaces the retries).
+// syncInterval, and sooner while the registry is unreachable (infraRetry at first, then as long again as it has
+// been unreachable: the work queue's backoff does not space them, as a reconcile that waits resets it).
 func SyncDue(src *aimv1.AIMClusterModelSource, owned int, now time.Time) (bool, time.Duration) {
 	st := src.Status
 	if st.LastSyncTime == nil || st.ObservedGeneration != src.Generation || ModelsMissing(src, owned) {
@@ -368,9 +369,14 @@ func SyncDue(src *aimv1.AIMClusterModelSource, owned int, now time.Time) (bool, 
 	if src.Spec.SyncInterval != nil && src.Spec.SyncInterval.Duration > 0 {
 		wait = src.Spec.SyncInterval.Duration
 	}
-	// An unreachable registry is tried again soon, but not faster than that: each try lists the registry.
-	if meta.IsStatusConditionFalse(st.Conditions, state.ConditionDependenciesReachable) {
-		wait = min(wait, infraRetry)
+	// An unreachable registry is tried again soon, but each try lists the registry: one down for an hour is tried
+	// about hourly, not every 30 s.
+	if c := meta.FindStatusCondition(st.Conditions, state.ConditionDependenciesReachable); c != nil && c.Status == metav1.ConditionFalse {
+		var down time.Duration // how long the registry had been unreachable at the last listing
+		if !c.LastTransitionTime.IsZero() {
+			down = st.LastSyncTime.Sub(c.LastTransitionTime.Time)
+		}
+		wait = min(wait, max(infraRetry, down))
 	}
 	next := st.LastSyncTime.Add(wait)
 	if !now.Before(next) {

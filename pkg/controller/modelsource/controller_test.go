@@ -63,6 +63,11 @@ func TestSyncDue(t *testing.T) {
 			metav1.Condition{Type: state.ConditionDependenciesReachable, Status: metav1.ConditionFalse}), false, 29 * time.Second},
 		{"and then", synced(30*time.Second,
 			metav1.Condition{Type: state.ConditionDependenciesReachable, Status: metav1.ConditionFalse}), true, 0},
+		// Then as long again as it has been unreachable: an outage of 10 minutes at the last listing, 10 more.
+		{"a long outage is tried less often", synced(time.Minute, metav1.Condition{Type: state.ConditionDependenciesReachable,
+			Status: metav1.ConditionFalse, LastTransitionTime: metav1.NewTime(now.Add(-11 * time.Minute))}), false, 9 * time.Minute},
+		{"but at least every syncInterval", synced(time.Minute, metav1.Condition{Type: state.ConditionDependenciesReachable,
+			Status: metav1.ConditionFalse, LastTransitionTime: metav1.NewTime(now.Add(-5 * time.Hour))}), false, 59 * time.Minute},
 		{"user errors wait for the interval or a spec change", synced(10*time.Second,
 			metav1.Condition{Type: "FiltersReady", Status: metav1.ConditionFalse, Reason: "CatalogNotSupported"}), false, time.Hour - 10*time.Second},
 	} {
