@@ -3,6 +3,7 @@ package health
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -386,5 +387,19 @@ func TestLatestIsOneEventWhateverTheOrder(t *testing.T) {
 	a, b := Latest(events), Latest(reversed)
 	if a == nil || b == nil || a.Name != b.Name || a.Name != "p.1" {
 		t.Errorf("Latest picked %v and %v in the two orders, want p.1 both times", a, b)
+	}
+}
+
+// TestPullErrorIsTheSameAtEachAttempt: kubelet alternates ErrImagePull's error with ImagePullBackOff's
+// `Back-off pulling image "x": ErrImagePull: <the same error>`; the component quotes the same text for both, so
+// the status is not written at each of kubelet's attempts. A back-off message with no error of its own stays.
+func TestPullErrorIsTheSameAtEachAttempt(t *testing.T) {
+	const pull = `failed to pull and unpack image "registry.example/aim/x:1": unexpected status: 403 Forbidden`
+	a, b := PullError("pod p", pull), PullError("pod p", `Back-off pulling image "registry.example/aim/x:1": ErrImagePull: `+pull)
+	if a.Error() != b.Error() || ImagePullReason(pull) != ReasonImagePullAuthFailure {
+		t.Errorf("pull and back-off differ:\n%v\n%v", a, b)
+	}
+	if got := PullError("pod p", `Back-off pulling image "registry.example/aim/x:1"`).Error(); !strings.Contains(got, "Back-off pulling image") {
+		t.Errorf("a back-off without an error lost its text: %s", got)
 	}
 }

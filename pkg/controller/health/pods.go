@@ -159,6 +159,11 @@ var (
 // judged by it: download, discovery and predictor pods alike. Only msg is judged, as aim-engine judges it: a pod
 // named after a namespace whose hash holds "401" is no refused credential.
 func PullError(what, msg string) error {
+	// kubelet alternates ErrImagePull's error with ImagePullBackOff's `Back-off pulling image "x": ErrImagePull:
+	// <the same error>`; quoted as it comes, the status would change at each of its attempts.
+	if m := backOffPrefix.FindStringIndex(msg); m != nil && m[1] < len(msg) {
+		msg = msg[m[1]:]
+	}
 	reason, excerpt := ImagePullReason(msg), redact.Excerpt(what+": "+msg, redact.DefaultLimit)
 	switch reason {
 	case ReasonImagePullAuthFailure:
@@ -183,6 +188,8 @@ func ImagePullReason(msg string) string {
 }
 
 var (
+	// backOffPrefix is what kubelet puts before the pull error in an ImagePullBackOff message.
+	backOffPrefix = regexp.MustCompile(`^Back-off pulling image "[^"]*":\s*(?:ErrImagePull:\s*)?`)
 	// Not "does not exist": S3 words a refused key so ("403 (InvalidAccessKeyId): The Access Key Id you provided
 	// does not exist in our records"); its missing keys and buckets carry 404 and their codes. "File not found in
 	// repository" is the hf CLI's missing file.

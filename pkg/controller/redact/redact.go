@@ -6,7 +6,8 @@
 //
 // Quoted text must also be the same when the same failure repeats: a status that changes on every attempt is
 // written on every attempt, and the write's own event brings the object straight back, past the error backoff.
-// So the local endpoint of a socket error, a new ephemeral port on each attempt, is dropped too.
+// So the local endpoint of a socket error, a new ephemeral port on each attempt, is dropped too, and so is the
+// clock in a certificate validity error.
 package redact
 
 import (
@@ -54,6 +55,9 @@ var (
 	// also inside a DNS error: "read udp 10.244.0.5:51234->10.96.0.10:53"): the remote endpoint stays, it says
 	// what could not be reached. The host may be bracketed IPv6, with a zone.
 	localEndpointPattern = regexp.MustCompile(`\b((?:tcp|udp)[46]?) (?:\[[^\]\s]*\]|[^\s\[\]>:]*):\d+->`)
+	// The clock in crypto/x509's error of a certificate outside its validity ("x509: certificate has expired or is
+	// not yet valid: current time 2026-11-29T10:00:03Z is after 2026-11-01T00:00:00Z"), new on every attempt.
+	certificateTimePattern = regexp.MustCompile(`\bcurrent time \S+ is (before|after)\b`)
 )
 
 // OutputLimit is how much of a program's output a condition message quotes.
@@ -119,7 +123,7 @@ func Text(text string, secrets ...string) string {
 	// Last, on what the credential patterns left. The "->" stays: nothing before it is an endpoint any more, so
 	// removing again changes nothing.
 	s = localEndpointPattern.ReplaceAllString(s, "${1} ->")
-	return s
+	return certificateTimePattern.ReplaceAllString(s, "the current time is ${1}")
 }
 
 // looksRandom tells a token from the long names that messages are full of. Object names are lower case,

@@ -19,6 +19,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/validation"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/specvalid"
 	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
 )
 
@@ -145,7 +146,7 @@ func (ctl *Controller) desiredStatus(generation int64, spec aimv1.AIMRuntimeConf
 		Message: fmt.Sprintf("used by %d AIM objects", consumers)}
 	status.Status = aimv1.AIMStatusReady
 	if errs := ctl.validate(spec); len(errs) > 0 {
-		valid.Status, valid.Reason, valid.Message = metav1.ConditionFalse, ReasonInvalid, errs.ToAggregate().Error()
+		valid.Status, valid.Reason, valid.Message = metav1.ConditionFalse, ReasonInvalid, specvalid.Sorted(errs).ToAggregate().Error()
 		status.Status = aimv1.AIMStatusFailed
 	}
 	ready := valid

@@ -159,15 +159,27 @@ func ResolveModel(svc *aimv1.AIMService, found []Model) ModelResolution {
 		return ModelResolution{Component: comp}
 	case m.Custom != nil:
 		want := CustomModel(svc)
-		for _, f := range found {
-			if f.Namespace == svc.Namespace && f.Spec.Image == want.Spec.Image && sameSources(f.Spec.ModelSources, want.Spec.ModelSources) {
-				return resolved(f, comp)
-			}
+		if match := customMatch(svc.Namespace, want, found); match != nil {
+			return resolved(*match, comp)
 		}
 		return creating(svc, want, "the custom model", found, comp)
 	}
 	comp.Errors = []error{state.NewError(state.InvalidSpec, ReasonInvalidModelSpec, "spec.model names no model")}
 	return ModelResolution{Component: comp}
+}
+
+// customMatch is the model among found of the custom model want (its base image and sources, in namespace): of
+// several (a copy, an earlier name), the one of want's name, else the first by name, as the lister's order changes
+// from call to call and the service must not move between them. Nil when none is.
+func customMatch(namespace string, want *aimv1.AIMModel, found []Model) *Model {
+	var match *Model
+	for i, f := range found {
+		if f.Namespace == namespace && f.Spec.Image == want.Spec.Image && sameSources(f.Spec.ModelSources, want.Spec.ModelSources) &&
+			(match == nil || f.Name == want.Name || match.Name != want.Name && f.Name < match.Name) {
+			match = &found[i]
+		}
+	}
+	return match
 }
 
 // creating reports the model to create for a service's model.image or .custom; found holds none that matches it.

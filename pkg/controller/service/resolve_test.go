@@ -103,6 +103,32 @@ func TestResolveModel(t *testing.T) {
 	}
 }
 
+// TestCustomModelResolutionIsStable: of several models of a service's custom sources, the one of the name the
+// service would give it, else the first by name, whatever order the lister returns them in.
+func TestCustomModelResolutionIsStable(t *testing.T) {
+	svc := service(func(s *aimv1.AIMService) {
+		s.Spec.Model = aimv1.AIMServiceModel{Custom: &aimv1.AIMServiceCustomModel{BaseImage: "registry.example/aim/base:1.0",
+			ModelSources: []aimv1.AIMModelSource{{ModelID: "org/m", SourceURI: "hf://org/m"}}}}
+	})
+	same := func(name string) Model {
+		m := model(name, "team", aimv1.AIMStatusProgressing, "registry.example/aim/base:1.0")
+		m.Spec.ModelSources = []aimv1.AIMModelSource{{ModelID: "org/m", SourceURI: "hf://org/m"}}
+		return m
+	}
+	b, c, own := same("copy-b"), same("copy-c"), same(CustomModel(svc).Name)
+	for _, tc := range []struct {
+		found []Model
+		want  string
+	}{
+		{[]Model{c, b}, "copy-b"}, {[]Model{b, c}, "copy-b"},
+		{[]Model{b, own, c}, own.Name}, {[]Model{own, c, b}, own.Name}, {[]Model{c, b, own}, own.Name},
+	} {
+		if r := ResolveModel(svc, tc.found); r.Model == nil || r.Model.Name != tc.want {
+			t.Errorf("found %v: resolved %+v, want %s", tc.found, r.Model, tc.want)
+		}
+	}
+}
+
 // TestModelNameTakenIsAConflict: a namespaced model of the name a service's model.image or .custom would get, with
 // another image or sources, is someone else's: the service fails with ModelConflict and creates nothing, where it
 // would otherwise wait at CreatingModel for a model the create can never make. A cluster model of the name is

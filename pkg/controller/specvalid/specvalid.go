@@ -5,7 +5,9 @@
 package specvalid
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/conversion"
@@ -47,7 +49,7 @@ func Error(errs field.ErrorList) error {
 		return nil
 	}
 	msgs := make([]string, 0, maxErrors)
-	for i, e := range errs {
+	for i, e := range Sorted(errs) {
 		if i == maxErrors {
 			msgs = append(msgs, fmt.Sprintf("and %d more", len(errs)-maxErrors))
 			break
@@ -55,4 +57,15 @@ func Error(errs field.ErrorList) error {
 		msgs = append(msgs, e.Error())
 	}
 	return state.NewError(state.InvalidSpec, Reason, "the stored spec fails validation (fix it with kubectl edit): %s", strings.Join(msgs, "; "))
+}
+
+// Sorted is errs in a fixed order, by field and then message: validation walks maps (labels, annotations,
+// resources), whose order changes from call to call, and a status quoting the errors in another order each time
+// would be written on every reconcile.
+func Sorted(errs field.ErrorList) field.ErrorList {
+	out := slices.Clone(errs)
+	slices.SortStableFunc(out, func(a, b *field.Error) int {
+		return cmp.Or(strings.Compare(a.Field, b.Field), strings.Compare(a.Error(), b.Error()))
+	})
+	return out
 }

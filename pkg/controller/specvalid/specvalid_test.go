@@ -40,3 +40,18 @@ func TestErrorBoundsTheMessage(t *testing.T) {
 		t.Errorf("message: %s", msg)
 	}
 }
+
+// TestErrorIsTheSameEveryTime: validation walks maps, whose order changes from call to call; the message does not,
+// or the status quoting it would be written on every reconcile.
+func TestErrorIsTheSameEveryTime(t *testing.T) {
+	errs := field.ErrorList{field.Invalid(field.NewPath("spec", "routing", "annotations").Key("b"), "x", "bad"),
+		field.Invalid(field.NewPath("spec", "routing", "annotations").Key("a"), "x", "bad"),
+		field.Required(field.NewPath("spec", "model"), "")}
+	want := Error(errs).Error()
+	if got := Error(field.ErrorList{errs[2], errs[0], errs[1]}).Error(); got != want {
+		t.Errorf("another order gives another message:\n%s\n%s", got, want)
+	}
+	if i, j := strings.Index(want, "annotations[a]"), strings.Index(want, "annotations[b]"); i < 0 || j < i {
+		t.Errorf("not sorted by field: %s", want)
+	}
+}
