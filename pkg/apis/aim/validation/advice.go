@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -65,11 +66,16 @@ func cachingMode(spec *aim.AIMServiceSpec) aim.AIMCachingMode {
 // ModelAdvice is the advice of an AIMModel or AIMClusterModel spec.
 func ModelAdvice(spec *aim.AIMModelSpec) []string {
 	var out []string
+	var custom *aim.AIMHardwareRequirements
 	if spec.Custom != nil {
-		out = append(out, adviseHardware(spec.Custom.Hardware, specPath.Child("custom", "hardware"))...)
+		custom = spec.Custom.Hardware
+		out = append(out, adviseHardware(custom, specPath.Child("custom", "hardware"))...)
 	}
 	for i := range spec.CustomTemplates {
-		out = append(out, adviseHardware(spec.CustomTemplates[i].Hardware, specPath.Child("customTemplates").Index(i).Child("hardware"))...)
+		// The template's CPU as the controller merges it over custom.hardware (model.MergeHardware): a request of
+		// one and a limit of the other may not fit either.
+		out = append(out, adviseHardware(mergedCPU(custom, spec.CustomTemplates[i].Hardware),
+			specPath.Child("customTemplates").Index(i).Child("hardware"))...)
 	}
 	if r := spec.Resources; r != nil && (len(r.Requests) > 0 || len(r.Limits) > 0) {
 		out = append(out, fmt.Sprintf("%s: not applied to the model's templates or services, as in aim-engine; "+
@@ -126,6 +132,25 @@ func adviseVersions(versions []string, fldPath *field.Path) []string {
 	return out
 }
 
+// mergedCPU is the CPU of a custom template's hardware laid over the model's custom hardware, field by field as
+// the controller merges them (model.MergeHardware): nil when the template sets no CPU, as the model's own block
+// is advised on its own.
+func mergedCPU(model, template *aim.AIMHardwareRequirements) *aim.AIMHardwareRequirements {
+	if template == nil || template.CPU == nil {
+		return nil
+	}
+	cpu := *template.CPU
+	if model != nil && model.CPU != nil {
+		if cpu.Requests.Text == "" {
+			cpu.Requests = model.CPU.Requests
+		}
+		if cpu.Limits == nil {
+			cpu.Limits = model.CPU.Limits
+		}
+	}
+	return &aim.AIMHardwareRequirements{CPU: &cpu}
+}
+
 // adviseHardware: a CPU limit below the request.
 func adviseHardware(hw *aim.AIMHardwareRequirements, fldPath *field.Path) []string {
 	if hw == nil || hw.CPU == nil || hw.CPU.Limits == nil {
@@ -137,7 +162,8 @@ func adviseHardware(hw *aim.AIMHardwareRequirements, fldPath *field.Path) []stri
 	return nil
 }
 
-// adviseResources: requests above their limits.
+// adviseResources: requests above their limits, and requests of a resource that cannot be overcommitted (a GPU,
+// hugepages) other than their limits.
 func adviseResources(r *aim.ResourceRequirements, fldPath *field.Path) []string {
 	if r == nil {
 		return nil
@@ -145,13 +171,32 @@ func adviseResources(r *aim.ResourceRequirements, fldPath *field.Path) []string 
 	var out []string
 	for _, name := range slices.Sorted(maps.Keys(r.Requests)) {
 		q := r.Requests[name]
-		if limit, ok := r.Limits[name]; ok {
-			if request, lim := q.Amount(), limit.Amount(); request.Cmp(lim) > 0 {
-				out = append(out, requestAboveLimit(fldPath, fmt.Sprintf("requests[%s]", name), fmt.Sprintf("limits[%s]", name), q.Text, limit.Text))
-			}
+		limit, ok := r.Limits[name]
+		if !ok {
+			continue
+		}
+		request, lim := q.Amount(), limit.Amount()
+		switch {
+		case request.Cmp(lim) > 0:
+			out = append(out, requestAboveLimit(fldPath, fmt.Sprintf("requests[%s]", name), fmt.Sprintf("limits[%s]", name), q.Text, limit.Text))
+		case request.Cmp(lim) != 0 && !overcommittable(string(name)):
+			out = append(out, fmt.Sprintf("%s: %s is not limits[%s] %s: kube-apiserver refuses a pod whose request of a resource that "+
+				"cannot be overcommitted differs from its limit, so the workload made from this will not start until they are equal",
+				fldPath.Child("requests").Key(string(name)).String(), q.Text, name, limit.Text))
 		}
 	}
 	return out
+}
+
+// overcommittable reports whether a pod may request less of a resource than its limit, as Kubernetes decides
+// (IsOvercommitAllowed): native resources (no domain, or kubernetes.io's) but hugepages; not extended resources
+// such as amd.com/gpu.
+func overcommittable(name string) bool {
+	if strings.HasPrefix(name, "hugepages-") {
+		return false
+	}
+	domain, _, prefixed := strings.Cut(name, "/")
+	return !prefixed || domain == "kubernetes.io" || strings.HasSuffix(domain, ".kubernetes.io")
 }
 
 func requestAboveLimit(fldPath *field.Path, request, limit, requested, limited string) string {

@@ -925,6 +925,19 @@ func TestAdviceSaysWhatRuns(t *testing.T) {
 	if got := ModelAdvice(&aim.AIMModelSpec{Image: "r/m:1", Resources: &aim.ResourceRequirements{}}); len(got) != 0 {
 		t.Errorf("a model's empty resources (as a service writes them): %q", got)
 	}
+	// A custom template's CPU merged over the model's: the template's request over the model's limit.
+	merged := &aim.AIMModelSpec{Image: "r/m:1", Custom: &aim.AIMModelCustomConfig{Hardware: &aim.AIMHardwareRequirements{
+		CPU: &aim.AIMCpuRequirements{Requests: aim.Quantity{Text: "2"}, Limits: &aim.Quantity{Text: "4"}}}},
+		CustomTemplates: []aim.AIMCustomTemplate{{Hardware: &aim.AIMHardwareRequirements{CPU: &aim.AIMCpuRequirements{Requests: aim.Quantity{Text: "8"}}}}}}
+	if got := fieldsOf(ModelAdvice(merged)); !slices.Equal(got, []string{"spec.customTemplates[0].hardware.cpu.requests"}) {
+		t.Errorf("a custom template's request over the model's limit: advice on %v", got)
+	}
+	// A GPU cannot be overcommitted: a request other than the limit is refused; CPU may be.
+	gpu := &aim.AIMServiceSpec{Resources: &aim.ResourceRequirements{Requests: aim.ResourceList{"amd.com/gpu": aim.Quantity{Text: "1"}, "cpu": aim.Quantity{Text: "1"}},
+		Limits: aim.ResourceList{"amd.com/gpu": aim.Quantity{Text: "2"}, "cpu": aim.Quantity{Text: "2"}}}}
+	if got := fieldsOf(ServiceAdvice(gpu)); !slices.Equal(got, []string{"spec.resources.requests[amd.com/gpu]"}) {
+		t.Errorf("a GPU request below its limit: advice on %v", got)
+	}
 	named, nameless := &aim.AIMServiceSpec{Template: &aim.AIMServiceTemplateSelector{Name: "t"}}, &aim.AIMServiceSpec{Template: &aim.AIMServiceTemplateSelector{AllowUnoptimized: true}}
 	for _, tc := range []struct {
 		name      string
