@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
@@ -38,25 +40,69 @@ func PrepareApply(obj, live runtime.Object) (body []byte, drift string, err erro
 	if err != nil {
 		return nil, "", fmt.Errorf("encoding %T for an apply: %w", obj, err)
 	}
-	hash := naming.Hash(16, string(data))
-	if err := unstructured.SetNestedField(desired, hash, "metadata", "annotations", AnnotationAppliedHash); err != nil {
-		return nil, "", fmt.Errorf("annotating %T: %w", obj, err)
+	hash, legacy := naming.Hash(16, string(data)), ""
+	if paths := unhashed[obj.GetObjectKind().GroupVersionKind().GroupKind()]; len(paths) > 0 {
+		// The hash of earlier releases, over every field, still counts as steady: an upgrade rewrites no annotation.
+		legacy = hash
+		if hash, err = hashWithout(desired, paths); err != nil {
+			return nil, "", fmt.Errorf("encoding %T for an apply: %w", obj, err)
+		}
 	}
 	if live != nil && !reflect.ValueOf(live).IsNil() {
 		cur, err := manager.AsUnstructured(live)
 		if err != nil {
 			return nil, "", err
 		}
-		if cur.GetAnnotations()[AnnotationAppliedHash] == hash {
+		// The hash compared, every other field of the desired object is to be held.
+		if h := cur.GetAnnotations()[AnnotationAppliedHash]; h == hash || h == legacy && legacy != "" {
 			if drift = Drift(cur.Object, desired); drift == "" {
 				return nil, "", nil // the steady state: nothing to encode, nothing to send
 			}
+			if h == hash && unhashedField(obj, drift) {
+				drift = "" // a changed replica count, say, is no change made outside the controller
+			}
 		}
+	}
+	if err := unstructured.SetNestedField(desired, hash, "metadata", "annotations", AnnotationAppliedHash); err != nil {
+		return nil, "", fmt.Errorf("annotating %T: %w", obj, err)
 	}
 	if data, err = json.Marshal(desired); err != nil {
 		return nil, "", fmt.Errorf("encoding %T for an apply: %w", obj, err)
 	}
 	return data, drift, nil
+}
+
+// unhashed are the fields of a kind left out of AnnotationAppliedHash, still applied and compared (Drift). KServe
+// copies an InferenceService's annotations into its predictor's pod template: a hash that moved with the replica
+// counts or the autoscaling metrics would restart every predictor pod (each loading the model onto its GPUs again)
+// for a change that only scales, which aim-engine's InferenceService does not.
+var unhashed = map[schema.GroupKind][][]string{
+	{Group: "serving.kserve.io", Kind: "InferenceService"}: {
+		{"spec", "predictor", "minReplicas"}, {"spec", "predictor", "maxReplicas"}, {"spec", "predictor", "autoScaling"},
+	},
+}
+
+// hashWithout is the hash of desired without the fields at paths.
+func hashWithout(desired map[string]any, paths [][]string) (string, error) {
+	hashed := runtime.DeepCopyJSON(desired)
+	for _, p := range paths {
+		unstructured.RemoveNestedField(hashed, p...)
+	}
+	data, err := json.Marshal(hashed)
+	if err != nil {
+		return "", err
+	}
+	return naming.Hash(16, string(data)), nil
+}
+
+// unhashedField reports whether the field Drift names is one of obj's kind's unhashed fields.
+func unhashedField(obj runtime.Object, field string) bool {
+	for _, p := range unhashed[obj.GetObjectKind().GroupVersionKind().GroupKind()] {
+		if path := strings.Join(p, "."); field == path || strings.HasPrefix(field, path+".") || strings.HasPrefix(field, path+"[") {
+			return true
+		}
+	}
+	return false
 }
 
 // appliedMetadata are the metadata fields a controller sets on its children; the rest (uid, resourceVersion,

@@ -10,8 +10,12 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/ptr"
+
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 )
 
 func TestApplyBodyHoldsOnlyOwnedFields(t *testing.T) {
@@ -303,5 +307,54 @@ func TestSteadyKnownInputs(t *testing.T) {
 	live.ResourceVersion = "11"
 	if got := s.KnownInputs(live); got != "" {
 		t.Errorf("a new resourceVersion: %q", got)
+	}
+}
+
+// TestScalingKeepsTheInferenceServicesHash: KServe copies an InferenceService's annotations into its predictor's
+// pod template, so a changed replica count applied with a new applied-hash would restart every predictor pod. The
+// replica and autoscaling fields are applied, and compared, but left out of the hash; an InferenceService annotated
+// by an earlier release (a hash over every field) is steady as it is, so that an upgrade rolls nothing.
+func TestScalingKeepsTheInferenceServicesHash(t *testing.T) {
+	isvc := func(replicas int64, image string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "serving.kserve.io/v1beta1", "kind": "InferenceService",
+			"metadata": map[string]any{"name": "chat", "namespace": "team"},
+			"spec": map[string]any{"predictor": map[string]any{"minReplicas": replicas, "maxReplicas": replicas,
+				"containers": []any{map[string]any{"name": "kserve-container", "image": image}}}}}}
+	}
+	applied := func(obj *unstructured.Unstructured, live runtime.Object) (*unstructured.Unstructured, string) {
+		t.Helper()
+		body, drift, err := PrepareApply(obj, live)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if body == nil {
+			return nil, drift
+		}
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(body); err != nil {
+			t.Fatal(err)
+		}
+		return u, drift
+	}
+	one, _ := applied(isvc(1, "x:1"), nil)
+	two, drift := applied(isvc(2, "x:1"), one)
+	if two == nil || drift != "" {
+		t.Fatalf("a scale change: body %v, drift %q; want an apply, and no change made outside the controller", two, drift)
+	}
+	if h1, h2 := one.GetAnnotations()[AnnotationAppliedHash], two.GetAnnotations()[AnnotationAppliedHash]; h1 != h2 {
+		t.Errorf("the hash moved with the replicas (%s, %s): the predictor's pods would restart", h1, h2)
+	}
+	if other, _ := applied(isvc(1, "x:2"), one); other == nil || other.GetAnnotations()[AnnotationAppliedHash] == one.GetAnnotations()[AnnotationAppliedHash] {
+		t.Error("another image kept the hash")
+	}
+	// An earlier release's hash, over every field, of the same desired object: steady.
+	full, err := ApplyBody(isvc(1, "x:1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy := one.DeepCopy()
+	legacy.SetAnnotations(map[string]string{AnnotationAppliedHash: naming.Hash(16, string(full))})
+	if body, _ := applied(isvc(1, "x:1"), legacy); body != nil {
+		t.Error("an InferenceService of an earlier release is applied again: an upgrade would restart every predictor")
 	}
 }
