@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -76,6 +77,7 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 	if o.Artifacts, err = ctl.artifacts.AIMArtifacts(namespace).List(labels.Everything()); err != nil {
 		return 0, fmt.Errorf("listing the artifacts of namespace %s: %w", namespace, err)
 	}
+	o.Caches, _ = ctl.caches.AIMTemplateCaches(namespace).List(labels.Everything())
 	plan := PlanCache(o)
 
 	var applyErr error
@@ -93,6 +95,11 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 	}
 	if applyErr == nil && plan.InUse != nil {
 		applyErr = reconcile.DeleteStale(ctx, ctl.c.Recorder, c, []string{FieldManager}, "AIMArtifact", o.Artifacts, plan.InUse, ctl.c.AIM.AimV1alpha1().AIMArtifacts(namespace).Delete)
+	}
+	if applyErr == nil {
+		applyErr = reconcile.DeleteUnneeded(ctx, "artifact", plan.Superseded, ctl.c.AIM.AimV1alpha1().AIMArtifacts(namespace).Delete, func(a *aimv1.AIMArtifact) {
+			ctl.c.Recorder.Eventf(c, corev1.EventTypeNormal, reconcile.ReasonStaleChildDeleted, "Deleted AIMArtifact %s, which is no longer used", a.Name)
+		})
 	}
 	if applyErr != nil {
 		plan.Components = state.WriteFailed(plan.Components, ComponentArtifacts, applyErr)

@@ -68,8 +68,9 @@ type Observation struct {
 	RuntimeConfig    runtimeconfig.Resolved
 	RuntimeConfigErr error
 
-	// Artifacts are every artifact of the cache's namespace.
+	// Artifacts are every artifact of the cache's namespace, Caches every other template cache of it.
 	Artifacts []*aimv1.AIMArtifact
+	Caches    []*aimv1.AIMTemplateCache
 }
 
 // Plan is what a reconcile should do and report.
@@ -80,7 +81,11 @@ type Plan struct {
 	// InUse names the artifacts of the cache once every one of them is Ready; the artifacts the cache owns
 	// under other names (as an earlier release named them) are then deleted. Nil until then: a service may
 	// still mount them.
-	InUse      []string
+	InUse []string
+	// Superseded are the Shared artifacts of the cache that no source of it uses any more (its env, storage class
+	// or sources changed) and that are not Ready: left, they would hold their volume and retry their download for
+	// good. Ready ones stay, as the finalizer leaves them: a download is worth keeping.
+	Superseded []*aimv1.AIMArtifact
 	Components []state.Component
 	// Status carries every field but status and conditions, which the state engine derives.
 	Status aimv1.AIMTemplateCacheStatus
@@ -211,6 +216,7 @@ func planArtifacts(o Observation, p *Plan, sources []aimv1.AIMModelSource) {
 		p.InUse = slices.Sorted(maps.Keys(entries))
 	}
 	p.Components = append(p.Components, comp)
+	p.Superseded = unneededArtifacts(c, o.Artifacts, o.Caches, entries)
 }
 
 // artifactEntry is the status entry of a source: the artifact serving it, or the desired one, Pending, until
@@ -417,11 +423,17 @@ const FinalizerArtifactCleanup = "aim.eai.amd.com/artifactcleanup"
 // reference's name instead.
 const legacyFinalizerArtifactCleanup = "aim.eai.amd.com/artifact-cleanup"
 
-// ArtifactsToClean are the shared artifacts a deleted cache leaves that nobody needs: listed in its status,
-// made by the controller or by aim-engine's before a migration (childlabels.MadeBy; a user's own artifact stays), not owned (Dedicated ones go with the cache by owner
-// reference), not Ready (a downloaded model is worth keeping), and listed by no other live cache of the
-// namespace.
+// ArtifactsToClean are the shared artifacts a deleted cache leaves that nobody needs (unneededArtifacts).
 func ArtifactsToClean(c *aimv1.AIMTemplateCache, artifacts []*aimv1.AIMArtifact, caches []*aimv1.AIMTemplateCache) []*aimv1.AIMArtifact {
+	return unneededArtifacts(c, artifacts, caches, nil)
+}
+
+// unneededArtifacts are the shared artifacts of cache c, listed in its status or labelled with its name (one it
+// listed before its sources changed), but those in keep: made by the controller or by aim-engine's before a
+// migration (childlabels.MadeBy; a user's own artifact stays), not owned (Dedicated ones go with the cache by owner
+// reference), not Ready (a downloaded model is worth keeping), and listed by no other live cache of the namespace.
+func unneededArtifacts(c *aimv1.AIMTemplateCache, artifacts []*aimv1.AIMArtifact, caches []*aimv1.AIMTemplateCache,
+	keep map[string]aimv1.AIMTemplateCacheArtifactStatus) []*aimv1.AIMArtifact {
 	used := map[string]bool{}
 	for _, o := range caches {
 		if o.UID == c.UID || o.DeletionTimestamp != nil {
@@ -433,7 +445,10 @@ func ArtifactsToClean(c *aimv1.AIMTemplateCache, artifacts []*aimv1.AIMArtifact,
 	}
 	var out []*aimv1.AIMArtifact
 	for _, a := range artifacts {
-		if _, mine := c.Status.Artifacts[a.Name]; mine && !used[a.Name] && len(a.OwnerReferences) == 0 &&
+		_, listed := c.Status.Artifacts[a.Name]
+		_, kept := keep[a.Name]
+		mine := listed || a.Labels[LabelCache] == naming.LabelValue(c.Name)
+		if mine && !kept && !used[a.Name] && len(a.OwnerReferences) == 0 && a.DeletionTimestamp == nil &&
 			childlabels.MadeBy(a.Labels, childlabels.TemplateCache) && a.Status.Status != aimv1.AIMStatusReady {
 			out = append(out, a)
 		}

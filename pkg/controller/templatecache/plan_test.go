@@ -392,6 +392,40 @@ func TestArtifactsToClean(t *testing.T) {
 	if d := cmp.Diff([]string{"aim-engines", "pending", "shared-with-deleting"}, names); d != "" {
 		t.Errorf("cleaned artifacts (-want +got):\n%s", d)
 	}
+	// One the cache made and no longer lists (its sources changed since): labelled with its name.
+	earlier := art("earlier", aimv1.AIMStatusFailed, false)
+	earlier.Labels[LabelCache] = "me"
+	if got := ArtifactsToClean(me, []*aimv1.AIMArtifact{earlier}, nil); len(got) != 1 {
+		t.Errorf("an artifact labelled with the cache, no longer listed: cleaned %v", got)
+	}
+}
+
+// TestPlanCacheDeletesSupersededArtifacts: a Shared cache whose env changed (new credentials after a failed download)
+// gets a new artifact; the one it made before, not Ready, would hold its volume and retry its download for good:
+// it is deleted, unless another cache lists it or it is Ready.
+func TestPlanCacheDeletesSupersededArtifacts(t *testing.T) {
+	c := testCache("c", aimv1.AIMTemplateCacheModeShared)
+	old := DesiredArtifact(c, src, 0, runtimeconfig.Resolved{})
+	old.UID, old.Status = "uid-old", reported(aimv1.AIMStatusFailed, "pvc-old")
+	c.Status.Artifacts = map[string]aimv1.AIMTemplateCacheArtifactStatus{old.Name: {Name: old.Name, Status: aimv1.AIMStatusFailed}}
+	c.Spec.Env = []corev1.EnvVar{{Name: "HF_TOKEN", Value: "new"}}
+	if DesiredArtifact(c, src, 0, runtimeconfig.Resolved{}).Name == old.Name {
+		t.Fatal("the env is not in the artifact's name: the test proves nothing")
+	}
+	o := observe(c, readyTemplate(src), old)
+	if p := PlanCache(o); len(p.Superseded) != 1 || p.Superseded[0].Name != old.Name || len(p.Create) != 1 {
+		t.Errorf("superseded %v, create %v; want the old artifact deleted and a new one made", p.Superseded, p.Create)
+	}
+	other := testCache("other", aimv1.AIMTemplateCacheModeShared)
+	other.Status.Artifacts = map[string]aimv1.AIMTemplateCacheArtifactStatus{old.Name: {Name: old.Name}}
+	o.Caches = []*aimv1.AIMTemplateCache{c, other}
+	if p := PlanCache(o); len(p.Superseded) != 0 {
+		t.Errorf("another cache lists it: superseded %v", p.Superseded)
+	}
+	o.Caches, old.Status = nil, reported(aimv1.AIMStatusReady, "pvc-old")
+	if p := PlanCache(o); len(p.Superseded) != 0 {
+		t.Errorf("a Ready artifact (a download is worth keeping): superseded %v", p.Superseded)
+	}
 }
 
 // TestArtifactsComponentPropagatesTheWorstReason: a cache whose artifacts exist but are not all Ready says
