@@ -35,8 +35,10 @@ type Observation struct {
 	Models    []Model
 	Templates []Template
 	GPUModels []string
-	// NamespacedTemplate reads a template of the service's namespace by name (the derived one).
+	// NamespacedTemplate reads a template of the service's namespace by name (the derived one); TemplateGone
+	// reports whether no template of a cache's scope and name exists.
 	NamespacedTemplate func(name string) *aimv1.AIMServiceTemplate
+	TemplateGone       func(scope aimv1.AIMTemplateScope, name string) bool
 	// DerivedTemplates are the namespace's derived templates, for those of earlier names.
 	DerivedTemplates []*aimv1.AIMServiceTemplate
 	Caches           []*aimv1.AIMTemplateCache
@@ -76,6 +78,17 @@ func (ctl *Controller) observe(svc *aimv1.AIMService) Observation {
 	o.NamespacedTemplate = func(name string) *aimv1.AIMServiceTemplate {
 		t, _ := ctl.templates.AIMServiceTemplates(ns).Get(name)
 		return t
+	}
+	o.TemplateGone = func(scope aimv1.AIMTemplateScope, name string) bool {
+		_, nsErr := ctl.templates.AIMServiceTemplates(ns).Get(name)
+		_, clErr := ctl.clusterTemplates.Get(name)
+		switch scope {
+		case aimv1.AIMTemplateScopeNamespace:
+			return apierrors.IsNotFound(nsErr)
+		case aimv1.AIMTemplateScopeCluster:
+			return apierrors.IsNotFound(clErr)
+		}
+		return apierrors.IsNotFound(nsErr) && apierrors.IsNotFound(clErr)
 	}
 	o.DerivedTemplates, _ = ctl.templates.AIMServiceTemplates(ns).List(labels.SelectorFromSet(labels.Set{aimv1.LabelOrigin: aimv1.OriginDerived}))
 	o.Caches, _ = ctl.caches.AIMTemplateCaches(ns).List(labels.Everything())

@@ -14,6 +14,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gateway"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/health"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
@@ -50,9 +51,9 @@ type Plan struct {
 	// ISVCInputs identifies what ISVC was built from (workload.inputs), for Steady.ApplyChangedFrom.
 	ISVCInputs string
 	// StaleDerived are the service's derived templates but the one the InferenceService runs on (of an earlier
-	// base or earlier overrides, or overrides removed), StaleCaches the Shared caches made for them: deleted once
-	// the InferenceService is planned on its template with that template's cache ready, as the pods may mount
-	// theirs until then.
+	// base or earlier overrides, or overrides removed), StaleCaches the Shared caches the service made for them or
+	// for templates that are gone: deleted once the InferenceService is planned on its template with that
+	// template's cache ready, as the pods may mount theirs until then.
 	StaleDerived []*aimv1.AIMServiceTemplate
 	StaleCaches  []*aimv1.AIMTemplateCache
 
@@ -262,18 +263,22 @@ func (p *Plan) planWorkload(o Observation, observed kserve.Live, model *Model, r
 }
 
 // staleDerived are the service's derived templates but the one named keep, as reconcile.DeleteStale picks them,
-// and the Shared caches the service controller made for them: a derived template is one service's, so no other
-// service reads its cache, and without the template the cache fails for good.
+// and the Shared caches the service made for a template other than keep that is stale so or gone (a model's
+// template its image no longer lists): a derived template is one service's, and a template that is gone serves
+// no service, and without its template the cache fails for good. Their Ready artifacts stay (the cache
+// finalizer keeps them).
 func staleDerived(o Observation, keep string) ([]*aimv1.AIMServiceTemplate, []*aimv1.AIMTemplateCache) {
 	stale := reconcile.Stale(o.Service.UID, []string{FieldManager}, o.DerivedTemplates, []string{keep})
-	if len(stale) == 0 {
-		return nil, nil
-	}
 	var caches []*aimv1.AIMTemplateCache
 	for _, c := range o.Caches {
-		if c.Spec.Mode != aimv1.AIMTemplateCacheModeDedicated && c.Spec.TemplateScope == aimv1.AIMTemplateScopeNamespace &&
-			len(c.OwnerReferences) == 0 && childlabels.MadeBy(c.Labels, childlabels.Service) && c.DeletionTimestamp == nil &&
-			slices.ContainsFunc(stale, func(t *aimv1.AIMServiceTemplate) bool { return t.Name == c.Spec.TemplateName }) {
+		if c.Spec.Mode == aimv1.AIMTemplateCacheModeDedicated || len(c.OwnerReferences) > 0 || c.DeletionTimestamp != nil ||
+			c.Spec.TemplateName == keep || c.Labels[aimv1.LabelService] != naming.LabelValue(o.Service.Name) ||
+			!childlabels.MadeBy(c.Labels, childlabels.Service) {
+			continue
+		}
+		derived := c.Spec.TemplateScope == aimv1.AIMTemplateScopeNamespace &&
+			slices.ContainsFunc(stale, func(t *aimv1.AIMServiceTemplate) bool { return t.Name == c.Spec.TemplateName })
+		if derived || o.TemplateGone != nil && o.TemplateGone(c.Spec.TemplateScope, c.Spec.TemplateName) {
 			caches = append(caches, c)
 		}
 	}

@@ -378,7 +378,8 @@ func TestPlanServiceDeletesStaleDerivedTemplates(t *testing.T) {
 }
 
 // TestStaleDerivedCaches: the Shared caches the service controller made for a stale derived template go with it;
-// its Dedicated cache (deleteStaleWorkload's), a user's cache and another template's stay.
+// its Dedicated cache (deleteStaleWorkload's), a user's cache and another template's stay; so do those of a
+// template that is gone.
 func TestStaleDerivedCaches(t *testing.T) {
 	o := observation(func(s *aimv1.AIMService) { s.UID = "svc-uid" })
 	o.DerivedTemplates = []*aimv1.AIMServiceTemplate{derivedOf("old-ovr-1"), derivedOf("current-ovr-2")}
@@ -394,6 +395,16 @@ func TestStaleDerivedCaches(t *testing.T) {
 	stale, caches := staleDerived(o, "current-ovr-2")
 	if len(stale) != 1 || stale[0].Name != "old-ovr-1" || len(caches) != 1 || caches[0].Name != "old-shared" {
 		t.Errorf("stale templates %v, caches %v; want old-ovr-1 and its shared cache old-shared", stale, caches)
+	}
+	// A model's template its new image no longer lists is deleted by the model: the service's Shared cache of it
+	// fails for good, and goes too; another service's cache of it is that service's to clean.
+	o.DerivedTemplates = nil
+	o.TemplateGone = func(_ aimv1.AIMTemplateScope, name string) bool { return name == "qwen-0-8-mi300x" }
+	gone := cache("gone-shared", "qwen-0-8-mi300x", aimv1.AIMTemplateCacheModeShared, madeBy)
+	others := cache("others", "qwen-0-8-mi300x", aimv1.AIMTemplateCacheModeShared, map[string]string{aimv1.LabelManagedBy: aimv1.ManagedByValue, aimv1.LabelService: "other"})
+	o.Caches = []*aimv1.AIMTemplateCache{gone, others, cache("current", "current-ovr-2", aimv1.AIMTemplateCacheModeShared, madeBy)}
+	if _, caches := staleDerived(o, "current-ovr-2"); len(caches) != 1 || caches[0].Name != "gone-shared" {
+		t.Errorf("caches of a template that is gone: %v, want gone-shared", caches)
 	}
 }
 
