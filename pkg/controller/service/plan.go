@@ -221,7 +221,10 @@ func (p *Plan) planWorkload(o Observation, observed kserve.Live, model *Model, r
 	// does; once it exists, keep it up to date so that changes of mutable fields (replicas, env, resources,
 	// ...) reach it.
 	p.WorkloadExists = o.ISVC != nil
-	if ready && (cacheReady && model.Status == aimv1.AIMStatusReady || p.WorkloadExists) {
+	// A running InferenceService moving to another template waits for that template's cache: built before, it
+	// would roll once onto the old volumes and again when the new cache is Ready.
+	moving := o.ISVC != nil && run != nil && !runsOn(o.ISVC, *run)
+	if ready && (cacheReady && model.Status == aimv1.AIMStatusReady || p.WorkloadExists && (cacheReady || !moving)) {
 		w := workload{svc: svc, model: *model, run: *run, rc: o.RuntimeConfig, mounts: mounts, image: o.Mirrors.Rewrite(model.Spec.Image)}
 		p.WorkloadExists = true // created now, if not before; its status is not known yet
 		// Built only when it may be sent: the same inputs found the live one steady before, and building it
@@ -293,7 +296,9 @@ func (p *Plan) planCache(o Observation, observed kserve.Live, run Template) ([]k
 	cacheReady := true
 	if cp.Component != nil {
 		comp := *cp.Component
-		if cp.Create != nil && len(observed.CacheMounts) > 0 {
+		if cp.Create != nil && len(observed.CacheMounts) > 0 && runsOn(o.ISVC, run) {
+			// Lost: the InferenceService mounts this template's cache, which is gone (not the cache of the template
+			// it moves from).
 			comp = cacheLost(comp, o.Service.Spec.GetCachingMode())
 		}
 		p.Components = append(p.Components, comp)
@@ -311,6 +316,11 @@ func (p *Plan) planCache(o Observation, observed kserve.Live, run Template) ([]k
 		return observed.CacheMounts, false
 	}
 	return cp.Mounts, cacheReady
+}
+
+// runsOn reports whether a live InferenceService runs on template t, by the label it carries of it.
+func runsOn(isvc *kservev1beta1.InferenceService, t Template) bool {
+	return isvc != nil && isvc.Labels[LabelTemplate] == naming.LabelValue(t.Name)
 }
 
 // cacheLost is the cache component of a running service whose cache is gone while its InferenceService still

@@ -271,13 +271,26 @@ func TestPlanServiceDerivedTemplateOfAnother(t *testing.T) {
 func TestPlanServiceKeepsMountsWhileTheCacheIsNotReady(t *testing.T) {
 	o := observation(func(s *aimv1.AIMService) { s.Spec.Caching = &aimv1.AIMServiceCaching{Mode: aimv1.AIMCachingModeShared} })
 	o.Templates[0].Status.ModelSources = []aimv1.AIMModelSource{{ModelID: "org/qwen", SourceURI: "hf://org/qwen"}}
-	o.ISVC = &kservev1beta1.InferenceService{ObjectMeta: metav1.ObjectMeta{Name: WorkloadName(o.Service), Namespace: "team"}}
+	o.ISVC = &kservev1beta1.InferenceService{ObjectMeta: metav1.ObjectMeta{Name: WorkloadName(o.Service), Namespace: "team",
+		Labels: map[string]string{LabelTemplate: "qwen-mi300x"}}}
 	p := PlanService(o)
 	if p.CreateCache == nil || p.ISVC == nil || !p.WorkloadExists {
 		t.Fatalf("cache %v, InferenceService %v: want the cache created and the live InferenceService kept up to date", p.CreateCache, p.ISVC)
 	}
 	if _, reason := outcome(p.Components[len(p.Components)-1]); reason != "CacheCreating" {
 		t.Errorf("cache component reason %q", reason)
+	}
+
+	// An InferenceService running on another template (spec.template.name added, another selected) waits for its
+	// new template's cache: no cache was lost, and applying now would roll it twice (onto the old volumes, then
+	// onto the new ones).
+	moving := kserve.Build(InferenceService(o.Service, o.Models[0], template("qwen-old", "", "qwen", aimv1.AIMStatusReady, aimv1.AIMProfileTypeOptimized, "MI300X"),
+		o.RuntimeConfig, []kserve.CacheMount{{ModelID: "org/qwen", Volume: "cache-qwen", PVC: "pvc-old"}}))
+	o.ISVC = moving
+	if p := PlanService(o); p.ISVC != nil || !p.WorkloadExists || p.CreateCache == nil {
+		t.Errorf("moving to a template whose cache is not Ready: InferenceService %v, exists %v, create cache %v", p.ISVC != nil, p.WorkloadExists, p.CreateCache != nil)
+	} else if _, reason := outcome(p.Components[len(p.Components)-1]); reason != "CacheCreating" {
+		t.Errorf("moving: cache component reason %q, want CacheCreating (nothing was lost)", reason)
 	}
 
 	// The cache goes away under a running InferenceService that mounts its volumes: CacheLost (Shared) or a
