@@ -254,6 +254,14 @@ func TestInferenceServiceInput(t *testing.T) {
 	if len(in.ImagePullSecrets) != 2 || in.ImagePullSecrets[0].Name != "svc" || in.ServiceAccountName != "tpl-sa" {
 		t.Errorf("secrets %v, service account %q", in.ImagePullSecrets, in.ServiceAccountName)
 	}
+	// A derived template holds the service's secrets, until it is applied again the ones before: not read, so that
+	// a change of them rolls the predictor once.
+	derived := tpl
+	derived.Labels = map[string]string{aimv1.LabelOrigin: aimv1.OriginDerived}
+	derived.Spec.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "before"}}
+	if in := InferenceService(svc, m, derived, rc, nil); len(in.ImagePullSecrets) != 1 || in.ImagePullSecrets[0].Name != "svc" {
+		t.Errorf("on a derived template holding the service's earlier secrets: %v, want the service's", in.ImagePullSecrets)
+	}
 	// A model another service made for its model.image holds that service's secrets and account, and its templates
 	// copies of them: this service runs with its own only, as aim-engine's predictor does.
 	made := m
