@@ -72,27 +72,52 @@ func PrepareApply(obj, live runtime.Object) (body []byte, drift string, err erro
 	return data, drift, nil
 }
 
-// unhashed are the fields of a kind left out of AnnotationAppliedHash, still applied and compared (Drift). KServe
-// copies an InferenceService's annotations into its predictor's pod template: a hash that moved with the replica
-// counts or the autoscaling metrics would restart every predictor pod (each loading the model onto its GPUs again)
-// for a change that only scales, which aim-engine's InferenceService does not.
+// unhashed are the fields of a kind whose values are left out of AnnotationAppliedHash, still applied and compared
+// (Drift); their shape (which keys and list elements there are) stays in it, so that a field or a metric removed,
+// which Drift cannot see, still moves the hash and the apply removes it. KServe copies an InferenceService's
+// annotations into its predictor's pod template: a hash that moved with the replica counts or the autoscaling
+// targets would restart every predictor pod (each loading the model onto its GPUs again) for a change that only
+// scales, which aim-engine's InferenceService does not.
 var unhashed = map[schema.GroupKind][][]string{
 	{Group: "serving.kserve.io", Kind: "InferenceService"}: {
 		{"spec", "predictor", "minReplicas"}, {"spec", "predictor", "maxReplicas"}, {"spec", "predictor", "autoScaling"},
 	},
 }
 
-// hashWithout is the hash of desired without the fields at paths.
+// hashWithout is the hash of desired with the values at paths replaced by their shape.
 func hashWithout(desired map[string]any, paths [][]string) (string, error) {
 	hashed := runtime.DeepCopyJSON(desired)
 	for _, p := range paths {
-		unstructured.RemoveNestedField(hashed, p...)
+		if v, found, _ := unstructured.NestedFieldNoCopy(hashed, p...); found {
+			if err := unstructured.SetNestedField(hashed, shape(v), p...); err != nil {
+				return "", err
+			}
+		}
 	}
 	data, err := json.Marshal(hashed)
 	if err != nil {
 		return "", err
 	}
 	return naming.Hash(16, string(data)), nil
+}
+
+// shape is v with every leaf value replaced by true: its keys and the lengths of its lists.
+func shape(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = shape(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = shape(e)
+		}
+		return out
+	}
+	return true
 }
 
 // unhashedField reports whether the field Drift names is one of obj's kind's unhashed fields.

@@ -347,6 +347,20 @@ func TestScalingKeepsTheInferenceServicesHash(t *testing.T) {
 	if other, _ := applied(isvc(1, "x:2"), one); other == nil || other.GetAnnotations()[AnnotationAppliedHash] == one.GetAnnotations()[AnnotationAppliedHash] {
 		t.Error("another image kept the hash")
 	}
+	// A field removed (the autoscaling metrics, a metric) is no drift, as Drift sees only what the desired object
+	// holds: the hash moves with the fields there are, so the apply removes it.
+	scaled := isvc(1, "x:1")
+	_ = unstructured.SetNestedSlice(scaled.Object, []any{map[string]any{"type": "External", "target": int64(8)}}, "spec", "predictor", "autoScaling", "metrics")
+	withMetrics, _ := applied(scaled, nil)
+	if body, _ := applied(isvc(1, "x:1"), withMetrics); body == nil ||
+		body.GetAnnotations()[AnnotationAppliedHash] == withMetrics.GetAnnotations()[AnnotationAppliedHash] {
+		t.Error("the autoscaling metrics removed: nothing applied, or the hash kept (the apply would not remove them)")
+	}
+	retargeted := isvc(1, "x:1")
+	_ = unstructured.SetNestedSlice(retargeted.Object, []any{map[string]any{"type": "External", "target": int64(16)}}, "spec", "predictor", "autoScaling", "metrics")
+	if body, _ := applied(retargeted, withMetrics); body == nil || body.GetAnnotations()[AnnotationAppliedHash] != withMetrics.GetAnnotations()[AnnotationAppliedHash] {
+		t.Error("a new target of the same metric: nothing applied, or the hash moved")
+	}
 	// An earlier release's hash, over every field, of the same desired object: steady.
 	full, err := ApplyBody(isvc(1, "x:1"))
 	if err != nil {
