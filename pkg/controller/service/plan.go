@@ -221,10 +221,7 @@ func (p *Plan) planWorkload(o Observation, observed kserve.Live, model *Model, r
 	// does; once it exists, keep it up to date so that changes of mutable fields (replicas, env, resources,
 	// ...) reach it.
 	p.WorkloadExists = o.ISVC != nil
-	// A running InferenceService moving to another template waits for that template's cache: built before, it
-	// would roll once onto the old volumes and again when the new cache is Ready.
-	moving := o.ISVC != nil && run != nil && !runsOn(o.ISVC, *run)
-	if ready && (cacheReady && model.Status == aimv1.AIMStatusReady || p.WorkloadExists && (cacheReady || !moving)) {
+	if ready && (cacheReady && model.Status == aimv1.AIMStatusReady || p.WorkloadExists) {
 		w := workload{svc: svc, model: *model, run: *run, rc: o.RuntimeConfig, mounts: mounts, image: o.Mirrors.Rewrite(model.Spec.Image)}
 		p.WorkloadExists = true // created now, if not before; its status is not known yet
 		// Built only when it may be sent: the same inputs found the live one steady before, and building it
