@@ -1,6 +1,8 @@
 package service
 
 import (
+	"slices"
+
 	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -39,6 +41,8 @@ type Observation struct {
 	// reports whether no template of a cache's scope and name exists.
 	NamespacedTemplate func(name string) *aimv1.AIMServiceTemplate
 	TemplateGone       func(scope aimv1.AIMTemplateScope, name string) bool
+	// UsedElsewhere reports whether another live service of the namespace names or runs on a template.
+	UsedElsewhere func(template string) bool
 	// DerivedTemplates are the namespace's derived templates, for those of earlier names.
 	DerivedTemplates []*aimv1.AIMServiceTemplate
 	Caches           []*aimv1.AIMTemplateCache
@@ -89,6 +93,13 @@ func (ctl *Controller) observe(svc *aimv1.AIMService) Observation {
 			return apierrors.IsNotFound(clErr)
 		}
 		return apierrors.IsNotFound(nsErr) && apierrors.IsNotFound(clErr)
+	}
+	o.UsedElsewhere = func(template string) bool {
+		services, _ := ctl.services.AIMServices(ns).List(labels.Everything())
+		return slices.ContainsFunc(services, func(other *aimv1.AIMService) bool {
+			return other.UID != svc.UID && other.DeletionTimestamp == nil && (other.Spec.Template != nil && other.Spec.Template.Name == template ||
+				other.Status.ResolvedTemplate != nil && other.Status.ResolvedTemplate.Name == template)
+		})
 	}
 	o.DerivedTemplates, _ = ctl.templates.AIMServiceTemplates(ns).List(labels.SelectorFromSet(labels.Set{aimv1.LabelOrigin: aimv1.OriginDerived}))
 	o.Caches, _ = ctl.caches.AIMTemplateCaches(ns).List(labels.Everything())

@@ -268,7 +268,10 @@ func (p *Plan) planWorkload(o Observation, observed kserve.Live, model *Model, r
 // no service, and without its template the cache fails for good. Their Ready artifacts stay (the cache
 // finalizer keeps them).
 func staleDerived(o Observation, keep string) ([]*aimv1.AIMServiceTemplate, []*aimv1.AIMTemplateCache) {
-	stale := reconcile.Stale(o.Service.UID, []string{FieldManager}, o.DerivedTemplates, []string{keep})
+	elsewhere := func(template string) bool { return o.UsedElsewhere != nil && o.UsedElsewhere(template) }
+	// Not one another service names in spec.template.name or runs on: that one is its too now.
+	stale := slices.DeleteFunc(reconcile.Stale(o.Service.UID, []string{FieldManager}, o.DerivedTemplates, []string{keep}),
+		func(t *aimv1.AIMServiceTemplate) bool { return elsewhere(t.Name) })
 	var caches []*aimv1.AIMTemplateCache
 	for _, c := range o.Caches {
 		if c.Spec.Mode == aimv1.AIMTemplateCacheModeDedicated || len(c.OwnerReferences) > 0 || c.DeletionTimestamp != nil ||
@@ -278,7 +281,8 @@ func staleDerived(o Observation, keep string) ([]*aimv1.AIMServiceTemplate, []*a
 		}
 		derived := c.Spec.TemplateScope == aimv1.AIMTemplateScopeNamespace &&
 			slices.ContainsFunc(stale, func(t *aimv1.AIMServiceTemplate) bool { return t.Name == c.Spec.TemplateName })
-		if derived || o.TemplateGone != nil && o.TemplateGone(c.Spec.TemplateScope, c.Spec.TemplateName) {
+		gone := o.TemplateGone != nil && o.TemplateGone(c.Spec.TemplateScope, c.Spec.TemplateName)
+		if (derived || gone) && !elsewhere(c.Spec.TemplateName) {
 			caches = append(caches, c)
 		}
 	}

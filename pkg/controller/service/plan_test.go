@@ -360,6 +360,9 @@ func TestPlanServiceDeletesStaleDerivedTemplates(t *testing.T) {
 		{"another service's derived template", func(o *Observation) { o.DerivedTemplates[0].OwnerReferences[0].UID = "other" }, nil},
 		{"a user's copy of one", func(o *Observation) { o.DerivedTemplates[0].ManagedFields = nil }, nil},
 		{"runtime config missing", func(o *Observation) { o.RuntimeConfigErr = missingRuntimeConfig() }, nil},
+		{"another service names it in spec.template.name", func(o *Observation) {
+			o.UsedElsewhere = func(template string) bool { return template == "qwen-mi300x-ovr-0a1b2c3d" }
+		}, nil},
 		{"the template to run on is being made", withOverrides, nil},
 		{"running on the template derived now", func(o *Observation) {
 			withOverrides(o)
