@@ -284,9 +284,10 @@ func engineSystemNamespace(d *appsv1.Deployment) string {
 	return d.Namespace
 }
 
-// secretsLeftBehind are the pull secrets the cluster models and model sources name that do not exist in ours, the
-// namespace aim-apiserver reads them from, when an aim-engine controller read them from another (from, the first
-// such); each with the objects that name it. aim-engine's objects name them; so do the copies.
+// secretsLeftBehind are the pull secrets the cluster models, model sources and cluster templates (their discovery
+// Jobs') name that do not exist in ours, the namespace aim-apiserver reads them from, when an aim-engine controller
+// read them from another (from, the first such); each with the objects that name it. aim-engine's objects name
+// them; so do the copies.
 func (c *cluster) secretsLeftBehind(ctx context.Context, engines []engineDeployment, ours string) (from string, missing []string, err error) {
 	for _, e := range engines {
 		if e.SystemNamespace != ours {
@@ -298,7 +299,8 @@ func (c *cluster) secretsLeftBehind(ctx context.Context, engines []engineDeploym
 		return "", nil, nil
 	}
 	named := map[string][]string{}
-	for _, k := range []struct{ plural, kind string }{{"aimclustermodels", "AIMClusterModel"}, {"aimclustermodelsources", "AIMClusterModelSource"}} {
+	for _, k := range []struct{ plural, kind string }{{"aimclustermodels", "AIMClusterModel"}, {"aimclustermodelsources", "AIMClusterModelSource"},
+		{"aimclusterservicetemplates", "AIMClusterServiceTemplate"}} { // a cluster template's: its discovery Job's
 		items, err := c.list(ctx, schemaGVR(k.plural))
 		if err != nil {
 			return from, nil, err
@@ -326,7 +328,7 @@ func (c *cluster) secretsLeftBehind(ctx context.Context, engines []engineDeploym
 
 // secretsLeftBehindWarning says what aim-apiserver will miss in ours of the secrets aim-engine read from from.
 func secretsLeftBehindWarning(from, ours string, missing []string) string {
-	return fmt.Sprintf("aim-engine read the pull secrets of cluster models and model sources from namespace %s; aim-apiserver reads them "+
+	return fmt.Sprintf("aim-engine read the pull secrets of cluster models, model sources and cluster templates from namespace %s; aim-apiserver reads them "+
 		"from %s (--system-namespace), where these do not exist: %s. Copy them into %s, or run aim-apiserver with "+
 		"AIM_SYSTEM_NAMESPACE=%s (the chart's extraEnv) and keep that namespace when removing aim-engine (docs/migration.md, step 1)",
 		from, ours, strings.Join(missing, "; "), ours, from)

@@ -332,7 +332,7 @@ func (m *migrator) preflight(ctx context.Context, st *state) error {
 	// Not a reason to stop either: the secrets can be copied before or after the switch.
 	ours := cmp.Or(m.o.SystemNamespace, ns)
 	if from, missing, err := m.c.secretsLeftBehind(ctx, engines, ours); err != nil {
-		problems = append(problems, err.Error())
+		m.logf("  WARNING: the pull secrets of cluster objects could not be checked: %v", err)
 	} else if len(missing) > 0 {
 		m.logf("  WARNING: %s", secretsLeftBehindWarning(from, ours, missing))
 	}

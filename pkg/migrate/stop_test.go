@@ -78,7 +78,8 @@ func TestSecretsLeftBehind(t *testing.T) {
 			"metadata": map[string]any{"name": name}, "spec": map[string]any{"imagePullSecrets": refs}}}
 	}
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
-		schemaGVR("aimclustermodels"): "AIMClusterModelList", schemaGVR("aimclustermodelsources"): "AIMClusterModelSourceList"},
+		schemaGVR("aimclustermodels"): "AIMClusterModelList", schemaGVR("aimclustermodelsources"): "AIMClusterModelSourceList",
+		schemaGVR("aimclusterservicetemplates"): "AIMClusterServiceTemplateList"},
 		object("AIMClusterModelSource", "catalog", "ghcr", "dockerhub"), object("AIMClusterModel", "llama", "ghcr"), object("AIMClusterModel", "public"))
 	c := &cluster{kube: kube, dynamic: dyn}
 	engines, err := c.engineControllers(ctx, nil)

@@ -403,3 +403,15 @@ func TestPullErrorIsTheSameAtEachAttempt(t *testing.T) {
 		t.Errorf("a back-off without an error lost its text: %s", got)
 	}
 }
+
+// TestScaledToZeroWithAnEvictedPod: a Ready InferenceService scaled to zero whose last pod was evicted and lingers
+// is healthy, as with no pods at all.
+func TestScaledToZeroWithAnEvictedPod(t *testing.T) {
+	evicted := predictorPod("a", func(p *corev1.Pod) { p.Status.Phase, p.Status.Reason = corev1.PodFailed, "Evicted" })
+	if st, reason, _ := state.Outcome(PredictorPods("Pods", []*corev1.Pod{evicted}, nil, nil, true)); st != aimv1.AIMStatusReady {
+		t.Errorf("scaled to zero with an evicted pod: %s %s", st, reason)
+	}
+	if st, reason, _ := state.Outcome(PredictorPods("Pods", []*corev1.Pod{evicted}, nil, nil, false)); st != aimv1.AIMStatusDegraded || reason != "PodEvicted" {
+		t.Errorf("an evicted pod, nothing serving: %s %s", st, reason)
+	}
+}

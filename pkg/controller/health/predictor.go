@@ -30,6 +30,10 @@ import (
 // "no predictor pods yet" alone would leave the service Progressing without a word.
 func PredictorPods(name string, pods []*corev1.Pod, events, replicaSetEvents []corev1.Event, isvcReady bool) state.Component {
 	comp := state.Component{Name: name, Dependency: state.DependencyDownstream}
+	if isvcReady {
+		// Scaled to zero, a pod that ended (evicted, say) is no replica either.
+		pods = slices.DeleteFunc(slices.Clone(pods), ended)
+	}
 	if len(pods) == 0 {
 		if isvcReady {
 			return comp

@@ -141,7 +141,7 @@ func mergedCPU(model, template *aim.AIMHardwareRequirements) *aim.AIMHardwareReq
 	}
 	cpu := *template.CPU
 	if model != nil && model.CPU != nil {
-		if cpu.Requests.Text == "" {
+		if requests := cpu.Requests.Amount(); requests.IsZero() { // as model.MergeHardware reads a zero request
 			cpu.Requests = model.CPU.Requests
 		}
 		if cpu.Limits == nil {
