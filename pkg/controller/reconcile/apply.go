@@ -102,23 +102,7 @@ func hashWithout(desired map[string]any, paths [][]string) (string, error) {
 }
 
 // shape is v with every leaf value replaced by true: its keys and the lengths of its lists.
-func shape(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = shape(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = shape(e)
-		}
-		return out
-	}
-	return true
-}
+func shape(v any) any { return rebuild(v, func(any) any { return true }) }
 
 // unhashedField reports whether the field Drift names is one of obj's kind's unhashed fields.
 func unhashedField(obj runtime.Object, field string) bool {
@@ -171,24 +155,27 @@ func ApplyBody(obj runtime.Object) ([]byte, error) {
 }
 
 // prune drops nulls; lists keep their length (an element is a position in them).
-func prune(v any) any {
+func prune(v any) any { return rebuild(v, func(leaf any) any { return leaf }) }
+
+// rebuild copies a decoded JSON value without the map entries that are null, leaf giving each leaf's value.
+func rebuild(v any, leaf func(any) any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
 			if e != nil {
-				out[k] = prune(e)
+				out[k] = rebuild(e, leaf)
 			}
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = prune(e)
+			out[i] = rebuild(e, leaf)
 		}
 		return out
 	}
-	return v
+	return leaf(v)
 }
 
 // ApplyChanged is the one owned apply of a child kept in line with its parent: the apply of obj is sent, through
