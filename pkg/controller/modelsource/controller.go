@@ -140,9 +140,11 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 	// The listing reads the secrets itself, and its lastSyncTime is where the next look counts from.
 	ctl.forgetSecretCheck(name)
 	comps, created, plan, images := ctl.sync(ctx, src, existing)
+	// The listing may take minutes (syncTimeout): what follows is of its end, as aim-engine stamps lastSyncTime after
+	// its fetch, and the conditions' transitions with it (SyncDue measures an outage between the two).
+	now = ctl.now()
 	status.ObservedGeneration = src.Generation
-	// When the listing ended, as aim-engine stamps it after its fetch: one may take minutes (syncTimeout).
-	status.LastSyncTime = ptr.To(metav1.NewTime(ctl.now()))
+	status.LastSyncTime = ptr.To(metav1.NewTime(now))
 	status.DiscoveredModels += int32(created)
 	if images >= 0 { // the registry was listed: the counts are news
 		status.AvailableModels, status.ModelsLimitReached = int32(images), plan.LimitReached

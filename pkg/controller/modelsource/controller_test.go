@@ -3,6 +3,7 @@ package modelsource
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -171,8 +172,25 @@ func TestLastSyncTimeIsTheEndOfTheListing(t *testing.T) {
 	if _, err := h.ctl.reconcile(context.Background(), cache.NewObjectName("", "src")); err != nil {
 		t.Fatal(err)
 	}
-	if got := h.refresh(t).Status.LastSyncTime; got == nil || !got.Time.Equal(start.Add(4*time.Minute)) {
-		t.Errorf("lastSyncTime %v, want the end of the listing, %v", got, start.Add(4*time.Minute))
+	if got := h.refresh(t).Status.LastSyncTime; got == nil || !got.Time.Equal(start.Add(6*time.Minute)) {
+		t.Errorf("lastSyncTime %v, want the end of the listing, %v", got, start.Add(6*time.Minute))
+	}
+	// A registry that fails after a long listing: the outage is counted from the end of that listing, so the next
+	// try is infraRetry later, not as long again as the listing took.
+	h.lister.onList, h.lister.catalogErr = func() { h.now = h.now.Add(9 * time.Minute) }, errors.New("dial tcp 203.0.113.5:443: i/o timeout")
+	h.lister.tagErr = map[string]error{"aim/qwen": h.lister.catalogErr, "aim/llama": h.lister.catalogErr}
+	h.ctl.written = expectations.NewWrites()
+	src2 := h.refresh(t)
+	src2.Generation = 2 // a spec change: listed now
+	must(t, h.sources.Update(src2))
+	_, _ = h.ctl.reconcile(context.Background(), cache.NewObjectName("", "src")) // the error is the queue's to retry
+	st := h.refresh(t).Status
+	c := meta.FindStatusCondition(st.Conditions, state.ConditionDependenciesReachable)
+	if c == nil || c.Status != metav1.ConditionFalse || st.LastSyncTime == nil || !c.LastTransitionTime.Equal(st.LastSyncTime) {
+		t.Fatalf("DependenciesReachable %+v, lastSyncTime %v: want the outage to start at the end of the listing", c, st.LastSyncTime)
+	}
+	if _, wait := SyncDue(h.refresh(t), int(st.DiscoveredModels), st.LastSyncTime.Time); wait != infraRetry {
+		t.Errorf("after a failing listing of 9 minutes: next try in %s, want %s", wait, infraRetry)
 	}
 }
 

@@ -34,12 +34,15 @@ type fakeLister struct {
 	catalogErr error
 	tagErr     map[string]error
 	calls      []string
-	// onList runs at each listing of a repository's tags, as the time a listing takes.
+	// onList runs at each listing of repositories or tags, as the time a listing takes.
 	onList func()
 }
 
 func (f *fakeLister) Repositories(_ context.Context, registry, namespace string) ([]string, error) {
 	f.calls = append(f.calls, "repositories "+registry+"/"+namespace)
+	if f.onList != nil {
+		f.onList()
+	}
 	if f.catalogErr != nil {
 		return nil, f.catalogErr
 	}

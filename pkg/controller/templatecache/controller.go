@@ -77,7 +77,10 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 	if o.Artifacts, err = ctl.artifacts.AIMArtifacts(namespace).List(labels.Everything()); err != nil {
 		return 0, fmt.Errorf("listing the artifacts of namespace %s: %w", namespace, err)
 	}
-	o.Caches, _ = ctl.caches.AIMTemplateCaches(namespace).List(labels.Everything())
+	// Which artifacts other caches list decides which of this one's go (Plan.Superseded): not read, none may.
+	if o.Caches, err = ctl.caches.AIMTemplateCaches(namespace).List(labels.Everything()); err != nil {
+		return 0, fmt.Errorf("listing the template caches of namespace %s: %w", namespace, err)
+	}
 	plan := PlanCache(o)
 
 	var applyErr error
