@@ -30,8 +30,17 @@ import (
 // "no predictor pods yet" alone would leave the service Progressing without a word.
 func PredictorPods(name string, pods []*corev1.Pod, events, replicaSetEvents []corev1.Event, isvcReady bool) state.Component {
 	comp := state.Component{Name: name, Dependency: state.DependencyDownstream}
-	if isvcReady {
-		// Scaled to zero, a pod that ended (evicted, say) is no replica either.
+	ready := 0
+	for _, p := range pods {
+		if Ready(p) && !ended(p) {
+			ready++
+		}
+	}
+	if ready > 0 || isvcReady {
+		// A pod that ended (evicted, its node shut down) is no replica any more while another serves or the
+		// InferenceService is Ready (scaled to zero): its ReplicaSet has replaced it, and its object lingers until
+		// someone deletes it (the pod garbage collector waits for 12,500 of them). The ReplicaSet controller counts
+		// only active pods (IsPodActive); so does a serving predictor.
 		pods = slices.DeleteFunc(slices.Clone(pods), ended)
 	}
 	if len(pods) == 0 {
@@ -48,18 +57,6 @@ func PredictorPods(name string, pods []*corev1.Pod, events, replicaSetEvents []c
 	byPod := make(map[string][]corev1.Event, len(pods))
 	for _, p := range pods {
 		byPod[p.Name] = EventsOf(p, events)
-	}
-	ready := 0
-	for _, p := range pods {
-		if Ready(p) && !ended(p) {
-			ready++
-		}
-	}
-	if ready > 0 {
-		// A pod that ended (evicted, its node shut down) is no replica any more: its ReplicaSet has replaced it, and
-		// its object lingers until someone deletes it (the pod garbage collector waits for 12,500 of them). The
-		// ReplicaSet controller counts only active pods (IsPodActive); so does a serving predictor.
-		pods = slices.DeleteFunc(pods, ended)
 	}
 	for _, problem := range predictorProblems(name, pods, byPod) {
 		st, reason, msg := state.Outcome(*problem)

@@ -276,7 +276,7 @@ func (ctl *Controller) metadata(ctx context.Context, generation int64, spec aimv
 	switch {
 	case spec.ImageMetadata != nil:
 		return spec.ImageMetadata.DeepCopy(), found(spec.ImageMetadata)
-	case spec.Discovery != nil && spec.Discovery.ExtractMetadata != nil && !*spec.Discovery.ExtractMetadata:
+	case !spec.ShouldExtractMetadata():
 		// The labels read before extraction was turned off stay, and templates are planned from them, as in
 		// aim-engine, which skips the fetch (internal/aimmodel/reconcile.go:315), writes status.imageMetadata
 		// only from a fetch (reconcile.go:516) and plans from the status (reconcile.go:461).

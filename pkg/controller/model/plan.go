@@ -183,7 +183,7 @@ func templatesKnown(spec aimv1.AIMModelSpec, metadata *aimv1.ImageMetadata, rcEr
 // (ExpectsTemplates unknown). None while the runtime config is missing (nothing is planned then), nor when
 // extraction is off: no read will come, and aim-engine's model would wait for good (design.md R9.12).
 func awaitingMetadata(spec aimv1.AIMModelSpec, rcErr error) (state.Component, bool) {
-	if d := spec.Discovery; rcErr != nil || d != nil && d.ExtractMetadata != nil && !*d.ExtractMetadata {
+	if rcErr != nil || !spec.ShouldExtractMetadata() {
 		return state.Component{}, false
 	}
 	return state.Component{Name: ComponentServiceTemplates, Dependency: state.DependencyDownstream, State: aimv1.AIMStatusProgressing,

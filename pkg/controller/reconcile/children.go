@@ -57,10 +57,18 @@ func DeleteStale[T metav1.Object](ctx context.Context, rec record.EventRecorder,
 			return fmt.Errorf("deleting %s %s/%s, which is no longer used: %w", kind, c.GetNamespace(), c.GetName(), err)
 		}
 		if deleted {
-			rec.Eventf(owner, corev1.EventTypeNormal, ReasonStaleChildDeleted, "Deleted %s %s, which is no longer used", kind, c.GetName())
+			StaleDeleted[T](rec, owner, kind)(c)
 		}
 	}
 	return nil
+}
+
+// StaleDeleted records the Event of a child of kind deleted as no longer used (ReasonStaleChildDeleted) on owner,
+// for DeleteStale and for DeleteUnneeded's callers that delete such children.
+func StaleDeleted[T metav1.Object](rec record.EventRecorder, owner runtime.Object, kind string) func(T) {
+	return func(c T) {
+		rec.Eventf(owner, corev1.EventTypeNormal, ReasonStaleChildDeleted, "Deleted %s %s, which is no longer used", kind, c.GetName())
+	}
 }
 
 // Stale are the children DeleteStale deletes: those the owner of uid controls, that carry aim-apiserver's

@@ -164,6 +164,24 @@ func storageClass(svc *aimv1.AIMService, rc runtimeconfig.Resolved) string {
 	return rc.Spec.DefaultStorageClassName
 }
 
+// templatesInUse are the templates the live services of the namespace but svc name in spec.template.name or run on
+// (status.resolvedTemplate): theirs too, and their caches with them.
+func templatesInUse(svc *aimv1.AIMService, services []*aimv1.AIMService) map[string]bool {
+	out := map[string]bool{}
+	for _, o := range services {
+		if o.UID == svc.UID || o.DeletionTimestamp != nil {
+			continue
+		}
+		if o.Spec.Template != nil && o.Spec.Template.Name != "" {
+			out[o.Spec.Template.Name] = true
+		}
+		if o.Status.ResolvedTemplate != nil {
+			out[o.Status.ResolvedTemplate.Name] = true
+		}
+	}
+	return out
+}
+
 // FinalizerCacheCleanup lets a deleted service remove the shared cache it started when nobody needs it.
 const FinalizerCacheCleanup = "aim.eai.amd.com/template-cache-cleanup"
 
@@ -181,13 +199,8 @@ func CachesToClean(svc *aimv1.AIMService, caches []*aimv1.AIMTemplateCache, serv
 		return ""
 	}
 	mine := tmpl(svc)
-	if mine == "" {
+	if mine == "" || templatesInUse(svc, services)[mine] {
 		return nil
-	}
-	for _, o := range services {
-		if o.UID != svc.UID && o.DeletionTimestamp == nil && tmpl(o) == mine {
-			return nil
-		}
 	}
 	var out []*aimv1.AIMTemplateCache
 	for _, c := range caches {

@@ -216,7 +216,11 @@ func (ctl *Controller) cleanupCaches(ctx context.Context, svc *aimv1.AIMService)
 	services, _ := ctl.services.AIMServices(svc.Namespace).List(labels.Everything())
 	return reconcile.DeleteUnneeded(ctx, "template cache", CachesToClean(svc, caches, services, ctl.unusableTemplate(svc)),
 		ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(svc.Namespace).Delete, func(c *aimv1.AIMTemplateCache) {
-			ctl.c.Recorder.Eventf(svc, corev1.EventTypeNormal, "TemplateCacheDeleted", "Deleted AIMTemplateCache %s, which no other service needs and which was not ready", c.Name)
+			why := "which no other service needs and which was not ready"
+			if c.Status.Status == aimv1.AIMStatusReady {
+				why = "whose template no other service can run on"
+			}
+			ctl.c.Recorder.Eventf(svc, corev1.EventTypeNormal, "TemplateCacheDeleted", "Deleted AIMTemplateCache %s, %s", c.Name, why)
 		})
 }
 
@@ -231,7 +235,7 @@ func (ctl *Controller) unusableTemplate(svc *aimv1.AIMService) bool {
 	if apierrors.IsNotFound(err) {
 		return true
 	}
-	return err == nil && fromNamespaced(t).Derived() && reconcile.OwnedBy(t, svc.UID)
+	return err == nil && t.Labels[aimv1.LabelOrigin] == aimv1.OriginDerived && reconcile.OwnedBy(t, svc.UID)
 }
 
 func (ctl *Controller) patchService(namespace string) func(context.Context, string, []byte) error {
@@ -263,9 +267,7 @@ func (ctl *Controller) deleteStaleDerived(ctx context.Context, svc *aimv1.AIMSer
 		return err
 	}
 	return reconcile.DeleteUnneeded(ctx, "template cache", p.StaleCaches, ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(svc.Namespace).Delete,
-		func(c *aimv1.AIMTemplateCache) {
-			ctl.c.Recorder.Eventf(svc, corev1.EventTypeNormal, reconcile.ReasonStaleChildDeleted, "Deleted AIMTemplateCache %s, which is no longer used", c.Name)
-		})
+		reconcile.StaleDeleted[*aimv1.AIMTemplateCache](ctl.c.Recorder, svc, "AIMTemplateCache"))
 }
 
 // dynamicDelete deletes objects of a resource the dynamic client serves.

@@ -1,8 +1,6 @@
 package service
 
 import (
-	"slices"
-
 	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -84,22 +82,26 @@ func (ctl *Controller) observe(svc *aimv1.AIMService) Observation {
 		return t
 	}
 	o.TemplateGone = func(scope aimv1.AIMTemplateScope, name string) bool {
-		_, nsErr := ctl.templates.AIMServiceTemplates(ns).Get(name)
-		_, clErr := ctl.clusterTemplates.Get(name)
+		namespaced := func() bool {
+			_, err := ctl.templates.AIMServiceTemplates(ns).Get(name)
+			return apierrors.IsNotFound(err)
+		}
+		cluster := func() bool { _, err := ctl.clusterTemplates.Get(name); return apierrors.IsNotFound(err) }
 		switch scope {
 		case aimv1.AIMTemplateScopeNamespace:
-			return apierrors.IsNotFound(nsErr)
+			return namespaced()
 		case aimv1.AIMTemplateScopeCluster:
-			return apierrors.IsNotFound(clErr)
+			return cluster()
 		}
-		return apierrors.IsNotFound(nsErr) && apierrors.IsNotFound(clErr)
+		return namespaced() && cluster()
 	}
+	var inUse map[string]bool // listed at the first question only: most reconciles ask none
 	o.UsedElsewhere = func(template string) bool {
-		services, _ := ctl.services.AIMServices(ns).List(labels.Everything())
-		return slices.ContainsFunc(services, func(other *aimv1.AIMService) bool {
-			return other.UID != svc.UID && other.DeletionTimestamp == nil && (other.Spec.Template != nil && other.Spec.Template.Name == template ||
-				other.Status.ResolvedTemplate != nil && other.Status.ResolvedTemplate.Name == template)
-		})
+		if inUse == nil {
+			services, _ := ctl.services.AIMServices(ns).List(labels.Everything())
+			inUse = templatesInUse(svc, services)
+		}
+		return inUse[template]
 	}
 	o.DerivedTemplates, _ = ctl.templates.AIMServiceTemplates(ns).List(labels.SelectorFromSet(labels.Set{aimv1.LabelOrigin: aimv1.OriginDerived}))
 	o.Caches, _ = ctl.caches.AIMTemplateCaches(ns).List(labels.Everything())

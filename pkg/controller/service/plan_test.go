@@ -393,8 +393,8 @@ func TestPlanServiceDeletesStaleDerivedTemplates(t *testing.T) {
 }
 
 // TestStaleDerivedCaches: the Shared caches the service controller made for a stale derived template go with it;
-// its Dedicated cache (deleteStaleWorkload's), a user's cache and another template's stay; so do those of a
-// template that is gone.
+// its Dedicated cache (deleteStaleWorkload's), a user's cache and another template's stay; the service's Shared
+// caches of a template that is gone go too.
 func TestStaleDerivedCaches(t *testing.T) {
 	o := observation(func(s *aimv1.AIMService) { s.UID = "svc-uid" })
 	o.DerivedTemplates = []*aimv1.AIMServiceTemplate{derivedOf("old-ovr-1"), derivedOf("current-ovr-2")}

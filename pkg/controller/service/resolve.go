@@ -14,6 +14,7 @@ import (
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
+	modelctl "github.com/aim-apiserver/aim-apiserver/pkg/controller/model"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
@@ -587,23 +588,11 @@ func derivedName(svc *aimv1.AIMService, base Template) string {
 // the number 8 for "8"), which the API takes as no change of the immutable overrides, must not rename the derived
 // template either (a new template, its discovery, a rollout of the predictor).
 func sameAmounts(o *aimv1.AIMRuntimeParameters) *aimv1.AIMRuntimeParameters {
-	hw := o.Hardware
-	if hw == nil {
+	if o.Hardware == nil {
 		return o
 	}
 	c := o.DeepCopy()
-	canonical := func(q *aimv1.Quantity) {
-		if q != nil && q.Text != "" {
-			*q = aimv1.NewQuantity(q.Amount())
-		}
-	}
-	if g := c.Hardware.GPU; g != nil {
-		canonical(g.MinVRAM)
-	}
-	if cpu := c.Hardware.CPU; cpu != nil {
-		canonical(&cpu.Requests)
-		canonical(cpu.Limits)
-	}
+	modelctl.CanonicalHardware(c.Hardware)
 	return c
 }
 

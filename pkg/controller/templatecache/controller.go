@@ -6,7 +6,6 @@ import (
 	"slices"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -100,9 +99,8 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 		applyErr = reconcile.DeleteStale(ctx, ctl.c.Recorder, c, []string{FieldManager}, "AIMArtifact", o.Artifacts, plan.InUse, ctl.c.AIM.AimV1alpha1().AIMArtifacts(namespace).Delete)
 	}
 	if applyErr == nil {
-		applyErr = reconcile.DeleteUnneeded(ctx, "artifact", plan.Superseded, ctl.c.AIM.AimV1alpha1().AIMArtifacts(namespace).Delete, func(a *aimv1.AIMArtifact) {
-			ctl.c.Recorder.Eventf(c, corev1.EventTypeNormal, reconcile.ReasonStaleChildDeleted, "Deleted AIMArtifact %s, which is no longer used", a.Name)
-		})
+		applyErr = reconcile.DeleteUnneeded(ctx, "artifact", plan.Superseded, ctl.c.AIM.AimV1alpha1().AIMArtifacts(namespace).Delete,
+			reconcile.StaleDeleted[*aimv1.AIMArtifact](ctl.c.Recorder, c, "AIMArtifact"))
 	}
 	if applyErr != nil {
 		plan.Components = state.WriteFailed(plan.Components, ComponentArtifacts, applyErr)

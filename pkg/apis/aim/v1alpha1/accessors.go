@@ -13,6 +13,12 @@ func (s *AIMModelSpec) ShouldCreateTemplates() bool {
 	return s.Discovery == nil || s.Discovery.CreateServiceTemplates == nil || *s.Discovery.CreateServiceTemplates
 }
 
+// ShouldExtractMetadata reports whether the model reads its image's labels from the registry: unless
+// spec.discovery.extractMetadata is false.
+func (s *AIMModelSpec) ShouldExtractMetadata() bool {
+	return s.Discovery == nil || s.Discovery.ExtractMetadata == nil || *s.Discovery.ExtractMetadata
+}
+
 // GetCachingMode returns the caching mode a service's spec means, as aim-engine normalizes it: the legacy Never
 // means Dedicated; the legacy Auto and Always, an absent mode and any other value mean Shared.
 func (spec *AIMServiceSpec) GetCachingMode() AIMCachingMode {
