@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
@@ -47,20 +48,11 @@ func ServiceUpdateAdvice(spec, old *aim.AIMServiceSpec) []string {
 	case !named(spec) && named(old):
 		out = append(out, fmt.Sprintf("%s: removed after creation: the service moves to the template it selects automatically", specPath.Child("template", "name")))
 	}
-	if mode, was := cachingMode(spec), cachingMode(old); mode != was {
+	if mode, was := spec.GetCachingMode(), old.GetCachingMode(); mode != was {
 		out = append(out, fmt.Sprintf("%s: the caching mode changes from %s to %s after creation: the service moves to a cache of that mode",
 			specPath.Child("caching"), was, mode))
 	}
 	return out
-}
-
-// cachingMode is the mode a service's caching means, as the controller reads it (AIMServiceSpec.GetCachingMode):
-// Never is Dedicated; absent, Auto and Always are Shared.
-func cachingMode(spec *aim.AIMServiceSpec) aim.AIMCachingMode {
-	if c := spec.Caching; c != nil && (c.Mode == aim.AIMCachingModeDedicated || c.Mode == aim.AIMCachingModeNever) {
-		return aim.AIMCachingModeDedicated
-	}
-	return aim.AIMCachingModeShared
 }
 
 // ModelAdvice is the advice of an AIMModel or AIMClusterModel spec.
@@ -105,8 +97,8 @@ func hasCPU(r *aim.ResourceRequirements) bool {
 	if r == nil {
 		return false
 	}
-	_, requested := r.Requests["cpu"]
-	_, limited := r.Limits["cpu"]
+	_, requested := r.Requests[corev1.ResourceCPU]
+	_, limited := r.Limits[corev1.ResourceCPU]
 	return requested || limited
 }
 
@@ -192,11 +184,10 @@ func adviseResources(r *aim.ResourceRequirements, fldPath *field.Path) []string 
 // (IsOvercommitAllowed): native resources (no domain, or kubernetes.io's) but hugepages; not extended resources
 // such as amd.com/gpu.
 func overcommittable(name string) bool {
-	if strings.HasPrefix(name, "hugepages-") {
+	if strings.HasPrefix(name, corev1.ResourceHugePagesPrefix) {
 		return false
 	}
-	domain, _, prefixed := strings.Cut(name, "/")
-	return !prefixed || domain == "kubernetes.io" || strings.HasSuffix(domain, ".kubernetes.io")
+	return !strings.Contains(name, "/") || strings.Contains(name, corev1.ResourceDefaultNamespacePrefix)
 }
 
 func requestAboveLimit(fldPath *field.Path, request, limit, requested, limited string) string {

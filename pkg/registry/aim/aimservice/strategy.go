@@ -38,10 +38,9 @@ func warnings(obj, old *aim.AIMService) []string {
 	if old != nil {
 		w = append(w, validation.ServiceUpdateAdvice(&obj.Spec, &old.Spec)...)
 	}
-	if c := obj.Spec.Caching; c != nil && (c.Mode == aim.AIMCachingModeAuto || c.Mode == aim.AIMCachingModeAlways) {
-		w = append(w, fmt.Sprintf("spec.caching.mode: %s is a legacy value that means Shared; use Shared", c.Mode))
-	} else if c != nil && c.Mode == aim.AIMCachingModeNever {
-		w = append(w, "spec.caching.mode: Never is a legacy value that means Dedicated; use Dedicated")
+	if c := obj.Spec.Caching; c != nil && (c.Mode == aim.AIMCachingModeAuto || c.Mode == aim.AIMCachingModeAlways || c.Mode == aim.AIMCachingModeNever) {
+		mode := obj.Spec.GetCachingMode()
+		w = append(w, fmt.Sprintf("spec.caching.mode: %s is a legacy value that means %s; use %s", c.Mode, mode, mode))
 	}
 	if obj.Spec.CacheModel != nil {
 		w = append(w, "spec.cacheModel: deprecated and ignored; use spec.caching.mode")

@@ -1,7 +1,6 @@
 package aimservice
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
@@ -29,8 +28,14 @@ func TestScalingWarnings(t *testing.T) {
 			[]string{"spec.replicas: not read while the service autoscales"}},
 	} {
 		got := scalingWarnings(&tc.spec)
-		if len(got) != len(tc.want) || slices.ContainsFunc(tc.want, func(p string) bool { return !strings.HasPrefix(got[slices.Index(tc.want, p)], p) }) {
+		if len(got) != len(tc.want) {
 			t.Errorf("%s: warnings %q, want %q", tc.name, got, tc.want)
+			continue
+		}
+		for i, p := range tc.want {
+			if !strings.HasPrefix(got[i], p) {
+				t.Errorf("%s: warning %d %q, want it to start %q", tc.name, i, got[i], p)
+			}
 		}
 	}
 }
