@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -19,6 +20,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -274,14 +276,40 @@ func (c *cluster) engineControllers(ctx context.Context, refs []string) ([]engin
 // models and model sources and ran the discovery Jobs of cluster templates: $AIM_SYSTEM_NAMESPACE of its
 // container, else its own namespace (internal/constants/constants.go:161).
 func engineSystemNamespace(d *appsv1.Deployment) string {
-	for _, c := range d.Spec.Template.Spec.Containers {
+	return cmp.Or(systemNamespaceOf(d.Spec.Template.Spec.Containers), d.Namespace)
+}
+
+// systemNamespaceOf is the system namespace containers name: aim-apiserver's --system-namespace flag, else
+// $AIM_SYSTEM_NAMESPACE (aim-engine's and aim-apiserver's); "" when they name none.
+func systemNamespaceOf(containers []corev1.Container) string {
+	for _, c := range containers {
+		for _, a := range c.Args {
+			if v, ok := strings.CutPrefix(a, "--system-namespace="); ok && v != "" {
+				return v
+			}
+		}
 		for _, e := range c.Env {
 			if e.Name == "AIM_SYSTEM_NAMESPACE" && e.Value != "" {
 				return e.Value
 			}
 		}
 	}
-	return d.Namespace
+	return ""
+}
+
+// serverSystemNamespace is the system namespace aim-apiserver's pods behind its Service (ref) run with, "" when
+// they name none (the pod's namespace then) or cannot be read.
+func (c *cluster) serverSystemNamespace(ctx context.Context, ref string) string {
+	ns, name, _ := splitRef(ref)
+	svc, err := c.kube.CoreV1().Services(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil || len(svc.Spec.Selector) == 0 {
+		return ""
+	}
+	pods, err := c.kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: labels.SelectorFromSet(svc.Spec.Selector).String()})
+	if err != nil || len(pods.Items) == 0 {
+		return ""
+	}
+	return systemNamespaceOf(pods.Items[0].Spec.Containers)
 }
 
 // secretsLeftBehind are the pull secrets the cluster models, model sources and cluster templates (their discovery

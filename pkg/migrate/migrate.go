@@ -330,7 +330,7 @@ func (m *migrator) preflight(ctx context.Context, st *state) error {
 		m.logf("  WARNING: %s", engineNamespaceWarning(ns))
 	}
 	// Not a reason to stop either: the secrets can be copied before or after the switch.
-	ours := cmp.Or(m.o.SystemNamespace, ns)
+	ours := cmp.Or(m.o.SystemNamespace, m.c.serverSystemNamespace(ctx, m.o.Service), ns)
 	if from, missing, err := m.c.secretsLeftBehind(ctx, engines, ours); err != nil {
 		m.logf("  WARNING: the pull secrets of cluster objects could not be checked: %v", err)
 	} else if len(missing) > 0 {

@@ -46,7 +46,7 @@ type Options struct {
 	// ServingSecret holds ca.crt, the CA of aim-apiserver's serving certificate, for the APIService's caBundle.
 	ServingSecret string
 	// SystemNamespace is aim-apiserver's --system-namespace, where it reads the pull secrets of cluster models and
-	// model sources; empty is the namespace of Service, as the chart runs it.
+	// model sources; empty is what the pods behind Service run with, else their namespace.
 	SystemNamespace string
 	// Timeout bounds each wait: the APIService becoming Available, CRDs going away, the CRDs' OpenAPI after a
 	// rollback.
@@ -108,7 +108,7 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 	fs.StringVar(&o.ServingSecret, "serving-secret", o.ServingSecret,
 		"Secret (namespace/name) whose ca.crt signed aim-apiserver's serving certificate; it becomes the APIService's caBundle.")
 	fs.StringVar(&o.SystemNamespace, "system-namespace", o.SystemNamespace,
-		"aim-apiserver's --system-namespace (its $AIM_SYSTEM_NAMESPACE), where it reads the pull secrets of cluster models and model sources; default: the namespace of --service.")
+		"aim-apiserver's --system-namespace (its $AIM_SYSTEM_NAMESPACE), where it reads the pull secrets of cluster models and model sources; default: what the pods behind --service run with, else their namespace.")
 	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "How long to wait for the APIService to become Available, for the CRDs to go, and after --rollback for kube-apiserver to serve the CRDs' OpenAPI.")
 
 	// The server's own flag names, for the settings that say where its objects are; the rest of the server's

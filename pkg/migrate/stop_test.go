@@ -99,3 +99,30 @@ func TestSecretsLeftBehind(t *testing.T) {
 		t.Errorf("system namespace of an engine with AIM_SYSTEM_NAMESPACE: %q", got)
 	}
 }
+
+// TestServerSystemNamespace: the system namespace aim-apiserver's pods run with, read from the pods behind its
+// Service (--system-namespace, else $AIM_SYSTEM_NAMESPACE); "" when they name none.
+func TestServerSystemNamespace(t *testing.T) {
+	ctx := context.Background()
+	pod := func(ns string, c corev1.Container) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "aim-apiserver-0", Namespace: ns, Labels: map[string]string{"app": "aim-apiserver"}},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{c}}}
+	}
+	svc := func(ns string) *corev1.Service {
+		return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "aim-apiserver", Namespace: ns}, Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "aim-apiserver"}}}
+	}
+	for _, tc := range []struct {
+		name string
+		c    corev1.Container
+		want string
+	}{
+		{"the chart's extraEnv", corev1.Container{Env: []corev1.EnvVar{{Name: "AIM_SYSTEM_NAMESPACE", Value: "aim-system"}}}, "aim-system"},
+		{"the flag first", corev1.Container{Args: []string{"--system-namespace=ops"}, Env: []corev1.EnvVar{{Name: "AIM_SYSTEM_NAMESPACE", Value: "aim-system"}}}, "ops"},
+		{"neither", corev1.Container{}, ""},
+	} {
+		c := &cluster{kube: kubefake.NewClientset(svc("aim-apiserver"), pod("aim-apiserver", tc.c))}
+		if got := c.serverSystemNamespace(ctx, "aim-apiserver/aim-apiserver"); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -400,7 +400,7 @@ spec: {modelName: mig-cluster-model-%[2]s, metric: latency, precision: fp8, hard
 apiVersion: aim.eai.amd.com/v1alpha1
 kind: AIMClusterModelSource
 metadata: {name: mig-source-%[2]s, labels: {e2e-migrate: "%[2]s"}}
-spec: {registry: "127.0.0.1:1", filters: [{image: "amd/aim-*"}], syncInterval: 24h}
+spec: {registry: "127.0.0.1:1", filters: [{image: "amd/aim-*"}], syncInterval: 24h, imagePullSecrets: [{name: mig-registry-%[2]s}]}
 ---
 apiVersion: aim.eai.amd.com/v1alpha1
 kind: AIMRuntimeConfig
@@ -481,10 +481,11 @@ spec: {model: {name: mig-model}, replicas: -1}
 		t.Fatalf("children: %v", before)
 	}
 
-	// aim-engine's controller still runs: migrate refuses.
+	// aim-engine's controller still runs: migrate refuses. It ran with another operator namespace, where the pull
+	// secret of the model source is: aim-apiserver will not find it, which migrate warns of.
 	k.mustApply(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"aim-engine-controller-manager","namespace":"aim-system"},
 "spec":{"replicas":1,"selector":{"matchLabels":{"app":"aim-engine"}},"template":{"metadata":{"labels":{"app":"aim-engine"}},
-"spec":{"containers":[{"name":"manager","image":"docker.io/amdenterpriseai/aim-engine:v0.2.0"}]}}}}`)
+"spec":{"containers":[{"name":"manager","image":"docker.io/amdenterpriseai/aim-engine:v0.2.0","env":[{"name":"AIM_SYSTEM_NAMESPACE","value":"aim-engine-system"}]}]}}}}`)
 	t.Cleanup(func() { _, _ = k.run("", "delete", "deployment", "aim-engine-controller-manager", "-n", "aim-system") })
 	out, err := runMigrate(t, migrateArgs(t, backup, "--dry-run"))
 	if err == nil || !strings.Contains(out, "aim-engine's controller aim-system/aim-engine-controller-manager still runs") {
@@ -610,7 +611,8 @@ spec: {model: {name: mig-model}, replicas: -1}
 	out, err = shipped.run(t, "--allow-invalid")
 	must(t, err)
 	contains(t, "migration with --allow-invalid", out, "INVALID AIMService "+ns+"/mig-broken: spec.replicas", "done:",
-		engineNamespaceWarning)
+		engineNamespaceWarning, "WARNING: aim-engine read the pull secrets of cluster models, model sources and cluster templates from namespace aim-engine-system",
+		fmt.Sprintf("mig-registry-%[1]s (AIMClusterModelSource mig-source-%[1]s)", run))
 	checkMigrated("after migrating again")
 	jsonpathEquals(t, 5*time.Second, "-1", "aimsvc", "mig-broken", "-n", ns, "-o", "jsonpath={.spec.replicas}")
 	jsonpathEquals(t, 60*time.Second, "Failed False InvalidSpec", "aimsvc", "mig-broken", "-n", ns, "-o",
