@@ -1,6 +1,10 @@
 package v1alpha1
 
-import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
+)
 
 // The accessors of aim-engine's API types, with its names and meanings, so that Go code written against
 // aim-engine's package ports unchanged. The controller derives and writes every status through them
@@ -19,16 +23,14 @@ func (s *AIMModelSpec) ShouldExtractMetadata() bool {
 	return s.Discovery == nil || s.Discovery.ExtractMetadata == nil || *s.Discovery.ExtractMetadata
 }
 
-// GetCachingMode returns the caching mode a service's spec means, as aim-engine normalizes it: the legacy Never
-// means Dedicated; the legacy Auto and Always, an absent mode and any other value mean Shared.
+// GetCachingMode returns the caching mode a service's spec means: the internal type's rule (the legacy Never is
+// Dedicated; Auto, Always and an absent mode are Shared), which the API's warnings read too.
 func (spec *AIMServiceSpec) GetCachingMode() AIMCachingMode {
+	var internal aim.AIMServiceSpec
 	if c := spec.Caching; c != nil {
-		switch c.Mode {
-		case AIMCachingModeDedicated, AIMCachingModeNever:
-			return AIMCachingModeDedicated
-		}
+		internal.Caching = &aim.AIMServiceCaching{Mode: aim.AIMCachingMode(c.Mode)}
 	}
-	return AIMCachingModeShared
+	return AIMCachingMode(internal.GetCachingMode())
 }
 
 // GetStatus returns the model's status, to read or set in place.
