@@ -167,3 +167,34 @@ func TestAcceptsWhatAimEngineAccepts(t *testing.T) {
 		t.Errorf("changing the template: %d %v", code, err)
 	}
 }
+
+// TestDefaultsDrawNoWarning: advice is given on the object as defaulted, so a value the defaults put there must
+// not be warned of as if the user had written it. Each manifest is one aim-engine's docs or a user write (the
+// first is aim-engine's "Basic Autoscaling" example); the runtime config and model it names exist, so that the
+// response carries only advice.
+func TestDefaultsDrawNoWarning(t *testing.T) {
+	c, ns := ctx(t), namespace(t)
+	dyn, seen := warningDynamic(t)
+	for _, tc := range []struct{ name, resource, object string }{
+		{"the model", "aimmodels", `{"metadata":{"name":"m"},"spec":{"image":"registry.example/aim/m:1",
+			"discovery":{"createServiceTemplates":false},"imageMetadata":{"model":{"canonicalName":"Org/M"}}}}`},
+		{"autoscaling by minReplicas and maxReplicas", "aimservices", `{"metadata":{"name":"auto"},"spec":{"model":{"name":"m"},"minReplicas":1,"maxReplicas":4}}`},
+		{"a storage class for the service's caches", "aimservices", `{"metadata":{"name":"class"},"spec":{"model":{"name":"m"},"storage":{"defaultStorageClassName":"fast"}}}`},
+	} {
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(tc.object), &obj); err != nil {
+			t.Fatal(err)
+		}
+		u := &unstructured.Unstructured{Object: obj}
+		u.SetAPIVersion("aim.eai.amd.com/v1alpha1")
+		u.SetKind(map[string]string{"aimservices": "AIMService", "aimmodels": "AIMModel"}[tc.resource])
+		seen.take()
+		if _, err := dyn.Resource(schema.GroupVersionResource{Group: "aim.eai.amd.com", Version: "v1alpha1", Resource: tc.resource}).
+			Namespace(ns).Create(c, u, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := seen.take(); len(got) != 0 {
+			t.Errorf("%s: warnings %q, want none", tc.name, got)
+		}
+	}
+}

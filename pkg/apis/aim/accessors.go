@@ -12,3 +12,9 @@ func (spec *AIMServiceSpec) GetCachingMode() AIMCachingMode {
 	}
 	return AIMCachingModeShared
 }
+
+// Autoscaled reports whether KEDA scales the service, by aim-engine's rule: any of autoScaling, minReplicas and
+// maxReplicas is set; replicas is then not read (kserve.ScaleOf).
+func (spec *AIMServiceSpec) Autoscaled() bool {
+	return spec.AutoScaling != nil || spec.MinReplicas != nil || spec.MaxReplicas != nil
+}

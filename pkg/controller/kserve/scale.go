@@ -23,7 +23,7 @@ type Scale struct {
 
 // ScaleOf decides the Scale of a service spec.
 func ScaleOf(spec *aimv1.AIMServiceSpec) Scale {
-	if spec.AutoScaling != nil || spec.MinReplicas != nil || spec.MaxReplicas != nil {
+	if spec.Autoscaled() {
 		minR := ptr.Deref(spec.MinReplicas, 1)
 		return Scale{Autoscaled: true, Min: minR, Max: ptr.Deref(spec.MaxReplicas, minR)}
 	}

@@ -30,7 +30,7 @@ const DefaultName = aimv1.DefaultRuntimeConfigName
 
 // Defaults used when no config sets a field.
 const (
-	DefaultPVCHeadroomPercent int32 = 10
+	DefaultPVCHeadroomPercent       = aimv1.DefaultPVCHeadroomPercent
 	DefaultMaxConcurrentJobs  int32 = 10
 )
 

@@ -2210,7 +2210,7 @@ func schema_pkg_apis_aim_v1alpha1_AIMModelDiscoveryConfig(ref common.ReferenceCa
 				Properties: map[string]spec.Schema{
 					"extractMetadata": {
 						SchemaProps: spec.SchemaProps{
-							Description: "extractMetadata reads the image's labels from its registry. Defaults to true.",
+							Description: "extractMetadata reads the image's labels from its registry. Defaults to true; not read while spec.imageMetadata is set.",
 							Default:     true,
 							Type:        []string{"boolean"},
 							Format:      "",

@@ -33,6 +33,16 @@ func (spec *AIMServiceSpec) GetCachingMode() AIMCachingMode {
 	return AIMCachingMode(internal.GetCachingMode())
 }
 
+// Autoscaled reports whether KEDA scales the service: the internal type's rule (any of autoScaling, minReplicas
+// and maxReplicas set), which the API's warnings read too.
+func (spec *AIMServiceSpec) Autoscaled() bool {
+	internal := aim.AIMServiceSpec{MinReplicas: spec.MinReplicas, MaxReplicas: spec.MaxReplicas}
+	if spec.AutoScaling != nil {
+		internal.AutoScaling = &aim.AIMServiceAutoScaling{}
+	}
+	return internal.Autoscaled()
+}
+
 // GetStatus returns the model's status, to read or set in place.
 func (m *AIMModel) GetStatus() *AIMModelStatus { return &m.Status }
 

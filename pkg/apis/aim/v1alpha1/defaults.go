@@ -5,6 +5,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
+
+	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
 )
 
 // Defaults are declared with +default markers on the fields, so that the same value is applied on decode
@@ -13,8 +15,8 @@ import (
 // Runtime configs deliberately have no defaults: a stored default would count as "set" and override the
 // cluster config (see AIMRuntimeConfigSpec).
 const (
-	DefaultReplicas           int32 = 1
-	DefaultPVCHeadroomPercent int32 = 10
+	DefaultReplicas                 = aim.DefaultReplicas
+	DefaultPVCHeadroomPercent       = aim.DefaultPVCHeadroomPercent
 	DefaultMetricsBackend           = "opentelemetry"
 	DefaultRegistry                 = "docker.io"
 	DefaultSyncInterval             = time.Hour

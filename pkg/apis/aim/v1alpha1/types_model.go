@@ -74,7 +74,8 @@ type AIMModelSpec struct {
 
 // AIMModelDiscoveryConfig controls what the controller derives from a model image.
 type AIMModelDiscoveryConfig struct {
-	// extractMetadata reads the image's labels from its registry. Defaults to true.
+	// extractMetadata reads the image's labels from its registry. Defaults to true; not read while spec.imageMetadata
+	// is set.
 	// +optional
 	// +default=true
 	ExtractMetadata *bool `json:"extractMetadata,omitempty" protobuf:"varint,1,opt,name=extractMetadata"`

@@ -30,9 +30,56 @@ func ServiceAdvice(spec *aim.AIMServiceSpec) []string {
 			"and the service's resources; set spec.resources.requests[cpu] and limits[cpu]", specPath.Child("overrides", "hardware", "cpu")))
 	}
 	out = append(out, adviseResources(spec.Resources, specPath.Child("resources"))...)
+	out = append(out, adviseScaling(spec)...)
+	if c := spec.Caching; c != nil && (c.Mode == aim.AIMCachingModeAuto || c.Mode == aim.AIMCachingModeAlways || c.Mode == aim.AIMCachingModeNever) {
+		mode := spec.GetCachingMode()
+		out = append(out, fmt.Sprintf("%s: %s is a legacy value that means %s; use %s", specPath.Child("caching", "mode"), c.Mode, mode, mode))
+	}
+	if spec.CacheModel != nil {
+		out = append(out, fmt.Sprintf("%s: deprecated and ignored, as in aim-engine: every service reads its model through a "+
+			"template cache, Shared or Dedicated (spec.caching.mode)", specPath.Child("cacheModel")))
+	}
+	return append(out, adviseServiceStorage(spec.Storage)...)
+}
+
+// adviseScaling says what the controller makes of the replica fields (kserve.ScaleOf, aim-engine's rule): any of
+// autoScaling, minReplicas and maxReplicas makes KEDA scale the service, between minReplicas (else 1) and
+// maxReplicas (else minReplicas), and replicas is then not read. Replicas is defaulted before advice is given:
+// only another value than the default can be the user's.
+func adviseScaling(spec *aim.AIMServiceSpec) []string {
+	if !spec.Autoscaled() {
+		return nil
+	}
+	var out []string
+	if spec.MinReplicas == nil && spec.MaxReplicas == nil {
+		out = append(out, fmt.Sprintf("%s: without minReplicas and maxReplicas, KEDA keeps the service at 1 replica; set them for a range",
+			specPath.Child("autoScaling")))
+	}
 	if spec.MinReplicas != nil && spec.MaxReplicas != nil && *spec.MinReplicas > *spec.MaxReplicas {
 		out = append(out, fmt.Sprintf("%s: %d is less than minReplicas %d: KServe refuses an InferenceService like that, "+
 			"and the service will report it", specPath.Child("maxReplicas"), *spec.MaxReplicas, *spec.MinReplicas))
+	}
+	if spec.Replicas != nil && *spec.Replicas != aim.DefaultReplicas {
+		out = append(out, fmt.Sprintf("%s: not read while the service autoscales (autoScaling, minReplicas or maxReplicas set); "+
+			"minReplicas is the least it runs", specPath.Child("replicas")))
+	}
+	return out
+}
+
+// adviseServiceStorage: of a service's storage, only defaultStorageClassName is read (as in aim-engine); the
+// headroom, defaulted before advice is given, counts only when it is not the default.
+func adviseServiceStorage(s *aim.AIMStorageConfig) []string {
+	if s == nil {
+		return nil
+	}
+	var out []string
+	if s.PVCHeadroomPercent != nil && *s.PVCHeadroomPercent != aim.DefaultPVCHeadroomPercent {
+		out = append(out, fmt.Sprintf("%s: not read on a service: its caches take the runtime config's "+
+			"(spec.storage.pvcHeadroomPercent there)", specPath.Child("storage", "pvcHeadroomPercent")))
+	}
+	if len(s.AccessModes) > 0 {
+		out = append(out, fmt.Sprintf("%s: not read on a service: its caches take the runtime config's "+
+			"(spec.storage.accessModes there)", specPath.Child("storage", "accessModes")))
 	}
 	return out
 }

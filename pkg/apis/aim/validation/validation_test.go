@@ -897,18 +897,51 @@ func TestMaxLengthCountsCharacters(t *testing.T) {
 	}
 }
 
+// adviceFields are the fields warnings name, in order.
+func adviceFields(ws []string) []string {
+	var out []string
+	for _, w := range ws {
+		out = append(out, w[:strings.Index(w, ":")])
+	}
+	return out
+}
+
+// TestServiceAdviceOfWhatIsNotRead: a service's warnings say what the controller makes of the replica fields
+// (kserve.ScaleOf) and of its storage, and say nothing of a value the defaults put there: advice is given on the
+// defaulted object, and aim-engine's own autoscaling example (minReplicas and maxReplicas, no replicas) must not
+// be told that its replicas are not read.
+func TestServiceAdviceOfWhatIsNotRead(t *testing.T) {
+	autoScaling := &aim.AIMServiceAutoScaling{}
+	defaulted := ptr.To(aim.DefaultReplicas)
+	for _, tc := range []struct {
+		name string
+		spec aim.AIMServiceSpec
+		want []string
+	}{
+		{"fixed replicas", aim.AIMServiceSpec{Replicas: ptr.To[int32](3)}, nil},
+		{"a range, replicas defaulted", aim.AIMServiceSpec{Replicas: defaulted, MinReplicas: ptr.To[int32](1), MaxReplicas: ptr.To[int32](4), AutoScaling: autoScaling}, nil},
+		{"autoScaling alone", aim.AIMServiceSpec{Replicas: defaulted, AutoScaling: autoScaling}, []string{"spec.autoScaling"}},
+		{"replicas beside autoScaling", aim.AIMServiceSpec{Replicas: ptr.To[int32](3), AutoScaling: autoScaling}, []string{"spec.autoScaling", "spec.replicas"}},
+		{"replicas beside maxReplicas", aim.AIMServiceSpec{Replicas: ptr.To[int32](3), MaxReplicas: ptr.To[int32](4)}, []string{"spec.replicas"}},
+		{"a range upside down", aim.AIMServiceSpec{Replicas: defaulted, MinReplicas: ptr.To[int32](3), MaxReplicas: ptr.To[int32](2)}, []string{"spec.maxReplicas"}},
+		{"storage class", aim.AIMServiceSpec{Storage: &aim.AIMStorageConfig{DefaultStorageClassName: ptr.To("fast"),
+			PVCHeadroomPercent: ptr.To(aim.DefaultPVCHeadroomPercent)}}, nil},
+		{"storage headroom and access modes", aim.AIMServiceSpec{Storage: &aim.AIMStorageConfig{PVCHeadroomPercent: ptr.To[int32](50),
+			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}}}, []string{"spec.storage.pvcHeadroomPercent", "spec.storage.accessModes"}},
+		{"legacy caching mode", aim.AIMServiceSpec{Caching: &aim.AIMServiceCaching{Mode: aim.AIMCachingModeNever}}, []string{"spec.caching.mode"}},
+		{"cacheModel", aim.AIMServiceSpec{CacheModel: ptr.To(false)}, []string{"spec.cacheModel"}},
+	} {
+		if got := adviceFields(ServiceAdvice(&tc.spec)); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: advice on %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
 // TestAdviceSaysWhatRuns: the warnings of CPU fields say where CPU reaches the pods (a template's resources, which a
 // model writes from its custom hardware), and the warnings of a service's changes fire only where what runs changes.
 func TestAdviceSaysWhatRuns(t *testing.T) {
 	cpu := &aim.AIMHardwareRequirements{CPU: &aim.AIMCpuRequirements{Requests: aim.Quantity{Text: "4"}}}
-	fieldsOf := func(ws []string) []string {
-		var out []string
-		for _, w := range ws {
-			out = append(out, w[:strings.Index(w, ":")])
-		}
-		return out
-	}
-	if got := fieldsOf(TemplateAdvice(&aim.AIMServiceTemplateSpecCommon{ModelName: "m", AIMRuntimeParameters: aim.AIMRuntimeParameters{Hardware: cpu}})); !slices.Equal(got, []string{"spec.hardware.cpu"}) {
+	if got := adviceFields(TemplateAdvice(&aim.AIMServiceTemplateSpecCommon{ModelName: "m", AIMRuntimeParameters: aim.AIMRuntimeParameters{Hardware: cpu}})); !slices.Equal(got, []string{"spec.hardware.cpu"}) {
 		t.Errorf("a template's hardware.cpu without resources: advice on %v", got)
 	}
 	withResources := &aim.AIMServiceTemplateSpecCommon{ModelName: "m", AIMRuntimeParameters: aim.AIMRuntimeParameters{Hardware: cpu},
@@ -916,10 +949,10 @@ func TestAdviceSaysWhatRuns(t *testing.T) {
 	if got := TemplateAdvice(withResources); len(got) != 0 {
 		t.Errorf("a template whose resources carry the CPU (as a model writes them): %q", got)
 	}
-	if got := fieldsOf(ServiceAdvice(&aim.AIMServiceSpec{Overrides: &aim.AIMRuntimeParameters{Hardware: cpu}})); !slices.Equal(got, []string{"spec.overrides.hardware.cpu"}) {
+	if got := adviceFields(ServiceAdvice(&aim.AIMServiceSpec{Overrides: &aim.AIMRuntimeParameters{Hardware: cpu}})); !slices.Equal(got, []string{"spec.overrides.hardware.cpu"}) {
 		t.Errorf("overrides.hardware.cpu: advice on %v", got)
 	}
-	if got := fieldsOf(ModelAdvice(&aim.AIMModelSpec{Image: "r/m:1", Resources: &aim.ResourceRequirements{Limits: aim.ResourceList{"memory": aim.Quantity{Text: "1Gi"}}}})); !slices.Equal(got, []string{"spec.resources"}) {
+	if got := adviceFields(ModelAdvice(&aim.AIMModelSpec{Image: "r/m:1", Resources: &aim.ResourceRequirements{Limits: aim.ResourceList{"memory": aim.Quantity{Text: "1Gi"}}}})); !slices.Equal(got, []string{"spec.resources"}) {
 		t.Errorf("a model's resources: advice on %v", got)
 	}
 	if got := ModelAdvice(&aim.AIMModelSpec{Image: "r/m:1", Resources: &aim.ResourceRequirements{}}); len(got) != 0 {
@@ -929,13 +962,13 @@ func TestAdviceSaysWhatRuns(t *testing.T) {
 	merged := &aim.AIMModelSpec{Image: "r/m:1", Custom: &aim.AIMModelCustomConfig{Hardware: &aim.AIMHardwareRequirements{
 		CPU: &aim.AIMCpuRequirements{Requests: aim.Quantity{Text: "2"}, Limits: &aim.Quantity{Text: "4"}}}},
 		CustomTemplates: []aim.AIMCustomTemplate{{Hardware: &aim.AIMHardwareRequirements{CPU: &aim.AIMCpuRequirements{Requests: aim.Quantity{Text: "8"}}}}}}
-	if got := fieldsOf(ModelAdvice(merged)); !slices.Equal(got, []string{"spec.customTemplates[0].hardware.cpu.requests"}) {
+	if got := adviceFields(ModelAdvice(merged)); !slices.Equal(got, []string{"spec.customTemplates[0].hardware.cpu.requests"}) {
 		t.Errorf("a custom template's request over the model's limit: advice on %v", got)
 	}
 	// A GPU cannot be overcommitted: a request other than the limit is refused; CPU may be.
 	gpu := &aim.AIMServiceSpec{Resources: &aim.ResourceRequirements{Requests: aim.ResourceList{"amd.com/gpu": aim.Quantity{Text: "1"}, "cpu": aim.Quantity{Text: "1"}},
 		Limits: aim.ResourceList{"amd.com/gpu": aim.Quantity{Text: "2"}, "cpu": aim.Quantity{Text: "2"}}}}
-	if got := fieldsOf(ServiceAdvice(gpu)); !slices.Equal(got, []string{"spec.resources.requests[amd.com/gpu]"}) {
+	if got := adviceFields(ServiceAdvice(gpu)); !slices.Equal(got, []string{"spec.resources.requests[amd.com/gpu]"}) {
 		t.Errorf("a GPU request below its limit: advice on %v", got)
 	}
 	named, nameless := &aim.AIMServiceSpec{Template: &aim.AIMServiceTemplateSelector{Name: "t"}}, &aim.AIMServiceSpec{Template: &aim.AIMServiceTemplateSelector{AllowUnoptimized: true}}
@@ -950,7 +983,7 @@ func TestAdviceSaysWhatRuns(t *testing.T) {
 		{"caching Shared added", &aim.AIMServiceSpec{Caching: &aim.AIMServiceCaching{Mode: aim.AIMCachingModeShared}}, &aim.AIMServiceSpec{}, nil},
 		{"caching Never added", &aim.AIMServiceSpec{Caching: &aim.AIMServiceCaching{Mode: aim.AIMCachingModeNever}}, &aim.AIMServiceSpec{}, []string{"spec.caching"}},
 	} {
-		if got := fieldsOf(ServiceUpdateAdvice(tc.spec, tc.old)); !slices.Equal(got, tc.want) {
+		if got := adviceFields(ServiceUpdateAdvice(tc.spec, tc.old)); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: advice on %v, want %v", tc.name, got, tc.want)
 		}
 	}

@@ -45,11 +45,7 @@ func SelectableFields(spec *aim.AIMModelSpec, status *aim.AIMModelStatus) fields
 
 // Warnings are the warnings of both model kinds.
 func Warnings(spec *aim.AIMModelSpec) []string {
-	w := validation.ModelAdvice(spec)
-	if spec.ImageMetadata != nil && spec.Discovery != nil && spec.Discovery.ExtractMetadata != nil && *spec.Discovery.ExtractMetadata {
-		w = append(w, "spec.discovery.extractMetadata: ignored because spec.imageMetadata is set; the registry is not contacted")
-	}
-	return w
+	return validation.ModelAdvice(spec)
 }
 
 // Columns are the columns of both model kinds.

@@ -2,8 +2,6 @@
 package aimservice
 
 import (
-	"fmt"
-
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -37,30 +35,6 @@ func warnings(obj, old *aim.AIMService) []string {
 	w := validation.ServiceAdvice(&obj.Spec)
 	if old != nil {
 		w = append(w, validation.ServiceUpdateAdvice(&obj.Spec, &old.Spec)...)
-	}
-	if c := obj.Spec.Caching; c != nil && (c.Mode == aim.AIMCachingModeAuto || c.Mode == aim.AIMCachingModeAlways || c.Mode == aim.AIMCachingModeNever) {
-		mode := obj.Spec.GetCachingMode()
-		w = append(w, fmt.Sprintf("spec.caching.mode: %s is a legacy value that means %s; use %s", c.Mode, mode, mode))
-	}
-	if obj.Spec.CacheModel != nil {
-		w = append(w, "spec.cacheModel: deprecated and ignored; use spec.caching.mode")
-	}
-	return append(w, scalingWarnings(&obj.Spec)...)
-}
-
-// scalingWarnings say what the controller makes of the replica fields (kserve.ScaleOf, aim-engine's rule): any of
-// autoScaling, minReplicas and maxReplicas makes KEDA scale the service, between minReplicas (else 1) and
-// maxReplicas (else minReplicas), and replicas is then not read.
-func scalingWarnings(spec *aim.AIMServiceSpec) []string {
-	if spec.AutoScaling == nil && spec.MinReplicas == nil && spec.MaxReplicas == nil {
-		return nil
-	}
-	var w []string
-	if spec.MinReplicas == nil && spec.MaxReplicas == nil {
-		w = append(w, "spec.autoScaling: without minReplicas and maxReplicas, KEDA keeps the service at 1 replica; set them for a range")
-	}
-	if spec.Replicas != nil {
-		w = append(w, "spec.replicas: not read while the service autoscales (autoScaling, minReplicas or maxReplicas set); minReplicas is the least it runs")
 	}
 	return w
 }
