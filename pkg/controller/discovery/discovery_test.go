@@ -168,7 +168,7 @@ func TestBuildJob(t *testing.T) {
 		t.Errorf("owner %+v", o)
 	}
 	l := job.Labels
-	if l[aimv1.LabelManagedBy] != aimv1.ManagedByValue || l[LabelTemplate] != s.TemplateName || l["aim.eai.amd.com/cluster-service-template.name"] != s.TemplateName || l["team"] != "a" {
+	if l[aimv1.LabelManagedBy] != aimv1.ManagedByValue || l[aimv1.LabelTemplate] != s.TemplateName || l["aim.eai.amd.com/cluster-service-template.name"] != s.TemplateName || l["team"] != "a" {
 		t.Errorf("labels %v", l)
 	}
 	pod := job.Spec.Template.Spec
@@ -219,8 +219,8 @@ func TestBuildJob(t *testing.T) {
 	long := jobSpec()
 	long.TemplateName = strings.Repeat("a", 200)
 	long.Attempt = 9999
-	if j := BuildJob(long); len(j.Name) > 63 || len(j.Labels[LabelTemplate]) > 63 {
-		t.Errorf("long template: name %d chars, label %d chars", len(j.Name), len(j.Labels[LabelTemplate]))
+	if j := BuildJob(long); len(j.Name) > 63 || len(j.Labels[aimv1.LabelTemplate]) > 63 {
+		t.Errorf("long template: name %d chars, label %d chars", len(j.Name), len(j.Labels[aimv1.LabelTemplate]))
 	}
 }
 
@@ -295,7 +295,7 @@ func TestBuildJobPodLabels(t *testing.T) {
 	s.Labels = map[string]string{"team": "a", "aim.eai.amd.com/model.name": "qwen3", aimv1.LabelManagedBy: "someone-else"}
 	job := BuildJob(s)
 	want := map[string]string{
-		LabelName: NameValue, LabelComponent: ComponentValue, LabelTemplate: s.TemplateName,
+		LabelName: NameValue, LabelComponent: ComponentValue, aimv1.LabelTemplate: s.TemplateName,
 		"aim.eai.amd.com/cluster-service-template.name": s.TemplateName,
 		"aim.eai.amd.com/model.name":                    "qwen3", "team": "a",
 	}
@@ -309,10 +309,10 @@ func TestBuildJobPodLabels(t *testing.T) {
 func TestBuildJobLabelPrecedence(t *testing.T) {
 	s := jobSpec()
 	s.Labels = map[string]string{"aim.eai.amd.com/cluster-service-template.name": "propagated", "team": "a",
-		aimv1.LabelManagedBy: "someone-else", LabelName: "other", LabelTemplate: "other"}
+		aimv1.LabelManagedBy: "someone-else", LabelName: "other", aimv1.LabelTemplate: "other"}
 	job := BuildJob(s)
 	want := map[string]string{
-		LabelName: NameValue, LabelComponent: ComponentValue, LabelTemplate: s.TemplateName, aimv1.LabelManagedBy: aimv1.ManagedByValue,
+		LabelName: NameValue, LabelComponent: ComponentValue, aimv1.LabelTemplate: s.TemplateName, aimv1.LabelManagedBy: aimv1.ManagedByValue,
 		"aim.eai.amd.com/cluster-service-template.name": "propagated", "team": "a",
 	}
 	if diff := cmp.Diff(want, job.Labels); diff != "" {

@@ -25,8 +25,6 @@ const (
 
 	LabelName      = "app.kubernetes.io/name"
 	LabelComponent = "app.kubernetes.io/component"
-	// LabelTemplate names the template a discovery Job works for (the reference operator's key).
-	LabelTemplate = "aim.eai.amd.com/template"
 
 	NameValue      = "aim-discovery"
 	ComponentValue = "discovery"
@@ -219,7 +217,7 @@ func BuildJob(s JobSpec) *batchv1.Job {
 // the key is absent (apply.go:229).
 func (s JobSpec) labels() map[string]string {
 	own := map[string]string{LabelName: NameValue, LabelComponent: ComponentValue,
-		aimv1.LabelManagedBy: aimv1.ManagedByValue, LabelTemplate: naming.LabelValue(s.TemplateName)}
+		aimv1.LabelManagedBy: aimv1.ManagedByValue, aimv1.LabelTemplate: naming.LabelValue(s.TemplateName)}
 	return childlabels.Merge(s.Controller, s.TemplateName, own, s.Labels)
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/redact"
@@ -123,12 +124,12 @@ func Pods(name string, pods []*corev1.Pod, events []corev1.Event) state.Componen
 	return set(aimv1.AIMStatusProgressing, ReasonPodsProgressing, "Pods are progressing")
 }
 
-// EventsOf are the events about pod p: by name, and by UID where the event names one (an event of an earlier pod
-// of the same name is not p's).
-func EventsOf(p *corev1.Pod, events []corev1.Event) []corev1.Event {
+// EventsOf are the events about obj (a pod, an InferenceService): by name, and by UID where the event names one
+// (an event of an earlier object of the same name is not obj's).
+func EventsOf(obj metav1.Object, events []corev1.Event) []corev1.Event {
 	var out []corev1.Event
 	for _, e := range events {
-		if e.InvolvedObject.Name == p.Name && (e.InvolvedObject.UID == "" || e.InvolvedObject.UID == p.UID) {
+		if e.InvolvedObject.Name == obj.GetName() && (e.InvolvedObject.UID == "" || e.InvolvedObject.UID == obj.GetUID()) {
 			out = append(out, e)
 		}
 	}

@@ -31,17 +31,33 @@ func ScaleOf(spec *aimv1.AIMServiceSpec) Scale {
 	return Scale{Min: n, Max: n}
 }
 
+// KServe's suffix of a predictor's name, and KEDA's prefix of the HorizontalPodAutoscaler it makes for one.
+const (
+	predictorSuffix = "-predictor"
+	hpaPrefix       = "keda-hpa-"
+)
+
 // HPAName is the HorizontalPodAutoscaler KEDA makes for an autoscaled InferenceService's predictor.
-func HPAName(isvc string) string { return "keda-hpa-" + PredictorName(isvc) }
+func HPAName(isvc string) string { return hpaPrefix + PredictorName(isvc) }
+
+// OfHPA is the InferenceService whose predictor the HorizontalPodAutoscaler of that name scales (HPAName).
+func OfHPA(name string) (string, bool) {
+	predictor, isHPA := strings.CutPrefix(name, hpaPrefix)
+	isvc, isPredictor := strings.CutSuffix(predictor, predictorSuffix)
+	if !isHPA || !isPredictor || isvc == "" {
+		return "", false
+	}
+	return isvc, true
+}
 
 // PredictorName is KServe's name of an InferenceService's predictor: its Deployment (whose ReplicaSets are
 // <predictor>-<pod-template-hash>), Service and HPA target.
-func PredictorName(isvc string) string { return isvc + "-predictor" }
+func PredictorName(isvc string) string { return isvc + predictorSuffix }
 
 // OfPredictorReplicaSet is the InferenceService a ReplicaSet of its predictor belongs to, by name: the part before
 // the last "-predictor-" (<isvc>-predictor-<hash>, or a Knative revision's <isvc>-predictor-00001-deployment-<hash>).
 func OfPredictorReplicaSet(name string) (string, bool) {
-	i := strings.LastIndex(name, "-predictor-")
+	i := strings.LastIndex(name, predictorSuffix+"-")
 	return name[:max(i, 0)], i > 0
 }
 

@@ -22,3 +22,19 @@ func TestOfPredictorReplicaSet(t *testing.T) {
 		}
 	}
 }
+
+// TestOfHPA: the InferenceService of KEDA's HorizontalPodAutoscaler is found again from HPAName, and another
+// HorizontalPodAutoscaler names none.
+func TestOfHPA(t *testing.T) {
+	for name, want := range map[string]string{
+		HPAName("chat"):            "chat",
+		HPAName("my-predictor"):    "my-predictor",
+		"keda-hpa-chat":            "", // not a predictor's
+		"chat-predictor":           "", // not KEDA's
+		"other-hpa-chat-predictor": "",
+	} {
+		if got, ok := OfHPA(name); got != want || ok != (want != "") {
+			t.Errorf("OfHPA(%q) = %q, %v; want %q", name, got, ok, want)
+		}
+	}
+}

@@ -114,7 +114,7 @@ func (ctl *Controller) reconcileNamespaced(ctx context.Context, key cache.Object
 	if !ok {
 		return after, err
 	}
-	ofModel := labels.SelectorFromSet(labels.Set{LabelModel: naming.LabelValue(name)})
+	ofModel := labels.SelectorFromSet(labels.Set{aimv1.LabelModel: naming.LabelValue(name)})
 	owned := func() []TemplateState {
 		ts, _ := ctl.templates.AIMServiceTemplates(namespace).List(ofModel)
 		return ownedStates(ts, m.UID, func(t *aimv1.AIMServiceTemplate) aimv1.AIMStatus { return t.Status.Status })
@@ -145,7 +145,7 @@ func (ctl *Controller) reconcileCluster(ctx context.Context, key cache.ObjectNam
 	if !ok {
 		return after, err
 	}
-	ofModel := labels.SelectorFromSet(labels.Set{LabelModel: naming.LabelValue(name)})
+	ofModel := labels.SelectorFromSet(labels.Set{aimv1.LabelModel: naming.LabelValue(name)})
 	owned := func() []TemplateState {
 		ts, _ := ctl.clusterTemplates.List(ofModel)
 		return ownedStates(ts, m.UID, func(t *aimv1.AIMClusterServiceTemplate) aimv1.AIMStatus { return t.Status.Status })
@@ -201,10 +201,8 @@ func (ctl *Controller) reconcile(ctx context.Context, obj reconcile.Object, spec
 	var comps []state.Component
 
 	rc, rcErr := ctl.configs.Lookup(spec.RuntimeConfigName, obj.GetNamespace())
-	comps = append(comps, runtimeconfig.Component(rc, rcErr))
-	if rcErr == nil {
-		status.ResolvedRuntimeConfig = rc.Ref
-	}
+	rcComp, recorded := runtimeconfig.Report(rc, rcErr, status.ResolvedRuntimeConfig)
+	comps, status.ResolvedRuntimeConfig = append(comps, rcComp), recorded
 
 	metadata, metaComp := ctl.metadata(ctx, obj.GetGeneration(), spec, current, secretNamespace)
 	comps = append(comps, metaComp)
@@ -328,7 +326,7 @@ func (ctl *Controller) metadata(ctx context.Context, generation int64, spec aimv
 // controller for it, or by aim-engine, which writes no observedGeneration and reads an image's labels once (a
 // model migrated from it is not read again, as aim-engine would not read it).
 func readFor(current aimv1.AIMModelStatus, generation int64) bool {
-	return current.ObservedGeneration == generation || current.ObservedGeneration == 0
+	return !state.StaleStatus(generation, current.ObservedGeneration)
 }
 
 // readFailed reports that the last read of the labels failed: the labels in the status are then of an earlier

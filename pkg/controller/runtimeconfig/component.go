@@ -31,3 +31,12 @@ func Component(rc Resolved, err error) state.Component {
 	}
 	return c
 }
+
+// Report is Component and what status.resolvedRuntimeConfig records with it, on every kind: the config's
+// reference, or, while the config cannot be read, the reference recorded before.
+func Report(rc Resolved, err error, recorded *aimv1.AIMResolvedReference) (state.Component, *aimv1.AIMResolvedReference) {
+	if err != nil {
+		return Component(rc, err), recorded
+	}
+	return Component(rc, nil), rc.Ref
+}

@@ -162,12 +162,12 @@ func (cs Configs) Lookup(name, namespace string) (Resolved, error) {
 func Merge(base, over aimv1.AIMRuntimeConfigSpec) aimv1.AIMRuntimeConfigSpec {
 	base, over = normalize(base), normalize(over)
 	out := aimv1.AIMRuntimeConfigSpec{
-		Storage:          section(base.Storage, over.Storage),
-		Routing:          section(base.Routing, over.Routing),
+		Storage:          Section(base.Storage, over.Storage),
+		Routing:          Section(base.Routing, over.Routing),
 		Env:              env.Merge(base.Env, over.Env),
-		LabelPropagation: section(base.LabelPropagation, over.LabelPropagation),
-		Scheduling:       section(base.Scheduling, over.Scheduling),
-		Discovery:        section(base.Discovery, over.Discovery),
+		LabelPropagation: Section(base.LabelPropagation, over.LabelPropagation),
+		Scheduling:       Section(base.Scheduling, over.Scheduling),
+		Discovery:        Section(base.Discovery, over.Discovery),
 	}
 	if len(out.Env) == 0 {
 		out.Env = nil
@@ -193,10 +193,11 @@ func normalize(s aimv1.AIMRuntimeConfigSpec) aimv1.AIMRuntimeConfigSpec {
 	return s
 }
 
-// section merges an optional section of the spec (storage, routing, ...): a section only one side sets is taken
-// whole; where both set it, every field over sets (non-nil, whatever its value) wins, and maps merge by key. The
-// rule reads the fields, so a field added to a section merges like the others without a line here.
-func section[T any](base, over *T) *T {
+// Section merges an optional section of the spec (storage, routing, ...), of a config over another and of a
+// service's routing over its config's: a section only one side sets is taken whole; where both set it, every
+// field over sets (non-nil, whatever its value) wins, and maps merge by key. The rule reads the fields, so a field
+// added to a section merges like the others without a line here.
+func Section[T any](base, over *T) *T {
 	switch {
 	case over == nil:
 		return base

@@ -161,7 +161,7 @@ func storageClass(svc *aimv1.AIMService, rc runtimeconfig.Resolved) string {
 	if s := rc.Spec.Storage; s != nil && s.DefaultStorageClassName != nil {
 		return *s.DefaultStorageClassName
 	}
-	return rc.Spec.DefaultStorageClassName
+	return "" // the legacy top-level field is in rc.Spec.Storage (runtimeconfig.Resolve)
 }
 
 // templatesInUse are the templates the live services of the namespace but svc name in spec.template.name or run on

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -146,19 +145,19 @@ func (ctl *Controller) reconcile(ctx context.Context, key cache.ObjectName) (tim
 }
 
 // act carries out a plan in order: the model, the derived template, the cache, the InferenceService, then the
-// route. A write that fails is reported in its component and returned; what depends on it is left for the
-// retry.
+// route. A write that fails is reported in its component and returned (with nils, which errors.Join drops); what
+// depends on it is left for the retry.
 func (ctl *Controller) act(ctx context.Context, o Observation, p *Plan) []error {
 	svc := o.Service
 	var errs []error
 	if p.CreateModel != nil {
-		errs = appendErr(errs, reconcile.CreateShared(ctx, "AIMModel", p.CreateModel, ctl.c.AIM.AimV1alpha1().AIMModels(svc.Namespace).Create, FieldManager))
+		errs = append(errs, reconcile.CreateShared(ctx, "AIMModel", p.CreateModel, ctl.c.AIM.AimV1alpha1().AIMModels(svc.Namespace).Create, FieldManager))
 	}
 	if p.Derived != nil && p.DerivedErr == nil { // a conflict is in TemplateReady; nothing to write
-		errs = appendErr(errs, ctl.applyDerived(ctx, p.Derived, p.DerivedLive))
+		errs = append(errs, ctl.applyDerived(ctx, p.Derived, p.DerivedLive))
 	}
 	if p.CreateCache != nil {
-		errs = appendErr(errs, reconcile.CreateShared(ctx, "AIMTemplateCache", p.CreateCache, ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(svc.Namespace).Create,
+		errs = append(errs, reconcile.CreateShared(ctx, "AIMTemplateCache", p.CreateCache, ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(svc.Namespace).Create,
 			FieldManager))
 	}
 	if p.ISVC != nil {
@@ -172,8 +171,8 @@ func (ctl *Controller) act(ctx context.Context, o Observation, p *Plan) []error 
 	if p.WorkloadExists {
 		// The InferenceService (and Dedicated cache) of the name the service wants exists: those it made under
 		// other names, as earlier releases named them, would serve the model twice.
-		errs = appendErr(errs, ctl.deleteStaleWorkload(ctx, o, p.CacheInUse))
-		errs = appendErr(errs, ctl.deleteStaleDerived(ctx, svc, p))
+		errs = append(errs, ctl.deleteStaleWorkload(ctx, o, p.CacheInUse))
+		errs = append(errs, ctl.deleteStaleDerived(ctx, svc, p))
 	}
 	return append(errs, ctl.actRoute(ctx, o, p)...)
 }
@@ -183,29 +182,22 @@ func (ctl *Controller) actRoute(ctx context.Context, o Observation, p *Plan) []e
 	svc := o.Service
 	var errs []error
 	if p.SweepRoutes {
-		errs = appendErr(errs, reconcile.DeleteStale(ctx, ctl.c.Recorder, svc, []string{FieldManager}, "HTTPRoute", o.Routes, []string{RouteName(svc)},
+		errs = append(errs, reconcile.DeleteStale(ctx, ctl.c.Recorder, svc, []string{FieldManager}, "HTTPRoute", o.Routes, []string{RouteName(svc)},
 			ctl.dynamicDelete(gateway.Resource, svc.Namespace)))
 	}
 	if p.DeleteRoute {
 		// Routing turned off: the route goes as every child the service no longer wants, by DeleteStale's rule, so
 		// that a route a user or aim-engine made and this controller never wrote stays.
-		errs = appendErr(errs, reconcile.DeleteStale(ctx, ctl.c.Recorder, svc, []string{FieldManager}, "HTTPRoute", []metav1.Object{o.RouteObject}, nil,
+		errs = append(errs, reconcile.DeleteStale(ctx, ctl.c.Recorder, svc, []string{FieldManager}, "HTTPRoute", []metav1.Object{o.RouteObject}, nil,
 			ctl.dynamicDelete(gateway.Resource, svc.Namespace)))
 	}
-	errs = appendErr(errs, p.RouteErr)
+	errs = append(errs, p.RouteErr)
 	if p.HTTPRoute != nil {
 		if err := ctl.apply(ctx, gateway.Resource, p.HTTPRoute, &p.HTTPRoute.ObjectMeta, o.Route, ""); err != nil {
 			errs = append(errs, err)
 			comp := routeFailed(p.routeBase, err)
 			p.Route, p.Status.Routing = &comp, keptRouting(o)
 		}
-	}
-	return errs
-}
-
-func appendErr(errs []error, err error) []error {
-	if err != nil {
-		return append(errs, err)
 	}
 	return errs
 }
@@ -329,18 +321,18 @@ func fromClusterModel(m *aimv1.AIMClusterModel) Model {
 		m.Generation, m.Status.ObservedGeneration)
 }
 
-// currentModel reads a stale status (StaleStatus) as Pending.
+// currentModel reads a stale status (state.StaleStatus) as Pending.
 func currentModel(m Model, generation, observed int64) Model {
-	if StaleStatus(generation, observed) {
+	if state.StaleStatus(generation, observed) {
 		m.Stale, m.Status = true, aimv1.AIMStatusPending
 	}
 	return m
 }
 
-// currentTemplate reads a stale status (StaleStatus) as Pending: its hardware and profile may be of an earlier
+// currentTemplate reads a stale status (state.StaleStatus) as Pending: its hardware and profile may be of an earlier
 // spec.
 func currentTemplate(t Template) Template {
-	if StaleStatus(t.Generation, t.Status.ObservedGeneration) {
+	if state.StaleStatus(t.Generation, t.Status.ObservedGeneration) {
 		t.Stale, t.StaleFrom = true, t.Status.Status
 		t.Status = *t.Status.DeepCopy()
 		t.Status.Status = aimv1.AIMStatusPending
@@ -402,8 +394,8 @@ func (ctl *Controller) podHandler() cache.ResourceEventHandler {
 // hpaHandler maps KEDA's HorizontalPodAutoscaler of a predictor to the service.
 func (ctl *Controller) hpaHandler() cache.ResourceEventHandler {
 	return manager.OnEvery(func(h *autoscalingv2.HorizontalPodAutoscaler) {
-		if strings.HasPrefix(h.Name, "keda-hpa-") && strings.HasSuffix(h.Name, "-predictor") {
-			ctl.enqueueISVCOwner(h.Namespace, strings.TrimSuffix(strings.TrimPrefix(h.Name, "keda-hpa-"), "-predictor"))
+		if isvc, ok := kserve.OfHPA(h.Name); ok {
+			ctl.enqueueISVCOwner(h.Namespace, isvc)
 		}
 	})
 }

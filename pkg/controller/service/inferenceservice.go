@@ -9,7 +9,6 @@ import (
 	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
@@ -52,11 +51,11 @@ func Environment(svc *aimv1.AIMService, t Template, rc runtimeconfig.Resolved) [
 // InferenceService is the input of the service's InferenceService.
 func InferenceService(svc *aimv1.AIMService, m Model, t Template, rc runtimeconfig.Resolved, mounts []kserve.CacheMount) kserve.Input {
 	own := map[string]string{labelComponent: "inference", aimv1.LabelService: naming.LabelValue(svc.Name),
-		LabelTemplate: naming.LabelValue(t.Name)}
+		aimv1.LabelTemplate: naming.LabelValue(t.Name)}
 	// The template's model, as aim-engine labels it: the model the service resolved unless spec.template names
 	// a template of another model.
 	if t.Spec.ModelName != "" {
-		own[LabelModel] = naming.LabelValue(t.Spec.ModelName)
+		own[aimv1.LabelModel] = naming.LabelValue(t.Spec.ModelName)
 	}
 	// As aim-engine labels them: the profile discovery found, not the template's spec.
 	if p := t.Status.Profile; p != nil {
@@ -141,17 +140,6 @@ func unionSecrets(lists ...[]corev1.LocalObjectReference) []corev1.LocalObjectRe
 			if !slices.Contains(out, s) {
 				out = append(out, s)
 			}
-		}
-	}
-	return out
-}
-
-// eventsOf are the events about the object of uid: those of an earlier object of the same name are not its.
-func eventsOf(events []corev1.Event, uid types.UID) []corev1.Event {
-	var out []corev1.Event
-	for _, e := range events {
-		if e.InvolvedObject.UID == uid {
-			out = append(out, e)
 		}
 	}
 	return out

@@ -4,13 +4,12 @@ import (
 	"fmt"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 )
 
 // Labels on the workloads of a service.
 const (
-	LabelTemplate  = "aim.eai.amd.com/template"
-	LabelModel     = "aim.eai.amd.com/model"
 	LabelMetric    = "aim.eai.amd.com/metric"
 	LabelPrecision = "aim.eai.amd.com/precision"
 	labelComponent = "app.kubernetes.io/component"
@@ -48,7 +47,7 @@ func RouteName(svc *aimv1.AIMService) string {
 // later (Plan.finalStatus).
 func Endpoint(svc *aimv1.AIMService, address string) *aimv1.AIMServiceEndpoint {
 	if address == "" {
-		address = fmt.Sprintf("http://%s-predictor.%s.svc.cluster.local", WorkloadName(svc), svc.Namespace)
+		address = fmt.Sprintf("http://%s.%s.svc.cluster.local", kserve.PredictorName(WorkloadName(svc)), svc.Namespace)
 	}
 	return &aimv1.AIMServiceEndpoint{Internal: address}
 }

@@ -82,7 +82,8 @@ func PlanService(o Observation) Plan {
 		p.Components = []state.Component{{Name: ComponentISVC, Dependency: state.DependencyDownstream, Errors: []error{o.SpecErr}}}
 		return p
 	}
-	p.planRuntimeConfig(o)
+	rc, recorded := runtimeconfig.Report(o.RuntimeConfig, o.RuntimeConfigErr, p.Status.ResolvedRuntimeConfig)
+	p.Components, p.Status.ResolvedRuntimeConfig = append(p.Components, rc), recorded
 
 	mres := ResolveModel(svc, o.Models)
 	p.CreateModel = mres.Create
@@ -127,15 +128,6 @@ func PlanService(o Observation) Plan {
 		p.planRoute(o)
 	}
 	return p
-}
-
-// planRuntimeConfig reports the runtime config and records it in status.resolvedRuntimeConfig; one that cannot
-// be read keeps the last recorded there, as on every kind.
-func (p *Plan) planRuntimeConfig(o Observation) {
-	p.Components = append(p.Components, runtimeconfig.Component(o.RuntimeConfig, o.RuntimeConfigErr))
-	if o.RuntimeConfigErr == nil {
-		p.Status.ResolvedRuntimeConfig = o.RuntimeConfig.Ref
-	}
 }
 
 // planTemplate resolves the template, by name or selection, and the derived one for overrides (F10); it
@@ -246,7 +238,7 @@ func (p *Plan) planWorkload(o Observation, observed kserve.Live, model *Model, r
 	st := health.InferenceServiceState{Exists: true, Ready: observed.Ready, Reason: observed.Reason, Message: observed.Message}
 	var warnings []corev1.Event
 	if o.ISVC != nil {
-		warnings = eventsOf(o.ISVCWarnings, o.ISVC.UID)
+		warnings = health.EventsOf(o.ISVC, o.ISVCWarnings)
 	}
 	isvc := health.InferenceService(ComponentISVC, st, warnings)
 	// The model is unresolved while its InferenceService runs on (the model deleted, or a restored store
@@ -321,7 +313,7 @@ func (p *Plan) planCache(o Observation, observed kserve.Live, run Template) ([]k
 
 // runsOn reports whether a live InferenceService runs on template t, by the label it carries of it.
 func runsOn(isvc *kservev1beta1.InferenceService, t Template) bool {
-	return isvc != nil && isvc.Labels[LabelTemplate] == naming.LabelValue(t.Name)
+	return isvc != nil && isvc.Labels[aimv1.LabelTemplate] == naming.LabelValue(t.Name)
 }
 
 // cacheLost is the cache component of a running service whose cache is gone while its InferenceService still

@@ -272,7 +272,7 @@ func TestPlanServiceKeepsMountsWhileTheCacheIsNotReady(t *testing.T) {
 	o := observation(func(s *aimv1.AIMService) { s.Spec.Caching = &aimv1.AIMServiceCaching{Mode: aimv1.AIMCachingModeShared} })
 	o.Templates[0].Status.ModelSources = []aimv1.AIMModelSource{{ModelID: "org/qwen", SourceURI: "hf://org/qwen"}}
 	o.ISVC = &kservev1beta1.InferenceService{ObjectMeta: metav1.ObjectMeta{Name: WorkloadName(o.Service), Namespace: "team",
-		Labels: map[string]string{LabelTemplate: "qwen-mi300x"}}}
+		Labels: map[string]string{aimv1.LabelTemplate: "qwen-mi300x"}}}
 	p := PlanService(o)
 	if p.CreateCache == nil || p.ISVC == nil || !p.WorkloadExists {
 		t.Fatalf("cache %v, InferenceService %v: want the cache created and the live InferenceService kept up to date", p.CreateCache, p.ISVC)

@@ -31,24 +31,12 @@ type Model struct {
 	Labels          map[string]string
 	Status          aimv1.AIMStatus
 	Spec            aimv1.AIMModelSpec
-	// Stale is set when the status describes an earlier generation of the spec (see StaleStatus); Status
+	// Stale is set when the status describes an earlier generation of the spec (see state.StaleStatus); Status
 	// then reads Pending.
 	Stale bool
 	// Version is the object's (reconcile.Version), which everything else here is read from: it stands for
 	// them where the InferenceService's inputs are told apart (workload.inputs).
 	Version string
-}
-
-// StaleStatus reports whether a status describes an earlier generation than the object's spec: its controller
-// has not caught up, and what it says (Ready, the resolved hardware, the profile) may no longer hold. A status
-// without observedGeneration (written by aim-engine, or by hand on a paused object) is taken as it is.
-func StaleStatus(generation, observed int64) bool {
-	return observed > 0 && observed < generation
-}
-
-// staleMessage says why a dependency is waited for.
-func staleMessage(what string, generation, observed int64) string {
-	return fmt.Sprintf("%s: its status is of generation %d, its spec of generation %d; waiting for it to catch up", what, observed, generation)
 }
 
 // Ref is the model as status.resolvedModel shows it.
@@ -66,7 +54,7 @@ type Template struct {
 	// Caching is the namespaced template's caching config; cluster templates have none.
 	Caching *aimv1.AIMTemplateCachingConfig
 	Status  aimv1.AIMServiceTemplateStatus
-	// Generation is the spec's; Stale is set when Status describes an earlier one (see StaleStatus): Status
+	// Generation is the spec's; Stale is set when Status describes an earlier one (see state.StaleStatus): Status
 	// then reads Pending, and StaleFrom holds the status.status it said.
 	Generation int64
 	Stale      bool
@@ -491,7 +479,7 @@ func isResolvedTemplate(svc *aimv1.AIMService, t Template) bool {
 func TemplateComponent(t *Template, comp state.Component) state.Component {
 	what := t.Ref().Kind + " " + strings.TrimPrefix(t.Namespace+"/"+t.Name, "/")
 	if t.Stale {
-		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, ReasonTemplateUnready, staleMessage(what, t.Generation, t.Status.ObservedGeneration)
+		comp.State, comp.Reason, comp.Message = aimv1.AIMStatusPending, ReasonTemplateUnready, state.StaleMessage(what, t.Generation, t.Status.ObservedGeneration)
 		return comp
 	}
 	switch t.Status.Status {

@@ -569,8 +569,8 @@ func TestStaleDependencyStatusIsWaitedFor(t *testing.T) {
 		generation, observed int64
 		stale                bool
 	}{{2, 1, true}, {2, 2, false}, {2, 0, false}, {1, 1, false}} {
-		if got := StaleStatus(tc.generation, tc.observed); got != tc.stale {
-			t.Errorf("StaleStatus(%d, %d) = %v", tc.generation, tc.observed, got)
+		if got := state.StaleStatus(tc.generation, tc.observed); got != tc.stale {
+			t.Errorf("state.StaleStatus(%d, %d) = %v", tc.generation, tc.observed, got)
 		}
 	}
 

@@ -8,6 +8,7 @@ import (
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gateway"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
@@ -24,31 +25,25 @@ type RoutePlan struct {
 	Component *state.Component
 }
 
-// PlanRoute decides on the service's HTTPRoute from its routing settings over the runtime config's. A mistake
-// in them fails the route only; the InferenceService does not depend on it.
+// PlanRoute decides on the service's HTTPRoute from its routing settings laid over the runtime config's, field by
+// field (runtimeconfig.Section). A mistake in them fails the route only; the InferenceService does not depend on
+// it.
 func PlanRoute(svc *aimv1.AIMService, rc runtimeconfig.Resolved) RoutePlan {
-	var s, c aimv1.AIMRuntimeRoutingConfig
-	if svc.Spec.Routing != nil {
-		s = *svc.Spec.Routing
+	var r aimv1.AIMRuntimeRoutingConfig
+	if merged := runtimeconfig.Section(rc.Spec.Routing, svc.Spec.Routing); merged != nil {
+		r = *merged
 	}
-	if rc.Spec.Routing != nil {
-		c = *rc.Spec.Routing
-	}
-	if !ptr.Deref(s.Enabled, ptr.Deref(c.Enabled, false)) {
+	if !ptr.Deref(r.Enabled, false) {
 		return RoutePlan{}
 	}
 	comp := state.Component{Name: ComponentRoute, Dependency: state.DependencyDownstream}
-	gw := s.GatewayRef
-	if gw == nil {
-		gw = c.GatewayRef
-	}
-	if gw == nil {
+	if r.GatewayRef == nil {
 		comp.Errors = []error{state.NewError(state.InvalidSpec, ReasonGatewayNotConfigured,
 			"routing is enabled but neither spec.routing.gatewayRef nor the runtime config names a gateway")}
 		return RoutePlan{Component: &comp}
 	}
 	path := gateway.DefaultPath(svc)
-	if tmpl := ptr.Deref(s.PathTemplate, ptr.Deref(c.PathTemplate, "")); tmpl != "" {
+	if tmpl := ptr.Deref(r.PathTemplate, ""); tmpl != "" {
 		p, err := gateway.RenderPath(svc, tmpl)
 		if err != nil {
 			// The user's to fix (ConfigValid=False), but the InferenceService serves: Degraded, not Failed. aim-engine
@@ -59,16 +54,7 @@ func PlanRoute(svc *aimv1.AIMService, rc runtimeconfig.Resolved) RoutePlan {
 		}
 		path = p
 	}
-	timeout := s.RequestTimeout
-	if timeout == nil {
-		timeout = c.RequestTimeout
-	}
-	annotations := map[string]string{}
-	for _, m := range []map[string]string{c.Annotations, s.Annotations} {
-		for k, v := range m {
-			annotations[k] = v
-		}
-	}
+	annotations := r.Annotations
 	if len(annotations) == 0 {
 		annotations = nil
 	}
@@ -76,7 +62,7 @@ func PlanRoute(svc *aimv1.AIMService, rc runtimeconfig.Resolved) RoutePlan {
 	in := &gateway.Input{
 		Name: name, Namespace: svc.Namespace, Owner: ownerRef(svc), Annotations: annotations,
 		Labels: childlabels.For(childlabels.Service, svc, rc, map[string]string{labelComponent: "routing", aimv1.LabelService: naming.LabelValue(svc.Name)}),
-		Parent: *gw, Path: path, Backend: WorkloadName(svc) + "-predictor", Timeout: timeout,
+		Parent: *r.GatewayRef, Path: path, Backend: kserve.PredictorName(WorkloadName(svc)), Timeout: r.RequestTimeout,
 	}
 	comp.State, comp.Reason, comp.Message = aimv1.AIMStatusProgressing, ReasonHTTPRouteCreating, "HTTPRoute is being created"
 	return RoutePlan{Route: in, Path: path, Component: &comp}

@@ -77,7 +77,7 @@ func Select(cands []Candidate, req Request) Selection {
 	var s Selection
 	verdict := map[string]aimv1.AIMTemplateCandidate{}
 	reject := func(c Candidate, reason, msg string) {
-		verdict[key(c)] = aimv1.AIMTemplateCandidate{Name: c.Name, Namespace: c.Namespace, Scope: scope(c), Status: StatusRejected, Reason: reason, Message: msg}
+		verdict[key(c)] = c.verdict(StatusRejected, reason, msg)
 	}
 	present := map[string]bool{}
 	for _, m := range req.GPUModels {
@@ -128,12 +128,11 @@ func (s *Selection) pick(left []Candidate, req Request, verdict map[string]aimv1
 	choose := func(c Candidate, reason string) {
 		cc := c
 		s.Chosen = &cc
-		verdict[key(c)] = aimv1.AIMTemplateCandidate{Name: c.Name, Namespace: c.Namespace, Scope: scope(c), Status: StatusChosen, Reason: reason}
+		verdict[key(c)] = c.verdict(StatusChosen, reason, "")
 		s.Reason = ReasonTemplateResolved
 	}
 	lower := func(c Candidate, msg string) {
-		verdict[key(c)] = aimv1.AIMTemplateCandidate{Name: c.Name, Namespace: c.Namespace, Scope: scope(c), Status: StatusRejected,
-			Reason: ReasonLowerPreferenceRank, Message: msg}
+		verdict[key(c)] = c.verdict(StatusRejected, ReasonLowerPreferenceRank, msg)
 	}
 	if req.DefaultTemplate != "" {
 		if i := slices.IndexFunc(left, func(c Candidate) bool { return c.Name == req.DefaultTemplate }); i >= 0 {
@@ -158,8 +157,7 @@ func (s *Selection) pick(left []Candidate, req Request, verdict map[string]aimv1
 		var names []string
 		for _, c := range tied {
 			names = append(names, c.Name)
-			verdict[key(c)] = aimv1.AIMTemplateCandidate{Name: c.Name, Namespace: c.Namespace, Scope: scope(c), Status: StatusRejected,
-				Reason: ReasonAmbiguous, Message: "ties with another template for best"}
+			verdict[key(c)] = c.verdict(StatusRejected, ReasonAmbiguous, "ties with another template for best")
 		}
 		s.Ambiguous = true
 		s.Reason = ReasonAmbiguous
@@ -190,7 +188,7 @@ func (s *Selection) keepResolved(cands []Candidate, resolved string, verdict map
 			verdict[k] = v
 		}
 	}
-	verdict[resolved] = aimv1.AIMTemplateCandidate{Name: kept.Name, Namespace: kept.Namespace, Scope: scope(kept), Status: StatusChosen, Reason: ReasonPreviouslyResolved}
+	verdict[resolved] = kept.verdict(StatusChosen, ReasonPreviouslyResolved, "")
 	s.Chosen, s.Ambiguous = &kept, false
 	s.Reason, s.Message = ReasonTemplateResolved, ""
 }
@@ -239,6 +237,7 @@ func matches(c Candidate, r Request) bool {
 
 func key(c Candidate) string { return c.Namespace + "/" + c.Name }
 
-func scope(c Candidate) aimv1.AIMResolutionScope {
-	return state.ScopeOf(c.Namespace)
+// verdict is the candidate as status.templateMatching lists it.
+func (c Candidate) verdict(status, reason, msg string) aimv1.AIMTemplateCandidate {
+	return aimv1.AIMTemplateCandidate{Name: c.Name, Namespace: c.Namespace, Scope: state.ScopeOf(c.Namespace), Status: status, Reason: reason, Message: msg}
 }

@@ -12,9 +12,11 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/google/go-cmp/cmp"
+	kservev1beta1 "github.com/kserve/kserve/pkg/apis/serving/v1beta1"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gateway"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/health"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
@@ -93,7 +95,7 @@ func TestPlanCache(t *testing.T) {
 	}
 	// aim-engine's labels only: aim.eai.amd.com/* labels reach the cache's artifacts and their Jobs, and a Job
 	// labelled aim.eai.amd.com/template is a discovery Job to aim-engine (after a rollback, say).
-	if l := p.Create.Labels; l[aimv1.LabelService] != svc.Name || l[LabelTemplate] != "" {
+	if l := p.Create.Labels; l[aimv1.LabelService] != svc.Name || l[aimv1.LabelTemplate] != "" {
 		t.Errorf("cache labels = %v", l)
 	}
 	if st, reason := outcome(*p.Component); st != aimv1.AIMStatusProgressing || reason != "CacheCreating" {
@@ -279,12 +281,12 @@ func TestInferenceServiceInput(t *testing.T) {
 	}
 	// The model label names the template's model, as aim-engine's: another model's template, named by
 	// spec.template, labels the InferenceService with that model, though the service runs its own model's image.
-	if in.Labels[LabelModel] != "qwen" {
-		t.Errorf("model label %q, want the template's model qwen", in.Labels[LabelModel])
+	if in.Labels[aimv1.LabelModel] != "qwen" {
+		t.Errorf("model label %q, want the template's model qwen", in.Labels[aimv1.LabelModel])
 	}
 	other := cachedTemplate()
 	other.Spec.ModelName = "llama-8b"
-	if got := InferenceService(svc, m, other, rc, nil).Labels[LabelModel]; got != "llama-8b" {
+	if got := InferenceService(svc, m, other, rc, nil).Labels[aimv1.LabelModel]; got != "llama-8b" {
 		t.Errorf("model label of a template of another model: %q, want llama-8b", got)
 	}
 
@@ -382,10 +384,13 @@ func TestRouteComponent(t *testing.T) {
 	}
 }
 
+// TestEventsOfTheCurrentObjectOnly: the Warnings of an earlier InferenceService of the same name do not fail the
+// current one.
 func TestEventsOfTheCurrentObjectOnly(t *testing.T) {
-	events := []corev1.Event{{Reason: "InternalError", InvolvedObject: corev1.ObjectReference{UID: "old"}},
-		{Reason: "InternalError", InvolvedObject: corev1.ObjectReference{UID: "new"}}}
-	if got := eventsOf(events, "new"); len(got) != 1 || got[0].InvolvedObject.UID != "new" {
+	isvc := &kservev1beta1.InferenceService{ObjectMeta: metav1.ObjectMeta{Name: "chat", UID: "new"}}
+	events := []corev1.Event{{Reason: "InternalError", InvolvedObject: corev1.ObjectReference{Name: "chat", UID: "old"}},
+		{Reason: "InternalError", InvolvedObject: corev1.ObjectReference{Name: "chat", UID: "new"}}}
+	if got := health.EventsOf(isvc, events); len(got) != 1 || got[0].InvolvedObject.UID != "new" {
 		t.Errorf("events of the current InferenceService: %+v", got)
 	}
 }

@@ -156,10 +156,8 @@ func PlanTemplate(o Observation) Plan {
 
 // planRuntimeConfig reports the runtime config and records it in the status.
 func planRuntimeConfig(o Observation, p *Plan) {
-	p.Components = append(p.Components, runtimeconfig.Component(o.RuntimeConfig, o.RuntimeConfigErr))
-	if o.RuntimeConfigErr == nil {
-		p.Status.ResolvedRuntimeConfig = o.RuntimeConfig.Ref
-	}
+	rc, recorded := runtimeconfig.Report(o.RuntimeConfig, o.RuntimeConfigErr, p.Status.ResolvedRuntimeConfig)
+	p.Components, p.Status.ResolvedRuntimeConfig = append(p.Components, rc), recorded
 }
 
 // planModel reports the model and records it in the status.

@@ -436,7 +436,7 @@ func TestPlanChildLabelPrecedence(t *testing.T) {
 		t.Fatal("no discovery Job planned")
 	}
 	for what, l := range map[string]map[string]string{"job": job.Labels, "pod": job.Spec.Template.Labels} {
-		if l["aim.eai.amd.com/service-template.name"] != "propagated" || l["team"] != "a" || l["other"] != "" || l[discovery.LabelTemplate] != "tpl" {
+		if l["aim.eai.amd.com/service-template.name"] != "propagated" || l["team"] != "a" || l["other"] != "" || l[aimv1.LabelTemplate] != "tpl" {
 			t.Errorf("%s labels %v", what, l)
 		}
 	}

@@ -133,7 +133,7 @@ func (ctl *Controller) resolveTemplate(c *aimv1.AIMTemplateCache) (*Template, er
 	if scope != aimv1.AIMTemplateScopeCluster {
 		switch t, err := ctl.templates.AIMServiceTemplates(c.Namespace).Get(name); {
 		case err == nil:
-			return templateOf(KindNamespaced, t.Name, &t.Status), nil
+			return templateOf(KindNamespaced, t.Name, t.Generation, &t.Status), nil
 		case !apierrors.IsNotFound(err):
 			return nil, err
 		}
@@ -141,7 +141,7 @@ func (ctl *Controller) resolveTemplate(c *aimv1.AIMTemplateCache) (*Template, er
 	if scope != aimv1.AIMTemplateScopeNamespace {
 		switch t, err := ctl.clusterTemplates.Get(name); {
 		case err == nil:
-			return templateOf(KindCluster, t.Name, &t.Status), nil
+			return templateOf(KindCluster, t.Name, t.Generation, &t.Status), nil
 		case !apierrors.IsNotFound(err):
 			return nil, err
 		}
@@ -156,8 +156,15 @@ func (ctl *Controller) resolveTemplate(c *aimv1.AIMTemplateCache) (*Template, er
 		"neither AIMServiceTemplate %q in namespace %s nor AIMClusterServiceTemplate %q exists", name, c.Namespace, name)
 }
 
-func templateOf(kind, name string, st *aimv1.AIMServiceTemplateStatus) *Template {
-	return &Template{Kind: kind, Name: name, Status: st.Status, ModelSources: st.ModelSources, Ready: meta.FindStatusCondition(st.Conditions, state.ConditionReady)}
+// templateOf is the cache's view of a template. A status of an earlier spec (state.StaleStatus) reads Pending, and
+// its conditions are not quoted: its model sources may be of a spec that is gone, and a download of them would be
+// wasted.
+func templateOf(kind, name string, generation int64, st *aimv1.AIMServiceTemplateStatus) *Template {
+	t := &Template{Kind: kind, Name: name, Status: st.Status, ModelSources: st.ModelSources, Ready: meta.FindStatusCondition(st.Conditions, state.ConditionReady)}
+	if state.StaleStatus(generation, st.ObservedGeneration) {
+		t.Status, t.Ready, t.Stale = aimv1.AIMStatusPending, nil, state.StaleMessage(kind+" "+name, generation, st.ObservedGeneration)
+	}
+	return t
 }
 
 // apply server-side applies a Dedicated artifact.

@@ -1,6 +1,7 @@
 package templatecache
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -8,6 +9,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/state"
 	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
 )
 
@@ -54,5 +56,30 @@ func TestResolveTemplateByScope(t *testing.T) {
 				t.Errorf("got %+v, %v; want the %s", got, err, tc.wantKind)
 			}
 		})
+	}
+}
+
+// TestStaleTemplateIsWaitedFor: a template whose status is of an earlier spec reads Pending, without its old
+// conditions: the cache makes no artifact of the model sources that status lists, which may be of a spec that is
+// gone, and says why it waits. A current status, and one without observedGeneration (aim-engine's), are taken as
+// they are.
+func TestStaleTemplateIsWaitedFor(t *testing.T) {
+	status := func(observed int64) *aimv1.AIMServiceTemplateStatus {
+		return &aimv1.AIMServiceTemplateStatus{Status: aimv1.AIMStatusReady, ObservedGeneration: observed, ModelSources: []aimv1.AIMModelSource{src},
+			Conditions: []metav1.Condition{{Type: "Ready", Status: metav1.ConditionTrue, Reason: "AllComponentsReady"}}}
+	}
+	cache := testCache("c", aimv1.AIMTemplateCacheModeShared)
+	p := PlanCache(observe(cache, templateOf(KindNamespaced, "tpl", 3, status(2))))
+	if len(p.Create)+len(p.Apply) != 0 {
+		t.Errorf("artifacts made from a stale template's sources: create %d, apply %d", len(p.Create), len(p.Apply))
+	}
+	i := slices.IndexFunc(p.Components, func(c state.Component) bool { return c.Name == ComponentTemplate })
+	if i < 0 || p.Components[i].State != aimv1.AIMStatusPending || !strings.Contains(p.Components[i].Message, "its status is of generation 2, its spec of generation 3") {
+		t.Errorf("template component of a stale template: %+v", p.Components)
+	}
+	for _, observed := range []int64{3, 0} {
+		if p := PlanCache(observe(cache, templateOf(KindNamespaced, "tpl", 3, status(observed)))); len(p.Create) != 1 {
+			t.Errorf("observedGeneration %d of 3: create %d artifacts, want 1", observed, len(p.Create))
+		}
 	}
 }

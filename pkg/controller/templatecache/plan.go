@@ -56,6 +56,8 @@ type Template struct {
 	ModelSources []aimv1.AIMModelSource
 	// Ready is the template's Ready condition, which a cache waiting for it mirrors.
 	Ready *metav1.Condition
+	// Stale says why the template is waited for while its status is of an earlier spec (Status is Pending then).
+	Stale string
 }
 
 // Observation is what one reconcile of a cache saw.
@@ -114,12 +116,9 @@ func (p *Plan) report(component string, s aimv1.AIMStatus, reason, msg string, e
 
 // planRuntimeConfig reports the runtime config and records it in the status; true when it is missing.
 func planRuntimeConfig(o Observation, p *Plan) (missing bool) {
-	p.Components = append(p.Components, runtimeconfig.Component(o.RuntimeConfig, o.RuntimeConfigErr))
-	if o.RuntimeConfigErr != nil {
-		return true
-	}
-	p.Status.ResolvedRuntimeConfig = o.RuntimeConfig.Ref
-	return false
+	rc, recorded := runtimeconfig.Report(o.RuntimeConfig, o.RuntimeConfigErr, p.Status.ResolvedRuntimeConfig)
+	p.Components, p.Status.ResolvedRuntimeConfig = append(p.Components, rc), recorded
+	return o.RuntimeConfigErr != nil
 }
 
 // planTemplate reports the template and returns the sources to cache: the cache's own, or else the
@@ -163,7 +162,7 @@ func planTemplate(o Observation, p *Plan) (sources []aimv1.AIMModelSource, block
 // GPU is absent makes it NotAvailable, the rest is waiting; reason and message are the template's.
 func templateNotReady(t *Template) (aimv1.AIMStatus, string, string) {
 	mirror, reason := aimv1.AIMStatusPending, ReasonTemplateNotReady
-	msg := fmt.Sprintf("%s %s is %s", t.Kind, t.Name, cmp.Or(string(t.Status), string(aimv1.AIMStatusPending)))
+	msg := cmp.Or(t.Stale, fmt.Sprintf("%s %s is %s", t.Kind, t.Name, cmp.Or(string(t.Status), string(aimv1.AIMStatusPending))))
 	switch t.Status {
 	case aimv1.AIMStatusFailed, aimv1.AIMStatusDegraded, aimv1.AIMStatusNotAvailable:
 		mirror = t.Status

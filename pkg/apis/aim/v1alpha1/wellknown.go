@@ -16,6 +16,10 @@ const (
 	OriginDerived = "derived"
 	// LabelService names the AIMService an object serves.
 	LabelService = "aim.eai.amd.com/service"
+	// LabelModel names the model of a template a model makes and of a service's InferenceService.
+	LabelModel = "aim.eai.amd.com/model"
+	// LabelTemplate names the template a discovery Job works for and a service's InferenceService runs on.
+	LabelTemplate = "aim.eai.amd.com/template"
 )
 
 // DefaultRuntimeConfigName is the runtime config every object uses unless its runtimeConfigName names another; it
