@@ -156,13 +156,12 @@ func (ctl *Controller) resolveTemplate(c *aimv1.AIMTemplateCache) (*Template, er
 		"neither AIMServiceTemplate %q in namespace %s nor AIMClusterServiceTemplate %q exists", name, c.Namespace, name)
 }
 
-// templateOf is the cache's view of a template. A status of an earlier spec (state.StaleStatus) reads Pending, and
-// its conditions are not quoted: its model sources may be of a spec that is gone, and a download of them would be
-// wasted.
+// templateOf is the cache's view of a template; Stale says so when its status is of an earlier spec
+// (state.StaleStatus), which planTemplate decides on.
 func templateOf(kind, name string, generation int64, st *aimv1.AIMServiceTemplateStatus) *Template {
 	t := &Template{Kind: kind, Name: name, Status: st.Status, ModelSources: st.ModelSources, Ready: meta.FindStatusCondition(st.Conditions, state.ConditionReady)}
 	if state.StaleStatus(generation, st.ObservedGeneration) {
-		t.Status, t.Ready, t.Stale = aimv1.AIMStatusPending, nil, state.StaleMessage(kind+" "+name, generation, st.ObservedGeneration)
+		t.Stale = state.StaleMessage(kind+" "+name, generation, st.ObservedGeneration)
 	}
 	return t
 }

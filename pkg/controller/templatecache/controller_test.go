@@ -59,27 +59,38 @@ func TestResolveTemplateByScope(t *testing.T) {
 	}
 }
 
-// TestStaleTemplateIsWaitedFor: a template whose status is of an earlier spec reads Pending, without its old
-// conditions: the cache makes no artifact of the model sources that status lists, which may be of a spec that is
-// gone, and says why it waits. A current status, and one without observedGeneration (aim-engine's), are taken as
-// they are.
+// TestStaleTemplateIsWaitedFor: a cache that has made no artifact yet waits for a template whose status is of an
+// earlier spec, saying why, and makes no artifact of the model sources that status lists, which may be of a spec
+// that is gone. A cache that has its artifacts takes the status as it is (no Pending and back at every edit of the
+// template), as does every cache for a current status or one without observedGeneration (aim-engine's).
 func TestStaleTemplateIsWaitedFor(t *testing.T) {
 	status := func(observed int64) *aimv1.AIMServiceTemplateStatus {
 		return &aimv1.AIMServiceTemplateStatus{Status: aimv1.AIMStatusReady, ObservedGeneration: observed, ModelSources: []aimv1.AIMModelSource{src},
 			Conditions: []metav1.Condition{{Type: "Ready", Status: metav1.ConditionTrue, Reason: "AllComponentsReady"}}}
 	}
-	cache := testCache("c", aimv1.AIMTemplateCacheModeShared)
-	p := PlanCache(observe(cache, templateOf(KindNamespaced, "tpl", 3, status(2))))
+	templateComponent := func(p Plan) state.Component {
+		i := slices.IndexFunc(p.Components, func(c state.Component) bool { return c.Name == ComponentTemplate })
+		if i < 0 {
+			t.Fatalf("no template component: %+v", p.Components)
+		}
+		return p.Components[i]
+	}
+	fresh := testCache("c", aimv1.AIMTemplateCacheModeShared)
+	p := PlanCache(observe(fresh, templateOf(KindNamespaced, "tpl", 3, status(2))))
 	if len(p.Create)+len(p.Apply) != 0 {
 		t.Errorf("artifacts made from a stale template's sources: create %d, apply %d", len(p.Create), len(p.Apply))
 	}
-	i := slices.IndexFunc(p.Components, func(c state.Component) bool { return c.Name == ComponentTemplate })
-	if i < 0 || p.Components[i].State != aimv1.AIMStatusPending || !strings.Contains(p.Components[i].Message, "its status is of generation 2, its spec of generation 3") {
-		t.Errorf("template component of a stale template: %+v", p.Components)
+	if c := templateComponent(p); c.State != aimv1.AIMStatusPending || !strings.Contains(c.Message, "its status is of generation 2, its spec of generation 3") {
+		t.Errorf("template component of a stale template: %+v", c)
 	}
 	for _, observed := range []int64{3, 0} {
-		if p := PlanCache(observe(cache, templateOf(KindNamespaced, "tpl", 3, status(observed)))); len(p.Create) != 1 {
+		if p := PlanCache(observe(fresh, templateOf(KindNamespaced, "tpl", 3, status(observed)))); len(p.Create) != 1 {
 			t.Errorf("observedGeneration %d of 3: create %d artifacts, want 1", observed, len(p.Create))
 		}
+	}
+	made := fresh.DeepCopy()
+	made.Status.Artifacts = map[string]aimv1.AIMTemplateCacheArtifactStatus{ArtifactName(fresh, src): {Name: ArtifactName(fresh, src), Model: src.ModelID}}
+	if c := templateComponent(PlanCache(observe(made, templateOf(KindNamespaced, "tpl", 3, status(2))))); c.State != aimv1.AIMStatusReady {
+		t.Errorf("a cache with its artifacts, stale template: %+v, want it taken as it is", c)
 	}
 }

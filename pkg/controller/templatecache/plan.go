@@ -56,7 +56,7 @@ type Template struct {
 	ModelSources []aimv1.AIMModelSource
 	// Ready is the template's Ready condition, which a cache waiting for it mirrors.
 	Ready *metav1.Condition
-	// Stale says why the template is waited for while its status is of an earlier spec (Status is Pending then).
+	// Stale is set while the template's status is of an earlier spec, saying so.
 	Stale string
 }
 
@@ -139,6 +139,14 @@ func planTemplate(o Observation, p *Plan) (sources []aimv1.AIMModelSource, block
 		st.ResolvedTemplateKind = t.Kind
 		p.report(ComponentTemplate, aimv1.AIMStatusReady, ReasonTemplateFound, t.Kind+" "+t.Name)
 		return c.Spec.ModelSources, false
+	case t.Stale != "" && len(c.Status.Artifacts) == 0:
+		// A cache that has made no artifact yet waits for a template whose status is of an earlier spec: the model
+		// sources there may be of a spec that is gone, and a download of them wasted. A cache that has made its
+		// artifacts takes the status as it is, as aim-engine does: it made them from those sources, and its
+		// status would flip to Pending and back at every edit of the template.
+		st.ResolvedTemplateKind = t.Kind
+		p.report(ComponentTemplate, aimv1.AIMStatusPending, ReasonTemplateNotReady, t.Stale)
+		return nil, true
 	case t.Status != aimv1.AIMStatusReady:
 		st.ResolvedTemplateKind = t.Kind
 		mirror, reason, msg := templateNotReady(t)
@@ -162,7 +170,7 @@ func planTemplate(o Observation, p *Plan) (sources []aimv1.AIMModelSource, block
 // GPU is absent makes it NotAvailable, the rest is waiting; reason and message are the template's.
 func templateNotReady(t *Template) (aimv1.AIMStatus, string, string) {
 	mirror, reason := aimv1.AIMStatusPending, ReasonTemplateNotReady
-	msg := cmp.Or(t.Stale, fmt.Sprintf("%s %s is %s", t.Kind, t.Name, cmp.Or(string(t.Status), string(aimv1.AIMStatusPending))))
+	msg := fmt.Sprintf("%s %s is %s", t.Kind, t.Name, cmp.Or(string(t.Status), string(aimv1.AIMStatusPending)))
 	switch t.Status {
 	case aimv1.AIMStatusFailed, aimv1.AIMStatusDegraded, aimv1.AIMStatusNotAvailable:
 		mirror = t.Status
