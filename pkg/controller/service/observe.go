@@ -73,7 +73,7 @@ type Observation struct {
 
 // observe reads a service's observation from the caches.
 func (ctl *Controller) observe(svc *aimv1.AIMService) Observation {
-	ns, wname := svc.Namespace, WorkloadName(svc)
+	ns := svc.Namespace
 	o := Observation{Service: svc, SpecErr: specvalid.Service(svc), Models: ctl.findModels(svc), Templates: ctl.findTemplates(svc),
 		GPUModels: ctl.gpus.Inventory().Models(), RoutesServed: ctl.routes.Lister() != nil, Mirrors: ctl.registries.Config()}
 	o.RuntimeConfig, o.RuntimeConfigErr = ctl.configs.Lookup(svc.Spec.RuntimeConfigName, ns)
@@ -105,7 +105,14 @@ func (ctl *Controller) observe(svc *aimv1.AIMService) Observation {
 	}
 	o.DerivedTemplates, _ = ctl.templates.AIMServiceTemplates(ns).List(labels.SelectorFromSet(labels.Set{aimv1.LabelOrigin: aimv1.OriginDerived}))
 	o.Caches, _ = ctl.caches.AIMTemplateCaches(ns).List(labels.Everything())
+	ctl.observeWorkload(svc, &o)
+	return o
+}
 
+// observeWorkload reads what the service made and what became of it: its InferenceServices, the predictor's pods,
+// their Events and autoscaler, and its routes.
+func (ctl *Controller) observeWorkload(svc *aimv1.AIMService, o *Observation) {
+	ns, wname := svc.Namespace, WorkloadName(svc)
 	o.ISVC, o.ISVCErr = ctl.getISVC(ns, wname)
 	if o.ISVC != nil {
 		o.ISVCSteadyInputs = ctl.steady.KnownInputs(o.ISVC)
@@ -133,7 +140,6 @@ func (ctl *Controller) observe(svc *aimv1.AIMService) Observation {
 			o.Route, o.RouteErr = manager.AsTyped[gatewayv1.HTTPRoute](obj)
 		}
 	}
-	return o
 }
 
 func (ctl *Controller) getISVC(namespace, name string) (*kservev1beta1.InferenceService, error) {

@@ -85,6 +85,37 @@ func PlanService(o Observation) Plan {
 	rc, recorded := runtimeconfig.Report(o.RuntimeConfig, o.RuntimeConfigErr, p.Status.ResolvedRuntimeConfig)
 	p.Components, p.Status.ResolvedRuntimeConfig = append(p.Components, rc), recorded
 
+	model := p.planModel(o)
+	run := p.planTemplate(o, model)
+
+	// Without its runtime config the desired children are unknown (its env, scheduling and routing are part of
+	// them): the live ones are kept as they are, not rewritten without it. Nor are they while the model or the
+	// template is missing or refused, as aim-engine applies nothing then.
+	mayApply := o.RuntimeConfigErr == nil && !state.BlocksApply(p.Components)
+	if !mayApply {
+		p.holdDerived(o) // applied with the rest, as aim-engine applies it
+	}
+	var observed kserve.Live
+	if o.ISVC != nil {
+		observed = kserve.Observe(o.ISVC)
+	}
+	if o.ISVCErr != nil {
+		p.Workload = []state.Component{{Name: ComponentISVC, Dependency: state.DependencyDownstream, Errors: []error{o.ISVCErr}}}
+	} else {
+		p.planWorkload(o, observed, model, run, mayApply)
+	}
+	p.HPA = HPAComponent(svc, o.HPA, o.ISVC != nil && observed.Ready)
+	// The route, independent of the InferenceService: a routing mistake fails the route only.
+	if mayApply {
+		p.planRoute(o)
+	}
+	return p
+}
+
+// planModel resolves spec.model, records it in status.resolvedModel and plans the model to create for
+// model.image or model.custom; it returns the model, if any.
+func (p *Plan) planModel(o Observation) *Model {
+	svc := o.Service
 	mres := ResolveModel(svc, o.Models)
 	p.CreateModel = mres.Create
 	switch {
@@ -104,30 +135,7 @@ func PlanService(o Observation) Plan {
 	if mres.Model != nil {
 		p.Status.ResolvedModel = mres.Model.Ref()
 	}
-	run := p.planTemplate(o, mres.Model)
-
-	// Without its runtime config the desired children are unknown (its env, scheduling and routing are part of
-	// them): the live ones are kept as they are, not rewritten without it. Nor are they while the model or the
-	// template is missing or refused, as aim-engine applies nothing then.
-	mayApply := o.RuntimeConfigErr == nil && !state.BlocksApply(p.Components)
-	if !mayApply {
-		p.holdDerived(o) // applied with the rest, as aim-engine applies it
-	}
-	var observed kserve.Live
-	if o.ISVC != nil {
-		observed = kserve.Observe(o.ISVC)
-	}
-	if o.ISVCErr != nil {
-		p.Workload = []state.Component{{Name: ComponentISVC, Dependency: state.DependencyDownstream, Errors: []error{o.ISVCErr}}}
-	} else {
-		p.planWorkload(o, observed, mres.Model, run, mayApply)
-	}
-	p.HPA = HPAComponent(svc, o.HPA, o.ISVC != nil && observed.Ready)
-	// The route, independent of the InferenceService: a routing mistake fails the route only.
-	if mayApply {
-		p.planRoute(o)
-	}
-	return p
+	return mres.Model
 }
 
 // planTemplate resolves the template, by name or selection, and the derived one for overrides (F10); it
