@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 )
 
@@ -32,13 +33,7 @@ const (
 	annotationPrometheusPort  = "prometheus.kserve.io/port"
 )
 
-var (
-	shmSize = resource.MustParse("8Gi")
-	// Per GPU: 4 CPUs and 32 GiB requested, 48 GiB memory limit.
-	cpuPerGPU         = resource.MustParse("4")
-	memoryPerGPU      = resource.MustParse("32Gi")
-	memoryLimitPerGPU = resource.MustParse("48Gi")
-)
+var shmSize = resource.MustParse("8Gi")
 
 // CacheMount is a ready artifact the service mounts.
 type CacheMount struct {
@@ -143,7 +138,7 @@ func CacheMountPath(modelID string) string {
 	return path.Join(CacheRoot, strings.ReplaceAll(modelID, "..", ""))
 }
 
-// resources are the per-GPU defaults overlaid by the template's, then the service's, key by key.
+// resources are the per-GPU defaults (aim.GPUDefaults) overlaid by the template's, then the service's, key by key.
 func resources(in Input) corev1.ResourceRequirements {
 	r := corev1.ResourceRequirements{Requests: corev1.ResourceList{}, Limits: corev1.ResourceList{}}
 	if in.GPUs > 0 {
@@ -152,11 +147,9 @@ func resources(in Input) corev1.ResourceRequirements {
 			gpu = corev1.ResourceName(aimv1.DefaultGPUResourceName)
 		}
 		n := int64(in.GPUs)
+		r.Requests, r.Limits = aim.GPUDefaults(n)
 		r.Requests[gpu] = *resource.NewQuantity(n, resource.DecimalSI)
 		r.Limits[gpu] = *resource.NewQuantity(n, resource.DecimalSI)
-		r.Requests[corev1.ResourceCPU] = times(cpuPerGPU, n)
-		r.Requests[corev1.ResourceMemory] = times(memoryPerGPU, n)
-		r.Limits[corev1.ResourceMemory] = times(memoryLimitPerGPU, n)
 	}
 	for _, over := range []*corev1.ResourceRequirements{in.TemplateResources, in.ServiceResources} {
 		if over == nil {
@@ -176,10 +169,6 @@ func resources(in Input) corev1.ResourceRequirements {
 		r.Limits = nil
 	}
 	return r
-}
-
-func times(q resource.Quantity, n int64) resource.Quantity {
-	return *resource.NewQuantity(q.Value()*n, q.Format)
 }
 
 // metrics converts the service's autoscaling metrics one to one.

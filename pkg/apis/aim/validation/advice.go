@@ -30,6 +30,12 @@ func ServiceAdvice(spec *aim.AIMServiceSpec) []string {
 			"and the service's resources; set spec.resources.requests[cpu] and limits[cpu]", specPath.Child("overrides", "hardware", "cpu")))
 	}
 	out = append(out, adviseResources(spec.Resources, specPath.Child("resources"))...)
+	if c := spec.Model.Custom; c != nil && c.Hardware.GPU != nil {
+		// The template made for a custom model has only its CPU as resources; with none, the predictor's pods have
+		// the per-GPU defaults and the service's resources over them.
+		out = append(out, adviseGPUDefaults(int64(c.Hardware.GPU.Requests), c.Hardware.CPU == nil, spec.Resources, specPath.Child("resources"),
+			"the predictor's pods")...)
+	}
 	out = append(out, adviseScaling(spec)...)
 	if c := spec.Caching; c != nil && (c.Mode == aim.AIMCachingModeAuto || c.Mode == aim.AIMCachingModeAlways || c.Mode == aim.AIMCachingModeNever) {
 		mode := spec.GetCachingMode()
@@ -130,6 +136,10 @@ func ModelAdvice(spec *aim.AIMModelSpec) []string {
 // TemplateAdvice is the advice of a service template spec (namespaced or cluster).
 func TemplateAdvice(spec *aim.AIMServiceTemplateSpecCommon) []string {
 	out := adviseResources(spec.Resources, specPath.Child("resources"))
+	if hw := spec.Hardware; hw != nil && hw.GPU != nil {
+		out = append(out, adviseGPUDefaults(int64(hw.GPU.Requests), true, spec.Resources, specPath.Child("resources"),
+			"the predictor pods of services on this template that do not set it")...)
+	}
 	if hw := spec.Hardware; hw != nil && hw.CPU != nil && !hasCPU(spec.Resources) {
 		// A model copies its custom hardware's CPU into the resources of the templates it makes; a template
 		// written by hand must say it there, as aim-engine builds the InferenceService from resources.
@@ -222,6 +232,40 @@ func adviseResources(r *aim.ResourceRequirements, fldPath *field.Path) []string 
 			out = append(out, fmt.Sprintf("%s: %s is not limits[%s] %s: kube-apiserver refuses a pod whose request of a resource that "+
 				"cannot be overcommitted differs from its limit, so the workload made from this will not start until they are equal",
 				fldPath.Child("requests").Key(string(name)).String(), q.Text, name, limit.Text))
+		}
+	}
+	return out
+}
+
+// adviseGPUDefaults: a limit below the request the per-GPU defaults (aim.GPUDefaults) put beside it, or a request
+// above the limit they put beside it, in resources r laid over the defaults of gpus GPUs: kube-apiserver refuses
+// the pods (whose pods: pods). Memory always, CPU only where nothing else lays a CPU request in between (withCPU).
+func adviseGPUDefaults(gpus int64, withCPU bool, r *aim.ResourceRequirements, fldPath *field.Path, pods string) []string {
+	requests, limits := aim.GPUDefaults(gpus)
+	if r == nil || requests == nil {
+		return nil
+	}
+	of := fmt.Sprintf("%d GPUs", gpus)
+	if gpus == 1 {
+		of = "1 GPU"
+	}
+	perGPU, perGPULimit := aim.GPUDefaults(1)
+	rule := fmt.Sprintf("per GPU: %s CPUs and %s of memory requested, a %s memory limit", perGPU.Cpu(), perGPU.Memory(), perGPULimit.Memory())
+	var out []string
+	for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+		if name == corev1.ResourceCPU && !withCPU {
+			continue
+		}
+		request, requested := r.Requests[name]
+		limit, limited := r.Limits[name]
+		requestField, limitField := fldPath.Child("requests").Key(string(name)), fldPath.Child("limits").Key(string(name))
+		if d, ok := requests[name]; limited && !requested && ok && d.Cmp(limit.Amount()) > 0 {
+			out = append(out, fmt.Sprintf("%s: %s is less than %s, the predictor's default requests[%s] for %s (%s): kube-apiserver refuses %s; "+
+				"set %s as well", limitField, limit.Text, d.String(), name, of, rule, pods, requestField))
+		}
+		if d, ok := limits[name]; requested && !limited && ok && d.Cmp(request.Amount()) < 0 {
+			out = append(out, fmt.Sprintf("%s: %s is more than %s, the predictor's default limits[%s] for %s (%s): kube-apiserver refuses %s; "+
+				"set %s as well", requestField, request.Text, d.String(), name, of, rule, pods, limitField))
 		}
 	}
 	return out

@@ -937,6 +937,56 @@ func TestServiceAdviceOfWhatIsNotRead(t *testing.T) {
 	}
 }
 
+// TestAdviceOfResourcesBesideTheGPUDefaults: where the GPU count is known at admission (a template's
+// hardware.gpu, a service's custom model), half a request/limit pair below or above the per-GPU default beside it
+// is a pod kube-apiserver refuses; a pair within them, or resources of an unknown count, draw nothing.
+func TestAdviceOfResourcesBesideTheGPUDefaults(t *testing.T) {
+	q := func(s string) aim.Quantity { return aim.Quantity{Text: s} }
+	res := func(requests, limits aim.ResourceList) *aim.ResourceRequirements {
+		return &aim.ResourceRequirements{Requests: requests, Limits: limits}
+	}
+	template := func(gpus int32, r *aim.ResourceRequirements) *aim.AIMServiceTemplateSpecCommon {
+		spec := &aim.AIMServiceTemplateSpecCommon{ModelName: "m"}
+		if gpus > 0 {
+			spec.Hardware = &aim.AIMHardwareRequirements{GPU: &aim.AIMGpuRequirements{Requests: gpus}}
+		}
+		spec.Resources = r
+		return spec
+	}
+	for _, tc := range []struct {
+		name string
+		spec *aim.AIMServiceTemplateSpecCommon
+		want []string
+	}{
+		{"a memory limit below 32Gi a GPU", template(1, res(nil, aim.ResourceList{"memory": q("16Gi")})), []string{"spec.resources.limits[memory]"}},
+		{"a CPU limit below 4 a GPU", template(2, res(nil, aim.ResourceList{"cpu": q("6")})), []string{"spec.resources.limits[cpu]"}},
+		{"a memory request above 48Gi a GPU", template(2, res(aim.ResourceList{"memory": q("100Gi")}, nil)), []string{"spec.resources.requests[memory]"}},
+		{"a memory limit above the default request", template(1, res(nil, aim.ResourceList{"memory": q("64Gi")})), nil},
+		{"a memory request below the default limit", template(1, res(aim.ResourceList{"memory": q("40Gi")}, nil)), nil},
+		{"both halves written", template(1, res(aim.ResourceList{"memory": q("8Gi")}, aim.ResourceList{"memory": q("16Gi")})), nil},
+		{"no GPU count", template(0, res(nil, aim.ResourceList{"memory": q("16Gi")})), nil},
+	} {
+		if got := adviceFields(TemplateAdvice(tc.spec)); !slices.Equal(got, tc.want) {
+			t.Errorf("template, %s: advice on %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	custom := func(cpu *aim.AIMCpuRequirements, r *aim.ResourceRequirements) *aim.AIMServiceSpec {
+		return &aim.AIMServiceSpec{Model: aim.AIMServiceModel{Custom: &aim.AIMServiceCustomModel{BaseImage: "b",
+			Hardware: aim.AIMHardwareRequirements{GPU: &aim.AIMGpuRequirements{Requests: 1}, CPU: cpu}}}, Resources: r}
+	}
+	limits := res(nil, aim.ResourceList{"cpu": q("2"), "memory": q("8Gi")})
+	if got := adviceFields(ServiceAdvice(custom(nil, limits))); !slices.Equal(got, []string{"spec.resources.limits[cpu]", "spec.resources.limits[memory]"}) {
+		t.Errorf("a custom model's service: advice on %v", got)
+	}
+	// The custom model's CPU is its template's CPU request: the default is not beside the service's limit then.
+	if got := adviceFields(ServiceAdvice(custom(&aim.AIMCpuRequirements{Requests: q("1")}, limits))); !slices.Equal(got, []string{"spec.resources.limits[memory]"}) {
+		t.Errorf("a custom model with CPU: advice on %v", got)
+	}
+	if got := ServiceAdvice(&aim.AIMServiceSpec{Resources: limits}); len(got) != 0 {
+		t.Errorf("a service of an unknown GPU count: advice %q", got)
+	}
+}
+
 // TestAdviceSaysWhatRuns: the warnings of CPU fields say where CPU reaches the pods (a template's resources, which a
 // model writes from its custom hardware), and the warnings of a service's changes fire only where what runs changes.
 func TestAdviceSaysWhatRuns(t *testing.T) {
