@@ -2,6 +2,7 @@ package service
 
 import (
 	"cmp"
+	"maps"
 
 	"k8s.io/utils/ptr"
 
@@ -54,7 +55,7 @@ func PlanRoute(svc *aimv1.AIMService, rc runtimeconfig.Resolved) RoutePlan {
 		}
 		path = p
 	}
-	annotations := r.Annotations
+	annotations := maps.Clone(r.Annotations) // r's may be the informer's own map
 	if len(annotations) == 0 {
 		annotations = nil
 	}
