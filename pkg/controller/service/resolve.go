@@ -107,10 +107,13 @@ type ModelResolution struct {
 // namespace's models. The model in status.resolvedModel stays the service's while it is Ready (stillResolved).
 func ResolveModel(svc *aimv1.AIMService, found []Model) ModelResolution {
 	comp := state.Component{Name: ComponentModel, Dependency: state.DependencyUpstream}
+	m := svc.Spec.Model
 	if f, ok := stillResolved(svc, found); ok {
+		if m.Custom != nil {
+			return otherHardware(resolved(f, comp), CustomModel(svc))
+		}
 		return resolved(f, comp)
 	}
-	m := svc.Spec.Model
 	switch {
 	case m.Name != nil:
 		if len(found) == 0 {
@@ -149,7 +152,7 @@ func ResolveModel(svc *aimv1.AIMService, found []Model) ModelResolution {
 	case m.Custom != nil:
 		want := CustomModel(svc)
 		if match := customMatch(svc.Namespace, want, found); match != nil {
-			return resolved(*match, comp)
+			return otherHardware(resolved(*match, comp), want)
 		}
 		return creating(svc, want, "the custom model", found, comp)
 	}
@@ -169,6 +172,22 @@ func customMatch(namespace string, want *aimv1.AIMModel, found []Model) *Model {
 		}
 	}
 	return match
+}
+
+// otherHardware says, of a Ready model found for a service's model.custom, when its custom hardware is not the
+// service's: a custom model is matched by base image and sources (customMatch, as aim-engine matches it), so a
+// service asking for other hardware runs on the templates of the model another service made, which aim-engine
+// does without a word.
+func otherHardware(res ModelResolution, want *aimv1.AIMModel) ModelResolution {
+	m := res.Model
+	if m == nil || res.Component.State != "" || len(res.Component.Errors) > 0 {
+		return res
+	}
+	if m.Spec.Custom == nil || !aimv1.SemanticEqual(m.Spec.Custom.Hardware, want.Spec.Custom.Hardware) {
+		res.Component.Message += "; its custom hardware is not this service's spec.model.custom.hardware (a custom model is found by " +
+			"its base image and sources), so the service runs on the templates of the model as it is"
+	}
+	return res
 }
 
 // creating reports the model to create for a service's model.image or .custom; found holds none that matches it.

@@ -260,6 +260,30 @@ func TestCustomModelIsFoundAgainBySpec(t *testing.T) {
 	if r := ResolveModel(svc, []Model{{Name: c.Name, Namespace: "team", Status: aimv1.AIMStatusReady, Spec: *sized}}); r.Model == nil || r.Create != nil {
 		t.Errorf("a model of the same files with another size: %+v", r)
 	}
+	// A model of the same files made for other hardware is the service's too, as in aim-engine; the condition
+	// says its hardware is not the one asked for, also once the service runs on it, and says nothing of a model
+	// of the hardware asked for (quantities compared by amount).
+	for _, tc := range []struct {
+		name      string
+		hardware  aimv1.AIMHardwareRequirements
+		resolved  *aimv1.AIMResolvedReference
+		otherSaid bool
+	}{
+		{"the same hardware", aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Requests: 2}}, nil, false},
+		{"the same hardware, resolved", aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Requests: 2}}, &aimv1.AIMResolvedReference{Name: c.Name, Namespace: "team", Scope: aimv1.AIMResolutionScopeNamespace}, false},
+		{"another GPU count", aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Requests: 1}}, nil, true},
+		{"another GPU count, resolved", aimv1.AIMHardwareRequirements{GPU: &aimv1.AIMGpuRequirements{Requests: 1}}, &aimv1.AIMResolvedReference{Name: c.Name, Namespace: "team", Scope: aimv1.AIMResolutionScopeNamespace}, true},
+	} {
+		spec := c.Spec.DeepCopy()
+		spec.Custom.Hardware = tc.hardware.DeepCopy()
+		s := svc.DeepCopy()
+		s.Status.ResolvedModel = tc.resolved
+		r := ResolveModel(s, []Model{{Name: c.Name, Namespace: "team", Status: aimv1.AIMStatusReady, Spec: *spec}})
+		if r.Model == nil || r.Component.Reason != ReasonModelResolved ||
+			strings.Contains(r.Component.Message, "spec.model.custom.hardware") != tc.otherSaid {
+			t.Errorf("%s: %+v", tc.name, r.Component)
+		}
+	}
 	// Another S3 endpoint is another model.
 	endpoint := c.Spec.DeepCopy()
 	endpoint.ModelSources[0].Env = []corev1.EnvVar{{Name: "AWS_ENDPOINT_URL", Value: "https://s3.other.example"}}
