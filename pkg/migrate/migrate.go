@@ -336,6 +336,12 @@ func (m *migrator) preflight(ctx context.Context, st *state) error {
 	} else if len(missing) > 0 {
 		m.logf("  WARNING: %s", secretsLeftBehindWarning(from, ours, missing))
 	}
+	// Nor this: the configs can be mended after the switch, through aim-apiserver.
+	if configs, err := m.c.runtimeConfigsTurningPropagationOff(ctx); err != nil {
+		m.logf("  WARNING: the runtime configs' label propagation could not be checked: %v", err)
+	} else if len(configs) > 0 {
+		m.logf("  WARNING: %s", propagationTurnedOffWarning(configs))
+	}
 	if _, err := m.c.caBundle(ctx, m.o.ServingSecret); err != nil {
 		problems = append(problems, err.Error())
 	}

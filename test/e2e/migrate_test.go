@@ -390,7 +390,7 @@ spec: {image: registry.example/aim/mig:1.0, imageMetadata: {model: {canonicalNam
 apiVersion: aim.eai.amd.com/v1alpha1
 kind: AIMClusterRuntimeConfig
 metadata: {name: mig-cluster-config-%[2]s, labels: {e2e-migrate: "%[2]s"}}
-spec: {labelPropagation: {enabled: false}}
+spec: {labelPropagation: {enabled: true, match: [team]}}
 ---
 apiVersion: aim.eai.amd.com/v1alpha1
 kind: AIMClusterServiceTemplate
@@ -404,8 +404,8 @@ spec: {registry: "127.0.0.1:1", filters: [{image: "amd/aim-*"}], syncInterval: 2
 ---
 apiVersion: aim.eai.amd.com/v1alpha1
 kind: AIMRuntimeConfig
-metadata: {name: mig-config, namespace: %[1]s}
-spec: {storage: {defaultStorageClassName: standard}}
+metadata: {name: mig-cluster-config-%[2]s, namespace: %[1]s}
+spec: {storage: {defaultStorageClassName: standard}, labelPropagation: {enabled: false, match: [cost-center]}}
 ---
 apiVersion: aim.eai.amd.com/v1alpha1
 kind: AIMModel
@@ -503,8 +503,12 @@ spec: {model: {name: mig-model}, replicas: -1}
 	// The dry run lists the plan and the invalid object by name and field, and changes nothing.
 	out, err = runMigrate(t, migrateArgs(t, backup, "--dry-run"))
 	must(t, err)
+	// The namespaced runtime config holds the enabled: false aim-engine's schema writes into a labelPropagation (the
+	// test's CRDs have no defaults: the manifest says it), beside a cluster config of its name that turns
+	// propagation on: migrate warns that it will turn it off.
 	contains(t, "dry run", out, "AIMService", "INVALID AIMService "+ns+"/mig-broken: spec.replicas", "--dry-run: nothing changed",
-		engineNamespaceWarning)
+		engineNamespaceWarning, "WARNING: these AIMRuntimeConfigs hold labelPropagation.enabled: false beside an AIMClusterRuntimeConfig of their name "+
+			"that turns propagation on: "+ns+"/mig-cluster-config-"+run+".")
 
 	// Without --allow-invalid the run stops before the switch, and the CRDs are writable again.
 	out, err = runMigrate(t, migrateArgs(t, backup))
@@ -557,7 +561,7 @@ spec: {model: {name: mig-model}, replicas: -1}
 	// Content as the CRDs held it: spec, labels, finalizers, status.
 	contains(t, "migrated service", k.must("get", "aimsvc", "mig-chat", "-n", ns, "-o", "json"),
 		`"team": "blue"`, `"aim.eai.amd.com/template-cache-cleanup"`, `"name": "mig-tpl"`, `"mode": "Never"`)
-	jsonpathEquals(t, 5*time.Second, "false", "aimclrc", "mig-cluster-config-"+run, "-o", "jsonpath={.spec.labelPropagation.enabled}")
+	jsonpathEquals(t, 5*time.Second, "false", "aimrc", "mig-cluster-config-"+run, "-n", ns, "-o", "jsonpath={.spec.labelPropagation.enabled}")
 
 	// The controller takes the InferenceService over instead of making a second one.
 	jsonpathEquals(t, 60*time.Second, "aim-apiserver", "inferenceservice", isvcName, "-n", ns, "-o",
