@@ -30,9 +30,11 @@ func ServiceAdvice(spec *aim.AIMServiceSpec) []string {
 			"and the service's resources; set spec.resources.requests[cpu] and limits[cpu]", specPath.Child("overrides", "hardware", "cpu")))
 	}
 	out = append(out, adviseResources(spec.Resources, specPath.Child("resources"))...)
-	if c := spec.Model.Custom; c != nil && c.Hardware.GPU != nil {
+	if c := spec.Model.Custom; c != nil && c.Hardware.GPU != nil && (spec.Overrides == nil || spec.Overrides.Hardware == nil) {
 		// The template made for a custom model has only its CPU as resources; with none, the predictor's pods have
-		// the per-GPU defaults and the service's resources over them.
+		// the per-GPU defaults and the service's resources over them. Overridden hardware replaces the GPU count
+		// (DerivedTemplate), and the template it is laid over is not known here: no advice then. (A model of the
+		// same sources made for other hardware is used as it is, which is not known here either.)
 		out = append(out, adviseGPUDefaults(int64(c.Hardware.GPU.Requests), c.Hardware.CPU == nil, spec.Resources, specPath.Child("resources"),
 			"the predictor's pods")...)
 	}

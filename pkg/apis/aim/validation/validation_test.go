@@ -985,6 +985,12 @@ func TestAdviceOfResourcesBesideTheGPUDefaults(t *testing.T) {
 	if got := ServiceAdvice(&aim.AIMServiceSpec{Resources: limits}); len(got) != 0 {
 		t.Errorf("a service of an unknown GPU count: advice %q", got)
 	}
+	// Overridden hardware sets the GPU count of the derived template the pods run on.
+	overridden := custom(nil, res(aim.ResourceList{"memory": q("60Gi")}, nil))
+	overridden.Overrides = &aim.AIMRuntimeParameters{Hardware: &aim.AIMHardwareRequirements{GPU: &aim.AIMGpuRequirements{Requests: 2}}}
+	if got := ServiceAdvice(overridden); len(got) != 0 {
+		t.Errorf("a custom model's service with overridden hardware: advice %q", got)
+	}
 }
 
 // TestAdviceSaysWhatRuns: the warnings of CPU fields say where CPU reaches the pods (a template's resources, which a
