@@ -126,9 +126,9 @@ func PlanTemplate(o Observation) Plan {
 	switch {
 	case len(o.Spec.ModelSources) > 0:
 		// As aim-engine's status writes them, through resource.Quantity: sizes in the canonical form.
-		st.ModelSources = slices.Clone(o.Spec.ModelSources)
-		for i := range st.ModelSources {
-			st.ModelSources[i].WeightsSize = st.ModelSources[i].WeightsSize.DeepCopy()
+		st.ModelSources = make([]aimv1.AIMModelSource, len(o.Spec.ModelSources))
+		for i := range o.Spec.ModelSources {
+			o.Spec.ModelSources[i].DeepCopyInto(&st.ModelSources[i]) // the spec is the informer's: its env too
 		}
 		model.CanonicalSources(st.ModelSources)
 		st.Profile = profileFromSpec(o.Spec)

@@ -201,6 +201,11 @@ func TestPlanInlineSourcesSkipDiscovery(t *testing.T) {
 	if got, _ := json.Marshal(o.Spec.ModelSources[0].WeightsSize); string(got) != "10737418240" || o.Spec.Hardware.CPU.Requests.String() != "2000m" {
 		t.Errorf("the spec was rewritten: size %s, cpu %s", got, o.Spec.Hardware.CPU.Requests)
 	}
+	// The status shares nothing with the spec, which is the informer's: not the sources' env either.
+	o.Spec.ModelSources[0].Env = []corev1.EnvVar{{Name: "HF_TOKEN", Value: "spec"}}
+	if st := PlanTemplate(o).Status; &st.ModelSources[0].Env[0] == &o.Spec.ModelSources[0].Env[0] {
+		t.Error("the status's source env is the spec's own list")
+	}
 	o.Spec.Hardware = nil
 	// Sources added to a template that ran discovery: its discovery state goes, the reference to its last Job
 	// stays, as aim-engine leaves status.discoveryJob (reconcile.go:665).
