@@ -32,6 +32,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
 	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/apiserver"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/imagemeta"
 	"github.com/aim-apiserver/aim-apiserver/pkg/migrate/freeze"
 )
 
@@ -342,14 +343,18 @@ func (c *cluster) secretsLeftBehind(ctx context.Context, engines []engineDeploym
 			}
 		}
 	}
+	var refs []corev1.LocalObjectReference
 	for _, name := range slices.Sorted(maps.Keys(named)) {
-		_, err := c.kube.CoreV1().Secrets(ours).Get(ctx, name, metav1.GetOptions{})
-		switch {
-		case apierrors.IsNotFound(err):
-			missing = append(missing, fmt.Sprintf("%s (%s)", name, strings.Join(named[name], ", ")))
-		case err != nil:
-			return from, nil, fmt.Errorf("reading Secret %s/%s: %w", ours, name, err)
-		}
+		refs = append(refs, corev1.LocalObjectReference{Name: name})
+	}
+	// Read as the controller reads them, so that what is named missing is what it will miss.
+	_, gone, err := imagemeta.ExistingPullSecrets(ctx, c.kube, ours, refs)
+	if err != nil {
+		return from, nil, err
+	}
+	for _, ref := range gone {
+		name := strings.TrimPrefix(ref, ours+"/")
+		missing = append(missing, fmt.Sprintf("%s (%s)", name, strings.Join(named[name], ", ")))
 	}
 	return from, missing, nil
 }

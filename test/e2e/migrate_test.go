@@ -616,7 +616,9 @@ spec: {model: {name: mig-model}, replicas: -1}
 	must(t, err)
 	contains(t, "migration with --allow-invalid", out, "INVALID AIMService "+ns+"/mig-broken: spec.replicas", "done:",
 		engineNamespaceWarning, "WARNING: aim-engine read the pull secrets of cluster models, model sources and cluster templates from namespace aim-engine-system",
-		fmt.Sprintf("mig-registry-%[1]s (AIMClusterModelSource mig-source-%[1]s)", run))
+		fmt.Sprintf("mig-registry-%[1]s (AIMClusterModelSource mig-source-%[1]s)", run),
+		"WARNING: these AIMRuntimeConfigs hold labelPropagation.enabled: false beside an AIMClusterRuntimeConfig of their name "+
+			"that turns propagation on: "+ns+"/mig-cluster-config-"+run+".")
 	checkMigrated("after migrating again")
 	jsonpathEquals(t, 5*time.Second, "-1", "aimsvc", "mig-broken", "-n", ns, "-o", "jsonpath={.spec.replicas}")
 	jsonpathEquals(t, 60*time.Second, "Failed False InvalidSpec", "aimsvc", "mig-broken", "-n", ns, "-o",
