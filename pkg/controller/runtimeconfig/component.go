@@ -35,8 +35,9 @@ func Component(rc Resolved, err error) state.Component {
 // Report is Component and what status.resolvedRuntimeConfig records with it, on every kind: the config's
 // reference, or, while the config cannot be read, the reference recorded before.
 func Report(rc Resolved, err error, recorded *aimv1.AIMResolvedReference) (state.Component, *aimv1.AIMResolvedReference) {
+	ref := rc.Ref
 	if err != nil {
-		return Component(rc, err), recorded
+		ref = recorded
 	}
-	return Component(rc, nil), rc.Ref
+	return Component(rc, err), ref
 }

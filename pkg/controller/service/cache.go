@@ -192,16 +192,11 @@ const FinalizerCacheCleanup = "aim.eai.amd.com/template-cache-cleanup"
 // that is gone), and not for the template of another live service of the namespace. Dedicated caches need no
 // finalizer: the service owns them. The Ready artifacts of a cache stay either way (ArtifactsToClean).
 func CachesToClean(svc *aimv1.AIMService, caches []*aimv1.AIMTemplateCache, services []*aimv1.AIMService, unusable bool) []*aimv1.AIMTemplateCache {
-	tmpl := func(s *aimv1.AIMService) string {
-		if s.Status.ResolvedTemplate != nil {
-			return s.Status.ResolvedTemplate.Name
-		}
-		return ""
-	}
-	mine := tmpl(svc)
-	if mine == "" || templatesInUse(svc, services)[mine] {
+	ref := svc.Status.ResolvedTemplate
+	if ref == nil || ref.Name == "" || templatesInUse(svc, services)[ref.Name] {
 		return nil
 	}
+	mine := ref.Name
 	var out []*aimv1.AIMTemplateCache
 	for _, c := range caches {
 		if c.Spec.TemplateName == mine && c.Spec.Mode != aimv1.AIMTemplateCacheModeDedicated && len(c.OwnerReferences) == 0 &&

@@ -254,8 +254,8 @@ func (ctl *Controller) deleteStaleWorkload(ctx context.Context, o Observation, c
 
 // deleteStaleDerived deletes the service's stale derived templates, then their caches (Plan.StaleDerived).
 func (ctl *Controller) deleteStaleDerived(ctx context.Context, svc *aimv1.AIMService, p *Plan) error {
-	if err := reconcile.DeleteStale(ctx, ctl.c.Recorder, svc, []string{FieldManager}, "AIMServiceTemplate", p.StaleDerived, nil,
-		ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(svc.Namespace).Delete); err != nil {
+	if err := reconcile.DeleteUnneeded(ctx, "AIMServiceTemplate", p.StaleDerived, ctl.c.AIM.AimV1alpha1().AIMServiceTemplates(svc.Namespace).Delete,
+		reconcile.StaleDeleted[*aimv1.AIMServiceTemplate](ctl.c.Recorder, svc, "AIMServiceTemplate")); err != nil {
 		return err
 	}
 	return reconcile.DeleteUnneeded(ctx, "template cache", p.StaleCaches, ctl.c.AIM.AimV1alpha1().AIMTemplateCaches(svc.Namespace).Delete,
