@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+
+	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 )
 
 // warnings collects the warnings of the responses a client receives.
@@ -132,15 +134,8 @@ func TestAcceptsWhatAimEngineAccepts(t *testing.T) {
 	}
 	for _, tc := range acceptedCases {
 		t.Run(tc.name, func(t *testing.T) {
-			var obj map[string]any
-			if err := json.Unmarshal([]byte(tc.object), &obj); err != nil {
-				t.Fatal(err)
-			}
-			kind := map[string]string{"aimservices": "AIMService", "aimmodels": "AIMModel", "aimservicetemplates": "AIMServiceTemplate"}[tc.resource]
-			u := &unstructured.Unstructured{Object: obj}
-			u.SetAPIVersion("aim.eai.amd.com/v1alpha1")
-			u.SetKind(kind)
-			client := dyn.Resource(schema.GroupVersionResource{Group: "aim.eai.amd.com", Version: "v1alpha1", Resource: tc.resource}).Namespace(ns)
+			u := aimObject(t, tc.resource, tc.object)
+			client := dyn.Resource(aimv1.SchemeGroupVersion.WithResource(tc.resource)).Namespace(ns)
 			seen.take()
 			if _, err := client.Create(c, u, metav1.CreateOptions{}); err != nil {
 				t.Fatalf("refused (%s): %v", tc.decision, err)
@@ -185,20 +180,25 @@ func TestDefaultsDrawNoWarning(t *testing.T) {
 		{"autoscaling by minReplicas and maxReplicas", "aimservices", `{"metadata":{"name":"auto"},"spec":{"model":{"name":"m"},"minReplicas":1,"maxReplicas":4}}`},
 		{"a storage class for the service's caches", "aimservices", `{"metadata":{"name":"class"},"spec":{"model":{"name":"m"},"storage":{"defaultStorageClassName":"fast"}}}`},
 	} {
-		var obj map[string]any
-		if err := json.Unmarshal([]byte(tc.object), &obj); err != nil {
-			t.Fatal(err)
-		}
-		u := &unstructured.Unstructured{Object: obj}
-		u.SetAPIVersion("aim.eai.amd.com/v1alpha1")
-		u.SetKind(map[string]string{"aimservices": "AIMService", "aimmodels": "AIMModel"}[tc.resource])
 		seen.take()
-		if _, err := dyn.Resource(schema.GroupVersionResource{Group: "aim.eai.amd.com", Version: "v1alpha1", Resource: tc.resource}).
-			Namespace(ns).Create(c, u, metav1.CreateOptions{}); err != nil {
+		if _, err := dyn.Resource(aimv1.SchemeGroupVersion.WithResource(tc.resource)).Namespace(ns).
+			Create(c, aimObject(t, tc.resource, tc.object), metav1.CreateOptions{}); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		if got := seen.take(); len(got) != 0 {
 			t.Errorf("%s: warnings %q, want none", tc.name, got)
 		}
 	}
+}
+
+// aimObject is the AIM object of resource written as JSON without apiVersion and kind.
+func aimObject(t *testing.T, resource, object string) *unstructured.Unstructured {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	if err := json.Unmarshal([]byte(object), &u.Object); err != nil {
+		t.Fatal(err)
+	}
+	u.SetAPIVersion(aimv1.SchemeGroupVersion.String())
+	u.SetKind(wantResources[resource].kind)
+	return u
 }

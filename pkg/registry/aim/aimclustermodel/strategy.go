@@ -24,7 +24,7 @@ func Definition() resource.Definition[*aim.AIMClusterModel] {
 		Validate:       validation.ValidateAIMClusterModel,
 		ValidateUpdate: validation.ValidateAIMClusterModelUpdate,
 		ValidateStatus: func(o *aim.AIMClusterModel) field.ErrorList { return validation.ValidateAIMModelStatus(&o.Status) },
-		Warnings:       func(o, _ *aim.AIMClusterModel) []string { return aimmodel.Warnings(&o.Spec) },
+		Warnings:       func(o, _ *aim.AIMClusterModel) []string { return validation.ModelAdvice(&o.Spec) },
 		References: func(o *aim.AIMClusterModel) []resource.Reference {
 			return resource.RuntimeConfigReference(field.NewPath("spec", "runtimeConfigName"), o.Spec.RuntimeConfigName, "")
 		},

@@ -24,7 +24,7 @@ func Definition() resource.Definition[*aim.AIMModel] {
 		Validate:        validation.ValidateAIMModel,
 		ValidateUpdate:  validation.ValidateAIMModelUpdate,
 		ValidateStatus:  func(o *aim.AIMModel) field.ErrorList { return validation.ValidateAIMModelStatus(&o.Status) },
-		Warnings:        func(o, _ *aim.AIMModel) []string { return Warnings(&o.Spec) },
+		Warnings:        func(o, _ *aim.AIMModel) []string { return validation.ModelAdvice(&o.Spec) },
 		References: func(o *aim.AIMModel) []resource.Reference {
 			return resource.RuntimeConfigReference(field.NewPath("spec", "runtimeConfigName"), o.Spec.RuntimeConfigName, o.Namespace)
 		},
@@ -41,11 +41,6 @@ func Definition() resource.Definition[*aim.AIMModel] {
 // SelectableFields are the field selectors of both model kinds.
 func SelectableFields(spec *aim.AIMModelSpec, status *aim.AIMModelStatus) fields.Set {
 	return fields.Set{aim.FieldImage: spec.Image, aim.FieldStatus: string(status.Status)}
-}
-
-// Warnings are the warnings of both model kinds.
-func Warnings(spec *aim.AIMModelSpec) []string {
-	return validation.ModelAdvice(spec)
 }
 
 // Columns are the columns of both model kinds.
