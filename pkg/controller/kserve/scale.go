@@ -37,6 +37,15 @@ const (
 	hpaPrefix       = "keda-hpa-"
 )
 
+// ScaleFields are the InferenceService's fields that only scale it, which an apply leaves out of the hash of its
+// applied fields (reconcile.PrepareApply's unhashed) while it still applies and compares them. KServe copies an
+// InferenceService's annotations into its predictor's pod template: a hash that moved with the replica counts or
+// the autoscaling targets would restart every predictor pod (each loading the model onto its GPUs again) for a
+// change that only scales, which aim-engine's InferenceService does not.
+func ScaleFields() [][]string {
+	return [][]string{{"spec", "predictor", "minReplicas"}, {"spec", "predictor", "maxReplicas"}, {"spec", "predictor", "autoScaling"}}
+}
+
 // HPAName is the HorizontalPodAutoscaler KEDA makes for an autoscaled InferenceService's predictor.
 func HPAName(isvc string) string { return hpaPrefix + PredictorName(isvc) }
 

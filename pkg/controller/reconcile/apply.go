@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
@@ -30,8 +29,11 @@ const AnnotationAppliedHash = aimv1.GroupName + "/applied-hash"
 // apply also removes fields it no longer sets), or when live no longer holds a field of it with its value, a
 // change made outside the controller, which drift names. Otherwise body is nil: nothing is sent, so a steady
 // state costs no request. Children created once and never changed (Jobs, PVCs, artifacts, models of a
-// source) are applied when they do not exist.
-func PrepareApply(obj, live runtime.Object) (body []byte, drift string, err error) {
+// source) are applied when they do not exist. The values at the paths unhashed (the kind's, which its caller
+// knows: kserve.ScaleFields) are left out of the hash but still applied and compared; their shape (which keys and
+// list elements there are) stays in it, so that a field removed, which Drift cannot see, still moves the hash and
+// the apply removes it.
+func PrepareApply(obj, live runtime.Object, unhashed ...[]string) (body []byte, drift string, err error) {
 	desired, err := ApplyObject(obj)
 	if err != nil {
 		return nil, "", err
@@ -41,10 +43,10 @@ func PrepareApply(obj, live runtime.Object) (body []byte, drift string, err erro
 		return nil, "", fmt.Errorf("encoding %T for an apply: %w", obj, err)
 	}
 	hash, legacy := naming.Hash(16, string(data)), ""
-	if paths := unhashed[obj.GetObjectKind().GroupVersionKind().GroupKind()]; len(paths) > 0 {
+	if len(unhashed) > 0 {
 		// The hash of earlier releases, over every field, still counts as steady: an upgrade rewrites no annotation.
 		legacy = hash
-		if hash, err = hashWithout(desired, paths); err != nil {
+		if hash, err = hashWithout(desired, unhashed); err != nil {
 			return nil, "", fmt.Errorf("encoding %T for an apply: %w", obj, err)
 		}
 	}
@@ -58,7 +60,7 @@ func PrepareApply(obj, live runtime.Object) (body []byte, drift string, err erro
 			if drift = Drift(cur.Object, desired); drift == "" {
 				return nil, "", nil // the steady state: nothing to encode, nothing to send
 			}
-			if h == hash && unhashedField(obj, drift) {
+			if h == hash && unhashedField(unhashed, drift) {
 				drift = "" // a changed replica count, say, is no change made outside the controller
 			}
 		}
@@ -70,18 +72,6 @@ func PrepareApply(obj, live runtime.Object) (body []byte, drift string, err erro
 		return nil, "", fmt.Errorf("encoding %T for an apply: %w", obj, err)
 	}
 	return data, drift, nil
-}
-
-// unhashed are the fields of a kind whose values are left out of AnnotationAppliedHash, still applied and compared
-// (Drift); their shape (which keys and list elements there are) stays in it, so that a field or a metric removed,
-// which Drift cannot see, still moves the hash and the apply removes it. KServe copies an InferenceService's
-// annotations into its predictor's pod template: a hash that moved with the replica counts or the autoscaling
-// targets would restart every predictor pod (each loading the model onto its GPUs again) for a change that only
-// scales, which aim-engine's InferenceService does not.
-var unhashed = map[schema.GroupKind][][]string{
-	{Group: "serving.kserve.io", Kind: "InferenceService"}: {
-		{"spec", "predictor", "minReplicas"}, {"spec", "predictor", "maxReplicas"}, {"spec", "predictor", "autoScaling"},
-	},
 }
 
 // hashWithout is the hash of desired with the values at paths replaced by their shape.
@@ -104,9 +94,9 @@ func hashWithout(desired map[string]any, paths [][]string) (string, error) {
 // shape is v with every leaf value replaced by true: its keys and the lengths of its lists.
 func shape(v any) any { return rebuild(v, func(any) any { return true }) }
 
-// unhashedField reports whether the field Drift names is one of obj's kind's unhashed fields.
-func unhashedField(obj runtime.Object, field string) bool {
-	for _, p := range unhashed[obj.GetObjectKind().GroupVersionKind().GroupKind()] {
+// unhashedField reports whether the field Drift names is one of the unhashed fields.
+func unhashedField(unhashed [][]string, field string) bool {
+	for _, p := range unhashed {
 		if path := strings.Join(p, "."); field == path || strings.HasPrefix(field, path+".") || strings.HasPrefix(field, path+"[") {
 			return true
 		}
@@ -181,9 +171,9 @@ func rebuild(v any, leaf func(any) any) any {
 // ApplyChanged is the one owned apply of a child kept in line with its parent: the apply of obj is sent, through
 // send, only when PrepareApply says so (the desired object changed, or live lost a field of it); a drift it
 // reverts is logged. live is the cached child (nil, or a nil pointer, when there is none). sent says whether a
-// request was made; errors name the object.
-func ApplyChanged(ctx context.Context, obj, live runtime.Object, send func(ctx context.Context, body []byte) error) (sent bool, err error) {
-	data, drift, err := PrepareApply(obj, live)
+// request was made; errors name the object. unhashed are PrepareApply's.
+func ApplyChanged(ctx context.Context, obj, live runtime.Object, send func(ctx context.Context, body []byte) error, unhashed ...[]string) (sent bool, err error) {
+	data, drift, err := PrepareApply(obj, live, unhashed...)
 	if err != nil || data == nil {
 		return false, err
 	}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/ptr"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/naming"
 )
 
@@ -323,7 +324,7 @@ func TestScalingKeepsTheInferenceServicesHash(t *testing.T) {
 	}
 	applied := func(obj *unstructured.Unstructured, live runtime.Object) (*unstructured.Unstructured, string) {
 		t.Helper()
-		body, drift, err := PrepareApply(obj, live)
+		body, drift, err := PrepareApply(obj, live, kserve.ScaleFields()...)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -53,12 +53,13 @@ func (s *Steady) ApplyChanged(ctx context.Context, obj, live runtime.Object, sen
 // objects by Version, other values as they are): the same inputs build the same object, so they stand for its
 // JSON, the fingerprint ApplyChanged makes, which was a fifth of the CPU of a steady service's reconcile
 // (BenchmarkReconcileSteady). Empty inputs (an input without a version) fall back to the JSON.
-func (s *Steady) ApplyChangedFrom(ctx context.Context, inputs string, obj, live runtime.Object, send func(ctx context.Context, body []byte) error) (sent bool, err error) {
+func (s *Steady) ApplyChangedFrom(ctx context.Context, inputs string, obj, live runtime.Object, send func(ctx context.Context, body []byte) error,
+	unhashed ...[]string) (sent bool, err error) {
 	m, desired, ok := s.key(inputs, obj, live)
 	if ok && s.known(m.GetUID(), m.GetResourceVersion(), desired) {
 		return false, nil
 	}
-	sent, err = ApplyChanged(ctx, obj, live, send)
+	sent, err = ApplyChanged(ctx, obj, live, send, unhashed...)
 	if ok && !sent && err == nil {
 		s.remember(m.GetUID(), m.GetResourceVersion(), desired)
 	}

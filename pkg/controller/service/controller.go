@@ -161,7 +161,7 @@ func (ctl *Controller) act(ctx context.Context, o Observation, p *Plan) []error 
 			FieldManager))
 	}
 	if p.ISVC != nil {
-		if err := ctl.apply(ctx, kserve.Resource, p.ISVC, &p.ISVC.ObjectMeta, o.ISVC, p.ISVCInputs); err != nil {
+		if err := ctl.apply(ctx, kserve.Resource, p.ISVC, &p.ISVC.ObjectMeta, o.ISVC, p.ISVCInputs, kserve.ScaleFields()...); err != nil {
 			errs = append(errs, err)
 			p.Workload = []state.Component{{Name: ComponentISVC, Dependency: state.DependencyDownstream, Errors: []error{err}}}
 			p.Status.Runtime, p.Status.Endpoint = svc.Status.Runtime.DeepCopy(), svc.Status.Endpoint.DeepCopy()
@@ -270,14 +270,15 @@ func (ctl *Controller) dynamicDelete(gvr schema.GroupVersionResource, namespace 
 }
 
 // apply server-side applies a child of another API group (InferenceService, HTTPRoute) over live, through the
-// dynamic client; inputs identifies what obj was built from, if known (Steady.ApplyChangedFrom).
+// dynamic client; inputs identifies what obj was built from, if known, and unhashed are fields left out of the
+// applied hash (Steady.ApplyChangedFrom).
 func (ctl *Controller) apply(ctx context.Context, gvr schema.GroupVersionResource, obj runtime.Object, meta *metav1.ObjectMeta, live runtime.Object,
-	inputs string) error {
+	inputs string, unhashed ...[]string) error {
 	_, err := ctl.steady.ApplyChangedFrom(ctx, inputs, obj, live, func(ctx context.Context, body []byte) error {
 		_, err := ctl.c.Dynamic.Resource(gvr).Namespace(meta.Namespace).Patch(ctx, meta.Name, types.ApplyPatchType, body,
 			metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)})
 		return err
-	})
+	}, unhashed...)
 	return err
 }
 

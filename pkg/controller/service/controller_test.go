@@ -30,6 +30,7 @@ import (
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/gpu"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/kserve"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/manager"
+	"github.com/aim-apiserver/aim-apiserver/pkg/controller/reconcile"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/runtimeconfig"
 	aimfake "github.com/aim-apiserver/aim-apiserver/pkg/generated/clientset/versioned/fake"
 	aimlisters "github.com/aim-apiserver/aim-apiserver/pkg/generated/listers/aim/v1alpha1"
@@ -371,5 +372,31 @@ func TestFindModelsByNameListsBothScopes(t *testing.T) {
 	svc.Status.ResolvedModel = found[1].Ref()
 	if r := ResolveModel(svc, found); r.Model == nil || r.Model.Namespace != "" {
 		t.Errorf("the resolved cluster model was not kept: %+v", r.Model)
+	}
+}
+
+// TestScalingAppliesWithTheSameHash: the service's apply of its InferenceService leaves the scale fields out of
+// the applied hash (kserve.ScaleFields), so that a replica change reaches the InferenceService without a new
+// annotation, which KServe would copy into the predictor's pod template and so restart every pod.
+func TestScalingAppliesWithTheSameHash(t *testing.T) {
+	f := newFixture(t)
+	f.service(func(s *aimv1.AIMService) { s.Spec.Replicas = ptr.To[int32](1) })
+	got, err := f.run()
+	f.expect("new service", got, err, "update aimservices/status", "patch inferenceservices")
+	hash := func() string {
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(f.applied); err != nil {
+			t.Fatal(err)
+		}
+		return u.GetAnnotations()[reconcile.AnnotationAppliedHash]
+	}
+	first := hash()
+	f.live(nil)
+	f.service(func(s *aimv1.AIMService) { s.Spec.Replicas = ptr.To[int32](3); s.Generation = 2 })
+	if got, err := f.run(); err != nil || !slices.Contains(got, "patch inferenceservices") {
+		t.Fatalf("replicas 1 -> 3: actions %v, %v; want the InferenceService applied", got, err)
+	}
+	if second := hash(); first == "" || second != first {
+		t.Errorf("the applied hash moved with the replicas (%q -> %q): the predictor's pods would restart", first, second)
 	}
 }
