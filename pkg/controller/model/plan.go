@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/aim-apiserver/aim-apiserver/pkg/apis/aim"
 	aimv1 "github.com/aim-apiserver/aim-apiserver/pkg/apis/aim/v1alpha1"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/childlabels"
 	"github.com/aim-apiserver/aim-apiserver/pkg/controller/env"
@@ -197,47 +198,24 @@ func TemplateLabels(controller string, model metav1.Object, rc runtimeconfig.Res
 	return childlabels.For(controller, model, rc, labels)
 }
 
-// MergeHardware is a custom template's hardware over the model's spec.custom.hardware, as aim-engine merges
-// them: the template's GPU fields that are set (requests, model, resourceName, minVram) replace the model's one
-// by one, and so do its CPU fields; a template that sets only gpu.requests keeps the model's gpu.model.
+// MergeHardware is a custom template's hardware over the model's spec.custom.hardware: aim.MergeHardware, the one
+// rule, which admission advice reads too.
 func MergeHardware(model, template *aimv1.AIMHardwareRequirements) *aimv1.AIMHardwareRequirements {
-	if model == nil {
-		return template
+	merged := aim.MergeHardware(internalHardware(model), internalHardware(template))
+	if merged == nil {
+		return nil
 	}
-	if template == nil {
-		return model
+	out := &aimv1.AIMHardwareRequirements{}
+	_ = aimv1.Convert_aim_AIMHardwareRequirements_To_v1alpha1_AIMHardwareRequirements(merged, out, nil) // field by field, no error path
+	return out
+}
+
+func internalHardware(h *aimv1.AIMHardwareRequirements) *aim.AIMHardwareRequirements {
+	if h == nil {
+		return nil
 	}
-	out := model.DeepCopy()
-	if g := template.GPU; g != nil {
-		if out.GPU == nil {
-			out.GPU = &aimv1.AIMGpuRequirements{}
-		}
-		if g.Requests != 0 {
-			out.GPU.Requests = g.Requests
-		}
-		// A GPU is asked for by model or by minVram, never both (the API refuses a template with both): the one
-		// the template names replaces the model's either way.
-		if g.Model != "" {
-			out.GPU.Model, out.GPU.MinVRAM = g.Model, nil
-		}
-		if g.ResourceName != "" {
-			out.GPU.ResourceName = g.ResourceName
-		}
-		if g.MinVRAM != nil {
-			out.GPU.Model, out.GPU.MinVRAM = "", ptr.To(*g.MinVRAM)
-		}
-	}
-	if c := template.CPU; c != nil {
-		if out.CPU == nil {
-			out.CPU = &aimv1.AIMCpuRequirements{}
-		}
-		if requests := c.Requests.Amount(); !requests.IsZero() {
-			out.CPU.Requests = c.Requests
-		}
-		if c.Limits != nil {
-			out.CPU.Limits = ptr.To(*c.Limits)
-		}
-	}
+	out := &aim.AIMHardwareRequirements{}
+	_ = aimv1.Convert_v1alpha1_AIMHardwareRequirements_To_aim_AIMHardwareRequirements(h, out, nil)
 	return out
 }
 

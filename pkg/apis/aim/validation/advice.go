@@ -119,10 +119,14 @@ func ModelAdvice(spec *aim.AIMModelSpec) []string {
 		out = append(out, adviseHardware(custom, specPath.Child("custom", "hardware"))...)
 	}
 	for i := range spec.CustomTemplates {
-		// The template's CPU as the controller merges it over custom.hardware (model.MergeHardware): a request of
-		// one and a limit of the other may not fit either.
-		out = append(out, adviseHardware(mergedCPU(custom, spec.CustomTemplates[i].Hardware),
-			specPath.Child("customTemplates").Index(i).Child("hardware"))...)
+		// The template's CPU as the controller merges it over custom.hardware (aim.MergeHardware): a request of
+		// one and a limit of the other may not fit either. A template without CPU takes the model's, which is
+		// advised on its own.
+		if hw := spec.CustomTemplates[i].Hardware; hw != nil && hw.CPU != nil {
+			merged := aim.MergeHardware(custom, hw)
+			out = append(out, adviseHardware(&aim.AIMHardwareRequirements{CPU: merged.CPU},
+				specPath.Child("customTemplates").Index(i).Child("hardware"))...)
+		}
 	}
 	if r := spec.Resources; r != nil && (len(r.Requests) > 0 || len(r.Limits) > 0) {
 		out = append(out, fmt.Sprintf("%s: not applied to the model's templates or services, as in aim-engine; "+
@@ -181,25 +185,6 @@ func adviseVersions(versions []string, fldPath *field.Path) []string {
 		}
 	}
 	return out
-}
-
-// mergedCPU is the CPU of a custom template's hardware laid over the model's custom hardware, field by field as
-// the controller merges them (model.MergeHardware): nil when the template sets no CPU, as the model's own block
-// is advised on its own.
-func mergedCPU(model, template *aim.AIMHardwareRequirements) *aim.AIMHardwareRequirements {
-	if template == nil || template.CPU == nil {
-		return nil
-	}
-	cpu := *template.CPU
-	if model != nil && model.CPU != nil {
-		if requests := cpu.Requests.Amount(); requests.IsZero() { // as model.MergeHardware reads a zero request
-			cpu.Requests = model.CPU.Requests
-		}
-		if cpu.Limits == nil {
-			cpu.Limits = model.CPU.Limits
-		}
-	}
-	return &aim.AIMHardwareRequirements{CPU: &cpu}
 }
 
 // adviseHardware: a CPU limit below the request.
